@@ -1,0 +1,128 @@
+"""The sidebar: choose an example or load your own documents, see edits, download."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from . import session
+from .examples import DOCUMENTS, list_examples
+
+_EXAMPLE_WIDGET = "w.example"
+_UPLOAD = "w.upload.{}"
+_PASTE = "w.paste.{}"
+
+
+def _on_example() -> None:
+    name = st.session_state.get(_EXAMPLE_WIDGET)
+    if name:
+        session.select_example(name)
+        st.session_state[session.QUERY_SEEN] = name
+        st.query_params["example"] = name
+
+
+def _on_load() -> None:
+    texts: dict[str, tuple[str, str | bytes]] = {}
+    for document in DOCUMENTS:
+        upload = st.session_state.get(_UPLOAD.format(document))
+        pasted = st.session_state.get(_PASTE.format(document)) or ""
+        if upload is not None:
+            texts[document] = (upload.name, upload.getvalue())
+        elif pasted.strip():
+            texts[document] = (f"pasted {document}", pasted)
+    if not texts:
+        st.session_state[session.ERRORS] = [session.LoadError(
+            "input", "sidebar", "nothing to load",
+            fix="upload or paste at least one of gold, candidate, schema")]
+        return
+    trio, errors = session.parse_trio(texts, session.trio())
+    if trio is None:
+        st.session_state[session.ERRORS] = errors
+        return
+    session.set_trio(trio)
+    st.session_state[session.QUERY_SEEN] = None
+    if "example" in st.query_params:
+        del st.query_params["example"]
+
+
+def _reset_edits() -> None:
+    st.session_state[session.SCHEMA_EDITS] = {}
+
+
+def _reset_fixes() -> None:
+    st.session_state[session.FIXES] = []
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def render() -> None:
+    """Draw the sidebar (example picker, upload/paste, state, downloads)."""
+    trio = session.trio()
+    examples = list_examples()
+    by_name = {e.name: e for e in examples}
+    with st.sidebar:
+        st.header("Documents")
+        source = trio.source if trio is not None else None
+        st.session_state[_EXAMPLE_WIDGET] = source if source in by_name else None
+        st.selectbox("Bundled example", list(by_name), key=_EXAMPLE_WIDGET,
+                     format_func=lambda name: by_name[name].title,
+                     placeholder="custom input", on_change=_on_example)
+        if source in by_name and by_name[source].description:
+            st.caption(by_name[source].description)
+        elif trio is not None and source == "custom":
+            st.caption("Custom input: " + ", ".join(
+                f"{doc}: {trio.files.get(doc, '?')}" for doc in DOCUMENTS))
+        with st.expander("Upload or paste your own", expanded=False):
+            st.caption("JSON or JSONC (comments, trailing commas). Documents you leave "
+                       "empty keep their current value.")
+            for document in DOCUMENTS:
+                st.file_uploader(f"{document.capitalize()} file",
+                                 type=["json", "jsonc", "txt"],
+                                 key=_UPLOAD.format(document))
+                st.text_area(f"…or paste the {document}", key=_PASTE.format(document),
+                             height=80)
+            st.button("Load these documents", on_click=_on_load, type="primary")
+        edits = session.schema_edits()
+        fixes = st.session_state.get(session.FIXES, [])
+        if edits:
+            st.info(f"Schema edited ({len(edits)} change{'s' * (len(edits) != 1)}); "
+                    "every page scores with the edited schema.")
+            st.button("Reset schema edits", on_click=_reset_edits)
+        if fixes:
+            st.info(f"{len(fixes)} fix{'es' * (len(fixes) != 1)} applied to the candidate.")
+            st.button("Undo all fixes", on_click=_reset_fixes)
+        if trio is not None:
+            st.subheader("Download")
+            bundle = {"gold": trio.gold, "candidate": session.current_candidate(),
+                      "schema": session.edited_schema()}
+            st.download_button("Current trio (JSON)", _dumps(bundle),
+                               file_name=f"{trio.source}-trio.json",
+                               mime="application/json")
+            st.download_button("Edited schema (JSON)", _dumps(session.edited_schema()),
+                               file_name=f"{trio.source}-schema.json",
+                               mime="application/json")
+
+
+def show_errors() -> None:
+    """Show the last load errors in the main area (the previous documents stay loaded)."""
+    errors: list[session.LoadError] = st.session_state.get(session.ERRORS, [])
+    for error in errors:
+        where = f"at {_md_text(error.pointer)}" if error.pointer else "(whole document)"
+        lines = [f"**Could not load the {error.document}** from {_md_text(error.source)} "
+                 f"{where}:",
+                 "", f"{_md_text(error.message)}"]
+        if error.fix:
+            lines += ["", f"Fix: {_md_text(error.fix)}"]
+        if session.trio() is not None:
+            lines += ["", "The previously loaded documents are still in use."]
+        st.error("\n".join(lines), icon="⚠️")
+
+
+def _md_text(text: str) -> str:
+    """Escape Markdown so user text shows literally."""
+    special = "\\`*_{}[]()<>#+-.!|~$"
+    return "".join("\\" + ch if ch in special else ch for ch in text)

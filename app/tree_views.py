@@ -1,0 +1,199 @@
+"""Match-tree views: the expandable table, the deficit icicle, the score matrices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from oa_core.matchtree import MatchNode
+
+from .diff_table import mark, value_text
+from .palette import PLOTLY_SCORE_SCALE
+
+ICICLE_LIMIT = 4000  # nodes drawn in the icicle (the largest deficits first)
+
+
+def node_depths(tree: MatchNode) -> list[tuple[MatchNode, int]]:
+    """Every node with its depth, depth first."""
+    out: list[tuple[MatchNode, int]] = []
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        out.append((node, depth))
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    return out
+
+
+def containers(tree: MatchNode) -> list[MatchNode]:
+    """The nodes with children (candidates for focusing the table)."""
+    return [node for node in tree.iter_nodes() if node.children]
+
+
+def find(tree: MatchNode, path: str) -> MatchNode:
+    """The first node whose :attr:`MatchNode.path` is ``path`` (the root if none)."""
+    return next((node for node in tree.iter_nodes() if node.path == path), tree)
+
+
+def tree_frame(root: MatchNode, *, depth: int, imperfect_only: bool) -> pd.DataFrame:
+    """The subtree of ``root`` as a table, expanded ``depth`` levels below it.
+
+    Parameters
+    ----------
+    root : MatchNode
+        Node the table starts from.
+    depth : int
+        How many levels below ``root`` to show.
+    imperfect_only : bool
+        Leave out nodes that cost nothing.
+    """
+    records: list[dict[str, Any]] = []
+    for node, level in node_depths(root):
+        if level > depth or (imperfect_only and level and node.deficit < 1e-12):
+            continue
+        more = f"  (+{len(node.children)})" if node.children and level == depth else ""
+        records.append({
+            "path": "    " * level + (node.label or "(root)") + more,
+            "pointer": node.path,
+            "kind": node.kind,
+            "status": f"{mark(node)} {node.status}",
+            "gold": value_text(node.gold) if node.gold_path is not None else "",
+            "candidate": value_text(node.candidate) if node.candidate_path is not None else "",
+            "comparator": node.comparator or "",
+            "similarity": node.similarity,
+            "score": node.score,
+            "weight": node.weight,
+            "effective weight": node.effective_weight,
+            "contribution": node.contribution,
+            "deficit": node.deficit,
+        })
+    return pd.DataFrame.from_records(records)
+
+
+def icicle(tree: MatchNode) -> go.Figure:
+    """Plotly icicle of where the deficit lives (area = deficit, color = score).
+
+    A node's own share (its key term, or what its children do not explain) is
+    the remainder beyond its children's areas. Perfect subtrees have no area.
+    """
+    nodes = [n for n in tree.iter_nodes() if n is tree or n.deficit > 1e-12]
+    if len(nodes) > ICICLE_LIMIT:
+        keep = {id(n) for n in sorted(nodes, key=lambda n: -n.deficit)[:ICICLE_LIMIT]}
+        nodes = [n for n in nodes if id(n) in keep or n is tree]
+    present = {id(n) for n in nodes}
+    ids: list[str] = []
+    parents: list[str] = []
+    labels: list[str] = []
+    values: list[float] = []
+    colors: list[float] = []
+    hover: list[str] = []
+    index = {id(n): f"n{k}" for k, n in enumerate(nodes)}
+
+    def parent_of(node: MatchNode) -> dict[int, MatchNode]:
+        return {id(c): node for c in node.children}
+
+    parent_map: dict[int, MatchNode] = {}
+    for node in nodes:
+        parent_map.update(parent_of(node))
+    for node in nodes:
+        shown_children = [c for c in node.children if id(c) in present]
+        own = max(0.0, node.deficit - sum(c.deficit for c in shown_children))
+        parent = parent_map.get(id(node))
+        ids.append(index[id(node)])
+        parents.append(index[id(parent)] if parent is not None and id(parent) in present
+                       else "")
+        labels.append(escape(node.label or "(root)"))
+        values.append(own)
+        colors.append(node.score)
+        hover.append(f"{escape(node.path or '/')}<br>{node.status}, score {node.score:.3f}"
+                     f"<br>deficit {node.deficit:.4f}")
+    fig = go.Figure(go.Icicle(
+        ids=ids, parents=parents, labels=labels, values=values, branchvalues="remainder",
+        customdata=hover, hovertemplate="%{customdata}<extra></extra>",
+        marker={"colors": colors, "colorscale": PLOTLY_SCORE_SCALE, "cmin": 0, "cmax": 1,
+                "showscale": True, "colorbar": {"title": {"text": "score"}}},
+        root={"color": "#d9d9d9"}, maxdepth=5, tiling={"orientation": "v"}))
+    fig.update_layout(height=430, margin={"l": 0, "r": 0, "t": 10, "b": 0})
+    return fig
+
+
+@dataclass(frozen=True)
+class MatrixView:
+    """A score matrix with its axis labels and the chosen pairs.
+
+    Parameters
+    ----------
+    title : str
+        What the matrix is.
+    matrix : np.ndarray
+        Gold rows x candidate columns.
+    rows, columns : list of str
+        Axis labels.
+    pairs : list of (int, int)
+        The chosen (gold, candidate) pairs.
+    """
+
+    title: str
+    matrix: np.ndarray
+    rows: list[str]
+    columns: list[str]
+    pairs: list[tuple[int, int]]
+
+
+def sequence_views(tree: MatchNode) -> list[MatrixView]:
+    """Matrix views of every sequence node that kept its score matrix."""
+    views = []
+    for node in tree.iter_nodes():
+        if node.kind != "sequence" or node.matrix is None or not np.size(node.matrix):
+            continue
+        matrix = np.asarray(node.matrix, dtype=float)
+        n, m = matrix.shape
+        offset = 0
+        if isinstance(node.gold, list) and len(node.gold) > n:
+            offset = len(node.gold) - n  # a prefix is aligned by position, not by matrix
+        gold = node.gold if isinstance(node.gold, list) else []
+        cand = node.candidate if isinstance(node.candidate, list) else []
+        rows = [f"{i + offset}: {value_text(gold[i + offset])}" if i + offset < len(gold)
+                else str(i) for i in range(n)]
+        cand_offset = max(0, len(cand) - m)
+        columns = [f"{j + cand_offset}: {value_text(cand[j + cand_offset])}"
+                   if j + cand_offset < len(cand) else str(j) for j in range(m)]
+        views.append(MatrixView(f"list {node.path or '/'} ({node.order or 'sequence'})",
+                                matrix, rows, columns, [tuple(p) for p in node.pairs]))
+    return views
+
+
+def heatmap(view: MatrixView) -> go.Figure:
+    """The matrix as a heat map with the chosen pairs marked by ✕."""
+    rows = [escape(r) for r in _unique(view.rows)]
+    columns = [escape(c) for c in _unique(view.columns)]
+    fig = go.Figure(go.Heatmap(
+        z=view.matrix, x=columns, y=rows, zmin=0, zmax=1, colorscale=PLOTLY_SCORE_SCALE,
+        text=np.round(view.matrix, 3), texttemplate="%{text}",
+        hovertemplate="gold %{y}<br>candidate %{x}<br>%{z:.4f}<extra></extra>",
+        colorbar={"title": {"text": "similarity"}}))
+    if view.pairs:
+        fig.add_trace(go.Scatter(
+            x=[columns[j] for _, j in view.pairs], y=[rows[i] for i, _ in view.pairs],
+            mode="markers", name="chosen pair", hoverinfo="skip",
+            marker={"symbol": "square-open", "size": 34, "color": "#000000",
+                    "line": {"width": 3}}))
+    fig.update_layout(height=max(260, 60 + 42 * len(rows)), xaxis={"side": "top"},
+                      yaxis={"autorange": "reversed"}, showlegend=False,
+                      margin={"l": 10, "r": 10, "t": 60, "b": 10})
+    return fig
+
+
+def _unique(labels: Sequence[str]) -> list[str]:
+    # plotly merges equal category labels; make every label distinct
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
+    return out

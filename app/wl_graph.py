@@ -1,0 +1,256 @@
+"""Drawing a scope's Weisfeiler-Leman refinement: the gold|candidate reference graph.
+
+The disjoint union is drawn side by side (gold left, candidate right) with plotly,
+which renders offline and keeps every vertex at a fixed place while the round
+slider recolors it. A candidate record sits at the height of the gold record the
+bijection pairs it with, so a teacher can point at pairs across the divide.
+
+Class colors are kept stable across rounds: when a class splits, the part that
+holds the class's first vertex keeps its color and the other parts get new ones,
+so "a color change marks a refinement step" (as in the paper's WL figure).
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import plotly.graph_objects as go
+
+from oa_core.wl import WLTrace
+
+from .palette import class_color
+
+_GAP = 0.6  # horizontal gap between the two sides (layout units)
+
+
+def stable_classes(rounds: Sequence[Sequence[int]]) -> list[list[int]]:
+    """Renumber each round's colors so a class keeps its number until it splits.
+
+    Parameters
+    ----------
+    rounds : sequence of sequences of int
+        The WL color of every vertex per round.
+
+    Returns
+    -------
+    list of list of int
+        Per round, a display class per vertex. A new class number appears only
+        where a previous class split.
+
+    Examples
+    --------
+    >>> stable_classes([[0, 0, 0, 0], [1, 0, 0, 1], [2, 0, 1, 2]])
+    [[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 2, 0]]
+    """
+    result: list[list[int]] = []
+    next_id = 0
+    for r, colors in enumerate(rounds):
+        mapping: dict[int, int] = {}
+        kept: set[int] = set()
+        display: list[int] = []
+        for v, color in enumerate(colors):
+            if color not in mapping:
+                parent = result[r - 1][v] if r else None
+                if parent is not None and parent not in kept:
+                    mapping[color] = parent
+                    kept.add(parent)
+                else:
+                    mapping[color] = next_id
+                    next_id += 1
+            display.append(mapping[color])
+        result.append(display)
+    return result
+
+
+@dataclass(frozen=True)
+class RoundSummary:
+    """What one round did.
+
+    Parameters
+    ----------
+    index : int
+        The round number.
+    classes : int
+        How many classes the round has.
+    split : list of int
+        Vertices whose display class changed in this round.
+    """
+
+    index: int
+    classes: int
+    split: list[int]
+
+
+def summarize_rounds(display: Sequence[Sequence[int]]) -> list[RoundSummary]:
+    """Class counts and the vertices each round separated."""
+    summaries = []
+    for r, classes in enumerate(display):
+        split = [] if r == 0 else [v for v, c in enumerate(classes) if c != display[r - 1][v]]
+        summaries.append(RoundSummary(r, len(set(classes)), split))
+    return summaries
+
+
+def layout(trace: WLTrace, bijection: Mapping[Any, Any]) -> list[tuple[float, float]]:
+    """Positions of the union's vertices: gold spring layout, candidates mirrored.
+
+    Parameters
+    ----------
+    trace : WLTrace
+        The scope's refinement (vertices and edges).
+    bijection : mapping gold id -> candidate id or None
+        Paired candidate records are placed level with their gold partner.
+
+    Returns
+    -------
+    list of (x, y)
+        One position per vertex; gold x in [0, 1], candidate x in [1 + gap, 2 + gap].
+    """
+    vertices = trace.vertices
+    gold = [i for i, v in enumerate(vertices) if v.side == "gold"]
+    graph = nx.Graph()
+    graph.add_nodes_from(gold)
+    graph.add_edges_from((e.source, e.target) for e in trace.edges
+                         if e.side == "gold" and e.source != e.target)
+    positions: dict[int, tuple[float, float]] = {}
+    if gold:
+        raw = nx.spring_layout(graph, seed=7, k=1.6 / math.sqrt(max(len(gold), 1)),
+                               iterations=60)
+        xs = [float(p[0]) for p in raw.values()]
+        ys = [float(p[1]) for p in raw.values()]
+        x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+        for i, p in raw.items():
+            positions[i] = (_unit(float(p[0]), x0, x1), _unit(float(p[1]), y0, y1))
+    gold_by_id = {vertices[i].record_id: i for i in gold if vertices[i].kind == "record"}
+    candidate_by_id = {v.record_id: i for i, v in enumerate(vertices)
+                       if v.side == "candidate" and v.kind == "record"}
+    offset = 1.0 + _GAP
+    for gold_id, cand_id in bijection.items():
+        if cand_id is not None and gold_id in gold_by_id and cand_id in candidate_by_id:
+            gx, gy = positions[gold_by_id[gold_id]]
+            positions[candidate_by_id[cand_id]] = (gx + offset, gy)
+    loose = [i for i, v in enumerate(vertices)
+             if v.side == "candidate" and v.kind == "record" and i not in positions]
+    for k, i in enumerate(loose):
+        positions[i] = (offset + 1.15, 1.0 - (k + 0.5) / max(len(loose), 1))
+    neighbours: dict[int, list[int]] = {}
+    for e in trace.edges:
+        neighbours.setdefault(e.source, []).append(e.target)
+        neighbours.setdefault(e.target, []).append(e.source)
+    hubs = [i for i, v in enumerate(vertices) if v.side == "candidate" and v.kind == "hub"]
+    for k, i in enumerate(hubs):
+        placed = [positions[n] for n in neighbours.get(i, []) if n in positions]
+        if placed:
+            positions[i] = (sum(p[0] for p in placed) / len(placed) + 0.04,
+                            sum(p[1] for p in placed) / len(placed) + 0.04)
+        else:
+            positions[i] = (offset + 1.3, 1.0 - (k + 0.5) / len(hubs))
+    return [positions[i] for i in range(len(vertices))]
+
+
+def _unit(value: float, low: float, high: float) -> float:
+    return 0.5 if high - low < 1e-12 else (value - low) / (high - low)
+
+
+def vertex_name(trace: WLTrace, index: int) -> str:
+    """A short display name of a vertex (id and label), escaped for plotly text."""
+    vertex = trace.vertices[index]
+    if vertex.kind == "hub":
+        return escape(f"hub {vertex.label or vertex.key}")
+    name = str(vertex.record_id)
+    return escape(f"{name} ({vertex.label})" if vertex.label else name)
+
+
+def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
+           classes: Sequence[int], bijection: Mapping[Any, Any], *,
+           show_pairs: bool = True, title: str = "") -> go.Figure:
+    """The union graph at one round, one color per display class.
+
+    Parameters
+    ----------
+    trace : WLTrace
+    positions : sequence of (x, y)
+        From :func:`layout`.
+    classes : sequence of int
+        Display class per vertex for the round shown.
+    bijection : mapping gold id -> candidate id or None
+        Drawn as dashed gray links when ``show_pairs``.
+    show_pairs : bool
+        Whether to draw the bijection.
+    title : str
+        Figure title.
+    """
+    vertices = trace.vertices
+    fig = go.Figure()
+    if show_pairs:
+        gold_at = {v.record_id: positions[i] for i, v in enumerate(vertices)
+                   if v.side == "gold" and v.kind == "record"}
+        cand_at = {v.record_id: positions[i] for i, v in enumerate(vertices)
+                   if v.side == "candidate" and v.kind == "record"}
+        xs: list[float | None] = []
+        ys: list[float | None] = []
+        for gold_id, cand_id in bijection.items():
+            if gold_id in gold_at and cand_id in cand_at:
+                xs += [gold_at[gold_id][0], cand_at[cand_id][0], None]
+                ys += [gold_at[gold_id][1], cand_at[cand_id][1], None]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="bijection",
+                                 hoverinfo="skip",
+                                 line={"color": "#bbbbbb", "width": 1, "dash": "dot"}))
+    ex: list[float | None] = []
+    ey: list[float | None] = []
+    hx: list[float] = []
+    hy: list[float] = []
+    angles: list[float] = []
+    hover: list[str] = []
+    for e in trace.edges:
+        (x0, y0), (x1, y1) = positions[e.source], positions[e.target]
+        what = escape(e.relation + (f" [{e.label}]" if e.label else ""))
+        if e.source == e.target:
+            loop = [(x0 + 0.05 * math.sin(t / 8 * 2 * math.pi),
+                     y0 + 0.05 - 0.05 * math.cos(t / 8 * 2 * math.pi)) for t in range(9)]
+            ex += [p[0] for p in loop] + [None]
+            ey += [p[1] for p in loop] + [None]
+            hx.append(x0)
+            hy.append(y0 + 0.1)
+            angles.append(90.0)
+        else:
+            ex += [x0, x1, None]
+            ey += [y0, y1, None]
+            hx.append(x0 + 0.72 * (x1 - x0))
+            hy.append(y0 + 0.72 * (y1 - y0))
+            angles.append(math.degrees(math.atan2(x1 - x0, y1 - y0)))
+        hover.append(f"{vertex_name(trace, e.source)} → {vertex_name(trace, e.target)}: {what}")
+    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", name="references", hoverinfo="skip",
+                             line={"color": "#555555", "width": 1.4}))
+    fig.add_trace(go.Scatter(x=hx, y=hy, mode="markers", name="direction", text=hover,
+                             hovertemplate="%{text}<extra></extra>", showlegend=False,
+                             marker={"symbol": "arrow", "angle": angles, "size": 11,
+                                     "color": "#555555"}))
+    for kind, symbol, size in (("record", "circle", 30), ("hub", "square", 12)):
+        members = [i for i, v in enumerate(vertices) if v.kind == kind]
+        if not members:
+            continue
+        fig.add_trace(go.Scatter(
+            x=[positions[i][0] for i in members], y=[positions[i][1] for i in members],
+            mode="markers+text", name=f"{kind}s", showlegend=False,
+            text=[escape(str(vertices[i].record_id)) if kind == "record" else "" for i in members],
+            textfont={"size": 11, "color": "#000000"},
+            customdata=[[vertices[i].side, vertex_name(trace, i), classes[i]]
+                        for i in members],
+            hovertemplate="%{customdata[0]} %{customdata[1]}<br>class %{customdata[2]}"
+                          "<extra></extra>",
+            marker={"symbol": symbol, "size": size,
+                    "color": [class_color(classes[i]) for i in members],
+                    "line": {"color": "#222222", "width": 1}}))
+    fig.add_vline(x=1.0 + _GAP / 2, line={"color": "#999999", "dash": "dash"})
+    fig.add_annotation(x=0.5, y=1.14, text="<b>gold</b>", showarrow=False)
+    fig.add_annotation(x=1.5 + _GAP, y=1.14, text="<b>candidate</b>", showarrow=False)
+    fig.update_layout(title=title, height=460, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      plot_bgcolor="#ffffff", showlegend=False,
+                      xaxis={"visible": False, "range": [-0.15, 2.65 + _GAP]},
+                      yaxis={"visible": False, "range": [-0.12, 1.22]})
+    return fig

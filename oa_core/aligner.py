@@ -1,0 +1,186 @@
+"""The public entry points: :func:`align` and :func:`score`.
+
+Examples
+--------
+>>> schema = {"type": "object", "properties": {
+...     "tags": {"type": "array", "order": "align", "items": {"type": "string",
+...                                                         "score": "exact"}}}}
+>>> score({"tags": ["a", "b"]}, {"tags": ["b", "a"]}, schema)
+1.0
+>>> round(score({"tags": ["a", "b"]}, {"tags": ["a", "c"]}, schema), 4)
+0.3333
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import Diagnostic, InputError, SchemaError
+from .matchtree import MatchNode, Scorer
+from .referential import ScopeAlignment, index_document, resolve_scopes
+from .schema import Schema, SchemaNode
+from .validation import check_json, schema_violations
+from .wl import WLTrace
+
+__all__ = ["WL_MODES", "Alignment", "align", "score"]
+
+WL_MODES = ("tie_break", "blend", "none")
+
+
+@dataclass(slots=True)
+class Alignment:
+    """Everything one comparison found.
+
+    Attributes
+    ----------
+    score : float
+        In [0, 1] (0 in strict mode when the candidate violates the schema).
+    tree : MatchNode
+        The match tree.
+    bijections : dict
+        ``{scope: {gold id: candidate id or None}}``.
+    wl : dict
+        ``{scope: WLTrace}``: every refinement round (scopes where WL ran).
+    scopes : dict
+        ``{scope: ScopeAlignment}``: record cost matrices and pairs.
+    warnings, violations : list of Diagnostic
+    """
+
+    score: float
+    tree: MatchNode
+    bijections: dict[str, dict[Any, Any]]
+    wl: dict[str, WLTrace]
+    scopes: dict[str, ScopeAlignment]
+    warnings: list[Diagnostic]
+    violations: list[Diagnostic]
+    gold: Any
+    candidate: Any
+    schema: Schema
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def deficit(self) -> float:
+        return 1.0 - self.score
+
+    def to_dict(self) -> dict[str, Any]:
+        """The alignment as JSON-ready data."""
+        return {
+            "score": self.score,
+            "bijections": {s: [[g, c] for g, c in m.items()] for s, m in self.bijections.items()},
+            "wl": {s: t.to_dict() for s, t in self.wl.items()},
+            "warnings": [w.to_dict() for w in self.warnings],
+            "violations": [v.to_dict() for v in self.violations],
+            "tree": self.tree.to_dict(),
+        }
+
+
+def _check_options(wl_mode: str, wl_blend_lambda: float) -> None:
+    if wl_mode not in WL_MODES:
+        raise InputError("", f"wl_mode must be one of {', '.join(WL_MODES)}, got {wl_mode!r}",
+                         fix="pass wl_mode='tie_break', 'blend' or 'none'", document="options")
+    if isinstance(wl_blend_lambda, bool) or not isinstance(
+            wl_blend_lambda, int | float) or not 0.0 <= wl_blend_lambda <= 1.0:
+        raise InputError("", f"wl_blend_lambda must be in [0, 1], got {wl_blend_lambda!r}",
+                         fix="pass a number between 0 and 1", document="options")
+
+
+def _set_effective_weights(root: MatchNode) -> None:
+    root.effective_weight = 1.0
+    root.key_effective_weight = 0.0
+    for node in root.iter_nodes():
+        for child in node.children:
+            child.effective_weight = node.effective_weight * child.weight
+            child.key_effective_weight = node.effective_weight * child.key_weight
+
+
+def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str, *,
+          wl_mode: str = "tie_break", wl_blend_lambda: float = 0.5, strict: bool = False,
+          comparators: Mapping[str, Any] | None = None) -> Alignment:
+    """Align a candidate with the gold under an OA schema and score it.
+
+    Parameters
+    ----------
+    gold, candidate : JSON values
+        Parsed JSON (dict, list, str, int, float, bool, None).
+    schema : Schema, dict or str
+        An OA schema (parsed with :meth:`Schema.parse` if not already).
+    wl_mode : {"tie_break", "blend", "none"}
+        How reference structure enters scope alignment.
+    wl_blend_lambda : float
+        Weight of structure in blend mode.
+    strict : bool
+        If True, any schema violation of the candidate scores 0.
+    comparators : mapping, optional
+        Custom comparators by name (when ``schema`` is not yet parsed).
+
+    Returns
+    -------
+    Alignment
+
+    Raises
+    ------
+    SchemaError, InputError
+        Bad schema, gold, candidate or option; each names a JSON Pointer.
+    """
+    _check_options(wl_mode, wl_blend_lambda)
+    if isinstance(schema, Schema):
+        if comparators:
+            raise InputError("", "comparators must be given to Schema.parse when the "
+                             "schema is already parsed", fix="pass comparators to "
+                             "Schema.parse(schema, comparators=...)", document="options")
+        parsed = schema
+    else:
+        parsed = Schema.parse(schema, comparators=comparators)
+    check_json(gold, "gold")
+    check_json(candidate, "candidate")
+    gold_errors = schema_violations(gold, parsed, "gold")
+    if gold_errors:
+        first = gold_errors[0]
+        more = f" (and {len(gold_errors) - 1} more)" if len(gold_errors) > 1 else ""
+        raise InputError(first.pointer, f"the gold violates the schema: {first.message}{more}",
+                         fix="correct the gold, or relax the schema", document="gold")
+    violations = schema_violations(candidate, parsed, "candidate")
+
+    def record_matrix(golds: list[Any], cands: list[Any], record: SchemaNode,
+                      bijections: dict[str, dict[Any, Any]],
+                      candidate_ids: dict[str, set[Any]],
+                      unresolved: frozenset[str]) -> np.ndarray:
+        scorer = Scorer(parsed.comparators, bijections=bijections,
+                        candidate_ids=candidate_ids, unresolved=unresolved)
+        return scorer.matrix(golds, cands, record)
+
+    try:
+        bijections, candidate_ids, scopes, traces, scope_warnings = resolve_scopes(
+            index_document(gold, parsed), index_document(candidate, parsed), parsed,
+            record_matrix, wl_mode=wl_mode, wl_lambda=wl_blend_lambda)
+        record_pairs = {
+            id(parsed.scopes[name].records): (name, {
+                s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})
+            for name, s in scopes.items()}
+        scorer = Scorer(parsed.comparators, bijections=bijections,
+                        candidate_ids=candidate_ids, record_pairs=record_pairs)
+        tree = scorer.node(gold, candidate, parsed.root, "", "")
+    except ValueError as exc:  # a custom comparator broke its contract
+        if isinstance(exc, SchemaError | InputError):
+            raise
+        raise InputError("", str(exc), fix="make the comparator return a number in [0, 1]",
+                         document="options") from None
+    _set_effective_weights(tree)
+    final = 0.0 if strict and violations else tree.score
+    return Alignment(
+        score=final, tree=tree,
+        bijections={name: {k[1]: (None if v is None else v[1]) for k, v in m.items()}
+                    for name, m in bijections.items()},
+        wl=traces, scopes=scopes, warnings=[*parsed.warnings, *scope_warnings],
+        violations=violations, gold=gold, candidate=candidate, schema=parsed,
+        options={"wl_mode": wl_mode, "wl_blend_lambda": wl_blend_lambda, "strict": strict})
+
+
+def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
+          **options: Any) -> float:
+    """The OA score of ``candidate`` against ``gold`` in [0, 1]; see :func:`align`."""
+    return align(gold, candidate, schema, **options).score

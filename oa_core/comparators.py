@@ -1,0 +1,262 @@
+"""Leaf comparators: similarity functions on primitive values.
+
+Each comparator maps a gold and a candidate primitive to a similarity in [0, 1]
+and comes in two forms that give the same bits: a scalar form for the match tree
+and a matrix form (``rapidfuzz.process.cdist`` for strings, numpy broadcasting
+for numbers) for the score matrices that drive alignment.
+
+Built-ins
+---------
+strings: ``exact``, ``jaro`` (default), ``jaro_winkler``, ``levenshtein``,
+``damerau_levenshtein``, ``osa``, ``indel``, ``lcsseq`` (each rapidfuzz's
+normalized similarity); numbers: ``exact``, ``invdiff`` (default) =
+1/(1+|g-p|), ``relative`` = 1 - min(1, |g-p|/max(|g|,|p|)) (1 when both are 0);
+booleans: ``exact``.
+
+Examples
+--------
+>>> registry = ComparatorRegistry()
+>>> registry.get("invdiff").scalar(2025, 2026)
+0.5
+>>> round(registry.get("jaro").scalar("closing", "closin"), 6)
+0.952381
+>>> registry.get("jaro").matrix(["intro"], ["intro", "outro"]).shape
+(1, 2)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from rapidfuzz import process
+from rapidfuzz.distance import (
+    OSA,
+    DamerauLevenshtein,
+    Indel,
+    Jaro,
+    JaroWinkler,
+    LCSseq,
+    Levenshtein,
+)
+
+__all__ = [
+    "BUILTIN_COMPARATORS",
+    "Comparator",
+    "ComparatorRegistry",
+    "id_key",
+    "is_number",
+    "register_comparator",
+    "value_kind",
+]
+
+ScalarFn = Callable[[Any, Any], float]
+MatrixFn = Callable[[Sequence[Any], Sequence[Any]], np.ndarray]
+
+
+def is_number(value: Any) -> bool:
+    """True for JSON numbers (``bool`` is not a number here)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def value_kind(value: Any) -> str:
+    """The JSON kind of a value: object, array, string, number, boolean or null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, str):
+        return "string"
+    if is_number(value):
+        return "number"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return type(value).__name__
+
+
+def id_key(value: Any) -> tuple[str, Any]:
+    """A hashable key for an identifier: 1 and 1.0 agree; 1, True and "1" differ."""
+    return (value_kind(value), value)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparator:
+    """A named similarity on primitives of some kinds.
+
+    Attributes
+    ----------
+    name : str
+    kinds : frozenset of {"string", "number", "boolean"}
+        The value kinds it compares; other kinds score 0 (a type mismatch).
+    scalar : callable (gold, candidate) -> float
+    matrix : callable (golds, candidates) -> ndarray, optional
+        Vectorized form; by default the scalar form is applied to every pair.
+    builtin : bool
+    """
+
+    name: str
+    kinds: frozenset[str]
+    scalar: ScalarFn
+    matrix_fn: MatrixFn | None = None
+    builtin: bool = False
+
+    def matrix(self, golds: Sequence[Any], candidates: Sequence[Any]) -> np.ndarray:
+        """Similarities of every gold-candidate pair, as an (n, m) float array."""
+        if self.matrix_fn is not None:
+            return self.matrix_fn(golds, candidates)
+        out = np.empty((len(golds), len(candidates)), dtype=np.float64)
+        for i, g in enumerate(golds):
+            for j, p in enumerate(candidates):
+                out[i, j] = self.scalar(g, p)
+        return out
+
+
+def _string_comparator(name: str, scorer: Any) -> Comparator:
+    def scalar(g: str, p: str) -> float:
+        return float(scorer.normalized_similarity(g, p))
+
+    def matrix(golds: Sequence[str], cands: Sequence[str]) -> np.ndarray:
+        if not golds or not cands:
+            return np.zeros((len(golds), len(cands)), dtype=np.float64)
+        return process.cdist(list(golds), list(cands), scorer=scorer.normalized_similarity,
+                             dtype=np.float64, workers=1)
+
+    return Comparator(name, frozenset({"string"}), scalar, matrix, builtin=True)
+
+
+def _codes(golds: Sequence[Any], cands: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    # Equal values get equal integer codes; the (kind, value) key keeps
+    # True apart from 1 and "1" apart from 1.
+    table: dict[tuple[str, Any], int] = {}
+    def code(v: Any) -> int:
+        return table.setdefault((value_kind(v), v), len(table))
+    return (np.fromiter((code(g) for g in golds), dtype=np.int64, count=len(golds)),
+            np.fromiter((code(p) for p in cands), dtype=np.int64, count=len(cands)))
+
+
+def _exact_scalar(g: Any, p: Any) -> float:
+    return 1.0 if value_kind(g) == value_kind(p) and g == p else 0.0
+
+
+def _exact_matrix(golds: Sequence[Any], cands: Sequence[Any]) -> np.ndarray:
+    g, p = _codes(golds, cands)
+    return (g[:, None] == p[None, :]).astype(np.float64)
+
+
+# The numeric formulas are written once, on values that may be floats or numpy
+# arrays, so the scalar and the matrix forms give the same bits.
+def _invdiff(g: Any, p: Any) -> Any:
+    return 1.0 / (1.0 + abs(g - p))
+
+
+def _relative(g: Any, p: Any) -> Any:
+    scale = np.maximum(abs(g), abs(p))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(scale == 0, 0.0, abs(g - p) / np.where(scale == 0, 1.0, scale))
+    return 1.0 - np.minimum(1.0, ratio)
+
+
+def _numeric_comparator(name: str, formula: Callable[[Any, Any], Any]) -> Comparator:
+    def scalar(g: float, p: float) -> float:
+        return float(formula(np.float64(g), np.float64(p)))
+
+    def matrix(golds: Sequence[float], cands: Sequence[float]) -> np.ndarray:
+        g = np.asarray(golds, dtype=np.float64)[:, None]
+        p = np.asarray(cands, dtype=np.float64)[None, :]
+        return np.asarray(formula(g, p), dtype=np.float64).reshape(len(golds), len(cands))
+
+    return Comparator(name, frozenset({"number"}), scalar, matrix, builtin=True)
+
+
+BUILTIN_COMPARATORS: dict[str, Comparator] = {
+    "exact": Comparator("exact", frozenset({"string", "number", "boolean"}), _exact_scalar,
+                        _exact_matrix, builtin=True),
+    "jaro": _string_comparator("jaro", Jaro),
+    "jaro_winkler": _string_comparator("jaro_winkler", JaroWinkler),
+    "levenshtein": _string_comparator("levenshtein", Levenshtein),
+    "damerau_levenshtein": _string_comparator("damerau_levenshtein", DamerauLevenshtein),
+    "osa": _string_comparator("osa", OSA),
+    "indel": _string_comparator("indel", Indel),
+    "lcsseq": _string_comparator("lcsseq", LCSseq),
+    "invdiff": _numeric_comparator("invdiff", _invdiff),
+    "relative": _numeric_comparator("relative", _relative),
+}
+
+DEFAULT_FOR_KIND = {"string": "jaro", "number": "invdiff", "boolean": "exact"}
+
+_GLOBAL_CUSTOM: dict[str, Comparator] = {}
+
+
+def _checked(name: str, fn: ScalarFn) -> ScalarFn:
+    def scalar(g: Any, p: Any) -> float:
+        value = fn(g, p)
+        if not is_number(value) or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+            # The caller turns this into an InputError naming the schema node.
+            raise ValueError(f"custom comparator {name!r} returned {value!r} "
+                             f"for ({g!r}, {p!r}); it must return a number in [0, 1]")
+        return float(value)
+    return scalar
+
+
+def _make_custom(name: str, fn: ScalarFn, kinds: Sequence[str]) -> Comparator:
+    if not isinstance(name, str) or not name:
+        raise ValueError("a comparator name must be a non-empty string")
+    if name in BUILTIN_COMPARATORS:
+        raise ValueError(f"{name!r} is a built-in comparator; choose another name")
+    if not callable(fn):
+        raise TypeError(f"comparator {name!r} must be callable (gold, candidate) -> float")
+    bad = set(kinds) - {"string", "number", "boolean"}
+    if bad or not kinds:
+        raise ValueError(f"comparator {name!r}: kinds must be among string, number, boolean")
+    return Comparator(name, frozenset(kinds), _checked(name, fn))
+
+
+def register_comparator(name: str, fn: ScalarFn,
+                        kinds: Sequence[str] = ("string",)) -> None:
+    """Register a custom comparator for every schema parsed afterwards.
+
+    Parameters
+    ----------
+    name : str
+        The name schemas use in ``score`` or ``keyScore``; may not shadow a built-in.
+    fn : callable (gold, candidate) -> float
+        Must return a number in [0, 1]; determinism is up to you.
+    kinds : sequence of {"string", "number", "boolean"}
+        The value kinds it compares.
+
+    >>> register_comparator("same_initial", lambda g, p: float(g[:1] == p[:1]))
+    >>> ComparatorRegistry().get("same_initial").scalar("Bob", "Bill")
+    1.0
+    """
+    _GLOBAL_CUSTOM[name] = _make_custom(name, fn, kinds)
+
+
+class ComparatorRegistry:
+    """The comparators one schema may name: built-ins, registered ones and extras.
+
+    Parameters
+    ----------
+    extra : mapping name -> callable or (callable, kinds), optional
+        Comparators for this registry only (string kind unless given).
+    """
+
+    def __init__(self, extra: dict[str, Any] | None = None) -> None:
+        self._table: dict[str, Comparator] = {**BUILTIN_COMPARATORS, **_GLOBAL_CUSTOM}
+        for name, spec in (extra or {}).items():
+            fn, kinds = (spec if isinstance(spec, tuple) else (spec, ("string",)))
+            self._table[name] = _make_custom(name, fn, kinds)
+
+    def get(self, name: str) -> Comparator:
+        return self._table[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._table
+
+    def names(self, kind: str | None = None) -> list[str]:
+        """Names of the comparators (for a value kind, if given), sorted."""
+        return sorted(n for n, c in self._table.items() if kind is None or kind in c.kinds)

@@ -1,0 +1,90 @@
+"""Typed errors and structured diagnostics.
+
+Every problem the library reports names *where* it is (a JSON Pointer into the
+schema, the gold or the candidate document) and *what to do* about it.
+
+Examples
+--------
+>>> err = SchemaError("/properties/age/threshold", "threshold must be in [0, 1]",
+...                   fix="use a number between 0 and 1")
+>>> str(err)
+'schema /properties/age/threshold: threshold must be in [0, 1] (fix: use a number between 0 and 1)'
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+__all__ = ["Diagnostic", "InputError", "OAError", "SchemaError"]
+
+Document = Literal["schema", "gold", "candidate", "options"]
+
+
+class OAError(ValueError):
+    """Base class of every error raised on bad input.
+
+    Parameters
+    ----------
+    document : {"schema", "gold", "candidate", "options"}
+        Which input the problem is in.
+    pointer : str
+        RFC 6901 JSON Pointer into that document ("" is the root).
+    message : str
+        What is wrong.
+    fix : str, optional
+        What the user should do about it.
+    """
+
+    document: Document = "schema"
+
+    def __init__(self, pointer: str, message: str, *, fix: str = "",
+                 document: Document | None = None) -> None:
+        if document is not None:
+            self.document = document
+        self.pointer = pointer
+        self.message = message
+        self.fix = fix
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = f"{self.document} {self.pointer or '/'}" if self.pointer != "" else (
+            f"{self.document} (root)")
+        text = f"{where}: {self.message}"
+        return f"{text} (fix: {self.fix})" if self.fix else text
+
+    def to_dict(self) -> dict[str, str]:
+        """The error as plain data (for JSON output and the explorer)."""
+        return {"type": type(self).__name__, "document": self.document,
+                "pointer": self.pointer, "message": self.message, "fix": self.fix}
+
+
+class SchemaError(OAError):
+    """The OA schema is invalid; ``pointer`` points into the schema."""
+
+    document: Document = "schema"
+
+
+class InputError(OAError):
+    """Gold, candidate or an option is unusable; ``document`` says which."""
+
+    document: Document = "candidate"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A warning or a schema violation: a code, where, and a message.
+
+    ``document`` is one of "schema", "gold", "candidate".
+    """
+
+    code: str
+    document: str
+    pointer: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {self.document} {self.pointer or '(root)'}: {self.message}"

@@ -1,0 +1,534 @@
+"""The match tree: recursive alignment and scoring of gold against candidate.
+
+:class:`Scorer` descends gold, candidate and schema in lockstep (Algorithm 1 of
+the paper) and builds a :class:`MatchNode` per compared pair. It has two faces
+that give the same bits:
+
+* :meth:`Scorer.node` builds the tree for one pair of values;
+* :meth:`Scorer.matrix` scores every pair of two collections at once, vectorized
+  for primitives and for objects (grouped by key set), used as the cost matrix
+  of list and scope alignment.
+
+Conventions (documented in ``docs/schema.md``):
+
+* a map's key term averages key similarities over its slots (matched pairs,
+  unmatched gold keys, unmatched candidate keys); an unmatched slot scores 0 and
+  keeps its property's ``valueWeight`` (undeclared keys weigh 1);
+* an identifier field is worth 1 whenever both records have it; a reference
+  scores 1 iff the candidate value is the image of the gold value under the
+  scope's bijection and exists among the candidate's ids (two nulls agree);
+* ``align`` lists are matched on a canonical order of their elements (sorted by
+  canonical JSON), so permuting a list never changes its score.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .assignment import max_weight_matching, monotone_matching
+from .comparators import DEFAULT_FOR_KIND, ComparatorRegistry, id_key, value_kind
+from .pointer import join
+from .schema import ANY, SchemaNode, concrete
+
+__all__ = ["MatchNode", "Scorer", "canonical_json", "map_score"]
+
+_PRIMITIVE_KINDS = frozenset({"string", "number", "boolean"})
+
+
+def canonical_json(value: Any) -> str:
+    """Key-sorted, compact JSON: equal values give equal text."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _accumulate(terms: Sequence[Any]) -> Any:
+    # Left-to-right addition that works on floats and arrays alike (builtin
+    # sum() is compensated on Python >= 3.12, numpy's is not).
+    total: Any = 0.0
+    for term in terms:
+        total = total + term
+    return total
+
+
+def map_score(key_scores: Sequence[Any], value_scores: Sequence[Any],
+              weights: Sequence[float], key_importance: float,
+              value_importance: float) -> Any:
+    """Eq. (dict) of the paper over slots: floats in, float out; arrays in, array out.
+
+    >>> map_score([1.0, 0.0], [1.0, 0.0], [3.0, 1.0], 0.0, 1.0)
+    0.75
+    """
+    slots = len(weights)
+    if slots == 0:
+        return 1.0
+    s_key = _accumulate(key_scores) / slots
+    total_weight = _accumulate(weights)
+    if total_weight > 0:
+        s_val = _accumulate([w * v for w, v in zip(weights, value_scores, strict=True)]) / (
+            total_weight)
+    else:
+        s_val = 1.0
+    return (key_importance * s_key + value_importance * s_val) / (
+        key_importance + value_importance)
+
+
+@dataclass(eq=False, slots=True)
+class MatchNode:
+    """One compared pair (or one unmatched element) of the match tree.
+
+    ``weight`` is the node's share in its parent's score and ``effective_weight``
+    the product of shares up to the root; for map slots ``key_weight`` and
+    ``key_score`` describe the key term. A parent's score is
+    ``sum(c.weight * c.score + c.key_weight * (c.key_score or 0) for c in children)``.
+    """
+
+    kind: str  # map, sequence, leaf, id, ref, null
+    status: str  # matched, missing, excess, type-mismatch, null-mismatch
+    label: str
+    gold_path: str | None
+    candidate_path: str | None
+    schema_path: str
+    gold: Any = None
+    candidate: Any = None
+    score: float = 0.0
+    weight: float = 0.0
+    key_weight: float = 0.0
+    key_score: float | None = None
+    effective_weight: float = 0.0
+    key_effective_weight: float = 0.0
+    comparator: str | None = None
+    similarity: float | None = None
+    threshold: float | None = None
+    order: str | None = None  # sequences: "align", "fixed", "scope"
+    scope: str | None = None
+    expected: Any = None  # refs: the candidate id the gold reference maps to
+    children: list[MatchNode] = field(default_factory=list)
+    matrix: np.ndarray | None = None
+    pairs: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def contribution(self) -> float:
+        """What this node adds to the root score."""
+        return self.effective_weight * self.score + self.key_effective_weight * (
+            self.key_score or 0.0)
+
+    @property
+    def deficit(self) -> float:
+        """What this node costs the root score (its repair operations' deltas)."""
+        return self.effective_weight * (1.0 - self.score) + self.key_effective_weight * (
+            1.0 - (self.key_score or 0.0))
+
+    @property
+    def path(self) -> str:
+        """The gold pointer if the node exists in gold, else the candidate pointer."""
+        return self.gold_path if self.gold_path is not None else (self.candidate_path or "")
+
+    def iter_nodes(self) -> Iterator[MatchNode]:
+        """This node and all below it, depth first, parents first."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The subtree as plain JSON-ready data (without matrices)."""
+        return {
+            "kind": self.kind, "status": self.status, "label": self.label,
+            "gold_path": self.gold_path, "candidate_path": self.candidate_path,
+            "schema_path": self.schema_path, "score": self.score, "weight": self.weight,
+            "effective_weight": self.effective_weight, "key_score": self.key_score,
+            "key_weight": self.key_weight, "comparator": self.comparator,
+            "similarity": self.similarity, "deficit": self.deficit,
+            "children": [c.to_dict() for c in self.children],
+        }
+
+
+def _node_kind(schema: SchemaNode, value: Any) -> str:
+    if schema.id_scope is not None:
+        return "id"
+    if schema.ref is not None:
+        return "ref"
+    kind = value_kind(value)
+    if kind == "object":
+        return "map"
+    if kind == "array":
+        return "sequence"
+    return "null" if kind == "null" else "leaf"
+
+
+class Scorer:
+    """Scores values under a schema, given the referential state.
+
+    Parameters
+    ----------
+    comparators : ComparatorRegistry
+    bijections : dict scope -> {id_key(gold id): id_key(candidate id) or None}
+    candidate_ids : dict scope -> set of id_key of the candidate's ids
+    unresolved : frozenset of str
+        Scopes whose references count as matching (while bijections are derived).
+    record_pairs : dict id(records SchemaNode) -> {gold record pointer: candidate pointer}
+        In the main pass, a scope's record arrays are paired by its bijection.
+    """
+
+    def __init__(self, comparators: ComparatorRegistry, *,
+                 bijections: dict[str, dict[Any, Any]] | None = None,
+                 candidate_ids: dict[str, set[Any]] | None = None,
+                 unresolved: frozenset[str] = frozenset(),
+                 record_pairs: dict[int, tuple[str, dict[str, str]]] | None = None) -> None:
+        self.comparators = comparators
+        self.bijections = bijections or {}
+        self.candidate_ids = candidate_ids or {}
+        self.unresolved = unresolved
+        self.record_pairs = record_pairs or {}
+        self._key_slots: dict[tuple[Any, ...], list[tuple[str | None, str | None, float]]] = {}
+
+    # -- single pairs ------------------------------------------------------------
+    def node(self, gold: Any, candidate: Any, schema: SchemaNode, gold_path: str,
+             candidate_path: str, label: str = "") -> MatchNode:
+        """Align and score one gold value against one candidate value."""
+        schema = concrete(schema, gold, candidate)
+        node = MatchNode(_node_kind(schema, gold if gold is not None else candidate),
+                         "matched", label, gold_path, candidate_path, schema.pointer, gold,
+                         candidate)
+        if schema.id_scope is not None:
+            node.scope, node.score = schema.id_scope, 1.0
+        elif schema.ref is not None:
+            self._score_ref(node, gold, candidate, schema)
+        elif gold is None or candidate is None:
+            node.kind = "null"
+            if gold is None and candidate is None:
+                node.score = 1.0
+            else:
+                node.status, node.score = "null-mismatch", schema.null_score
+        elif schema.type == "object":
+            if isinstance(gold, dict) and isinstance(candidate, dict):
+                self._score_map(node, gold, candidate, schema)
+            else:
+                node.status = "type-mismatch"
+        elif schema.type == "array":
+            if isinstance(gold, list) and isinstance(candidate, list):
+                self._score_sequence(node, gold, candidate, schema)
+            else:
+                node.status = "type-mismatch"
+        else:
+            self._score_leaf(node, gold, candidate, schema)
+        return node
+
+    def _score_ref(self, node: MatchNode, gold: Any, candidate: Any,
+                   schema: SchemaNode) -> None:
+        scope = schema.ref
+        assert scope is not None
+        node.scope = scope
+        if scope in self.unresolved:
+            node.score = 1.0
+            return
+        if gold is None or candidate is None:
+            both = gold is None and candidate is None
+            node.score = 1.0 if both else schema.null_score
+            node.status = "matched" if both else "null-mismatch"
+            return
+        expected = self.bijections.get(scope, {}).get(id_key(gold))
+        node.expected = None if expected is None else expected[1]
+        ok = (expected is not None and id_key(candidate) == expected
+              and expected in self.candidate_ids.get(scope, ()))
+        node.score = 1.0 if ok else 0.0
+
+    def _score_leaf(self, node: MatchNode, gold: Any, candidate: Any,
+                    schema: SchemaNode) -> None:
+        gold_kind, cand_kind = value_kind(gold), value_kind(candidate)
+        name = schema.comparator or DEFAULT_FOR_KIND.get(gold_kind)
+        node.comparator, node.threshold = name, schema.threshold
+        if name is None or gold_kind != cand_kind:
+            node.status = "type-mismatch"
+            return
+        comparator = self.comparators.get(name)
+        if gold_kind not in comparator.kinds:
+            node.status = "type-mismatch"
+            return
+        similarity = comparator.scalar(gold, candidate)
+        node.similarity = similarity
+        node.score = similarity if similarity >= schema.threshold else 0.0
+
+    def key_slots(self, gold_keys: Sequence[str], candidate_keys: Sequence[str],
+                  schema: SchemaNode) -> list[tuple[str | None, str | None, float]]:
+        """Pair an object's keys by the key comparator alone (Hungarian).
+
+        Returns slots ``(gold key, candidate key, key similarity)`` in canonical
+        order: matched pairs by gold key, then unmatched gold keys, then unmatched
+        candidate keys (similarity 0).
+        """
+        golds, cands = sorted(gold_keys), sorted(candidate_keys)
+        cache_key = (tuple(golds), tuple(cands), schema.key_score, schema.key_threshold)
+        slots = self._key_slots.get(cache_key)
+        if slots is not None:
+            return slots
+        similarity = self.comparators.get(schema.key_score).matrix(golds, cands)
+        similarity[similarity < schema.key_threshold] = 0.0
+        pairs = max_weight_matching(similarity)
+        matched_g = {i for i, _ in pairs}
+        matched_c = {j for _, j in pairs}
+        slots = [(golds[i], cands[j], float(similarity[i, j])) for i, j in pairs]
+        slots += [(g, None, 0.0) for i, g in enumerate(golds) if i not in matched_g]
+        slots += [(None, c, 0.0) for j, c in enumerate(cands) if j not in matched_c]
+        self._key_slots[cache_key] = slots
+        return slots
+
+    @staticmethod
+    def _slot_schema(schema: SchemaNode, gold_key: str | None,
+                     candidate_key: str | None) -> tuple[SchemaNode, float]:
+        key = gold_key if gold_key is not None and (
+            gold_key in schema.properties or candidate_key is None
+            or candidate_key not in schema.properties) else candidate_key
+        assert key is not None
+        return schema.property_schema(key), schema.property_weight(key)
+
+    def _score_map(self, node: MatchNode, gold: dict[str, Any], candidate: dict[str, Any],
+                   schema: SchemaNode) -> None:
+        slots = self.key_slots(list(gold), list(candidate), schema)
+        children: list[MatchNode] = []
+        weights: list[float] = []
+        for gold_key, cand_key, key_similarity in slots:
+            sub, weight = self._slot_schema(schema, gold_key, cand_key)
+            if gold_key is not None and cand_key is not None:
+                label = gold_key if gold_key == cand_key else f"{gold_key} ~ {cand_key}"
+                child = self.node(gold[gold_key], candidate[cand_key], sub,
+                                  join(node.gold_path or "", gold_key),
+                                  join(node.candidate_path or "", cand_key), label)
+            elif gold_key is not None:
+                child = self._unmatched(gold[gold_key], sub, "missing", gold_key,
+                                        join(node.gold_path or "", gold_key), None)
+            else:
+                assert cand_key is not None
+                child = self._unmatched(candidate[cand_key], sub, "excess", cand_key, None,
+                                        join(node.candidate_path or "", cand_key))
+            child.key_score = key_similarity
+            children.append(child)
+            weights.append(weight)
+        node.score = float(map_score([c.key_score for c in children],
+                                     [c.score for c in children], weights,
+                                     schema.key_importance, schema.value_importance))
+        total_weight = math.fsum(weights)
+        importance = schema.key_importance + schema.value_importance
+        for child, weight in zip(children, weights, strict=True):
+            value_share = weight / total_weight if total_weight > 0 else 0.0
+            child.weight = schema.value_importance / importance * value_share
+            child.key_weight = schema.key_importance / importance / len(children)
+        node.children = children
+
+    def _unmatched(self, value: Any, schema: SchemaNode, status: str, label: str,
+                   gold_path: str | None, candidate_path: str | None) -> MatchNode:
+        schema = concrete(schema, value, value)
+        return MatchNode(_node_kind(schema, value), status, label, gold_path, candidate_path,
+                         schema.pointer, value if gold_path is not None else None,
+                         value if candidate_path is not None else None, score=0.0)
+
+    def _score_sequence(self, node: MatchNode, gold: list[Any], candidate: list[Any],
+                        schema: SchemaNode) -> None:
+        node.order = schema.order
+        if not gold and not candidate:
+            node.score = 1.0
+            return
+        arity = len(schema.prefix_items)
+        has_tail = arity > 0 and schema.items is not None
+        if arity == 0:
+            node.score = self._score_tail(node, gold, candidate, schema, 0, 1.0)
+            return
+        positions = arity if has_tail else max(len(gold), len(candidate))
+        prefix: list[tuple[MatchNode, float]] = []
+        for k in range(positions):
+            if k >= len(gold) and k >= len(candidate):
+                continue
+            sub = schema.item_schema(k)
+            weight = schema.prefix_weights[k] if k < arity else 1.0
+            gold_path, cand_path = join(node.gold_path or "", k), join(
+                node.candidate_path or "", k)
+            if k < len(gold) and k < len(candidate):
+                child = self.node(gold[k], candidate[k], sub, gold_path, cand_path, str(k))
+            elif k < len(gold):
+                child = self._unmatched(gold[k], sub, "missing", str(k), gold_path, None)
+                child.score = sub.null_score
+            else:
+                child = self._unmatched(candidate[k], sub, "excess", str(k), None, cand_path)
+                child.score = sub.null_score
+            prefix.append((child, weight))
+        total = math.fsum(w for _, w in prefix)
+        s_pre = math.fsum(w * c.score for c, w in prefix) / total if total > 0 else 1.0
+        share = (schema.prefix_importance / (schema.prefix_importance + schema.rest_importance)
+                 if has_tail else 1.0)
+        for child, weight in prefix:
+            child.weight = share * (weight / total if total > 0 else 0.0)
+        node.children = [c for c, _ in prefix]
+        if not has_tail:
+            node.score = s_pre
+            return
+        s_rest = self._score_tail(node, gold[arity:], candidate[arity:], schema, arity,
+                                  1.0 - share)
+        node.score = (schema.prefix_importance * s_pre + schema.rest_importance * s_rest) / (
+            schema.prefix_importance + schema.rest_importance)
+
+    def _tail_pairs(self, node: MatchNode, gold: list[Any], candidate: list[Any],
+                    schema: SchemaNode, item: SchemaNode, offset: int) -> list[tuple[int, int]]:
+        paired = self.record_pairs.get(id(schema))
+        if paired is not None:
+            scope, pairs_by_pointer = paired
+            node.order, node.scope = "scope", scope
+            cand_index = {join(node.candidate_path or "", offset + j): j
+                          for j in range(len(candidate))}
+            pairs = []
+            for i in range(len(gold)):
+                target = pairs_by_pointer.get(join(node.gold_path or "", offset + i))
+                if target is not None and target in cand_index:
+                    pairs.append((i, cand_index[target]))
+            return pairs
+        similarity = self.matrix(gold, candidate, item)
+        node.matrix = similarity
+        if schema.order == "fixed":
+            return monotone_matching(similarity)
+        gold_order = sorted(range(len(gold)), key=lambda i: canonical_json(gold[i]))
+        cand_order = sorted(range(len(candidate)), key=lambda j: canonical_json(candidate[j]))
+        permuted = similarity[np.ix_(gold_order, cand_order)]
+        return sorted((gold_order[i], cand_order[j]) for i, j in max_weight_matching(permuted))
+
+    def _score_tail(self, node: MatchNode, gold: list[Any], candidate: list[Any],
+                    schema: SchemaNode, offset: int, share: float) -> float:
+        item = schema.items if schema.items is not None else ANY
+        pairs = self._tail_pairs(node, gold, candidate, schema, item, offset)
+        matched: dict[int, MatchNode] = {}
+        used_c: set[int] = set()
+        for i, j in pairs:
+            child = self.node(gold[i], candidate[j], item,
+                              join(node.gold_path or "", offset + i),
+                              join(node.candidate_path or "", offset + j), str(offset + i))
+            if child.score > 0:
+                matched[i] = child
+                used_c.add(j)
+        node.pairs = [(offset + i, offset + j) for i, j in pairs if i in matched]
+        missing = {i: self._unmatched(gold[i], item, "missing", str(offset + i),
+                                      join(node.gold_path or "", offset + i), None)
+                   for i in range(len(gold)) if i not in matched}
+        excess = [self._unmatched(candidate[j], item, "excess", str(offset + j), None,
+                                  join(node.candidate_path or "", offset + j))
+                  for j in range(len(candidate)) if j not in used_c]
+        slots = len(matched) + (0 if schema.ignore_missing else len(missing)) + (
+            0 if schema.ignore_excess else len(excess))
+        score = math.fsum(c.score for c in matched.values()) / slots if slots else 1.0
+        for child in matched.values():
+            child.weight = share / slots
+        for child in missing.values():
+            child.weight = 0.0 if schema.ignore_missing else share / slots
+        for child in excess:
+            child.weight = 0.0 if schema.ignore_excess else share / slots
+        by_gold = {**matched, **missing}
+        node.children.extend([by_gold[i] for i in sorted(by_gold)] + excess)
+        return score
+
+    # -- whole collections ---------------------------------------------------------
+    def matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
+               schema: SchemaNode) -> np.ndarray:
+        """Scores of every gold-candidate pair, equal bit for bit to :meth:`node`."""
+        n, m = len(golds), len(candidates)
+        out = np.zeros((n, m), dtype=np.float64)
+        if n == 0 or m == 0:
+            return out
+        if schema.id_scope is not None:
+            out[:] = 1.0
+            return out
+        gold_null = np.fromiter((g is None for g in golds), dtype=bool, count=n)
+        cand_null = np.fromiter((p is None for p in candidates), dtype=bool, count=m)
+        if schema.ref is not None and schema.ref in self.unresolved:
+            out[:] = 1.0
+            return out
+        out[np.ix_(gold_null, cand_null)] = 1.0
+        out[np.ix_(gold_null, ~cand_null)] = schema.null_score
+        out[np.ix_(~gold_null, cand_null)] = schema.null_score
+        rows = np.flatnonzero(~gold_null)
+        cols = np.flatnonzero(~cand_null)
+        if rows.size == 0 or cols.size == 0:
+            return out
+        gs = [golds[i] for i in rows]
+        ps = [candidates[j] for j in cols]
+        if schema.ref is not None:
+            block = self._ref_matrix(gs, ps, schema.ref)
+        elif schema.type == "object" or (schema.type == "any" and all(
+                isinstance(v, dict) for v in (*gs, *ps))):
+            block = self._object_matrix(gs, ps, schema if schema.type == "object"
+                                        else concrete(schema, gs[0], ps[0]))
+        elif schema.is_primitive or (schema.type == "any" and all(
+                value_kind(v) in _PRIMITIVE_KINDS for v in (*gs, *ps))):
+            block = self._leaf_matrix(gs, ps, schema)
+        else:
+            block = np.array([[self.node(g, p, schema, "", "").score for p in ps] for g in gs],
+                             dtype=np.float64).reshape(len(gs), len(ps))
+        out[np.ix_(rows, cols)] = block
+        return out
+
+    def _ref_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
+                    scope: str) -> np.ndarray:
+        bijection = self.bijections.get(scope, {})
+        existing = self.candidate_ids.get(scope, set())
+        table: dict[Any, int] = {}
+        expected = np.fromiter(
+            (table.setdefault(e, len(table)) if (e := bijection.get(id_key(g))) is not None
+             and e in existing else -1 for g in golds), dtype=np.int64, count=len(golds))
+        actual = np.fromiter((table.get(id_key(p), -2) for p in candidates), dtype=np.int64,
+                             count=len(candidates))
+        return (expected[:, None] == actual[None, :]).astype(np.float64)
+
+    def _leaf_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
+                     schema: SchemaNode) -> np.ndarray:
+        out = np.zeros((len(golds), len(candidates)), dtype=np.float64)
+        gold_kinds = [value_kind(g) for g in golds]
+        cand_kinds = [value_kind(p) for p in candidates]
+        for kind in _PRIMITIVE_KINDS:
+            name = schema.comparator or DEFAULT_FOR_KIND[kind]
+            comparator = self.comparators.get(name)
+            if kind not in comparator.kinds:
+                continue
+            rows = [i for i, k in enumerate(gold_kinds) if k == kind]
+            cols = [j for j, k in enumerate(cand_kinds) if k == kind]
+            if not rows or not cols:
+                continue
+            block = comparator.matrix([golds[i] for i in rows], [candidates[j] for j in cols])
+            block[block < schema.threshold] = 0.0
+            out[np.ix_(rows, cols)] = block
+        return out
+
+    def _object_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
+                       schema: SchemaNode) -> np.ndarray:
+        out = np.zeros((len(golds), len(candidates)), dtype=np.float64)
+        gold_groups = _group_by_keys(golds)
+        cand_groups = _group_by_keys(candidates)
+        for gold_keys, rows in gold_groups.items():
+            for cand_keys, cols in cand_groups.items():
+                value_scores: list[Any] = []
+                weights: list[float] = []
+                key_scores: list[float] = []
+                for gold_key, cand_key, key_similarity in self.key_slots(gold_keys, cand_keys,
+                                                                         schema):
+                    sub, weight = self._slot_schema(schema, gold_key, cand_key)
+                    if gold_key is not None and cand_key is not None:
+                        value_scores.append(self.matrix([golds[i][gold_key] for i in rows],
+                                                        [candidates[j][cand_key] for j in cols],
+                                                        sub))
+                    else:
+                        value_scores.append(0.0)
+                    weights.append(weight)
+                    key_scores.append(key_similarity)
+                block = map_score(key_scores, value_scores, weights, schema.key_importance,
+                                  schema.value_importance)
+                out[np.ix_(rows, cols)] = block
+        return out
+
+
+def _group_by_keys(values: Sequence[Any]) -> dict[tuple[str, ...], list[int]]:
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for index, value in enumerate(values):
+        if isinstance(value, dict):
+            groups.setdefault(tuple(sorted(value)), []).append(index)
+    return groups

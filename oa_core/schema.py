@@ -1,0 +1,614 @@
+"""Parsing and validating an OA schema (JSON Schema plus OA keywords).
+
+:meth:`Schema.parse` checks the schema once (standard JSON Schema validity, every
+OA keyword's type and range, comparator names, scopes and references) and builds
+a tree of :class:`SchemaNode` objects that the scorer walks. Parse once, score
+many pairs.
+
+Decisions where the paper is silent (see ``docs/schema.md``):
+
+* local ``$ref`` (``#/$defs/...``) is followed; OA keywords beside a ``$ref``
+  override the target's; recursive schemas are allowed.
+* ``anyOf``/``oneOf`` with one non-null branch (what pydantic emits for
+  ``Optional[X]``) is that branch, nullable; other combinators are scored by the
+  values' JSON kinds, with a warning.
+* a list of types (``["string", "null"]``) is the non-null type, nullable; two or
+  more non-null types score by the values' JSON kinds.
+
+Examples
+--------
+>>> schema = Schema.parse({"type": "object", "properties": {
+...     "name": {"type": "string", "score": "exact", "valueWeight": 2}}})
+>>> schema.root.properties["name"].comparator
+'exact'
+>>> schema.root.weights["name"]
+2.0
+>>> Schema.parse('{"type": "array", "order": "align"} // JSONC is fine').root.order
+'align'
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError as _JSONSchemaError
+
+from .comparators import DEFAULT_FOR_KIND, ComparatorRegistry
+from .errors import Diagnostic, SchemaError
+from .jsonio import loads
+from .pointer import join, split
+
+__all__ = [
+    "ANY",
+    "OA_KEYWORDS",
+    "STANDARD_KEYWORDS",
+    "Schema",
+    "SchemaNode",
+    "ScopeDecl",
+    "concrete",
+]
+
+OA_KEYWORDS = frozenset({
+    "score", "threshold", "nullScore", "keyScore", "keyThreshold", "keyImportance",
+    "valueImportance", "valueWeight", "order", "prefixWeights", "ignoreMissing",
+    "ignoreExcess", "prefixImportance", "restImportance", "idScope", "ref",
+})
+
+STANDARD_KEYWORDS = frozenset({
+    "$schema", "$id", "$ref", "$defs", "definitions", "$comment", "$anchor",
+    "$dynamicRef", "$dynamicAnchor", "$vocabulary", "title", "description", "default",
+    "examples", "deprecated", "readOnly", "writeOnly", "type", "enum", "const",
+    "properties", "patternProperties", "additionalProperties", "unevaluatedProperties",
+    "required", "propertyNames", "minProperties", "maxProperties", "dependentRequired",
+    "dependentSchemas", "items", "prefixItems", "additionalItems", "contains",
+    "minContains", "maxContains", "minItems", "maxItems", "uniqueItems",
+    "unevaluatedItems", "minLength", "maxLength", "pattern", "format", "contentEncoding",
+    "contentMediaType", "contentSchema", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "multipleOf", "allOf", "anyOf", "oneOf", "not", "if", "then",
+    "else", "nullable", "discriminator",
+})
+
+_KNOWN = sorted(OA_KEYWORDS | STANDARD_KEYWORDS)
+_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
+_PRIMITIVES = frozenset({"string", "number", "integer", "boolean"})
+_MAX_DEPTH = 200
+
+
+def _kind_of_type(schema_type: str) -> str:
+    """The comparator value kind of a schema type."""
+    return "number" if schema_type == "integer" else schema_type
+
+
+@dataclass(eq=False, slots=True)
+class SchemaNode:
+    """One node of a parsed OA schema.
+
+    ``type`` is one of object, array, string, number, integer, boolean, null, or
+    ``any`` (compare by the values' JSON kinds with default settings).
+    """
+
+    pointer: str
+    type: str = "any"
+    nullable: bool = True
+    null_score: float = 0.0
+    enum: tuple[Any, ...] | None = None
+    # primitive leaves
+    comparator: str | None = None
+    threshold: float = 0.0
+    id_scope: str | None = None
+    ref: str | None = None
+    # objects
+    properties: dict[str, SchemaNode] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)
+    additional: SchemaNode | None = None
+    key_score: str = "jaro"
+    key_threshold: float = 0.0
+    key_importance: float = 0.0
+    value_importance: float = 1.0
+    # arrays
+    items: SchemaNode | None = None
+    prefix_items: tuple[SchemaNode, ...] = ()
+    prefix_weights: tuple[float, ...] = ()
+    prefix_importance: float = 1.0
+    rest_importance: float = 1.0
+    order: str = "fixed"
+    ignore_missing: bool = False
+    ignore_excess: bool = False
+
+    def __repr__(self) -> str:
+        return f"SchemaNode({self.pointer or '/'!s}, type={self.type})"
+
+    @property
+    def is_primitive(self) -> bool:
+        return self.type in _PRIMITIVES
+
+    def property_schema(self, key: str) -> SchemaNode:
+        """The schema of a property (declared, ``additionalProperties``, or any)."""
+        node = self.properties.get(key)
+        if node is not None:
+            return node
+        return self.additional if self.additional is not None else ANY
+
+    def property_weight(self, key: str) -> float:
+        """``valueWeight`` of a property; undeclared keys weigh 1."""
+        return self.weights.get(key, 1.0)
+
+    def item_schema(self, index: int) -> SchemaNode:
+        """The schema of the element at ``index``."""
+        if index < len(self.prefix_items):
+            return self.prefix_items[index]
+        return self.items if self.items is not None else ANY
+
+    def walk(self) -> Iterator[SchemaNode]:
+        """Every node reachable from this one, each once, depth first."""
+        seen: set[int] = set()
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            yield node
+            children = [*node.properties.values(), *node.prefix_items]
+            for extra in (node.additional, node.items):
+                if extra is not None:
+                    children.append(extra)
+            stack.extend(reversed(children))
+
+
+ANY = SchemaNode(pointer="")
+ANY_OBJECT = SchemaNode(pointer="", type="object")
+ANY_ARRAY = SchemaNode(pointer="", type="array")
+
+
+def concrete(node: SchemaNode, gold: Any, candidate: Any) -> SchemaNode:
+    """The schema to compare two values with: ``node`` unless it is ``any``, in which
+    case two objects (or two arrays) use the default object (array) settings."""
+    if node.type != "any":
+        return node
+    if isinstance(gold, dict) and isinstance(candidate, dict):
+        return ANY_OBJECT
+    if isinstance(gold, list) and isinstance(candidate, list):
+        return ANY_ARRAY
+    return node
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeDecl:
+    """An identifier scope: ``idScope`` on field ``id_field`` of ``records``' items."""
+
+    name: str
+    id_field: str
+    id_node: SchemaNode
+    records: SchemaNode  # the array whose items are the records
+    record: SchemaNode  # the records' object schema
+    id_type: str
+
+
+class Schema:
+    """A parsed, validated OA schema. Build it with :meth:`parse`.
+
+    Attributes
+    ----------
+    root : SchemaNode
+    raw : dict
+        The schema as given (used for JSON Schema validation of documents).
+    scopes : dict[str, ScopeDecl]
+    dependencies : dict[str, frozenset[str]]
+        Scope A depends on B when a ``ref`` to B lies inside A's records.
+    warnings : list[Diagnostic]
+    comparators : ComparatorRegistry
+    """
+
+    def __init__(self, root: SchemaNode, raw: Any, scopes: dict[str, ScopeDecl],
+                 dependencies: dict[str, frozenset[str]], warnings: list[Diagnostic],
+                 comparators: ComparatorRegistry) -> None:
+        self.root = root
+        self.raw = raw
+        self.scopes = scopes
+        self.dependencies = dependencies
+        self.warnings = warnings
+        self.comparators = comparators
+        self.validator = Draft202012Validator(raw)
+
+    @classmethod
+    def parse(cls, schema: Any, *, comparators: Mapping[str, Any] | None = None) -> Schema:
+        """Validate an OA schema and build its tree.
+
+        Parameters
+        ----------
+        schema : dict, bool, str or bytes
+            The schema, or its JSON/JSONC text.
+        comparators : mapping name -> callable, optional
+            Custom comparators for this schema (see
+            :class:`~oa_core.comparators.ComparatorRegistry`).
+
+        Raises
+        ------
+        SchemaError
+            With the JSON Pointer of the offending keyword and what to do.
+        """
+        if isinstance(schema, Schema):
+            return schema
+        if isinstance(schema, str | bytes):
+            schema = loads(schema, document="schema")
+        if schema is True or schema == {}:
+            schema = {}
+        if not isinstance(schema, dict):
+            raise SchemaError("", f"a schema must be a JSON object, got {type(schema).__name__}",
+                              fix="wrap the schema in {...}")
+        try:
+            Draft202012Validator.check_schema(schema)
+        except _JSONSchemaError as exc:
+            pointer = join("", *exc.path)
+            raise SchemaError(pointer, f"not valid JSON Schema: {exc.message}",
+                              fix="correct this keyword's value") from None
+        try:
+            registry = ComparatorRegistry(dict(comparators or {}))
+        except (TypeError, ValueError) as exc:
+            raise SchemaError("", str(exc), fix="rename or fix the custom comparator",
+                              document="options") from None
+        parser = _Parser(schema, registry)
+        root = parser.parse(schema, "", depth=0)
+        scopes, dependencies = parser.finish_scopes()
+        return cls(root, schema, scopes, dependencies, parser.warnings, registry)
+
+    def node_at(self, pointer: str) -> SchemaNode | None:
+        """The parsed node whose schema pointer is ``pointer``, if any."""
+        for node in self.root.walk():
+            if node.pointer == pointer:
+                return node
+        return None
+
+
+class _Parser:
+    def __init__(self, raw: dict[str, Any], registry: ComparatorRegistry) -> None:
+        self.raw = raw
+        self.registry = registry
+        self.warnings: list[Diagnostic] = []
+        self.memo: dict[str, SchemaNode] = {}
+        # (scope name, id property name, id node, records array)
+        self.scope_decls: list[tuple[str, str, SchemaNode, SchemaNode]] = []
+        self.refs: list[SchemaNode] = []
+        self.id_nodes: list[SchemaNode] = []
+
+    # -- helpers ---------------------------------------------------------------
+    def warn(self, code: str, pointer: str, message: str) -> None:
+        self.warnings.append(Diagnostic(code, "schema", pointer, message))
+
+    def number(self, spec: dict[str, Any], key: str, pointer: str, default: float, *,
+               unit: bool = False) -> float:
+        if key not in spec:
+            return default
+        value = spec[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
+                value):
+            raise SchemaError(join(pointer, key), f"{key} must be a number, got {value!r}",
+                              fix=f"set {key} to a number")
+        if unit and not 0.0 <= value <= 1.0:
+            raise SchemaError(join(pointer, key), f"{key} must be in [0, 1], got {value!r}",
+                              fix=f"set {key} between 0 and 1")
+        if value < 0:
+            raise SchemaError(join(pointer, key), f"{key} must be >= 0, got {value!r}",
+                              fix=f"use a non-negative {key}")
+        return float(value)
+
+    def boolean(self, spec: dict[str, Any], key: str, pointer: str) -> bool:
+        value = spec.get(key, False)
+        if not isinstance(value, bool):
+            raise SchemaError(join(pointer, key), f"{key} must be true or false, got {value!r}",
+                              fix=f"set {key} to true or false")
+        return value
+
+    def resolve_ref(self, ref: str, pointer: str) -> tuple[str, Any]:
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            raise SchemaError(join(pointer, "$ref"), f"only local $ref is supported, got {ref!r}",
+                              fix="inline the referenced schema or move it under #/$defs")
+        target_pointer = ref[1:]
+        node: Any = self.raw
+        try:
+            for token in split(target_pointer):
+                node = node[int(token)] if isinstance(node, list) else node[token]
+        except (KeyError, IndexError, ValueError):
+            raise SchemaError(join(pointer, "$ref"), f"$ref {ref!r} points at nothing",
+                              fix="point $ref at an existing definition") from None
+        return target_pointer, node
+
+    def check_keywords(self, spec: dict[str, Any], pointer: str) -> None:
+        for key in spec:
+            if key in OA_KEYWORDS or key in STANDARD_KEYWORDS or key.startswith("x-"):
+                continue
+            lowered = {k.lower(): k for k in _KNOWN}
+            guess = lowered.get(key.lower()) or next(
+                iter(difflib.get_close_matches(key, _KNOWN, n=1, cutoff=0.75)), None)
+            hint = f"; did you mean {guess!r}?" if guess else ""
+            self.warn("unknown-keyword", join(pointer, key),
+                      f"unknown keyword {key!r} is ignored{hint}")
+
+    # -- parsing ---------------------------------------------------------------
+    def parse(self, spec: Any, pointer: str, *, depth: int) -> SchemaNode:
+        if depth > _MAX_DEPTH:
+            raise SchemaError(pointer, f"schema nesting deeper than {_MAX_DEPTH}",
+                              fix="flatten the schema")
+        if spec is True or spec == {}:
+            return SchemaNode(pointer=pointer)
+        if spec is False:
+            return SchemaNode(pointer=pointer, type="any")
+        if not isinstance(spec, dict):
+            raise SchemaError(pointer, f"a subschema must be an object, got {spec!r}",
+                              fix="use a JSON object here")
+        if "$ref" in spec:
+            target_pointer, target = self.resolve_ref(spec["$ref"], pointer)
+            siblings = {k: v for k, v in spec.items() if k not in ("$ref", "$defs",
+                                                                   "definitions")}
+            scoring_siblings = set(siblings) & (OA_KEYWORDS - {"valueWeight"})
+            if not scoring_siblings:
+                return self.memoized(target, target_pointer, depth)
+            if not isinstance(target, dict):
+                raise SchemaError(join(pointer, "$ref"), "$ref must point at a schema object",
+                                  fix="point $ref at a definition")
+            spec = {**target, **siblings}
+        return self.build(spec, pointer, depth)
+
+    def memoized(self, spec: Any, pointer: str, depth: int) -> SchemaNode:
+        # Recursive schemas: the node is registered before its children are
+        # parsed, so a $ref back to it reuses the same (still filling) node.
+        if pointer in self.memo:
+            return self.memo[pointer]
+        if not isinstance(spec, dict):
+            return self.parse(spec, pointer, depth=depth + 1)
+        node = SchemaNode(pointer=pointer)
+        self.memo[pointer] = node
+        built = self.build(spec, pointer, depth + 1)
+        for name in SchemaNode.__slots__:  # type: ignore[attr-defined]
+            setattr(node, name, getattr(built, name))
+        return node
+
+    def build(self, spec: dict[str, Any], pointer: str, depth: int) -> SchemaNode:
+        self.check_keywords(spec, pointer)
+        node = SchemaNode(pointer=pointer)
+        spec = self.simplify_combinators(spec, pointer)
+        node.type, node.nullable = self.schema_type(spec, pointer)
+        node.null_score = self.number(spec, "nullScore", pointer, 0.0, unit=True)
+        if "enum" in spec:
+            node.enum = tuple(spec["enum"])
+        if "const" in spec:
+            node.enum = (spec["const"],)
+        if node.type == "object":
+            self.build_object(node, spec, pointer, depth)
+        elif node.type == "array":
+            self.build_array(node, spec, pointer, depth)
+        elif node.type in _PRIMITIVES or node.type == "any":
+            self.build_leaf(node, spec, pointer)
+        self.reject_misplaced(node, spec, pointer)
+        return node
+
+    def simplify_combinators(self, spec: dict[str, Any], pointer: str) -> dict[str, Any]:
+        for keyword in ("anyOf", "oneOf"):
+            branches = spec.get(keyword)
+            if not isinstance(branches, list):
+                continue
+            non_null = [b for b in branches
+                        if not (isinstance(b, dict) and b.get("type") == "null")]
+            if len(non_null) == 1 and isinstance(non_null[0], dict):
+                branch = non_null[0]
+                if "$ref" in branch:
+                    _, branch = self.resolve_ref(branch["$ref"], join(pointer, keyword))
+                merged = {**branch, **{k: v for k, v in spec.items() if k != keyword}}
+                if isinstance(merged.get("type"), str) and len(non_null) < len(branches):
+                    merged["type"] = [merged["type"], "null"]
+                return merged
+            self.warn("combinator-ignored", join(pointer, keyword),
+                      f"{keyword} with several branches is not used for scoring; "
+                      "values are compared by their JSON kinds")
+        if "allOf" in spec:
+            self.warn("combinator-ignored", join(pointer, "allOf"),
+                      "allOf is not used for scoring; it is still checked on the candidate")
+        return spec
+
+    def schema_type(self, spec: dict[str, Any], pointer: str) -> tuple[str, bool]:
+        declared = spec.get("type")
+        if declared is None:
+            if "properties" in spec:
+                return "object", bool(spec.get("nullable", False))
+            if "items" in spec or "prefixItems" in spec:
+                return "array", bool(spec.get("nullable", False))
+            return "any", True
+        types = [declared] if isinstance(declared, str) else list(declared)
+        nullable = "null" in types or bool(spec.get("nullable", False))
+        non_null = [t for t in types if t != "null"]
+        if set(non_null) == {"number", "integer"}:
+            non_null = ["number"]
+        if not non_null:
+            return "null", True
+        if len(non_null) > 1:
+            return "any", nullable
+        return non_null[0], nullable
+
+    def build_object(self, node: SchemaNode, spec: dict[str, Any], pointer: str,
+                     depth: int) -> None:
+        properties = spec.get("properties", {})
+        for name, sub in properties.items():
+            sub_pointer = join(pointer, "properties", name)
+            node.properties[name] = self.parse(sub, sub_pointer, depth=depth + 1)
+            weight_source = sub
+            if isinstance(sub, dict) and "$ref" in sub and "valueWeight" not in sub:
+                weight_source = self.resolve_ref(sub["$ref"], sub_pointer)[1]
+            if isinstance(weight_source, dict):
+                node.weights[name] = self.number(weight_source, "valueWeight", sub_pointer, 1.0)
+        additional = spec.get("additionalProperties")
+        if isinstance(additional, dict):
+            node.additional = self.parse(additional, join(pointer, "additionalProperties"),
+                                         depth=depth + 1)
+        node.key_score = spec.get("keyScore", "jaro")
+        if node.key_score not in self.registry or "string" not in self.registry.get(
+                node.key_score).kinds:
+            raise SchemaError(join(pointer, "keyScore"),
+                              f"unknown key comparator {node.key_score!r}",
+                              fix=self.suggest(node.key_score, "string"))
+        node.key_threshold = self.number(spec, "keyThreshold", pointer, 0.0, unit=True)
+        node.key_importance = self.number(spec, "keyImportance", pointer, 0.0)
+        node.value_importance = self.number(spec, "valueImportance", pointer, 1.0)
+        if node.key_importance + node.value_importance <= 0:
+            raise SchemaError(join(pointer, "valueImportance"),
+                              "keyImportance and valueImportance are both 0",
+                              fix="give at least one of them a positive weight")
+
+    def build_array(self, node: SchemaNode, spec: dict[str, Any], pointer: str,
+                    depth: int) -> None:
+        order = spec.get("order", "fixed")
+        if order not in ("fixed", "align"):
+            raise SchemaError(join(pointer, "order"), f"order must be 'fixed' or 'align', got "
+                              f"{order!r}", fix="use 'align' for sets, 'fixed' for sequences")
+        node.order = order
+        node.ignore_missing = self.boolean(spec, "ignoreMissing", pointer)
+        node.ignore_excess = self.boolean(spec, "ignoreExcess", pointer)
+        prefix = spec.get("prefixItems", [])
+        node.prefix_items = tuple(
+            self.parse(sub, join(pointer, "prefixItems", k), depth=depth + 1)
+            for k, sub in enumerate(prefix))
+        items = spec.get("items")
+        if isinstance(items, dict | bool) and items is not False:
+            node.items = self.parse(items, join(pointer, "items"), depth=depth + 1)
+            self.mark_records(node)
+        weights = spec.get("prefixWeights")
+        if weights is None:
+            node.prefix_weights = (1.0,) * len(prefix)
+        else:
+            if not isinstance(weights, list) or len(weights) != len(prefix):
+                raise SchemaError(join(pointer, "prefixWeights"),
+                                  f"prefixWeights must be a list of {len(prefix)} numbers "
+                                  "(one per prefixItems entry)",
+                                  fix="give one weight per prefixItems entry")
+            node.prefix_weights = tuple(
+                self.number({"w": w}, "w", join(pointer, "prefixWeights", k), 1.0)
+                for k, w in enumerate(weights))
+            if prefix and sum(node.prefix_weights) <= 0:
+                raise SchemaError(join(pointer, "prefixWeights"), "prefixWeights sum to 0",
+                                  fix="give at least one position a positive weight")
+        has_tail = node.items is not None and "items" in spec
+        if prefix and has_tail:
+            for key in ("prefixImportance", "restImportance"):
+                if key not in spec:
+                    raise SchemaError(pointer, f"an array with prefixItems and items needs {key}",
+                                      fix="set prefixImportance and restImportance")
+        node.prefix_importance = self.number(spec, "prefixImportance", pointer, 1.0)
+        node.rest_importance = self.number(spec, "restImportance", pointer, 1.0)
+        if prefix and has_tail and node.prefix_importance + node.rest_importance <= 0:
+            raise SchemaError(join(pointer, "prefixImportance"),
+                              "prefixImportance and restImportance are both 0",
+                              fix="give at least one of them a positive weight")
+
+    def mark_records(self, array: SchemaNode) -> None:
+        record = array.items
+        if record is None or record.type != "object":
+            return
+        for name, prop in record.properties.items():
+            if prop.id_scope is not None:
+                self.scope_decls.append((prop.id_scope, name, prop, array))
+
+    def build_leaf(self, node: SchemaNode, spec: dict[str, Any], pointer: str) -> None:
+        node.threshold = self.number(spec, "threshold", pointer, 0.0, unit=True)
+        comparator = spec.get("score")
+        if comparator is not None:
+            if not isinstance(comparator, str) or comparator not in self.registry:
+                raise SchemaError(join(pointer, "score"), f"unknown comparator {comparator!r}",
+                                  fix=self.suggest(comparator, None))
+            kinds = self.registry.get(comparator).kinds
+            if node.type != "any" and _kind_of_type(node.type) not in kinds:
+                raise SchemaError(join(pointer, "score"),
+                                  f"comparator {comparator!r} does not compare "
+                                  f"{node.type} values",
+                                  fix=self.suggest(comparator, _kind_of_type(node.type)))
+            node.comparator = comparator
+        elif node.type != "any":
+            node.comparator = DEFAULT_FOR_KIND[_kind_of_type(node.type)]
+        for keyword in ("idScope", "ref"):
+            value = spec.get(keyword)
+            if value is None:
+                continue
+            if not isinstance(value, str) or not value:
+                raise SchemaError(join(pointer, keyword), f"{keyword} must be a scope name",
+                                  fix=f"set {keyword} to a non-empty string")
+            if node.type not in ("string", "integer", "number"):
+                raise SchemaError(join(pointer, keyword),
+                                  f"{keyword} needs a string or integer field, not "
+                                  f"{node.type}", fix='declare "type": "integer" or "string"')
+            if "idScope" in spec and "ref" in spec:
+                raise SchemaError(pointer, "a field cannot be both idScope and ref",
+                                  fix="keep one of them")
+            if comparator is not None or "threshold" in spec:
+                self.warn("comparator-ignored", join(pointer, "score"),
+                          f"{keyword} fields are matched symbolically; their comparator "
+                          "and threshold are ignored")
+        node.id_scope = spec.get("idScope")
+        node.ref = spec.get("ref")
+        if node.id_scope is not None:
+            self.id_nodes.append(node)
+        if node.ref is not None:
+            self.refs.append(node)
+
+    def reject_misplaced(self, node: SchemaNode, spec: dict[str, Any], pointer: str) -> None:
+        groups = {
+            "object": ("keyScore", "keyThreshold", "keyImportance", "valueImportance"),
+            "array": ("order", "prefixWeights", "ignoreMissing", "ignoreExcess",
+                      "prefixImportance", "restImportance"),
+            "leaf": ("score", "threshold", "idScope", "ref"),
+        }
+        kind = node.type if node.type in ("object", "array") else "leaf"
+        if node.type == "any":
+            return
+        for owner, keywords in groups.items():
+            if owner == kind:
+                continue
+            for keyword in keywords:
+                if keyword in spec:
+                    self.warn("misplaced-keyword", join(pointer, keyword),
+                              f"{keyword} applies to {owner} schemas; ignored on a "
+                              f"{node.type}")
+
+    def suggest(self, name: Any, kind: str | None) -> str:
+        names = self.registry.names(kind)
+        guess = difflib.get_close_matches(str(name), names, n=1)
+        return (f"did you mean {guess[0]!r}? " if guess else "") + "known: " + ", ".join(names)
+
+    # -- scopes ----------------------------------------------------------------
+    def finish_scopes(self) -> tuple[dict[str, ScopeDecl], dict[str, frozenset[str]]]:
+        scopes: dict[str, ScopeDecl] = {}
+        for name, id_field, id_node, array in self.scope_decls:
+            if name in scopes and scopes[name].id_node is not id_node:
+                raise SchemaError(join(id_node.pointer, "idScope"),
+                                  f"scope {name!r} is declared twice (also at "
+                                  f"{scopes[name].id_node.pointer})",
+                                  fix="give each scope its own name")
+            assert array.items is not None
+            scopes[name] = ScopeDecl(name, id_field, id_node, array, array.items, id_node.type)
+        registered = {id(d[2]) for d in self.scope_decls}
+        for id_node in self.id_nodes:
+            if id(id_node) not in registered:
+                raise SchemaError(join(id_node.pointer, "idScope"),
+                                  "idScope must be on a property of the objects that are an "
+                                  "array's items (the scope's records)",
+                                  fix="move idScope onto the id property of the record objects")
+        for ref_node in self.refs:
+            if ref_node.ref not in scopes:
+                guess = difflib.get_close_matches(ref_node.ref or "", list(scopes), n=1)
+                raise SchemaError(join(ref_node.pointer, "ref"),
+                                  f"ref names unknown scope {ref_node.ref!r}",
+                                  fix=(f"did you mean {guess[0]!r}? " if guess else "")
+                                  + "declare it with idScope on a record's id field; scopes: "
+                                  + (", ".join(sorted(scopes)) or "none"))
+            id_type = scopes[ref_node.ref].id_type
+            if ref_node.type != id_type:
+                raise SchemaError(join(ref_node.pointer, "type"),
+                                  f"ref to scope {ref_node.ref!r} is {ref_node.type}, but its "
+                                  f"ids are {id_type}", fix=f'declare "type": "{id_type}"')
+        dependencies = {name: frozenset(
+            n.ref for n in decl.record.walk() if n.ref is not None)
+            for name, decl in scopes.items()}
+        return scopes, dependencies

@@ -1,0 +1,73 @@
+"""Checking gold and candidate documents before they are scored.
+
+Three checks, each naming the JSON Pointer of the problem:
+
+* the value is JSON (dicts with string keys, lists, strings, finite numbers,
+  booleans, null) and nests at most :data:`MAX_DEPTH` levels;
+* the gold satisfies the schema's standard JSON Schema keywords (an error
+  otherwise: a gold that breaks its own schema is a bug in the gold or schema);
+* the candidate's violations of those keywords are reported, not raised (by
+  default they do not change the score; ``strict=True`` makes any violation
+  score 0).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from jsonschema.exceptions import ValidationError
+
+from .errors import Diagnostic, Document, InputError
+from .pointer import join
+from .schema import Schema
+
+__all__ = ["MAX_DEPTH", "check_json", "schema_violations"]
+
+MAX_DEPTH = 100
+
+
+def check_json(value: Any, document: Document) -> None:
+    """Raise :class:`InputError` where ``value`` is not plain JSON.
+
+    >>> check_json({"a": [1, 2.5, None, True, "x"]}, "gold")
+    >>> try:
+    ...     check_json({"a": [1, float("nan")]}, "candidate")
+    ... except InputError as err:
+    ...     print(err.pointer, err.message)
+    /a/1 numbers must be finite, got nan
+    """
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        node, pointer, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError(pointer, f"nested deeper than {MAX_DEPTH} levels",
+                             fix="flatten the document", document=document)
+        if isinstance(node, dict):
+            for key, child in node.items():
+                if not isinstance(key, str):
+                    raise InputError(pointer, f"object key {key!r} is not a string",
+                                     fix="use string keys", document=document)
+                stack.append((child, join(pointer, key), depth + 1))
+        elif isinstance(node, list):
+            stack.extend((child, join(pointer, i), depth + 1) for i, child in enumerate(node))
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                raise InputError(pointer, f"numbers must be finite, got {node!r}",
+                                 fix="replace it with a finite number or null",
+                                 document=document)
+        elif not (node is None or isinstance(node, str | int | bool)):
+            raise InputError(pointer, f"{type(node).__name__} is not a JSON value",
+                             fix="convert it to a JSON type (object, array, string, number, "
+                             "boolean, null)", document=document)
+
+
+def _sort_key(error: ValidationError) -> tuple[str, str]:
+    return (join("", *error.absolute_path), error.message)
+
+
+def schema_violations(document: Any, schema: Schema, which: str) -> list[Diagnostic]:
+    """Every violation of the schema's standard keywords, sorted by pointer."""
+    errors = sorted(schema.validator.iter_errors(document), key=_sort_key)
+    return [Diagnostic("schema-violation", which, join("", *e.absolute_path), e.message)
+            for e in errors]
