@@ -14,6 +14,7 @@ from html import escape
 from typing import Any
 
 from oa_core.matchtree import MatchNode
+from oa_core.pointer import unescape
 
 from .palette import legend_html, score_color
 
@@ -27,6 +28,7 @@ STATUS_MARKS = {
     "∅": "null on one side",
 }
 _MAX_TEXT = 90
+_SHORT = 60
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,11 @@ def mark(node: MatchNode) -> str:
 
 
 def value_text(value: Any) -> str:
-    """A one-line text of a value: containers by size, scalars as JSON."""
+    """A one-line text of a value: short containers as JSON, long ones by size."""
+    if isinstance(value, dict | list):
+        compact = json.dumps(value, ensure_ascii=False)
+        if len(compact) <= _SHORT:
+            return compact
     if isinstance(value, dict):
         return f"{{{len(value)} key{'s' * (len(value) != 1)}}}"
     if isinstance(value, list):
@@ -103,6 +109,20 @@ def _side_text(node: MatchNode, side: str) -> str | None:
     return text
 
 
+def row_label(node: MatchNode) -> str:
+    """The node's label; "3 ↔ 2" when a list pairs gold item 3 with candidate item 2."""
+    if node.gold_path is None and node.candidate_path is None:
+        return "(root)"
+    if node.gold_path == "" and node.candidate_path == "":
+        return "(root)"
+    if node.gold_path is not None and node.candidate_path is not None:
+        gold_last = node.gold_path.rsplit("/", 1)[-1]
+        cand_last = node.candidate_path.rsplit("/", 1)[-1]
+        if gold_last != cand_last:
+            return f"{unescape(gold_last)} ↔ {unescape(cand_last)}"
+    return node.label
+
+
 def diff_rows(tree: MatchNode, *, hide_perfect: bool) -> list[DiffRow]:
     """The rows of the diff, depth first.
 
@@ -117,7 +137,7 @@ def diff_rows(tree: MatchNode, *, hide_perfect: bool) -> list[DiffRow]:
     rows: list[DiffRow] = []
 
     def visit(node: MatchNode, depth: int) -> None:
-        rows.append(DiffRow(depth, node.label or "(root)", node.path, mark(node),
+        rows.append(DiffRow(depth, row_label(node), node.path, mark(node),
                             _side_text(node, "gold"), _side_text(node, "candidate"),
                             node.score, node.deficit))
         hidden = 0

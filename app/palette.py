@@ -8,6 +8,7 @@ meaning alone: the pages also print the score and a status mark.
 
 from __future__ import annotations
 
+import itertools
 from html import escape
 
 SCORE_STOPS: tuple[tuple[float, str], ...] = (
@@ -54,7 +55,7 @@ def score_color(score: float | None) -> str:
     if score is None:
         return "#eeeeee"
     score = min(1.0, max(0.0, float(score)))
-    for (s0, c0), (s1, c1) in zip(SCORE_STOPS, SCORE_STOPS[1:], strict=False):
+    for (s0, c0), (s1, c1) in itertools.pairwise(SCORE_STOPS):
         if score <= s1:
             t = 0.0 if s1 == s0 else (score - s0) / (s1 - s0)
             mixed = [round(a + (b - a) * t) for a, b in zip(_rgb(c0), _rgb(c1), strict=True)]

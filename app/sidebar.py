@@ -9,6 +9,7 @@ import streamlit as st
 
 from . import session
 from .examples import DOCUMENTS, list_examples
+from .text import md_escape
 
 _EXAMPLE_WIDGET = "w.example"
 _UPLOAD = "w.upload.{}"
@@ -111,18 +112,12 @@ def show_errors() -> None:
     """Show the last load errors in the main area (the previous documents stay loaded)."""
     errors: list[session.LoadError] = st.session_state.get(session.ERRORS, [])
     for error in errors:
-        where = f"at {_md_text(error.pointer)}" if error.pointer else "(whole document)"
-        lines = [f"**Could not load the {error.document}** from {_md_text(error.source)} "
+        where = f"at {md_escape(error.pointer)}" if error.pointer else "(whole document)"
+        lines = [f"**Could not load the {error.document}** from {md_escape(error.source)} "
                  f"{where}:",
-                 "", f"{_md_text(error.message)}"]
+                 "", f"{md_escape(error.message)}"]
         if error.fix:
-            lines += ["", f"Fix: {_md_text(error.fix)}"]
+            lines += ["", f"Fix: {md_escape(error.fix)}"]
         if session.trio() is not None:
             lines += ["", "The previously loaded documents are still in use."]
-        st.error("\n".join(lines), icon="⚠️")
-
-
-def _md_text(text: str) -> str:
-    """Escape Markdown so user text shows literally."""
-    special = "\\`*_{}[]()<>#+-.!|~$"
-    return "".join("\\" + ch if ch in special else ch for ch in text)
+        st.error("\n".join(lines), icon=":material/warning:")

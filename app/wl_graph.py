@@ -13,9 +13,9 @@ so "a color change marks a refinement step" (as in the paper's WL figure).
 from __future__ import annotations
 
 import math
-from html import escape
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 import networkx as nx

@@ -1,0 +1,107 @@
+"""Cached calls into :mod:`oa_core` for the pages, with errors shown in the page.
+
+Alignments are cached on the canonical JSON text of gold, candidate and schema
+plus the options, so a widget change that returns to an earlier setting costs
+nothing. ``st.cache_resource`` is used rather than ``st.cache_data`` because an
+:class:`oa_core.Alignment` holds the parsed schema (with comparator closures),
+which cannot be pickled; the cached objects are only read, never mutated.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+import oa_core
+from oa_core import Alignment, OAError
+
+from . import session
+from .text import md_escape
+
+
+@dataclass(frozen=True)
+class Scored:
+    """An alignment and what it cost to compute.
+
+    Parameters
+    ----------
+    alignment : oa_core.Alignment
+    seconds : float
+        Wall time of the (uncached) ``oa_core.align`` call.
+    """
+
+    alignment: Alignment
+    seconds: float
+
+
+@st.cache_resource(max_entries=96, show_spinner=False)
+def _align(gold: str, candidate: str, schema: str, wl_mode: str, wl_lambda: float) -> Scored:
+    start = time.perf_counter()
+    alignment = oa_core.align(json.loads(gold), json.loads(candidate), json.loads(schema),
+                              wl_mode=wl_mode, wl_blend_lambda=wl_lambda)
+    return Scored(alignment, time.perf_counter() - start)
+
+
+def align(gold: Any, candidate: Any, schema: Any, *, wl_mode: str = "tie_break",
+          wl_lambda: float = 0.5) -> Scored:
+    """Align (cached) three JSON values.
+
+    Raises
+    ------
+    oa_core.OAError
+        On unusable input, with the document and JSON Pointer of the problem.
+    """
+    return _align(session.canonical(gold), session.canonical(candidate),
+                  session.canonical(schema), wl_mode, float(wl_lambda))
+
+
+def show_error(exc: OAError, what: str = "score these documents") -> None:
+    """Show an ``oa_core`` error in the page: document, pointer, message, fix."""
+    where = md_escape(exc.pointer or "(root)")
+    text = f"**Could not {what}.** In the {exc.document} at {where}: {md_escape(exc.message)}"
+    if exc.fix:
+        text += f"\n\nFix: {md_escape(exc.fix)}"
+    st.error(text, icon=":material/warning:")
+
+
+def current(*, wl_mode: str | None = None, schema: Any = None,
+            candidate: Any = None) -> Scored | None:
+    """Align the session's documents (with the schema edits and applied fixes).
+
+    Parameters
+    ----------
+    wl_mode : str, optional
+        Overrides the session's WL mode.
+    schema, candidate : Any, optional
+        Override the session's (edited) schema or (fixed) candidate.
+
+    Returns
+    -------
+    Scored or None
+        None when nothing is loaded or ``oa_core`` rejected the input; the
+        reason is then shown in the page.
+    """
+    trio = session.trio()
+    if trio is None:
+        st.info("Load a bundled example or your own documents in the sidebar.")
+        return None
+    state = st.session_state
+    try:
+        return align(trio.gold,
+                     session.current_candidate() if candidate is None else candidate,
+                     session.edited_schema() if schema is None else schema,
+                     wl_mode=wl_mode or state.get(session.WL_MODE, "tie_break"),
+                     wl_lambda=state.get(session.WL_LAMBDA, 0.5))
+    except OAError as exc:
+        show_error(exc)
+        return None
+
+
+def timing_caption(scored: Scored, started: float) -> None:
+    """A caption with the alignment time and this page run's time so far."""
+    st.caption(f"Alignment computed in {scored.seconds * 1000:.1f} ms (cached afterwards); "
+               f"this view rendered in {(time.perf_counter() - started) * 1000:.0f} ms.")

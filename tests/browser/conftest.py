@@ -1,0 +1,119 @@
+"""Real-browser harness: `streamlit run` on 127.0.0.1 and Debian's Chromium.
+
+Every request the page makes is routed: 127.0.0.1 (the app), ``data:``, ``blob:``
+and ``about:`` go through; anything else is aborted and recorded, and each test
+fails if something was blocked (the explorer must work with no network).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, Route, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = ROOT / "tests" / "screenshots"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start the explorer with `streamlit run`; stop its whole process group after."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app/main.py",
+             "--server.headless", "true", "--server.address", "127.0.0.1",
+             "--server.port", str(port), "--server.fileWatcherType", "none",
+             "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as resp:
+                    if resp.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
+    """One headless Chromium (the system's) for the whole session."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium")), executable_path=str(CHROMIUM),
+            headless=True, args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 900})
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser_context: BrowserContext, app_url: str) -> Iterator[Page]:
+    """A fresh tab whose requests may only reach the app; asserts nothing was blocked."""
+    blocked: list[str] = []
+    allowed = (app_url, "data:", "blob:", "about:")
+
+    def route(route: Route) -> None:
+        url = route.request.url
+        if url.startswith(allowed):
+            route.continue_()
+        else:
+            blocked.append(url)
+            route.abort()
+
+    tab = browser_context.new_page()
+    tab.route("**/*", route)
+    tab.set_default_timeout(20_000)
+    yield tab
+    tab.close()
+    assert blocked == [], f"requests left 127.0.0.1: {blocked}"
+
+
+def screenshot(tab: Page, name: str) -> Path:
+    """Save a full-page screenshot (the viewport grown to the content height)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    height = tab.evaluate(
+        """() => {const main = document.querySelector('[data-testid="stMain"]');
+                  const inner = main ? main.scrollHeight : 0;
+                  return Math.max(inner, document.body.scrollHeight);}""")
+    tab.set_viewport_size({"width": 1400, "height": min(max(int(height) + 40, 900), 9000)})
+    tab.wait_for_timeout(400)
+    path = SCREENSHOTS / f"{name}.png"
+    tab.screenshot(path=str(path), full_page=True)
+    tab.set_viewport_size({"width": 1400, "height": 900})
+    return path
