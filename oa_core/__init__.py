@@ -8,6 +8,15 @@
 from .aligner import WL_MODES, Alignment, align, score
 from .comparators import register_comparator
 from .errors import Diagnostic, InputError, OAError, SchemaError
+from .feedback import (
+    Feedback,
+    RepairOp,
+    apply_ops,
+    feedback,
+    load_templates,
+    render_feedback,
+    repair_ops,
+)
 from .matchtree import MatchNode
 from .referential import ScopeAlignment
 from .schema import Schema, SchemaNode
@@ -17,9 +26,11 @@ __all__ = [
     "WL_MODES",
     "Alignment",
     "Diagnostic",
+    "Feedback",
     "InputError",
     "MatchNode",
     "OAError",
+    "RepairOp",
     "Schema",
     "SchemaError",
     "SchemaNode",
@@ -28,7 +39,12 @@ __all__ = [
     "WLTrace",
     "WLVertex",
     "align",
+    "apply_ops",
+    "feedback",
+    "load_templates",
     "register_comparator",
+    "render_feedback",
+    "repair_ops",
     "score",
 ]
 

@@ -233,10 +233,16 @@ class Scorer:
             node.score = 1.0 if both else schema.null_score
             node.status = "matched" if both else "null-mismatch"
             return
-        expected = self.bijections.get(scope, {}).get(id_key(gold))
+        bijection = self.bijections.get(scope, {})
+        existing = self.candidate_ids.get(scope, set())
+        gold_key = id_key(gold)
+        if gold_key not in bijection:
+            # A dangling gold reference agrees only with a dangling candidate one.
+            node.score = 0.0 if id_key(candidate) in existing else 1.0
+            return
+        expected = bijection[gold_key]
         node.expected = None if expected is None else expected[1]
-        ok = (expected is not None and id_key(candidate) == expected
-              and expected in self.candidate_ids.get(scope, ()))
+        ok = expected is not None and id_key(candidate) == expected and expected in existing
         node.score = 1.0 if ok else 0.0
 
     def _score_leaf(self, node: MatchNode, gold: Any, candidate: Any,
@@ -472,12 +478,20 @@ class Scorer:
                     scope: str) -> np.ndarray:
         bijection = self.bijections.get(scope, {})
         existing = self.candidate_ids.get(scope, set())
+        dangling, unmatched = -3, -1
         table: dict[Any, int] = {}
-        expected = np.fromiter(
-            (table.setdefault(e, len(table)) if (e := bijection.get(id_key(g))) is not None
-             and e in existing else -1 for g in golds), dtype=np.int64, count=len(golds))
-        actual = np.fromiter((table.get(id_key(p), -2) for p in candidates), dtype=np.int64,
-                             count=len(candidates))
+        expected = np.empty(len(golds), dtype=np.int64)
+        for i, g in enumerate(golds):
+            key = id_key(g)
+            if key not in bijection:
+                expected[i] = dangling
+            else:
+                target = bijection[key]
+                expected[i] = (table.setdefault(target, len(table))
+                               if target is not None and target in existing else unmatched)
+        actual = np.fromiter(
+            (table.setdefault(k, len(table)) if (k := id_key(p)) in existing else dangling
+             for p in candidates), dtype=np.int64, count=len(candidates))
         return (expected[:, None] == actual[None, :]).astype(np.float64)
 
     def _leaf_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],

@@ -1,0 +1,524 @@
+"""Deterministic, ranked optimizer feedback: repair operations and their text.
+
+Every imperfect leaf and every structural mismatch of the match tree becomes a
+:class:`RepairOp` whose ``delta`` is the score it recovers: its effective weight
+times ``1 - score`` (paper, section "Optimizer feedback"). Over the whole tree the
+deltas add up to ``1 - score``.
+
+Operation kinds: ``primitive-value``, ``missing-key``, ``extraneous-key``,
+``key-rename``, ``missing-list-item``, ``extraneous-list-item``,
+``wrong-reference``, ``unresolved-reference``, ``type-mismatch``, ``null-value``
+and ``subtree`` (a matched object or list that scores 0 is replaced whole).
+
+Paths are RFC 6901 pointers into the document they name: the gold for missing and
+replaced values, the candidate for extraneous ones; a missing element of an
+``align`` list is reported at the list. Each op carries a JSON Patch valid on the
+original candidate by itself; :func:`apply_ops` applies any set of ops at once.
+
+Examples
+--------
+>>> import json
+>>> load = lambda f: json.load(open(f"sample_data/running_example/{f}.json"))
+>>> fb = feedback(load("gold"), load("candidate"), load("schema"))
+>>> print(fb.text.splitlines()[0])
+The prediction scored 0.77 (deficit 0.23). Top 5 of 5 fix locations:
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .aligner import Alignment, align
+from .comparators import id_key, value_kind
+from .errors import InputError
+from .matchtree import MatchNode
+from .pointer import join, split
+from .schema import Schema, SchemaNode, concrete
+
+__all__ = ["DEFAULT_TEMPLATES", "OP_KINDS", "Feedback", "RepairOp", "apply_ops", "feedback",
+           "load_templates", "render_feedback", "repair_ops"]
+
+OP_KINDS = ("primitive-value", "missing-key", "extraneous-key", "key-rename",
+            "missing-list-item", "extraneous-list-item", "wrong-reference",
+            "unresolved-reference", "type-mismatch", "null-value", "subtree")
+
+DEFAULT_TEMPLATES: dict[str, str] = {
+    "header": "The prediction scored {score:.2f} (deficit {deficit:.2f}). "
+              "Top {shown} of {total} fix locations:",
+    "perfect": "The prediction scored {score:.2f}: it matches the gold; nothing to fix.",
+    "primitive-value": "{path}: expected {gold}, got {candidate}. Fixing this recovers "
+                       "+{delta:.3f}.",
+    "missing-key": "{path}: missing key {key} (expected {gold}). Adding it recovers "
+                   "+{delta:.3f}.",
+    "extraneous-key": "{path}: unexpected key {key} with {candidate}. Removing it recovers "
+                      "+{delta:.3f}.",
+    "key-rename": "{path}: key {candidate_key} should be named {gold_key}. Renaming it "
+                  "recovers +{delta:.3f}.",
+    "missing-list-item": "{path}: missing list item {gold}. Adding it recovers +{delta:.3f}.",
+    "missing-list-item.unordered": "{path}: list is missing item {gold}. Adding it recovers "
+                                   "+{delta:.3f}.",
+    "extraneous-list-item": "{path}: extraneous list item {candidate}. Removing it recovers "
+                            "+{delta:.3f}.",
+    "wrong-reference": "{path}: reference {candidate} points to the wrong {scope} record; "
+                       "expected {target}. Fixing this recovers +{delta:.3f}.",
+    "unresolved-reference": "{path}: reference {candidate} points to no {scope} record; "
+                            "expected {target}. Fixing this recovers +{delta:.3f}.",
+    "type-mismatch": "{path}: expected {gold_type} {gold}, got {candidate_type} {candidate}. "
+                     "Replacing it recovers +{delta:.3f}.",
+    "null-value": "{path}: expected {gold}, got {candidate}. Fixing this recovers "
+                  "+{delta:.3f}.",
+    "subtree": "{path}: the whole value is wrong; expected {gold}. Replacing it recovers "
+               "+{delta:.3f}.",
+    "focus": "Focus on {kind} errors — they account for {pct:.0f}% of the deficit shown.",
+    "spread": "The deficit is spread across multiple issue types ({kinds}).",
+}
+
+_COMPACT = "{path} {kind} +{delta:.3f}"
+_MAX_SHOWN_VALUE = 160
+
+
+@dataclass(slots=True)
+class RepairOp:
+    """One edit that brings the candidate closer to the gold.
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`OP_KINDS`.
+    path : str
+        Where to report it (see the module notes).
+    gold_path, candidate_path : str or None
+        Pointers into gold and candidate (None when absent there).
+    gold, candidate : any
+        The values on each side (None when absent).
+    delta : float
+        Score recovered by this op alone.
+    value : any
+        What the op writes into the candidate (gold ids translated to the
+        candidate's ids); None for removals.
+    patch : list of dict
+        JSON Patch (RFC 6902) doing this op on the original candidate.
+    message : str
+        The rendered line (without its number).
+    """
+
+    kind: str
+    path: str
+    gold_path: str | None
+    candidate_path: str | None
+    gold: Any
+    candidate: Any
+    delta: float
+    value: Any = None
+    patch: list[dict[str, Any]] = field(default_factory=list)
+    message: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+    # where apply_ops edits: the candidate container and, for insertions, the
+    # original candidate index to insert after (-1: at the front; None: at the end)
+    container: str | None = None
+    anchor: int | None = None
+    rank_key: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for private in ("container", "anchor", "rank_key", "details"):
+            data.pop(private)
+        return data
+
+
+@dataclass(slots=True)
+class Feedback:
+    """Rendered feedback: the score, every op ranked, the ones shown, the text."""
+
+    score: float
+    deficit: float
+    ops: list[RepairOp]
+    shown: list[RepairOp]
+    text: str
+    synthesis: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"score": self.score, "deficit": self.deficit, "text": self.text,
+                "synthesis": self.synthesis, "shown": [op.to_dict() for op in self.shown],
+                "ops": [op.to_dict() for op in self.ops]}
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN_VALUE else text[: _MAX_SHOWN_VALUE - 3] + "..."
+
+
+class _Translator:
+    """Writes gold values in the candidate's identifier space.
+
+    A gold record with no candidate counterpart keeps its id when the candidate
+    does not use it, else gets a fresh one; references are mapped through the
+    bijections extended by these new ids.
+    """
+
+    def __init__(self, alignment: Alignment) -> None:
+        self.schema = alignment.schema
+        self.mapping: dict[str, dict[Any, Any]] = {}
+        for scope, bijection in alignment.bijections.items():
+            taken = {id_key(c) for c in alignment.scopes[scope].candidate_ids if c is not None}
+            numbers = [v for k, v in taken if k == "number"]
+            numbers += [g for g in bijection if value_kind(g) == "number"]
+            next_number = int(max(numbers, default=0)) + 1
+            extended: dict[Any, Any] = {}
+            for gold_id, cand_id in bijection.items():
+                if cand_id is not None:
+                    extended[id_key(gold_id)] = cand_id
+                    continue
+                fresh: Any = gold_id
+                while id_key(fresh) in taken:
+                    if value_kind(gold_id) == "number":
+                        fresh, next_number = next_number, next_number + 1
+                    else:
+                        fresh = f"{fresh}_new"
+                taken.add(id_key(fresh))
+                extended[id_key(gold_id)] = fresh
+            self.mapping[scope] = extended
+
+    def target(self, scope: str, gold_id: Any) -> Any:
+        return self.mapping.get(scope, {}).get(id_key(gold_id), gold_id)
+
+    def translate(self, value: Any, node: SchemaNode) -> Any:
+        node = concrete(node, value, value)
+        if value is None:
+            return None
+        if node.id_scope is not None:
+            return self.target(node.id_scope, value)
+        if node.ref is not None:
+            return self.target(node.ref, value)
+        if isinstance(value, dict):
+            return {k: self.translate(v, node.property_schema(k)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.translate(v, node.item_schema(i)) for i, v in enumerate(value)]
+        return value
+
+
+def _describe_target(alignment: Alignment, scope: str, gold_id: Any) -> str:
+    """The gold record a reference should reach, by its properties."""
+    decl = alignment.schema.scopes[scope]
+    for pointer, record_id in zip(alignment.scopes[scope].gold_paths,
+                                  alignment.scopes[scope].gold_ids, strict=True):
+        if record_id is not None and id_key(record_id) == id_key(gold_id):
+            record = _resolve(alignment.gold, pointer)
+            props = ", ".join(f"{k} {_show(v)}" for k, v in record.items()
+                              if k != decl.id_field and not isinstance(v, dict | list))
+            return f"the {scope} with {props}" if props else f"the {scope} record {pointer}"
+    return f"{scope} {gold_id!r}"
+
+
+def _resolve(document: Any, pointer: str) -> Any:
+    node = document
+    for token in split(pointer):
+        node = node[int(token)] if isinstance(node, list) else node[token]
+    return node
+
+
+class _Collector:
+    def __init__(self, alignment: Alignment, describe_refs: bool) -> None:
+        self.alignment = alignment
+        self.describe_refs = describe_refs
+        self.translator = _Translator(alignment)
+        self.ops: list[RepairOp] = []
+        self.order = 0
+
+    def schema_of(self, node: MatchNode) -> SchemaNode:
+        found = self.alignment.schema.node_at(node.schema_path)
+        return found if found is not None else self.alignment.schema.root
+
+    def add(self, op: RepairOp) -> None:
+        op.rank_key = (self.order,)
+        self.order += 1
+        self.ops.append(op)
+
+    def walk(self, node: MatchNode, parent: MatchNode | None) -> None:
+        if node.status in ("missing", "excess"):
+            self.structural(node, parent)
+            return
+        if parent is not None and parent.kind == "map" and node.label.count(" ~ ") == 1:
+            self.rename(node, parent)
+        if node.score >= 1.0 and not node.children:
+            return
+        if node.status == "type-mismatch":
+            self.replace(node, "type-mismatch")
+        elif node.status == "null-mismatch":
+            self.replace(node, "null-value")
+        elif node.kind in ("map", "sequence") and node.score == 0.0 and node.children:
+            self.replace(node, "subtree")
+        elif node.kind == "ref":
+            self.reference(node)
+        elif node.kind in ("leaf", "null", "id"):
+            if node.score < 1.0:
+                self.replace(node, "primitive-value")
+        else:
+            for child in node.children:
+                self.walk(child, node)
+
+    def replace(self, node: MatchNode, kind: str) -> None:
+        value = self.translator.translate(node.gold, self.schema_of(node))
+        details = {"gold_type": value_kind(node.gold), "candidate_type": value_kind(
+            node.candidate)}
+        self.add(RepairOp(kind, node.gold_path or "", node.gold_path, node.candidate_path,
+                          node.gold, node.candidate, node.effective_weight * (1.0 - node.score),
+                          value, [{"op": "replace", "path": node.candidate_path, "value": value}],
+                          details=details, container=node.candidate_path))
+
+    def reference(self, node: MatchNode) -> None:
+        scope = node.scope or ""
+        value = self.translator.target(scope, node.gold)
+        existing = self.alignment.scopes[scope].candidate_ids if scope in self.alignment.scopes \
+            else []
+        kind = ("wrong-reference" if any(id_key(c) == id_key(node.candidate)
+                                         for c in existing if c is not None)
+                else "unresolved-reference")
+        target = (_describe_target(self.alignment, scope, node.gold) if self.describe_refs
+                  else _show(value))
+        self.add(RepairOp(kind, node.gold_path or "", node.gold_path, node.candidate_path,
+                          node.gold, node.candidate, node.effective_weight * (1.0 - node.score),
+                          value, [{"op": "replace", "path": node.candidate_path, "value": value}],
+                          details={"scope": scope, "target": target},
+                          container=node.candidate_path))
+
+    def rename(self, node: MatchNode, parent: MatchNode) -> None:
+        assert node.gold_path is not None and node.candidate_path is not None
+        gold_key, cand_key = split(node.gold_path)[-1], split(node.candidate_path)[-1]
+        new_path = join(parent.candidate_path or "", gold_key)
+        self.add(RepairOp("key-rename", node.candidate_path, node.gold_path,
+                          node.candidate_path, gold_key, cand_key,
+                          node.key_effective_weight * (1.0 - (node.key_score or 0.0)), gold_key,
+                          [{"op": "move", "from": node.candidate_path, "path": new_path}],
+                          details={"gold_key": repr(gold_key), "candidate_key": repr(cand_key)},
+                          container=parent.candidate_path))
+
+    def structural(self, node: MatchNode, parent: MatchNode | None) -> None:
+        assert parent is not None
+        container = parent.candidate_path or ""
+        delta = node.deficit
+        if node.status == "excess":
+            kind = "extraneous-key" if parent.kind == "map" else "extraneous-list-item"
+            self.add(RepairOp(kind, node.candidate_path or "", None, node.candidate_path, None,
+                              node.candidate, delta, None,
+                              [{"op": "remove", "path": node.candidate_path}],
+                              details={"key": repr(node.label)}, container=container))
+            return
+        value = self.translator.translate(node.gold, self.schema_of(node))
+        if parent.kind == "map":
+            path = join(container, node.label)
+            self.add(RepairOp("missing-key", node.gold_path or "", node.gold_path, None,
+                              node.gold, None, delta, value,
+                              [{"op": "add", "path": path, "value": value}],
+                              details={"key": repr(node.label)}, container=container))
+            return
+        gold_index = int(node.label)
+        unordered = parent.order in ("align", "scope")
+        if unordered:
+            anchor = None
+            path = join(container, "-")
+        else:
+            anchor = _anchor(parent, gold_index, len(self.schema_of(parent).prefix_items))
+            path = join(container, "-" if anchor is None else anchor + 1)
+        self.add(RepairOp("missing-list-item",
+                          (parent.gold_path or "") if unordered else (node.gold_path or ""),
+                          node.gold_path, None, node.gold, None, delta, value,
+                          [{"op": "add", "path": path, "value": value}],
+                          details={"unordered": unordered, "gold_index": gold_index},
+                          container=container, anchor=anchor))
+
+
+def _anchor(sequence: MatchNode, gold_index: int, arity: int) -> int | None:
+    """The original candidate index after which a missing gold element belongs
+    (-1: at the front; None: at the end, for a tuple position the candidate lacks)."""
+    before = [j for i, j in sequence.pairs if i < gold_index]
+    if before:
+        return max(before)
+    if gold_index < arity:
+        return None
+    return arity - 1
+
+
+def repair_ops(alignment: Alignment, *, describe_refs: bool = False,
+               templates: Mapping[str, str] | None = None) -> list[RepairOp]:
+    """Every repair operation of an alignment, ranked by (-delta, path, kind)."""
+    collector = _Collector(alignment, describe_refs)
+    collector.walk(alignment.tree, None)
+    table = {**DEFAULT_TEMPLATES, **(templates or {})}
+    for op in collector.ops:
+        op.message = _render_op(op, table)
+    return sorted(collector.ops, key=lambda op: (-op.delta, op.path, op.kind, op.rank_key))
+
+
+def _render_op(op: RepairOp, table: Mapping[str, str]) -> str:
+    key = op.kind
+    if op.kind == "missing-list-item" and op.details.get("unordered"):
+        key = "missing-list-item.unordered"
+    template = table.get(key) or table[op.kind]
+    fields = {"path": op.path or "/", "kind": op.kind, "delta": op.delta,
+              "gold": _show(op.gold), "candidate": _show(op.candidate),
+              "key": op.details.get("key", ""), "scope": op.details.get("scope", ""),
+              "target": op.details.get("target", ""), **{
+                  k: v for k, v in op.details.items() if isinstance(v, str)}}
+    try:
+        return template.format(**fields)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise InputError("", f"template {key!r} is invalid: {exc}",
+                         fix="use only the documented {fields} in templates",
+                         document="options") from None
+
+
+def _synthesis(shown: Sequence[RepairOp], table: Mapping[str, str]) -> str:
+    if not shown:
+        return ""
+    totals: dict[str, float] = {}
+    for op in shown:
+        totals[op.kind] = totals.get(op.kind, 0.0) + op.delta
+    total = math.fsum(totals.values())
+    ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+    kind, top = ranked[0]
+    if total > 0 and top / total >= 0.6:
+        return table["focus"].format(kind=kind, pct=100.0 * top / total)
+    return table["spread"].format(kinds=", ".join(k for k, _ in ranked[:3]))
+
+
+def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 0.0,
+                    style: str = "text", templates: Mapping[str, str] | None = None,
+                    describe_refs: bool = False) -> Feedback:
+    """Rank the repair operations of an alignment and render them.
+
+    Parameters
+    ----------
+    top_k : int
+        How many operations to show (the rest stay in ``.ops``).
+    min_delta : float
+        Operations recovering less are not shown; operations recovering nothing
+        are never shown.
+    style : {"text", "compact", "json"}
+    templates : mapping, optional
+        Overrides of :data:`DEFAULT_TEMPLATES` (see :func:`load_templates`).
+    describe_refs : bool
+        Name the intended target of a wrong reference by its properties.
+    """
+    if style not in ("text", "compact", "json"):
+        raise InputError("", f"style must be text, compact or json, got {style!r}",
+                         fix="pick one of text, compact, json", document="options")
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
+        raise InputError("", f"top_k must be a non-negative integer, got {top_k!r}",
+                         fix="pass top_k=5 for example", document="options")
+    table = {**DEFAULT_TEMPLATES, **(templates or {})}
+    ops = repair_ops(alignment, describe_refs=describe_refs, templates=table)
+    eligible = [op for op in ops if op.delta > 0 and op.delta >= min_delta]
+    shown = eligible[:top_k]
+    synthesis = _synthesis(shown, table)
+    score = alignment.score
+    if style == "json":
+        text = ""
+    elif not eligible:
+        text = table["perfect"].format(score=score, deficit=1.0 - score) if not ops or all(
+            op.delta <= 0 for op in ops) else table["header"].format(
+            score=score, deficit=1.0 - score, shown=0, total=0)
+    elif style == "compact":
+        text = "\n".join([f"score {score:.4f}"] + [
+            _COMPACT.format(path=op.path or "/", kind=op.kind, delta=op.delta) for op in shown])
+    else:
+        lines = [table["header"].format(score=score, deficit=1.0 - score, shown=len(shown),
+                                        total=len(eligible))]
+        lines += [f"{n}. {op.message}" for n, op in enumerate(shown, 1)]
+        if synthesis:
+            lines.append(synthesis)
+        text = "\n".join(lines)
+    result = Feedback(score, 1.0 - score, ops, shown, text, synthesis)
+    if style == "json":
+        result.text = json.dumps(result.to_dict(), ensure_ascii=False, default=str)
+    return result
+
+
+def feedback(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str, *,
+             top_k: int = 5, min_delta: float = 0.0, style: str = "text",
+             templates: Mapping[str, str] | None = None, describe_refs: bool = False,
+             **align_options: Any) -> Feedback:
+    """Align, score and render ranked feedback in one call (see :func:`render_feedback`)."""
+    alignment = align(gold, candidate, schema, **align_options)
+    return render_feedback(alignment, top_k=top_k, min_delta=min_delta, style=style,
+                           templates=templates, describe_refs=describe_refs)
+
+
+def load_templates(path: str | Path) -> dict[str, str]:
+    """Read template overrides from a TOML or JSON file (a table of kind = template)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise InputError("", f"cannot read templates from {path}: {exc}",
+                         fix="give a TOML or JSON table of kind = template",
+                         document="options") from None
+    unknown = sorted(set(data) - set(DEFAULT_TEMPLATES))
+    if unknown or not all(isinstance(v, str) for v in data.values()):
+        raise InputError(f"/{unknown[0]}" if unknown else "",
+                         "templates must map known keys to strings"
+                         + (f"; unknown: {', '.join(unknown)}" if unknown else ""),
+                         fix="known keys: " + ", ".join(DEFAULT_TEMPLATES), document="options")
+    return data
+
+
+def apply_ops(candidate: Any, ops: Sequence[RepairOp]) -> Any:
+    """Apply repair operations (all pointers refer to the original candidate).
+
+    Replacements go first, then container edits deepest first, so that no edit
+    moves what a later one points at. Returns a new document.
+    """
+    document = copy.deepcopy(candidate)
+    structural: dict[str, list[RepairOp]] = {}
+    for op in ops:
+        if op.kind in ("missing-key", "extraneous-key", "key-rename", "missing-list-item",
+                       "extraneous-list-item"):
+            structural.setdefault(op.container or "", []).append(op)
+        elif op.candidate_path == "":
+            document = copy.deepcopy(op.value)
+        elif op.candidate_path is not None:
+            tokens = split(op.candidate_path)
+            parent = _resolve(document, join("", *tokens[:-1]))
+            key: Any = int(tokens[-1]) if isinstance(parent, list) else tokens[-1]
+            parent[key] = copy.deepcopy(op.value)
+    for container in sorted(structural, key=lambda p: (-len(split(p)), p)):
+        target = _resolve(document, container)
+        edits = structural[container]
+        if isinstance(target, dict):
+            for op in sorted(edits, key=lambda o: o.kind):
+                if op.kind == "extraneous-key":
+                    target.pop(split(op.candidate_path or "")[-1], None)
+                elif op.kind == "key-rename":
+                    old = split(op.candidate_path or "")[-1]
+                    target[op.value] = target.pop(old)
+                else:
+                    target[split(op.gold_path or "")[-1]] = copy.deepcopy(op.value)
+        else:
+            target[:] = _edit_list(target, edits)
+    return document
+
+
+def _edit_list(items: list[Any], edits: Sequence[RepairOp]) -> list[Any]:
+    removed = {int(split(op.candidate_path or "")[-1]) for op in edits
+               if op.kind == "extraneous-list-item"}
+    inserts: dict[int | None, list[RepairOp]] = {}
+    for op in edits:
+        if op.kind == "missing-list-item":
+            inserts.setdefault(op.anchor, []).append(op)
+    for group in inserts.values():
+        group.sort(key=lambda o: o.details["gold_index"])
+    result = [copy.deepcopy(o.value) for o in inserts.get(-1, [])]
+    for index, item in enumerate(items):
+        if index not in removed:
+            result.append(item)
+        result.extend(copy.deepcopy(o.value) for o in inserts.get(index, []))
+    result.extend(copy.deepcopy(o.value) for o in inserts.get(None, []))
+    return result
