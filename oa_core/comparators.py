@@ -117,14 +117,16 @@ class Comparator:
 
 
 def _string_comparator(name: str, scorer: Any) -> Comparator:
-    def scalar(g: str, p: str) -> float:
-        return float(scorer.normalized_similarity(g, p))
-
+    # Both forms go through cdist: its batched Jaro kernels round differently
+    # from the single-pair functions, and the two forms must agree to the bit.
     def matrix(golds: Sequence[str], cands: Sequence[str]) -> np.ndarray:
         if not golds or not cands:
             return np.zeros((len(golds), len(cands)), dtype=np.float64)
         return process.cdist(list(golds), list(cands), scorer=scorer.normalized_similarity,
                              dtype=np.float64, workers=1)
+
+    def scalar(g: str, p: str) -> float:
+        return float(matrix([g], [p])[0, 0])
 
     return Comparator(name, frozenset({"string"}), scalar, matrix, builtin=True)
 
