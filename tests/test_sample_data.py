@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -153,3 +154,18 @@ def test_order_examples_match_their_readme(example: str, sequence: float, set_: 
     gold, cand = load(example, "gold.json"), load(example, "candidate.json")
     assert oa_core.score(gold, cand, load(example, "schema.json")) == pytest.approx(sequence)
     assert oa_core.score(gold, cand, load(example, "schema_set.json")) == pytest.approx(set_)
+
+
+SCORE_ROW = re.compile(r"^\| `(schema\w*\.json)` \| `([\w/]+\.json)` \| (\d\.\d{3}) \|$", re.M)
+
+
+@pytest.mark.parametrize("example", [e["id"] for e in INDEX if e["id"] != "facts2order"])
+def test_readme_score_tables_are_current(example: str) -> None:
+    readme = (SAMPLES / example / "README.md").read_text(encoding="utf-8")
+    rows = SCORE_ROW.findall(readme)
+    entry = next(e for e in INDEX if e["id"] == example)
+    assert len(rows) == len(entry["schemas"]) * len(entry["candidates"])
+    gold = load(example, "gold.json")
+    for schema_file, candidate_file, shown in rows:
+        value = oa_core.score(gold, load(example, candidate_file), load(example, schema_file))
+        assert f"{value:.3f}" == shown, (schema_file, candidate_file)
