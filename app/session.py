@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
 
+import oa_core
 from oa_core.errors import OAError
 from oa_core.jsonio import loads
 from oa_core.pointer import split
@@ -239,7 +241,8 @@ def apply_edits(schema: Any, edits: dict[str, Any]) -> Any:
     return result
 
 
-def bind(name: str, default: Any) -> dict[str, Any]:
+def bind(name: str, default: Any, *, options: Sequence[Any] | None = None,
+         bounds: tuple[float, float] | None = None) -> dict[str, Any]:
     """Widget keyword arguments that keep a widget's value in a persistent key.
 
     Parameters
@@ -247,7 +250,11 @@ def bind(name: str, default: Any) -> dict[str, Any]:
     name : str
         The non-widget session key that holds the value across pages.
     default : Any
-        Its value on first use.
+        Its value on first use (and when the stored one is no longer valid).
+    options : sequence, optional
+        The widget's choices; a stored value not among them is reset to ``default``.
+    bounds : (low, high), optional
+        A numeric widget's range; a stored value is clipped into it.
 
     Returns
     -------
@@ -255,8 +262,10 @@ def bind(name: str, default: Any) -> dict[str, Any]:
         ``key``/``on_change``/``args`` to pass to the widget (give no ``value``).
     """
     state = st.session_state
-    if name not in state:
+    if name not in state or (options is not None and state[name] not in options):
         state[name] = default
+    if bounds is not None:
+        state[name] = min(max(state[name], bounds[0]), bounds[1])
     widget_key = f"w.{name}"
     state[widget_key] = state[name]
     return {"key": widget_key, "on_change": _copy_widget, "args": (widget_key, name)}
@@ -264,3 +273,27 @@ def bind(name: str, default: Any) -> dict[str, Any]:
 
 def _copy_widget(widget_key: str, name: str) -> None:
     st.session_state[name] = st.session_state[widget_key]
+
+
+def apply_fix(op: Any, score_before: float) -> None:
+    """Apply one repair operation to the current candidate (undoable).
+
+    Parameters
+    ----------
+    op : oa_core.RepairOp
+        The operation (its JSON Patch is written into a copy of the candidate).
+    score_before : float
+        The score before the fix, to report the move.
+    """
+    before = current_candidate()
+    after = oa_core.apply_ops(before, [op])
+    st.session_state.setdefault(FIXES, []).append({
+        "message": op.message, "kind": op.kind, "delta": op.delta,
+        "score_before": score_before, "before": before, "after": after})
+
+
+def undo_fix() -> None:
+    """Drop the last applied fix."""
+    fixes: list[dict[str, Any]] = st.session_state.get(FIXES, [])
+    if fixes:
+        fixes.pop()

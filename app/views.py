@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from html import escape
+
+import plotly.graph_objects as go
 import streamlit as st
 
-from oa_core import Alignment, Diagnostic
+from oa_core import Alignment, Diagnostic, RepairOp
 
 from .text import md_escape
 
@@ -35,3 +39,20 @@ def diagnostics(alignment: Alignment) -> None:
     if not alignment.warnings and not alignment.violations:
         st.success("No warnings; the candidate satisfies the schema.",
                    icon=":material/check_circle:")
+
+
+def delta_bars(ops: Sequence[RepairOp], shown: Sequence[RepairOp]) -> go.Figure:
+    """Horizontal bars of every ranked repair op's delta; the shown ones in color."""
+    shown_ids = {id(op) for op in shown}
+    labels = [f"{rank}. {escape(op.kind)} {escape(op.path or '/')}"
+              for rank, op in enumerate(ops, start=1)]
+    fig = go.Figure(go.Bar(
+        x=[op.delta for op in ops], y=labels, orientation="h",
+        marker={"color": ["#0072B2" if id(op) in shown_ids else "#bbbbbb" for op in ops]},
+        text=[f"+{op.delta:.3f}" for op in ops], textposition="outside",
+        customdata=[escape(op.message) for op in ops],
+        hovertemplate="%{customdata}<extra></extra>"))
+    fig.update_layout(height=max(200, 70 + 30 * len(ops)), yaxis={"autorange": "reversed"},
+                      xaxis={"title": {"text": "score recovered (delta)"}},
+                      margin={"l": 10, "r": 40, "t": 10, "b": 40})
+    return fig

@@ -20,6 +20,7 @@ from typing import Any
 
 import networkx as nx
 import plotly.graph_objects as go
+import streamlit as st
 
 from oa_core.wl import WLTrace
 
@@ -109,39 +110,46 @@ def layout(trace: WLTrace, bijection: Mapping[Any, Any]) -> list[tuple[float, fl
     -------
     list of (x, y)
         One position per vertex; gold x in [0, 1], candidate x in [1 + gap, 2 + gap].
+        Cached on the graph and the bijection.
     """
-    vertices = trace.vertices
-    gold = [i for i, v in enumerate(vertices) if v.side == "gold"]
+    vertices = tuple((v.side, v.kind, v.record_id) for v in trace.vertices)
+    edges = tuple((e.side, e.source, e.target) for e in trace.edges)
+    pairs = tuple((g, c) for g, c in bijection.items() if c is not None)
+    return _layout(vertices, edges, pairs)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _layout(vertices: tuple[tuple[str, str, Any], ...], edges: tuple[tuple[str, int, int], ...],
+            pairs: tuple[tuple[Any, Any], ...]) -> list[tuple[float, float]]:
+    gold = [i for i, v in enumerate(vertices) if v[0] == "gold"]
     graph = nx.Graph()
     graph.add_nodes_from(gold)
-    graph.add_edges_from((e.source, e.target) for e in trace.edges
-                         if e.side == "gold" and e.source != e.target)
+    graph.add_edges_from((s, t) for side, s, t in edges if side == "gold" and s != t)
     positions: dict[int, tuple[float, float]] = {}
     if gold:
-        raw = nx.spring_layout(graph, seed=7, k=1.6 / math.sqrt(max(len(gold), 1)),
-                               iterations=60)
+        raw = nx.spring_layout(graph, seed=7, k=1.6 / math.sqrt(len(gold)), iterations=60)
         xs = [float(p[0]) for p in raw.values()]
         ys = [float(p[1]) for p in raw.values()]
         x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
         for i, p in raw.items():
             positions[i] = (_unit(float(p[0]), x0, x1), _unit(float(p[1]), y0, y1))
-    gold_by_id = {vertices[i].record_id: i for i in gold if vertices[i].kind == "record"}
-    candidate_by_id = {v.record_id: i for i, v in enumerate(vertices)
-                       if v.side == "candidate" and v.kind == "record"}
+    gold_by_id = {v[2]: i for i, v in enumerate(vertices) if v[0] == "gold" and v[1] == "record"}
+    candidate_by_id = {v[2]: i for i, v in enumerate(vertices)
+                       if v[0] == "candidate" and v[1] == "record"}
     offset = 1.0 + _GAP
-    for gold_id, cand_id in bijection.items():
-        if cand_id is not None and gold_id in gold_by_id and cand_id in candidate_by_id:
+    for gold_id, cand_id in pairs:
+        if gold_id in gold_by_id and cand_id in candidate_by_id:
             gx, gy = positions[gold_by_id[gold_id]]
             positions[candidate_by_id[cand_id]] = (gx + offset, gy)
     loose = [i for i, v in enumerate(vertices)
-             if v.side == "candidate" and v.kind == "record" and i not in positions]
+             if v[0] == "candidate" and v[1] == "record" and i not in positions]
     for k, i in enumerate(loose):
-        positions[i] = (offset + 1.15, 1.0 - (k + 0.5) / max(len(loose), 1))
+        positions[i] = (offset + 1.15, 1.0 - (k + 0.5) / len(loose))
     neighbours: dict[int, list[int]] = {}
-    for e in trace.edges:
-        neighbours.setdefault(e.source, []).append(e.target)
-        neighbours.setdefault(e.target, []).append(e.source)
-    hubs = [i for i, v in enumerate(vertices) if v.side == "candidate" and v.kind == "hub"]
+    for _, s, t in edges:
+        neighbours.setdefault(s, []).append(t)
+        neighbours.setdefault(t, []).append(s)
+    hubs = [i for i, v in enumerate(vertices) if v[0] == "candidate" and v[1] == "hub"]
     for k, i in enumerate(hubs):
         placed = [positions[n] for n in neighbours.get(i, []) if n in positions]
         if placed:
@@ -156,17 +164,8 @@ def _unit(value: float, low: float, high: float) -> float:
     return 0.5 if high - low < 1e-12 else (value - low) / (high - low)
 
 
-def vertex_name(trace: WLTrace, index: int) -> str:
-    """A short display name of a vertex (id and label), escaped for plotly text."""
-    vertex = trace.vertices[index]
-    if vertex.kind == "hub":
-        return escape(f"hub {vertex.label or vertex.key}")
-    name = str(vertex.record_id)
-    return escape(f"{name} ({vertex.label})" if vertex.label else name)
-
-
 def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
-           classes: Sequence[int], bijection: Mapping[Any, Any], *,
+           classes: Sequence[int], bijection: Mapping[Any, Any], names: Mapping[int, str], *,
            show_pairs: bool = True, title: str = "") -> go.Figure:
     """The union graph at one round, one color per display class.
 
@@ -179,6 +178,8 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
         Display class per vertex for the round shown.
     bijection : mapping gold id -> candidate id or None
         Drawn as dashed gray links when ``show_pairs``.
+    names : mapping vertex index -> str
+        Display names (escaped here).
     show_pairs : bool
         Whether to draw the bijection.
     title : str
@@ -223,7 +224,8 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
             hx.append(x0 + 0.72 * (x1 - x0))
             hy.append(y0 + 0.72 * (y1 - y0))
             angles.append(math.degrees(math.atan2(x1 - x0, y1 - y0)))
-        hover.append(f"{vertex_name(trace, e.source)} → {vertex_name(trace, e.target)}: {what}")
+        hover.append(f"{escape(names.get(e.source, '?'))} → "
+                     f"{escape(names.get(e.target, '?'))}: {what}")
     fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", name="references", hoverinfo="skip",
                              line={"color": "#555555", "width": 1.4}))
     fig.add_trace(go.Scatter(x=hx, y=hy, mode="markers", name="direction", text=hover,
@@ -239,7 +241,7 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
             mode="markers+text", name=f"{kind}s", showlegend=False,
             text=[escape(str(vertices[i].record_id)) if kind == "record" else "" for i in members],
             textfont={"size": 11, "color": "#000000"},
-            customdata=[[vertices[i].side, vertex_name(trace, i), classes[i]]
+            customdata=[[vertices[i].side, escape(names.get(i, "?")), classes[i]]
                         for i in members],
             hovertemplate="%{customdata[0]} %{customdata[1]}<br>class %{customdata[2]}"
                           "<extra></extra>",

@@ -1,0 +1,251 @@
+"""Referential-alignment views of one scope: records, bijection, twins, WL classes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from oa_core import Alignment, ScopeAlignment, WLTrace
+from oa_core.pointer import resolve
+
+from .palette import class_color
+from .text import md_escape
+from .tree_views import MatrixView
+from .wl_graph import RoundSummary
+
+_SUMMARY_LIMIT = 48
+
+
+def record_summary(document: Any, pointer: str, id_field: str | None) -> str:
+    """The record's scalar fields except its id, joined: ``Dave, Engineer``."""
+    try:
+        record = resolve(document, pointer)
+    except KeyError:
+        return ""
+    if not isinstance(record, dict):
+        return str(record)[:_SUMMARY_LIMIT]
+    parts = [str(v) for k, v in record.items()
+             if k != id_field and not isinstance(v, dict | list) and v is not None]
+    text = ", ".join(parts)
+    return text if len(text) <= _SUMMARY_LIMIT else text[: _SUMMARY_LIMIT - 1] + "…"
+
+
+@dataclass(frozen=True)
+class ScopeRecords:
+    """Display names of a scope's records on both sides.
+
+    Parameters
+    ----------
+    gold, candidate : list of str
+        ``"<id> (<summary>)"`` per record, in record order.
+    """
+
+    gold: list[str]
+    candidate: list[str]
+
+
+def scope_records(alignment: Alignment, scope: str) -> ScopeRecords:
+    """Names of the scope's gold and candidate records."""
+    aligned = alignment.scopes[scope]
+    decl = alignment.schema.scopes.get(scope)
+    id_field = decl.id_field if decl is not None else None
+
+    def names(ids: Sequence[Any], paths: Sequence[str], document: Any) -> list[str]:
+        out = []
+        for record_id, path in zip(ids, paths, strict=True):
+            summary = record_summary(document, path, id_field)
+            out.append(f"{record_id} ({summary})" if summary else str(record_id))
+        return out
+
+    return ScopeRecords(names(aligned.gold_ids, aligned.gold_paths, alignment.gold),
+                        names(aligned.candidate_ids, aligned.candidate_paths,
+                              alignment.candidate))
+
+
+def scope_matrix(alignment: Alignment, scope: str) -> MatrixView:
+    """The scope's record similarity matrix C with the chosen pairs."""
+    aligned = alignment.scopes[scope]
+    names = scope_records(alignment, scope)
+    return MatrixView(f"scope {scope}: record similarity C (ids masked)",
+                      np.asarray(aligned.matrix, dtype=float), names.gold, names.candidate,
+                      [tuple(p) for p in aligned.pairs])
+
+
+def tied_rows(matrix: np.ndarray, row: int) -> list[int]:
+    """Other rows of ``matrix`` equal to ``row`` (records attributes cannot tell apart)."""
+    return [i for i in range(matrix.shape[0])
+            if i != row and np.array_equal(matrix[i], matrix[row])]
+
+
+def bijection_frame(alignments: Mapping[str, Alignment], scope: str,
+                    mode: str) -> pd.DataFrame:
+    """The bijection of ``mode`` with what every other mode pairs instead.
+
+    Parameters
+    ----------
+    alignments : mapping mode -> Alignment
+        The same documents aligned under each WL mode.
+    scope : str
+    mode : str
+        The mode whose bijection is listed (and whose C values are shown).
+    """
+    alignment = alignments[mode]
+    aligned = alignment.scopes[scope]
+    names = scope_records(alignment, scope)
+    by_id = dict(zip(aligned.candidate_ids, names.candidate, strict=True))
+    col_of = {cid: j for j, cid in enumerate(aligned.candidate_ids)}
+    structural = {i for i, _ in aligned.structural_pairs}
+    rows = []
+    for i, gold_id in enumerate(aligned.gold_ids):
+        cand_id = alignment.bijections[scope].get(gold_id)
+        row: dict[str, Any] = {
+            "gold record": names.gold[i],
+            "candidate record": by_id.get(cand_id, "— unmatched —") if cand_id is not None
+            else "— unmatched —",
+            "C (attributes)": float(aligned.matrix[i, col_of[cand_id]])
+            if cand_id in col_of else None,
+            "decided by": ("structure (WL)" if i in structural else
+                           "attributes" if cand_id is not None else "no partner"),
+        }
+        for other, other_alignment in alignments.items():
+            if other != mode:
+                partner = other_alignment.bijections[scope].get(gold_id)
+                row[f"with {other}"] = "—" if partner is None else str(partner)
+        rows.append(row)
+    return pd.DataFrame.from_records(rows)
+
+
+@dataclass(frozen=True)
+class Twin:
+    """A record that attributes tied with others and WL structure separated.
+
+    Parameters
+    ----------
+    gold : str
+        The gold record's name.
+    candidate : str
+        Its candidate partner's name.
+    tied_with : list of str
+        The gold records with the same attribute row in C.
+    round : int or None
+        The first WL round that gave it a color different from every twin.
+    context : str
+        Its references, which is what told the twins apart.
+    """
+
+    gold: str
+    candidate: str
+    tied_with: list[str]
+    round: int | None
+    context: str
+
+
+def _vertex_of(trace: WLTrace, side: str, record_index: int) -> int | None:
+    return next((v for v, vertex in enumerate(trace.vertices)
+                 if vertex.side == side and vertex.kind == "record"
+                 and vertex.record_index == record_index), None)
+
+
+def neighbourhood(trace: WLTrace, vertex: int, names: Mapping[int, str]) -> str:
+    """The vertex's incident references in words: "mentee of 1 (Alice, Manager)"."""
+    parts = []
+    for edge in trace.edges:
+        relation = edge.relation + (f" [{edge.label}]" if edge.label else "")
+        if edge.source == vertex and edge.target == vertex:
+            parts.append(f"{relation} to itself")
+        elif edge.target == vertex:
+            role = relation.split("->")[-1] if "->" in relation else relation
+            parts.append(f"{role} of {names.get(edge.source, '?')}")
+        elif edge.source == vertex:
+            role = relation.split("->")[0] if "->" in relation else relation
+            parts.append(f"{role} of {names.get(edge.target, '?')}")
+    return "; ".join(parts) or "no references"
+
+
+def twins(alignment: Alignment, scope: str) -> list[Twin]:
+    """The structural pairs of a scope, explained."""
+    aligned: ScopeAlignment = alignment.scopes[scope]
+    trace = alignment.wl.get(scope)
+    names = scope_records(alignment, scope)
+    out = []
+    for i, j in aligned.structural_pairs:
+        tied = tied_rows(np.asarray(aligned.matrix), i)
+        first_round: int | None = None
+        context = ""
+        if trace is not None:
+            me = _vertex_of(trace, "gold", i)
+            others = [o for t in tied if (o := _vertex_of(trace, "gold", t)) is not None]
+            if me is not None:
+                context = neighbourhood(trace, me, vertex_names(alignment, scope, trace))
+                first_round = next((r for r, colors in enumerate(trace.rounds)
+                                    if all(colors[me] != colors[o] for o in others)), None)
+        out.append(Twin(names.gold[i], names.candidate[j], [names.gold[t] for t in tied],
+                        first_round, context))
+    return out
+
+
+def class_table_html(trace: WLTrace, classes: Sequence[int],
+                     names: Mapping[int, str]) -> str:
+    """HTML table: one row per WL class with its swatch, gold and candidate members."""
+    members: dict[int, dict[str, list[str]]] = {}
+    for v, vertex in enumerate(trace.vertices):
+        side = members.setdefault(classes[v], {"gold": [], "candidate": []})
+        side[vertex.side].append(names.get(v, vertex.key))
+    rows = ['<table style="border-collapse:collapse;font-size:0.9em;width:100%">'
+            '<thead><tr><th style="text-align:left">class</th>'
+            '<th style="text-align:left">gold</th><th style="text-align:left">candidate</th>'
+            "</tr></thead><tbody>"]
+    for cls in sorted(members):
+        side = members[cls]
+        balanced = len(side["gold"]) == len(side["candidate"])
+        note = "" if balanced else " ⚠ unequal sizes"
+        rows.append(
+            '<tr style="border-top:1px solid #ddd">'
+            f'<td><span style="display:inline-block;width:14px;height:14px;border-radius:7px;'
+            f'border:1px solid #333;background:{class_color(cls)}"></span> {cls}{note}</td>'
+            f'<td>{escape(", ".join(side["gold"]) or "—")}</td>'
+            f'<td>{escape(", ".join(side["candidate"]) or "—")}</td></tr>')
+    rows.append("</tbody></table>")
+    return "".join(rows)
+
+
+def vertex_names(alignment: Alignment, scope: str, trace: WLTrace) -> dict[int, str]:
+    """Display name of every vertex of the scope's union graph (not escaped)."""
+    names = scope_records(alignment, scope)
+    out = {}
+    for v, vertex in enumerate(trace.vertices):
+        if vertex.kind == "record" and vertex.record_index is not None:
+            side = names.gold if vertex.side == "gold" else names.candidate
+            out[v] = side[vertex.record_index]
+        else:
+            out[v] = f"hub {vertex.key}"
+    return out
+
+
+def twin_markdown(twin: Twin) -> str:
+    """The twin called out in (escaped) Markdown."""
+    when = f"in WL round {twin.round}" if twin.round is not None else "through the blend"
+    tied = ", ".join(twin.tied_with) or "another record"
+    return (f"**Gold {md_escape(twin.gold)} → candidate {md_escape(twin.candidate)}.** "
+            f"Its attributes tie with {md_escape(tied)}, so C cannot tell them apart; its "
+            f"references ({md_escape(twin.context)}) gave it a color of its own {when}, "
+            "which decided this pairing.")
+
+
+def round_markdown(trace: WLTrace, names: Mapping[int, str], summary: RoundSummary,
+                   rounds: int) -> str:
+    """What one WL round did, in (escaped) Markdown."""
+    stable = "the stable coloring" if summary.index == rounds - 1 else "not yet stable"
+    text = f"Round {summary.index} of {rounds - 1}: **{summary.classes} classes** ({stable})."
+    if summary.split:
+        split = ", ".join(f"{trace.vertices[v].side} {names[v]}" for v in summary.split)
+        text += f" This round gave new colors to: {md_escape(split)}."
+    elif summary.index == 0:
+        text += (" In tie-break mode every record starts with the same color; blend mode "
+                 "seeds the colors with each record's exact attributes.")
+    return text
