@@ -493,17 +493,24 @@ def apply_ops(candidate: Any, ops: Sequence[RepairOp]) -> Any:
         target = _resolve(document, container)
         edits = structural[container]
         if isinstance(target, dict):
-            for op in sorted(edits, key=lambda o: o.kind):
-                if op.kind == "extraneous-key":
-                    target.pop(split(op.candidate_path or "")[-1], None)
-                elif op.kind == "key-rename":
-                    old = split(op.candidate_path or "")[-1]
-                    target[op.value] = target.pop(old)
-                else:
-                    target[split(op.gold_path or "")[-1]] = copy.deepcopy(op.value)
+            _edit_map(target, edits)
         else:
             target[:] = _edit_list(target, edits)
     return document
+
+
+def _edit_map(target: dict[str, Any], edits: Sequence[RepairOp]) -> None:
+    # Renames happen at once (a -> b while b -> c must not clobber b).
+    moving = {}
+    for op in edits:
+        if op.kind == "extraneous-key":
+            target.pop(split(op.candidate_path or "")[-1], None)
+        elif op.kind == "key-rename":
+            moving[op.value] = target.pop(split(op.candidate_path or "")[-1])
+    target.update(moving)
+    for op in edits:
+        if op.kind == "missing-key":
+            target[split(op.gold_path or "")[-1]] = copy.deepcopy(op.value)
 
 
 def _edit_list(items: list[Any], edits: Sequence[RepairOp]) -> list[Any]:

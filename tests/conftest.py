@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNING = ROOT / "sample_data" / "running_example"
@@ -21,3 +23,10 @@ def load_example(folder: Path) -> tuple[Any, Any, Any]:
 def running() -> tuple[Any, Any, Any]:
     """(gold, candidate, schema) of the paper's running example (fig:oa-example)."""
     return load_example(RUNNING)
+
+
+# CI runs derandomized (the same examples every run); locally hypothesis explores.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("deep", max_examples=1500)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE",
+                                                                        "default"))
