@@ -14,7 +14,7 @@ import oa_core
 from oa_core import OAError, apply_ops, feedback
 from oa_core.matchtree import Scorer
 
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 words = st.sampled_from(["alpha", "beta", "gamma", "delta", "alpah", "bet", "", "Ωmega"])
@@ -189,7 +189,7 @@ schema_junk = st.recursive(
     max_leaves=10)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@SETTINGS
 @given(schema_junk, json_values, json_values)
 def test_fuzz_only_typed_errors(schema, gold, candidate):
     try:
