@@ -8,7 +8,8 @@ deltas add up to ``1 - score``.
 Operation kinds: ``primitive-value``, ``missing-key``, ``extraneous-key``,
 ``key-rename``, ``missing-list-item``, ``extraneous-list-item``,
 ``wrong-reference``, ``unresolved-reference``, ``type-mismatch``, ``null-value``
-and ``subtree`` (a matched object or list that scores 0 is replaced whole).
+and ``subtree`` (a matched object or list below the root that scores 0 is
+replaced whole rather than edited piece by piece).
 
 Paths are RFC 6901 pointers into the document they name: the gold for missing and
 replaced values, the candidate for extraneous ones; a missing element of an
@@ -253,7 +254,8 @@ class _Collector:
             self.replace(node, "type-mismatch")
         elif node.status == "null-mismatch":
             self.replace(node, "null-value")
-        elif node.kind in ("map", "sequence") and node.score == 0.0 and node.children:
+        elif (parent is not None and node.kind in ("map", "sequence") and node.score == 0.0
+              and node.children):
             self.replace(node, "subtree")
         elif node.kind == "ref":
             self.reference(node)

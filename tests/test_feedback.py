@@ -1,0 +1,144 @@
+"""Repair operations, ranking, templates and styles (paper III.F)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import oa_core
+from oa_core import InputError, apply_ops, feedback, load_templates
+
+PEOPLE = {"type": "object", "properties": {
+    "people": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+        "id": {"type": "integer", "idScope": "person"},
+        "name": {"type": "string", "score": "exact"}}}},
+    "mentor": {"type": "integer", "ref": "person"},
+    "note": {"type": ["string", "null"]},
+    "meta": {"type": "object", "keyImportance": 1},
+    "tags": {"type": "array", "order": "align", "items": {"type": "string"}}}}
+
+GOLD = {"people": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}], "mentor": 2,
+        "note": "hello", "meta": {"owner": "x", "team": "y"}, "tags": ["a"]}
+
+
+def kinds(gold, cand, schema):
+    return sorted(op.kind for op in feedback(gold, cand, schema).ops)
+
+
+def test_every_kind_is_reachable():
+    cand = {"people": [{"id": 7, "name": "Ann"}, {"id": 8, "name": "Bob"}], "mentor": 7,
+            "note": None, "meta": {"ownr": "x", "zzz": 1}, "tags": "a"}
+    found = kinds(GOLD, cand, PEOPLE)
+    assert found == sorted(["wrong-reference", "null-value", "key-rename", "missing-key",
+                            "extraneous-key", "type-mismatch"])
+    cand["mentor"] = 99
+    assert "unresolved-reference" in kinds(GOLD, cand, PEOPLE)
+
+
+def test_subtree_op_replaces_an_object_that_scores_zero():
+    schema = {"type": "object", "properties": {"a": {"type": "object", "properties": {
+        "x": {"type": "string", "score": "exact"}, "y": {"type": "string", "score": "exact"}}}}}
+    ops = feedback({"a": {"x": "1", "y": "2"}}, {"a": {"x": "3", "y": "4"}}, schema).ops
+    assert [op.kind for op in ops] == ["subtree"]
+    assert ops[0].patch == [{"op": "replace", "path": "/a", "value": {"x": "1", "y": "2"}}]
+
+
+def test_describe_refs_names_the_target_by_its_properties():
+    cand = {**GOLD, "people": [{"id": 7, "name": "Ann"}, {"id": 8, "name": "Bob"}],
+            "mentor": 7}
+    fb = feedback(GOLD, cand, PEOPLE, describe_refs=True)
+    [op] = [op for op in fb.ops if op.kind == "wrong-reference"]
+    assert "the person with name 'Bob'" in op.message
+    assert op.value == 8  # the candidate's id for gold's Bob
+
+
+def test_missing_records_get_fresh_ids_and_refs_follow_them():
+    schema = {"type": "object", "properties": {
+        "people": PEOPLE["properties"]["people"],
+        "links": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+            "a": {"type": "integer", "ref": "person"},
+            "b": {"type": "integer", "ref": "person"}}}}}}
+    gold = {"people": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}],
+            "links": [{"a": 1, "b": 2}]}
+    cand = {"people": [{"id": 2, "name": "Ann"}], "links": []}  # id 2 is taken
+    fb = feedback(gold, cand, schema)
+    fixed = apply_ops(cand, fb.ops)
+    assert oa_core.score(gold, fixed, schema) == 1.0
+    new_bob = next(p for p in fixed["people"] if p["name"] == "Bob")
+    assert new_bob["id"] == 3 and fixed["links"] == [{"a": 2, "b": 3}]
+
+
+def test_ranking_top_k_and_min_delta(running):
+    fb = feedback(*running, top_k=2)
+    assert len(fb.shown) == 2 and len(fb.ops) == 5
+    assert fb.text.splitlines()[0].endswith("Top 2 of 5 fix locations:")
+    fb = feedback(*running, min_delta=0.05)
+    assert [round(op.delta, 4) for op in fb.shown] == [0.0625] * 3
+    deltas = [op.delta for op in fb.ops]
+    assert deltas == sorted(deltas, reverse=True)
+
+
+def test_synthesis_focus_line():
+    schema = {"type": "object", "properties": {"a": {"type": "string", "score": "exact"},
+                                               "b": {"type": "string", "score": "exact"}}}
+    fb = feedback({"a": "x", "b": "y"}, {"a": "q", "b": "r"}, schema)
+    assert fb.synthesis == ("Focus on primitive-value errors — they account for 100% of the "
+                            "deficit shown.")
+
+
+def test_perfect_candidate():
+    fb = feedback({"a": 1}, {"a": 1}, {})
+    assert fb.ops == [] and "nothing to fix" in fb.text
+
+
+def test_styles(running):
+    compact = feedback(*running, style="compact").text.splitlines()
+    assert compact[0] == "score 0.7679" and compact[1] == "/agenda/0 extraneous-list-item +0.062"
+    data = json.loads(feedback(*running, style="json").text)
+    assert data["score"] == 0.7678571428571429 and len(data["shown"]) == 5
+    with pytest.raises(InputError):
+        feedback(*running, style="html")
+
+
+def test_templates_override_from_toml(tmp_path, running):
+    path = tmp_path / "t.toml"
+    path.write_text('"primitive-value" = "{path}: use {gold} instead of {candidate} '
+                    '(+{delta:.2f})"\n')
+    fb = feedback(*running, templates=load_templates(path))
+    assert "3. /period/1: use 2025 instead of 2026 (+0.06)" in fb.text
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"primitve-value": "x"}')
+    with pytest.raises(InputError, match="unknown"):
+        load_templates(bad)
+
+
+def test_each_patch_applies_alone(running):
+    gold, candidate, schema = running
+    for op in feedback(*running).ops:
+        document = json.loads(json.dumps(candidate))
+        for step in op.patch:
+            tokens = step["path"].split("/")[1:]
+            parent = document
+            for token in tokens[:-1]:
+                parent = parent[int(token)] if isinstance(parent, list) else parent[token]
+            last = tokens[-1]
+            if step["op"] == "remove":
+                del parent[int(last)]
+            elif step["op"] == "add" and isinstance(parent, list):
+                parent.insert(len(parent) if last == "-" else int(last), step["value"])
+            else:
+                parent[int(last) if isinstance(parent, list) else last] = step["value"]
+        assert oa_core.score(gold, document, schema) > oa_core.score(*running)
+
+
+def test_deltas_sum_to_the_deficit_on_every_sample():
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent / "sample_data"
+    for folder in sorted(p for p in root.iterdir() if (p / "schema.json").exists()):
+        gold, cand, schema = (json.loads((folder / f"{n}.json").read_text())
+                              for n in ("gold", "candidate", "schema"))
+        fb = feedback(gold, cand, schema)
+        assert abs(math.fsum(op.delta for op in fb.ops) - fb.deficit) < 1e-12, folder.name
+        assert oa_core.score(gold, apply_ops(cand, fb.ops), schema) == 1.0, folder.name
