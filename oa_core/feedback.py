@@ -41,7 +41,7 @@ from .comparators import id_key, value_kind
 from .errors import InputError
 from .matchtree import MatchNode
 from .pointer import join, split
-from .schema import Schema, SchemaNode, concrete
+from .schema import ANY, Schema, SchemaNode, concrete
 
 __all__ = ["DEFAULT_TEMPLATES", "OP_KINDS", "Feedback", "RepairOp", "apply_ops", "feedback",
            "load_templates", "render_feedback", "repair_ops"]
@@ -233,9 +233,9 @@ class _Collector:
         self.ops: list[RepairOp] = []
         self.order = 0
 
-    def schema_of(self, node: MatchNode) -> SchemaNode:
-        found = self.alignment.schema.node_at(node.schema_path)
-        return found if found is not None else self.alignment.schema.root
+    @staticmethod
+    def schema_of(node: MatchNode) -> SchemaNode:
+        return node.schema if node.schema is not None else ANY
 
     def add(self, op: RepairOp) -> None:
         op.rank_key = (self.order,)

@@ -108,6 +108,7 @@ class MatchNode:
     scope: str | None = None
     expected: Any = None  # refs: the candidate id the gold reference maps to
     children: list[MatchNode] = field(default_factory=list)
+    schema: SchemaNode | None = field(default=None, repr=False)  # the node it was scored by
     matrix: np.ndarray | None = None
     pairs: list[tuple[int, int]] = field(default_factory=list)
 
@@ -195,7 +196,7 @@ class Scorer:
         schema = concrete(schema, gold, candidate)
         node = MatchNode(_node_kind(schema, gold if gold is not None else candidate),
                          "matched", label, gold_path, candidate_path, schema.pointer, gold,
-                         candidate)
+                         candidate, schema=schema)
         if schema.id_scope is not None:
             node.scope, node.score = schema.id_scope, 1.0
         elif schema.ref is not None:
@@ -332,7 +333,8 @@ class Scorer:
         schema = concrete(schema, value, value)
         return MatchNode(_node_kind(schema, value), status, label, gold_path, candidate_path,
                          schema.pointer, value if gold_path is not None else None,
-                         value if candidate_path is not None else None, score=0.0)
+                         value if candidate_path is not None else None, score=0.0,
+                         schema=schema)
 
     def _score_sequence(self, node: MatchNode, gold: list[Any], candidate: list[Any],
                         schema: SchemaNode) -> None:

@@ -215,6 +215,7 @@ class Schema:
         self.warnings = warnings
         self.comparators = comparators
         self.validator = Draft202012Validator(raw)
+        self._by_pointer: dict[str, SchemaNode] | None = None
 
     @classmethod
     def parse(cls, schema: Any, *, comparators: Mapping[str, Any] | None = None) -> Schema:
@@ -260,10 +261,11 @@ class Schema:
 
     def node_at(self, pointer: str) -> SchemaNode | None:
         """The parsed node whose schema pointer is ``pointer``, if any."""
-        for node in self.root.walk():
-            if node.pointer == pointer:
-                return node
-        return None
+        if self._by_pointer is None:
+            self._by_pointer = {}
+            for node in self.root.walk():
+                self._by_pointer.setdefault(node.pointer, node)
+        return self._by_pointer.get(pointer)
 
 
 class _Parser:
