@@ -1,8 +1,9 @@
 """The bundled examples under ``sample_data/``.
 
-An example is a folder holding ``gold``, ``candidate`` and ``schema`` documents
-(``.json`` or ``.jsonc``). ``sample_data/index.json`` lists them with a title and a
-description; without it every folder that holds the three documents is listed.
+An example is a folder holding a ``gold.json``, one or more schemas and one or
+more candidates. ``sample_data/index.json`` lists them with a title, a description,
+the schema and candidate variants and an optional source text; without it every
+folder that holds ``gold.json``, ``candidate.json`` and ``schema.json`` is listed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,14 @@ DOCUMENTS = ("gold", "candidate", "schema")
 
 
 @dataclass(frozen=True)
+class Variant:
+    """One file of an example (a schema or a candidate) with a human label."""
+
+    file: str
+    label: str
+
+
+@dataclass(frozen=True)
 class Example:
     """One bundled example.
 
@@ -28,63 +37,94 @@ class Example:
         Human title.
     description : str
         One or two sentences on what it shows.
+    schemas, candidates : tuple of Variant
+        The schema and candidate files to choose from (the first is the default).
+    context : str or None
+        File with the source text the documents were extracted from.
     """
 
     name: str
     title: str
     description: str
+    schemas: tuple[Variant, ...] = (Variant("schema.json", "schema"),)
+    candidates: tuple[Variant, ...] = (Variant("candidate.json", "candidate"),)
+    context: str | None = None
 
-    def document_path(self, document: str) -> Path:
-        """The file of ``document`` ("gold", "candidate" or "schema").
+    @property
+    def folder(self) -> Path:
+        """The example's folder."""
+        return SAMPLE_DIR / self.name
 
-        Raises
-        ------
-        FileNotFoundError
-            When the folder holds neither ``<document>.json`` nor ``.jsonc``.
-        """
+    def gold_path(self) -> Path:
+        """The gold document (``gold.json`` or ``gold.jsonc``)."""
         for suffix in (".json", ".jsonc"):
-            path = SAMPLE_DIR / self.name / f"{document}{suffix}"
+            path = self.folder / f"gold{suffix}"
             if path.is_file():
                 return path
-        raise FileNotFoundError(f"sample_data/{self.name}/{document}.json")
+        return self.folder / "gold.json"
+
+    def context_text(self) -> str | None:
+        """The source text, if the example has one."""
+        if self.context is None:
+            return None
+        try:
+            return (self.folder / self.context).read_text(encoding="utf-8")
+        except OSError:
+            return None
 
 
-def _complete(folder: Path) -> bool:
-    return all(any((folder / f"{doc}{suffix}").is_file() for suffix in (".json", ".jsonc"))
-               for doc in DOCUMENTS)
+def _variants(raw: object, default: str) -> tuple[Variant, ...]:
+    if not isinstance(raw, list):
+        return (Variant(default, default.removesuffix(".json")),)
+    out = tuple(Variant(str(v["file"]), str(v.get("label") or v["file"]))
+                for v in raw if isinstance(v, dict) and isinstance(v.get("file"), str))
+    return out or (Variant(default, default.removesuffix(".json")),)
 
 
-def list_examples(sample_dir: Path = SAMPLE_DIR) -> list[Example]:
+def _from_entry(entry: dict[str, object]) -> Example | None:
+    name = entry.get("name") or entry.get("id")
+    if not isinstance(name, str) or not (SAMPLE_DIR / name).is_dir():
+        return None
+    context = entry.get("context")
+    example = Example(name, str(entry.get("title") or name), str(entry.get("description") or ""),
+                      _variants(entry.get("schemas"), "schema.json"),
+                      _variants(entry.get("candidates"), "candidate.json"),
+                      context if isinstance(context, str) else None)
+    return example if _complete(example) else None
+
+
+def _complete(example: Example) -> bool:
+    files = [example.gold_path(), example.folder / example.schemas[0].file,
+             example.folder / example.candidates[0].file]
+    return all(path.is_file() for path in files)
+
+
+def list_examples() -> list[Example]:
     """The bundled examples, the running example first.
-
-    Parameters
-    ----------
-    sample_dir : Path
-        The folder to look in.
 
     Returns
     -------
     list of Example
-        From ``index.json`` when it exists and parses (entries whose folder is
-        incomplete are left out), else from the complete sub-folders.
+        From ``sample_data/index.json`` (entries with ``name`` or ``id``, optional
+        ``schemas``/``candidates`` variant lists) when it exists and parses; entries
+        whose files are missing are left out. Without an index, every folder
+        holding gold, candidate and schema JSON.
     """
-    examples: list[Example] = []
-    index = sample_dir / "index.json"
-    entries: list[dict[str, str]] = []
+    index = SAMPLE_DIR / "index.json"
+    entries: list[dict[str, object]] = []
     if index.is_file():
         try:
             loaded = json.loads(index.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             loaded = []
         raw = loaded.get("examples", []) if isinstance(loaded, dict) else loaded
-        entries = [e for e in raw if isinstance(e, dict) and isinstance(e.get("name"), str)]
+        entries = [e for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
     if entries:
-        for entry in entries:
-            if _complete(sample_dir / entry["name"]):
-                examples.append(Example(entry["name"], str(entry.get("title") or entry["name"]),
-                                        str(entry.get("description") or "")))
-    elif sample_dir.is_dir():
-        examples = [Example(p.name, p.name.replace("_", " "), "")
-                    for p in sorted(sample_dir.iterdir()) if p.is_dir() and _complete(p)]
+        examples = [e for entry in entries if (e := _from_entry(entry)) is not None]
+    elif SAMPLE_DIR.is_dir():
+        examples = [e for p in sorted(SAMPLE_DIR.iterdir()) if p.is_dir()
+                    and _complete(e := Example(p.name, p.name.replace("_", " "), ""))]
+    else:
+        examples = []
     examples.sort(key=lambda e: e.name != DEFAULT_EXAMPLE)
     return examples

@@ -100,6 +100,7 @@ def bijection_frame(alignments: Mapping[str, Alignment], scope: str,
     by_id = dict(zip(aligned.candidate_ids, names.candidate, strict=True))
     col_of = {cid: j for j, cid in enumerate(aligned.candidate_ids)}
     structural = {i for i, _ in aligned.structural_pairs}
+    tie_rule = "structure (WL)" if scope in alignment.wl else "tie (list order)"
     rows = []
     for i, gold_id in enumerate(aligned.gold_ids):
         cand_id = alignment.bijections[scope].get(gold_id)
@@ -109,7 +110,7 @@ def bijection_frame(alignments: Mapping[str, Alignment], scope: str,
             else "— unmatched —",
             "C (attributes)": float(aligned.matrix[i, col_of[cand_id]])
             if cand_id in col_of else None,
-            "decided by": ("structure (WL)" if i in structural else
+            "decided by": (tie_rule if i in structural else
                            "attributes" if cand_id is not None else "no partner"),
         }
         for other, other_alignment in alignments.items():
@@ -136,6 +137,8 @@ class Twin:
         The first WL round that gave it a color different from every twin.
     context : str
         Its references, which is what told the twins apart.
+    structural : bool
+        False when WL was off and the tie went to the first optimal assignment.
     """
 
     gold: str
@@ -143,6 +146,7 @@ class Twin:
     tied_with: list[str]
     round: int | None
     context: str
+    structural: bool = True
 
 
 def _vertex_of(trace: WLTrace, side: str, record_index: int) -> int | None:
@@ -185,7 +189,7 @@ def twins(alignment: Alignment, scope: str) -> list[Twin]:
                 first_round = next((r for r, colors in enumerate(trace.rounds)
                                     if all(colors[me] != colors[o] for o in others)), None)
         out.append(Twin(names.gold[i], names.candidate[j], [names.gold[t] for t in tied],
-                        first_round, context))
+                        first_round, context, structural=trace is not None))
     return out
 
 
@@ -229,8 +233,12 @@ def vertex_names(alignment: Alignment, scope: str, trace: WLTrace) -> dict[int, 
 
 def twin_markdown(twin: Twin) -> str:
     """The twin called out in (escaped) Markdown."""
-    when = f"in WL round {twin.round}" if twin.round is not None else "through the blend"
     tied = ", ".join(twin.tied_with) or "another record"
+    if not twin.structural:
+        return (f"**Gold {md_escape(twin.gold)} → candidate {md_escape(twin.candidate)}.** "
+                f"Its attributes tie with {md_escape(tied)}; with WL off nothing breaks the "
+                "tie, so the assignment solver's first optimum (list order) decided it.")
+    when = f"in WL round {twin.round}" if twin.round is not None else "through the blend"
     return (f"**Gold {md_escape(twin.gold)} → candidate {md_escape(twin.candidate)}.** "
             f"Its attributes tie with {md_escape(tied)}, so C cannot tell them apart; its "
             f"references ({md_escape(twin.context)}) gave it a color of its own {when}, "

@@ -43,6 +43,10 @@ class Trio:
         The bundled example's name, or ``"custom"`` for uploaded/pasted input.
     gold, candidate, schema : Any
         Parsed JSON values; ``candidate`` is the one the user started from.
+    files : dict
+        document -> where its text came from.
+    schema_file, candidate_file : str or None
+        The chosen variants of a bundled example.
     """
 
     source: str
@@ -50,6 +54,8 @@ class Trio:
     candidate: Any
     schema: Any
     files: dict[str, str] = field(default_factory=dict)
+    schema_file: str | None = None
+    candidate_file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -132,19 +138,25 @@ def parse_trio(texts: dict[str, tuple[str, str | bytes]],
     return Trio("custom", values["gold"], values["candidate"], values["schema"], files), []
 
 
-def load_example(example: Example) -> tuple[Trio | None, list[LoadError]]:
-    """Read and parse a bundled example."""
+def load_example(example: Example, schema_file: str | None = None,
+                 candidate_file: str | None = None) -> tuple[Trio | None, list[LoadError]]:
+    """Read and parse a bundled example (its first schema and candidate by default)."""
+    files = {"gold": example.gold_path(),
+             "schema": example.folder / (schema_file or example.schemas[0].file),
+             "candidate": example.folder / (candidate_file or example.candidates[0].file)}
     texts: dict[str, tuple[str, str | bytes]] = {}
-    for document in DOCUMENTS:
+    for document, path in files.items():
+        label = f"sample_data/{example.name}/{path.relative_to(example.folder)}"
         try:
-            path = example.document_path(document)
-            texts[document] = (f"sample_data/{example.name}/{path.name}", path.read_bytes())
+            texts[document] = (label, path.read_bytes())
         except OSError as exc:
-            return None, [LoadError("example", f"sample_data/{example.name}", str(exc),
+            return None, [LoadError("example", label, exc.strerror or str(exc),
                                     fix="restore the example's files")]
     trio, errors = parse_trio(texts, None)
     if trio is not None:
         trio.source = example.name
+        trio.schema_file = str(files["schema"].relative_to(example.folder))
+        trio.candidate_file = str(files["candidate"].relative_to(example.folder))
     return trio, errors
 
 
@@ -157,16 +169,26 @@ def set_trio(trio: Trio) -> None:
     state[ERRORS] = []
 
 
-def select_example(name: str) -> None:
-    """Load the bundled example ``name`` (or record why it cannot be loaded)."""
-    example = next((e for e in list_examples() if e.name == name), None)
+def select_example(name: str, schema_file: str | None = None,
+                   candidate_file: str | None = None) -> None:
+    """Load a bundled example (or record why it cannot be loaded).
+
+    Parameters
+    ----------
+    name : str
+        The example's folder name.
+    schema_file, candidate_file : str, optional
+        Which schema and candidate variant (files relative to the folder).
+    """
+    examples = list_examples()
+    example = next((e for e in examples if e.name == name), None)
     if example is None:
-        known = ", ".join(e.name for e in list_examples()) or "none"
+        known = ", ".join(e.name for e in examples) or "none"
         st.session_state[ERRORS] = [LoadError("example", f"?example={name}",
                                               f"there is no bundled example {name!r}",
                                               fix=f"use one of: {known}")]
         return
-    trio, errors = load_example(example)
+    trio, errors = load_example(example, schema_file, candidate_file)
     if trio is None:
         st.session_state[ERRORS] = errors
         return
@@ -186,10 +208,11 @@ def init() -> None:
         state[QUERY_SEEN] = requested
         select_example(requested)
     if TRIO not in state:
-        examples = list_examples()
-        names = [e.name for e in examples]
+        names = [e.name for e in list_examples()]
         if names:
+            earlier = list(state[ERRORS])  # e.g. an unknown ?example=, kept in view
             select_example(DEFAULT_EXAMPLE if DEFAULT_EXAMPLE in names else names[0])
+            state[ERRORS] = earlier + state[ERRORS]
 
 
 def trio() -> Trio | None:

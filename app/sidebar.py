@@ -12,6 +12,8 @@ from .examples import DOCUMENTS, list_examples
 from .text import md_escape
 
 _EXAMPLE_WIDGET = "w.example"
+_SCHEMA_WIDGET = "w.example.schema"
+_CANDIDATE_WIDGET = "w.example.candidate"
 _UPLOAD = "w.upload.{}"
 _PASTE = "w.paste.{}"
 
@@ -22,6 +24,13 @@ def _on_example() -> None:
         session.select_example(name)
         st.session_state[session.QUERY_SEEN] = name
         st.query_params["example"] = name
+
+
+def _on_variant() -> None:
+    trio = session.trio()
+    if trio is not None:
+        session.select_example(trio.source, st.session_state.get(_SCHEMA_WIDGET),
+                               st.session_state.get(_CANDIDATE_WIDGET))
 
 
 def _on_load() -> None:
@@ -72,8 +81,18 @@ def render() -> None:
         st.selectbox("Bundled example", list(by_name), key=_EXAMPLE_WIDGET,
                      format_func=lambda name: by_name[name].title,
                      placeholder="custom input", on_change=_on_example)
-        if source in by_name and by_name[source].description:
-            st.caption(by_name[source].description)
+        if source in by_name and trio is not None:
+            example = by_name[source]
+            if example.description:
+                st.caption(example.description)
+            for widget, variants, current, label in (
+                    (_SCHEMA_WIDGET, example.schemas, trio.schema_file, "Schema"),
+                    (_CANDIDATE_WIDGET, example.candidates, trio.candidate_file, "Candidate")):
+                if len(variants) > 1:
+                    labels = {v.file: v.label for v in variants}
+                    st.session_state[widget] = current if current in labels else None
+                    st.selectbox(label, list(labels), key=widget, format_func=labels.get,
+                                 on_change=_on_variant)
         elif trio is not None and source == "custom":
             st.caption("Custom input: " + ", ".join(
                 f"{doc}: {trio.files.get(doc, '?')}" for doc in DOCUMENTS))

@@ -10,6 +10,8 @@ import streamlit as st
 
 from oa_core import Alignment, Diagnostic, RepairOp
 
+from .examples import list_examples
+from .session import Trio
 from .text import md_escape
 
 
@@ -56,3 +58,14 @@ def delta_bars(ops: Sequence[RepairOp], shown: Sequence[RepairOp]) -> go.Figure:
                       xaxis={"title": {"text": "score recovered (delta)"}},
                       margin={"l": 10, "r": 40, "t": 10, "b": 40})
     return fig
+
+
+def source_text(trio: Trio | None) -> None:
+    """The bundled example's source text (what the candidate was extracted from)."""
+    if trio is None:
+        return
+    example = next((e for e in list_examples() if e.name == trio.source), None)
+    text = example.context_text() if example is not None else None
+    if text:
+        with st.expander("Source text of this example"):
+            st.text(text)

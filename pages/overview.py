@@ -15,6 +15,7 @@ if scored is None:
 alignment = scored.alignment
 views.score_header(alignment)
 views.diagnostics(alignment)
+views.source_text(session.trio())
 st.subheader("Gold and candidate, aligned")
 hide = st.toggle("Hide perfect subtrees", **session.bind("oa.hide_perfect", False))
 st.html(diff_html(diff_rows(alignment.tree, hide_perfect=hide)))

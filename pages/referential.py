@@ -62,6 +62,10 @@ for column, (name, other) in zip(columns, alignments.items(), strict=True):
 
 trace = alignment.wl.get(scope)
 st.subheader(f"Reference graph of scope “{scope}”")
+if trace is None and scope in alignments["tie_break"].wl:
+    trace = alignments["tie_break"].wl[scope]
+    st.caption("WL is off in this mode: the colors are what tie-break mode computes, shown "
+               "for comparison; the bijection (dotted links) did not use them.")
 if trace is None:
     st.info("No WL refinement was run for this scope (see the warnings on the Overview).")
 else:
@@ -86,7 +90,7 @@ else:
 found = twins(alignment, scope)
 st.subheader("Twins that only structure separated")
 if not found:
-    st.caption(f"In {mode} mode no pair of this scope was decided by structure.")
+    st.caption(f"In {mode} mode no pair of this scope had to be decided by structure.")
 for twin in found:
     st.info(twin_markdown(twin), icon=":material/call_split:")
 

@@ -1,0 +1,86 @@
+"""AppTest: the Overview page (score, diagnostics, aligned diff, hiding, escaping)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+MAIN = "../app/main.py"
+RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> None:
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def start() -> AppTest:
+    at = AppTest.from_file(MAIN, default_timeout=30)
+    at.run()
+    at.switch_page("../pages/overview.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def diff(at: AppTest) -> str:
+    return str(at.get("html")[0].proto.body)
+
+
+def paste(at: AppTest, document: str, value: object) -> None:
+    at.text_area(key=f"w.paste.{document}").input(json.dumps(value))
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+
+
+def test_score_deficit_and_aligned_rows() -> None:
+    at = start()
+    values = {m.label: m.value for m in at.metric}
+    assert values == {"Score": "0.77", "Deficit": "0.23", "Warnings": "0",
+                      "Schema violations": "0"}
+    html = diff(at)
+    # the twins are paired across differing list positions, on one row each
+    assert "3 ↔ 2" in html and "4 ↔ 0" in html
+    assert "(missing)" in html and "(excess)" in html  # Eve and the moved 'reviews'
+    assert "&quot;closin&quot;" in html and "0.952" in html
+    assert "linear-gradient" in html  # the score legend
+
+
+def test_hide_perfect_subtrees_leaves_only_the_deficit() -> None:
+    at = start()
+    assert "Alice" in diff(at)
+    at.toggle(key="w.oa.hide_perfect").set_value(True).run()
+    html = diff(at)
+    assert "Alice" not in html
+    assert "mentorships" not in html
+    assert "perfect items hidden" in html
+    assert "&quot;closin&quot;" in html and "2026" in html
+
+
+def test_user_text_is_escaped() -> None:
+    at = start()
+    candidate = json.loads((RUNNING / "candidate.json").read_text())
+    candidate["agenda"][2] = "<script>alert(1)</script>"
+    paste(at, "candidate", candidate)
+    html = diff(at)
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_warnings_and_violations_are_listed() -> None:
+    at = start()
+    schema = json.loads((RUNNING / "schema.json").read_text())
+    schema["properties"]["agenda"]["itemz"] = {}
+    paste(at, "schema", schema)
+    candidate = json.loads((RUNNING / "candidate.json").read_text())
+    candidate["people"][0]["role"] = "CEO"
+    paste(at, "candidate", candidate)
+    values = {m.label: m.value for m in at.metric}
+    assert values["Warnings"] != "0" and values["Schema violations"] != "0"
+    warnings = "\n".join(w.value for w in at.warning)
+    assert "unknown\\-keyword" in warnings and "itemz" in warnings
+    assert "/people/0/role" in "\n".join(e.value for e in at.error).replace("\\", "")

@@ -1,0 +1,131 @@
+"""AppTest: the Referential alignment page (WL graph, rounds, bijection, twins, modes)."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+MAIN = "../app/main.py"
+RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> None:
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def start() -> AppTest:
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.run()
+    at.switch_page("../pages/referential.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def graph(at: AppTest) -> dict:
+    chart = next(el for el in at.get("plotly_chart") if el.key == "wl_graph")
+    return json.loads(chart.proto.spec)
+
+
+def record_colors(at: AppTest) -> list[str]:
+    traces = graph(at)["data"]
+    records = next(t for t in traces if t.get("name") == "records")
+    return list(records["marker"]["color"])
+
+
+def bijection(at: AppTest) -> dict[str, str]:
+    frame = at.dataframe[0].value
+    return dict(zip(frame["gold record"], frame["candidate record"], strict=True))
+
+
+def test_running_example_bijection_and_twins() -> None:
+    at = start()
+    scores = {m.label: m.value for m in at.metric}
+    assert scores["Score with tie_break"] == "0.7679"
+    assert scores["Score with none"] == "0.6845"
+    pairs = bijection(at)
+    assert pairs["4 (Dave, Engineer)"] == "92 (Dave, Engineer)"
+    assert pairs["5 (Dave, Engineer)"] == "90 (Dave, Engineer)"
+    assert pairs["6 (Eve, Intern)"] == "— unmatched —"
+    frame = at.dataframe[0].value
+    assert list(frame["decided by"]).count("structure (WL)") == 2
+    assert list(frame["with none"])[3:5] == ["90", "92"]  # WL off swaps the twins
+    twins = [i.value.replace("\\", "") for i in at.info]
+    assert len(twins) == 2
+    assert "Gold 4 (Dave, Engineer) → candidate 92 (Dave, Engineer)" in twins[0]
+    assert "mentee of 1 (Alice, Manager)" in twins[0]
+    assert "round 2" in twins[0]
+
+
+def test_round_slider_steps_through_the_refinement() -> None:
+    at = start()
+    slider = at.slider(key="w.oa.wl_round")
+    assert (slider.min, slider.max, slider.value) == (0, 2, 2)
+    stable = record_colors(at)
+    assert len(set(stable)) == 6  # 6 classes in the stable round
+    at.slider(key="w.oa.wl_round").set_value(0).run()
+    assert len(set(record_colors(at))) == 1  # everyone starts alike
+    assert "Round 0 of 2: **1 classes**" in "\n".join(m.value for m in at.markdown)
+    at.slider(key="w.oa.wl_round").set_value(1).run()
+    assert len(set(record_colors(at))) == 4
+    # the colors of a class survive its split (class of gold 1 keeps its color)
+    at.slider(key="w.oa.wl_round").set_value(2).run()
+    assert record_colors(at) == stable
+
+
+def test_switching_wl_off_swaps_the_twins_everywhere() -> None:
+    at = start()
+    at.radio(key="w.oa.wl_mode").set_value("none").run()
+    assert not at.exception
+    pairs = bijection(at)
+    assert pairs["4 (Dave, Engineer)"] == "90 (Dave, Engineer)"
+    assert "WL is off in this mode" in "\n".join(c.value for c in at.caption)
+    twins = [i.value.replace("\\", "") for i in at.info]
+    assert len(twins) == 2 and "with WL off nothing breaks the tie" in twins[0]
+    assert list(at.dataframe[0].value["decided by"]).count("tie (list order)") == 2
+    at.switch_page("../pages/overview.py").run()
+    assert next(m.value for m in at.metric if m.label == "Score") == "0.68"
+    at.switch_page("../pages/referential.py").run()
+    assert at.radio(key="w.oa.wl_mode").value == "none"
+    at.radio(key="w.oa.wl_mode").set_value("blend").run()
+    assert at.slider(key="w.oa.wl_lambda").value == 0.5
+
+
+def _org(size: int, seed: int) -> tuple[dict, dict]:
+    rng = random.Random(seed)
+    names = [f"P{k % (size // 2)}" for k in range(size)]  # every name twice: twins
+    people = [{"id": k + 1, "name": names[k], "role": "Engineer"} for k in range(size)]
+    links = [{"mentor": rng.randrange(1, size + 1), "mentee": k + 1} for k in range(size)]
+    relabel = list(range(1000, 1000 + size))
+    rng.shuffle(relabel)
+    new = {k + 1: relabel[k] for k in range(size)}
+    cand_people = [{**p, "id": new[p["id"]]} for p in people]
+    rng.shuffle(cand_people)
+    cand_links = [{"mentor": new[m["mentor"]], "mentee": new[m["mentee"]]} for m in links]
+    return ({"people": people, "mentorships": links, "agenda": [], "period": [1, 2]},
+            {"people": cand_people, "mentorships": cand_links, "agenda": [], "period": [1, 2]})
+
+
+def test_two_hundred_record_graph_stays_usable() -> None:
+    at = start()
+    gold, candidate = _org(200, seed=3)
+    at.text_area(key="w.paste.gold").input(json.dumps(gold))
+    at.text_area(key="w.paste.candidate").input(json.dumps(candidate))
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    begin = time.perf_counter()
+    at.slider(key="w.oa.wl_round").set_value(1).run()
+    step = time.perf_counter() - begin
+    assert not at.exception
+    spec = graph(at)
+    records = next(t for t in spec["data"] if t.get("name") == "records")
+    assert len(records["x"]) == 400
+    assert {m.label: m.value for m in at.metric}["Score with tie_break"] == "1.0000"
+    assert step < 2.0, f"stepping a round of a 200-record graph took {step:.2f} s"
