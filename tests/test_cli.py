@@ -1,0 +1,349 @@
+"""The ``oa`` command line, through ``main(argv)`` and as a subprocess."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oa_core import cli
+from oa_core.cli import main, path_pattern
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNING = ROOT / "sample_data" / "running_example"
+GOLD, CANDIDATE, SCHEMA = (str(RUNNING / f"{name}.json")
+                           for name in ("gold", "candidate", "schema"))
+PAIR = [GOLD, CANDIDATE, "--schema", SCHEMA]
+RUNNING_SCORE = "0.7678571428571429"
+SPEC_FEEDBACK = """\
+The prediction scored 0.77 (deficit 0.23). Top 5 of 5 fix locations:
+1. /agenda/0: extraneous list item 'reviews'. Removing it recovers +0.062.
+2. /agenda/1: missing list item 'reviews'. Adding it recovers +0.062.
+3. /period/1: expected 2025, got 2026. Fixing this recovers +0.062.
+4. /people: list is missing item {'id': 6, 'name': 'Eve', 'role': 'Intern'}. Adding it recovers +0.042.
+5. /agenda/2: expected 'closing', got 'closin'. Fixing this recovers +0.003.
+The deficit is spread across multiple issue types (missing-list-item, primitive-value, extraneous-list-item).
+"""  # noqa: E501 - the spec notes' block, verbatim
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def set_stdin(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8"))))
+
+
+def oa(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "oa_core.cli", *args], input=stdin,
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+
+
+def gold_candidate() -> tuple[Any, Any]:
+    return json.loads(Path(GOLD).read_text()), json.loads(Path(CANDIDATE).read_text())
+
+
+# --------------------------------------------------------------------------- score
+
+
+def test_score(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["score", *PAIR], capsys)[:2] == (0, RUNNING_SCORE + "\n")
+
+
+def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["score", *PAIR, "--json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["score"] == float(RUNNING_SCORE)
+    assert data["tree"]["children"] and data["bijections"]["person"][0] == [1, 91]
+
+
+def test_score_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["score", *PAIR, "--wl-mode", "none"], capsys)
+    assert code == 0 and round(float(out), 4) == 0.6845  # the twins swap without WL
+
+
+def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    set_stdin(monkeypatch, Path(CANDIDATE).read_text())
+    assert run(["score", GOLD, "-", "--schema", SCHEMA], capsys)[:2] == (0, RUNNING_SCORE + "\n")
+
+
+def test_stdin_only_once(monkeypatch: pytest.MonkeyPatch,
+                         capsys: pytest.CaptureFixture[str]) -> None:
+    set_stdin(monkeypatch, Path(GOLD).read_text())
+    code, _, err = run(["score", "-", "-", "--schema", SCHEMA], capsys)
+    assert code == 2 and "standard input ('-') can be used for one file only" in err
+
+
+def test_jsonc(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = Path(CANDIDATE).read_text()
+    jsonc = tmp_path / "candidate.jsonc"
+    jsonc.write_text("// the candidate\n/* block */" + text.rstrip().rstrip("}") + ",}\n")
+    assert run(["score", GOLD, str(jsonc), "--schema", SCHEMA], capsys)[:2] == (
+        0, RUNNING_SCORE + "\n")
+
+
+def test_jsonl_scores_pairwise(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold, candidate = gold_candidate()
+    golds, candidates = tmp_path / "g.jsonl", tmp_path / "c.jsonl"
+    golds.write_text(f"{json.dumps(gold)}\n\n{json.dumps(gold)}\n")
+    candidates.write_text(f"{json.dumps(candidate)}\n{json.dumps(gold)}\n")
+    code, out, _ = run(["score", str(golds), str(candidates), "--schema", SCHEMA], capsys)
+    assert code == 0 and out.split() == [RUNNING_SCORE, "1.0"]
+    code, _, err = run(["feedback", str(golds), str(candidates), "--schema", SCHEMA], capsys)
+    assert code == 2 and "use `oa batch`" in err
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('{"agenda": [1, }', "line 1, column 16"),
+    ('{"a": 1}\n{"b": ', "line 2"),
+    ("", "the text is empty"),
+])
+def test_bad_json_names_file_and_place(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       text: str, expected: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    code, out, err = run(["score", GOLD, str(bad), "--schema", SCHEMA], capsys)
+    assert code == 2 and out == ""
+    assert f"{bad} (candidate) at (root):" in err and expected in err
+    assert "Traceback" not in err
+
+
+def test_gold_violation_names_pointer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold, _ = gold_candidate()
+    gold["people"][2]["name"] = 7
+    path = tmp_path / "gold.json"
+    path.write_text(json.dumps(gold))
+    code, _, err = run(["score", str(path), CANDIDATE, "--schema", SCHEMA], capsys)
+    assert code == 2 and f"{path} (gold) at /people/2/name:" in err and "fix:" in err
+
+
+def test_bad_schema_names_pointer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"type": "object", "properties": {"a": {"score": "nope"}}}')
+    code, _, err = run(["explain", GOLD, CANDIDATE, "--schema", str(schema)], capsys)
+    assert code == 2 and f"{schema} (schema) at /properties/a/score:" in err
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["feedback", GOLD, "no/such.json", "--schema", SCHEMA], capsys)
+    assert code == 2 and "no/such.json (candidate): cannot read the file" in err
+
+
+def test_usage_error_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["score", *PAIR, "--wl-lambda", "2"], capsys)[0] == 2
+    assert run(["feedback", *PAIR, "--top-k", "-1"], capsys)[0] == 2
+    assert run(["frobnicate"], capsys)[0] == 2
+
+
+def test_internal_error(monkeypatch: pytest.MonkeyPatch,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("kaput")
+
+    monkeypatch.setattr(cli, "align", broken)
+    code, _, err = run(["score", *PAIR], capsys)
+    assert code == 1 and "internal error: RuntimeError: kaput" in err
+    assert "Traceback" not in err
+    code, _, err = run(["--debug", "score", *PAIR], capsys)
+    assert code == 1 and "Traceback" in err
+
+
+# --------------------------------------------------------------------------- feedback
+
+
+def test_feedback_is_the_spec_block(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["feedback", *PAIR], capsys)[:2] == (0, SPEC_FEEDBACK)
+
+
+def test_feedback_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["feedback", *PAIR, "--top-k", "2", "--style", "compact"], capsys)
+    assert code == 0 and out.splitlines() == [
+        "score 0.7679", "/agenda/0 extraneous-list-item +0.062",
+        "/agenda/1 missing-list-item +0.062"]
+    code, out, _ = run(["feedback", *PAIR, "--style", "json", "--min-delta", "0.05"], capsys)
+    assert [op["path"] for op in json.loads(out)["shown"]] == ["/agenda/0", "/agenda/1",
+                                                               "/period/1"]
+    templates = tmp_path / "templates.toml"
+    templates.write_text('primitive-value = "{path} should be {gold}"\n')
+    code, out, _ = run(["feedback", *PAIR, "--templates", str(templates)], capsys)
+    assert code == 0 and "3. /period/1 should be 2025" in out
+    templates.write_text('no-such-kind = "x"\n')
+    code, _, err = run(["feedback", *PAIR, "--templates", str(templates)], capsys)
+    assert code == 2 and f"{templates} (options) at /no-such-kind" in err
+
+
+# --------------------------------------------------------------------------- explain
+
+
+def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["explain", *PAIR], capsys)
+    lines = out.splitlines()
+    assert code == 0 and "\033[" not in out  # not a terminal: no colors
+    assert lines[0].startswith("score 0.7679  deficit 0.2321")
+    assert lines[1].split()[:3] == ["path", "kind", "status"]
+    row = next(line for line in lines if line.strip().startswith("/period/1"))
+    assert row.split()[:6] == ["/period/1", "leaf", "matched", "0.5000", "0.1250", "0.0625"]
+    assert any(line.startswith("    /people/1 ~ /people/4") for line in lines)  # moved record
+    assert "scope person: 1→91, 2→94, 3→93, 4→92, 5→90, 6→null" in out
+
+
+def test_explain_filters(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["explain", *PAIR, "--only-imperfect"], capsys)
+    paths = [line.split()[0] for line in out.splitlines()[2:] if line.startswith((" ", "("))]
+    assert paths == ["(root)", "/agenda", "/agenda/1", "/agenda/2", "/agenda/0", "/people",
+                     "/people/5", "/period", "/period/1"]
+    _, out, _ = run(["explain", *PAIR, "--max-depth", "1"], capsys)
+    assert "/agenda/0" not in out and "  /mentorships " in out
+
+
+def test_explain_colors(monkeypatch: pytest.MonkeyPatch,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["explain", *PAIR, "--color", "always"], capsys)
+    assert "\033[31m" in out and "\033[0m" in out
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert cli._painter("auto", Terminal()).enabled
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not cli._painter("auto", Terminal()).enabled
+
+
+# --------------------------------------------------------------------------- batch
+
+
+@pytest.fixture
+def pairs(tmp_path: Path) -> Path:
+    gold, candidate = gold_candidate()
+    bad_gold = json.loads(json.dumps(gold))
+    bad_gold["people"][0]["name"] = 3
+    lines = [
+        json.dumps({"id": "first", "gold": gold, "candidate": candidate}),
+        json.dumps({"gold": gold, "candidate": gold}),
+        "",
+        json.dumps({"gold": gold, "prediction": f"Sure!\n```json\n{json.dumps(candidate)}\n```"}),
+        json.dumps({"gold": gold, "prediction": "Sorry, I cannot help."}),
+        json.dumps({"gold": bad_gold, "candidate": candidate}),
+        '{"gold": ',
+        json.dumps({"gold": gold}),
+    ]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_batch(pairs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.jsonl"
+    code, summary, err = run(["batch", str(pairs), "--schema", SCHEMA, "-o", str(out),
+                              "--top-k", "2"], capsys)
+    assert code == 2  # some lines are bad input; all the others are scored
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["index"] for r in records] == list(range(7))
+    assert records[0]["id"] == "first" and records[0]["score"] == float(RUNNING_SCORE)
+    assert [op["path"] for op in records[0]["ops"]] == ["/agenda/0", "/agenda/1"]
+    assert records[1] == {"index": 1, "score": 1.0, "ops": []}
+    assert records[2]["score"] == float(RUNNING_SCORE)
+    assert records[3]["score"] == 0.0 and records[3]["parse_error"]["pointer"] == "/prediction"
+    assert records[4]["error"]["pointer"] == "/gold/people/0/name"
+    assert records[4]["error"]["line"] == 6 and "score" not in records[4]
+    assert "line 1, column 10" in records[5]["error"]["message"]
+    assert records[6]["error"]["document"] == "pairs"
+    assert f"{pairs} line 6 (gold) at /gold/people/0/name:" in err
+    assert f"{pairs} line 7 (pairs) at (root): invalid JSON" in err
+    lines = summary.splitlines()
+    assert lines[0] == "pairs: 4 scored, 3 failed, 1 unparsable predictions"
+    assert lines[1] == "score: mean 0.6339  p10 0.2304  p50 0.7679  p90 0.9304"
+    assert lines[4].split() == ["/agenda/*", "extraneous-list-item", "2", "0.0312"]
+    assert any(line.split()[:3] == ["/people", "missing-list-item", "2"] for line in lines)
+
+
+def test_batch_workers_give_identical_output(pairs: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    outputs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"out{workers}.jsonl"
+        code, summary, _ = run(["batch", str(pairs), "--schema", SCHEMA, "-o", str(out),
+                                "--workers", workers, "--json"], capsys)
+        assert code == 2
+        outputs.append((out.read_bytes(), summary))
+    assert outputs[0] == outputs[1]
+    data = json.loads(outputs[0][1])
+    assert data["count"] == 4 and data["mean"] == pytest.approx(0.6339285714285714)
+
+
+def test_batch_stdin_to_stdout(monkeypatch: pytest.MonkeyPatch,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    gold, candidate = gold_candidate()
+    set_stdin(monkeypatch, json.dumps({"gold": gold, "candidate": candidate}) + "\n")
+    code, out, err = run(["batch", "-", "--schema", SCHEMA, "--progress"], capsys)
+    assert code == 0
+    assert json.loads(out)["score"] == float(RUNNING_SCORE)
+    assert "1/1 pairs" in err and "pairs: 1 scored, 0 failed" in err  # summary on stderr
+
+
+def test_batch_subprocess_with_workers(pairs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    proc = oa("batch", str(pairs), "--schema", SCHEMA, "-o", str(out), "-j", "2")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(out.read_text().splitlines()) == 7 and proc.stdout.startswith("pairs: 4 scored")
+
+
+def test_path_pattern() -> None:
+    assert path_pattern("/people/12/name") == "/people/*/name"
+    assert path_pattern("/a~1b/0") == "/a~1b/*"
+    assert path_pattern("/x10/3") == "/x10/*"
+
+
+# --------------------------------------------------------------------------- subprocess
+
+
+def test_subprocess_score_and_stdin() -> None:
+    proc = oa("score", GOLD, "-", "--schema", SCHEMA, stdin=Path(CANDIDATE).read_text())
+    assert (proc.returncode, proc.stdout) == (0, RUNNING_SCORE + "\n")
+
+
+def test_subprocess_bad_input() -> None:
+    proc = oa("feedback", GOLD, "-", "--schema", SCHEMA, stdin='{"people": [}')
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("oa: error: <stdin> (candidate) at (root): invalid JSON at "
+                                  "line 1, column 13")
+    assert "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------------- explore
+
+
+def test_explore_command(monkeypatch: pytest.MonkeyPatch,
+                         capsys: pytest.CaptureFixture[str]) -> None:
+    calls = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    code, _, err = run(["explore", "--port", "8611", "--example", "running_example"], capsys)
+    assert code == 0 and "http://127.0.0.1:8611/?example=running_example" in err
+    (command,) = calls
+    assert command[:4] == [sys.executable, "-m", "streamlit", "run"]
+    assert Path(command[4]) == ROOT / "app" / "main.py"
+    assert command[5:] == ["--server.address", "127.0.0.1", "--server.port", "8611",
+                           "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+
+
+def test_explore_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: pytest.fail("must not start"))
+    code, _, err = run(["explore", "--example", "nope"], capsys)
+    assert code == 2 and "no bundled example 'nope'" in err and "running_example" in err
+    monkeypatch.setattr(cli, "app_entry", lambda: tmp_path / "app" / "main.py")
+    code, _, err = run(["explore"], capsys)
+    assert code == 1 and "the explorer is not installed" in err
