@@ -142,3 +142,10 @@ def test_deltas_sum_to_the_deficit_on_every_sample():
         fb = feedback(gold, cand, schema)
         assert abs(math.fsum(op.delta for op in fb.ops) - fb.deficit) < 1e-12, folder.name
         assert oa_core.score(gold, apply_ops(cand, fb.ops), schema) == 1.0, folder.name
+
+
+def test_undeclared_values_are_copied_verbatim():
+    gold = {**GOLD, "other": {"mentor": 1}}
+    cand = {**GOLD}
+    [op] = feedback(gold, cand, PEOPLE).ops
+    assert op.kind == "missing-key" and op.value == {"mentor": 1}
