@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from .errors import Document, InputError, SchemaError
@@ -61,11 +62,10 @@ def strip_jsonc(text: str) -> str:
     return _blank_trailing_commas("".join(out))
 
 
-def _blank_trailing_commas(text: str) -> str:
-    # A comma followed (after white space) by a closing bracket, outside strings.
-    result = list(text)
+def _structural(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """(index, character) of every character outside JSON strings, from ``start``."""
     in_string = False
-    i = 0
+    i = start
     while i < len(text):
         ch = text[i]
         if in_string:
@@ -76,13 +76,21 @@ def _blank_trailing_commas(text: str) -> str:
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch == ",":
+        else:
+            yield i, ch
+        i += 1
+
+
+def _blank_trailing_commas(text: str) -> str:
+    """Blank every comma that only white space separates from a closing bracket."""
+    result = list(text)
+    for i, ch in _structural(text):
+        if ch == ",":
             j = i + 1
             while j < len(text) and text[j] in " \t\r\n":
                 j += 1
             if j < len(text) and text[j] in "}]":
                 result[i] = " "
-        i += 1
     return "".join(result)
 
 
@@ -172,23 +180,11 @@ def extract_json(text: str) -> Any:
 
 def _balanced_end(text: str, start: int) -> int | None:
     depth = 0
-    in_string = False
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if in_string:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
+    for i, ch in _structural(text, start):
+        if ch in "{[":
             depth += 1
         elif ch in "}]":
             depth -= 1
             if depth == 0:
                 return i + 1
-        i += 1
     return None
