@@ -1,0 +1,124 @@
+"""Throughput of ``oa batch`` on Org2Graph-sized pairs, with 1 and 2 workers.
+
+Each pair is drawn like a gold of the paper's intrinsic study (people ``n_p ~
+U{3..10}``, companies ``U{2..ceil(n_p/2)}``, twin density ``U[0, 1]``; see
+:func:`oa_core.synthetic.org2graph.sample_params`) and its candidate is a
+relabelled, shuffled copy with ``U{0..3}`` random edits. The pairs are written to a
+JSONL file and scored by the real command (``oa_core.cli.main(["batch", ...])``,
+in this process), so the timings include reading, the worker pool's start-up, the
+repair operations of every pair, writing the output and the summary.
+
+Run from the repository root::
+
+    python -m benchmarks.batch                      # 400 pairs, workers 1 and 2
+    python -m benchmarks.batch --pairs 1000 --workers 1 2 --repeat 5 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from oa_core.cli import main as oa_main
+from oa_core.synthetic import make_org2graph_example
+from oa_core.synthetic.org2graph import sample_params
+
+__all__ = ["main", "make_pairs", "measure"]
+
+
+def make_pairs(count: int, seed: int = 0) -> tuple[list[str], dict[str, Any]]:
+    """``count`` Org2Graph gold/candidate pairs as JSONL lines, and their schema.
+
+    Parameters
+    ----------
+    count : int
+        Number of pairs.
+    seed : int
+        Master seed; pair ``i`` uses its own spawned generator.
+
+    Returns
+    -------
+    lines : list of str
+        ``{"gold": ..., "candidate": ...}`` per line.
+    schema : dict
+        The referential Org2Graph schema (the same for every pair).
+    """
+    lines = []
+    schema: dict[str, Any] = {}
+    for child in np.random.SeedSequence(seed).spawn(count):
+        rng = np.random.default_rng(child)
+        params = sample_params(rng)
+        gold, candidate, schema = make_org2graph_example(
+            params.n_people, params.twin_density, int(rng.integers(0, 4)),
+            seed=int(rng.integers(2**31)))
+        lines.append(json.dumps({"gold": gold, "candidate": candidate}))
+    return lines, schema
+
+
+def measure(pairs_file: Path, schema_file: Path, workers: int, repeat: int) -> list[float]:
+    """Wall-clock seconds of ``oa batch`` over ``pairs_file``, ``repeat`` times."""
+    times = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.jsonl"
+        argv = ["batch", str(pairs_file), "--schema", str(schema_file), "-o", str(out),
+                "--workers", str(workers)]
+        for _ in range(repeat):
+            start = time.perf_counter()
+            with contextlib.redirect_stdout(io.StringIO()):
+                code = oa_main(argv)
+            times.append(time.perf_counter() - start)
+            if code != 0:
+                raise RuntimeError(f"oa batch exited with {code}")
+    return times
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Generate the pairs, time ``oa batch`` per worker count and print a table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=400, help="pairs to score (400)")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2],
+                        help="worker counts to compare (1 2)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per worker count (3)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+
+    lines, schema = make_pairs(args.pairs, args.seed)
+    sizes = [len(line) for line in lines]
+    people = [len(json.loads(line)["gold"]["people"]) for line in lines]
+    print(f"{args.pairs} Org2Graph pairs: {statistics.mean(people):.1f} people per gold on "
+          f"average, {statistics.mean(sizes) / 1024:.1f} KiB per JSONL line; "
+          f"{os.cpu_count()} CPUs; best and median of {args.repeat} runs")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        pairs_file, schema_file = Path(tmp) / "pairs.jsonl", Path(tmp) / "schema.json"
+        pairs_file.write_text("\n".join(lines) + "\n")
+        schema_file.write_text(json.dumps(schema))
+        for workers in args.workers:
+            times = measure(pairs_file, schema_file, workers, args.repeat)
+            rows.append({"workers": workers, "pairs": args.pairs, "best_s": min(times),
+                         "median_s": statistics.median(times),
+                         "pairs_per_s": args.pairs / min(times)})
+    base = rows[0]["pairs_per_s"]
+    print(f"{'workers':>7}  {'best s':>7}  {'median s':>8}  {'pairs/s':>8}  {'speedup':>7}")
+    for row in rows:
+        print(f"{row['workers']:>7}  {row['best_s']:>7.2f}  {row['median_s']:>8.2f}  "
+              f"{row['pairs_per_s']:>8.1f}  {row['pairs_per_s'] / base:>6.2f}x")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
