@@ -441,40 +441,41 @@ class Scorer:
                schema: SchemaNode) -> np.ndarray:
         """Scores of every gold-candidate pair, equal bit for bit to :meth:`node`."""
         n, m = len(golds), len(candidates)
-        out = np.zeros((n, m), dtype=np.float64)
-        if n == 0 or m == 0:
-            return out
-        if schema.id_scope is not None:
-            out[:] = 1.0
-            return out
-        gold_null = np.fromiter((g is None for g in golds), dtype=bool, count=n)
-        cand_null = np.fromiter((p is None for p in candidates), dtype=bool, count=m)
-        if schema.ref is not None and schema.ref in self.unresolved:
-            out[:] = 1.0
-            return out
+        if n == 0 or m == 0 or schema.id_scope is not None or (
+                schema.ref is not None and schema.ref in self.unresolved):
+            return np.full((n, m), 1.0 if schema.id_scope or schema.ref else 0.0)
+        rows = [i for i, g in enumerate(golds) if g is not None]
+        cols = [j for j, p in enumerate(candidates) if p is not None]
+        block = self._present_matrix([golds[i] for i in rows], [candidates[j] for j in cols],
+                                     schema)
+        if len(rows) == n and len(cols) == m:
+            return block  # no nulls: spare a copy of a possibly large matrix
+        out = np.full((n, m), schema.null_score)
+        gold_null = np.ones(n, dtype=bool)
+        gold_null[rows] = False
+        cand_null = np.ones(m, dtype=bool)
+        cand_null[cols] = False
         out[np.ix_(gold_null, cand_null)] = 1.0
-        out[np.ix_(gold_null, ~cand_null)] = schema.null_score
-        out[np.ix_(~gold_null, cand_null)] = schema.null_score
-        rows = np.flatnonzero(~gold_null)
-        cols = np.flatnonzero(~cand_null)
-        if rows.size == 0 or cols.size == 0:
-            return out
-        gs = [golds[i] for i in rows]
-        ps = [candidates[j] for j in cols]
-        if schema.ref is not None:
-            block = self._ref_matrix(gs, ps, schema.ref)
-        elif schema.type == "object" or (schema.type == "any" and all(
-                isinstance(v, dict) for v in (*gs, *ps))):
-            block = self._object_matrix(gs, ps, schema if schema.type == "object"
-                                        else concrete(schema, gs[0], ps[0]))
-        elif schema.is_primitive or (schema.type == "any" and all(
-                value_kind(v) in _PRIMITIVE_KINDS for v in (*gs, *ps))):
-            block = self._leaf_matrix(gs, ps, schema)
-        else:
-            block = np.array([[self.node(g, p, schema, "", "").score for p in ps] for g in gs],
-                             dtype=np.float64).reshape(len(gs), len(ps))
         out[np.ix_(rows, cols)] = block
         return out
+
+    def _present_matrix(self, golds: list[Any], candidates: list[Any],
+                        schema: SchemaNode) -> np.ndarray:
+        if not golds or not candidates:
+            return np.zeros((len(golds), len(candidates)))
+        if schema.ref is not None:
+            return self._ref_matrix(golds, candidates, schema.ref)
+        if schema.type == "object" or (schema.type == "any" and all(
+                isinstance(v, dict) for v in (*golds, *candidates))):
+            return self._object_matrix(golds, candidates,
+                                       schema if schema.type == "object"
+                                       else concrete(schema, golds[0], candidates[0]))
+        if schema.is_primitive or (schema.type == "any" and all(
+                value_kind(v) in _PRIMITIVE_KINDS for v in (*golds, *candidates))):
+            return self._leaf_matrix(golds, candidates, schema)
+        return np.array([[self.node(g, p, schema, "", "").score for p in candidates]
+                         for g in golds], dtype=np.float64).reshape(len(golds),
+                                                                   len(candidates))
 
     def _ref_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
                     scope: str) -> np.ndarray:
@@ -538,6 +539,9 @@ class Scorer:
                     key_scores.append(key_similarity)
                 block = map_score(key_scores, value_scores, weights, schema.key_importance,
                                   schema.value_importance)
+                if (len(rows) == len(golds) and len(cols) == len(candidates)
+                        and isinstance(block, np.ndarray) and block.shape == out.shape):
+                    return block  # one key set on each side: the block is the matrix
                 out[np.ix_(rows, cols)] = block
         return out
 
