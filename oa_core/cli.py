@@ -700,8 +700,12 @@ def _cmd_batch(args: argparse.Namespace, reader: _Reader) -> int:
     show = args.progress or (sys.stderr.isatty() and not args.quiet)
     progress = _Progress(total, sys.stderr, redraw=sys.stderr.isatty()) if show else None
     results = []
-    out = sys.stdout if args.output == STDIN else open(  # noqa: SIM115 - closed below
-        args.output, "w", encoding="utf-8")
+    try:
+        out = sys.stdout if args.output == STDIN else open(  # noqa: SIM115 - closed below
+            args.output, "w", encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"{args.output} (output): cannot write the file: "
+                       f"{exc.strerror or exc}") from None
     try:
         for result in iter_batch(lines, schema_value, options=options, workers=workers,
                                  name=name):
@@ -895,8 +899,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("oa: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. `oa batch ... | head`
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the final flush
+    except BrokenPipeError:  # e.g. `oa batch ... | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as exc:
         if args.debug:

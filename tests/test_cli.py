@@ -141,6 +141,12 @@ def test_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "no/such.json (candidate): cannot read the file" in err
 
 
+def test_unwritable_output(pairs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["batch", str(pairs), "--schema", SCHEMA, "-o", "no/such/dir/out.jsonl"],
+                       capsys)
+    assert code == 2 and "no/such/dir/out.jsonl (output): cannot write the file" in err
+
+
 def test_usage_error_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["score", *PAIR, "--wl-lambda", "2"], capsys)[0] == 2
     assert run(["feedback", *PAIR, "--top-k", "-1"], capsys)[0] == 2
