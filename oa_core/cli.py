@@ -298,8 +298,10 @@ def _cmd_feedback(args: argparse.Namespace, reader: _Reader) -> int:
         result = feedback(pair.gold, pair.candidate, pair.schema, top_k=args.top_k,
                           min_delta=args.min_delta, style=args.style, templates=templates,
                           describe_refs=args.describe_refs, **_align_options(args))
-    except OAError as exc:
-        raise BadInput(_describe(exc, pair.source(exc.document))) from None
+    except OAError as exc:  # an "options" error here is about a template
+        source = args.templates if exc.document == "options" and args.templates else (
+            pair.source(exc.document))
+        raise BadInput(_describe(exc, source)) from None
     print(result.text)
     return 0
 
