@@ -30,6 +30,7 @@ import json
 import multiprocessing
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -764,7 +765,27 @@ def _cmd_explore(args: argparse.Namespace, reader: _Reader) -> int:
                "--server.address", "127.0.0.1", "--server.port", str(args.port),
                "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     print(f"Object Aligner Explorer: {url}  (Ctrl-C stops it)", file=sys.stderr)
-    return subprocess.call(command)
+    return _run_child(command)
+
+
+def _run_child(command: list[str]) -> int:
+    """Run ``command`` in the foreground; stop it too when ``oa`` is terminated."""
+    child = subprocess.Popen(command)
+
+    def terminate(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        return child.wait()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if child.poll() is None:
+            child.terminate()
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
 
 
 # --------------------------------------------------------------------------- parser

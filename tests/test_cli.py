@@ -338,7 +338,7 @@ def test_subprocess_bad_input() -> None:
 def test_explore_command(monkeypatch: pytest.MonkeyPatch,
                          capsys: pytest.CaptureFixture[str]) -> None:
     calls = []
-    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    monkeypatch.setattr(cli, "_run_child", lambda cmd: calls.append(cmd) or 0)
     code, _, err = run(["explore", "--port", "8611", "--example", "running_example"], capsys)
     assert code == 0 and "http://127.0.0.1:8611/?example=running_example" in err
     (command,) = calls
@@ -350,7 +350,7 @@ def test_explore_command(monkeypatch: pytest.MonkeyPatch,
 
 def test_explore_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: pytest.fail("must not start"))
+    monkeypatch.setattr(cli, "_run_child", lambda cmd: pytest.fail("must not start"))
     code, _, err = run(["explore", "--example", "nope"], capsys)
     assert code == 2 and "no bundled example 'nope'" in err and "running_example" in err
     monkeypatch.setattr(cli, "app_entry", lambda: tmp_path / "app" / "main.py")
