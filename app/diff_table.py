@@ -164,6 +164,7 @@ _STYLE = """<style>
 .oa-diff td.absent {background: repeating-linear-gradient(45deg, #f4f4f4, #f4f4f4 6px,
                     #e6e6e6 6px, #e6e6e6 12px); color: #555; font-style: italic;}
 .oa-diff td.num {text-align: right; white-space: nowrap;}
+.oa-diff td.where {white-space: nowrap;}
 .oa-diff tr.note td {color: #666; font-style: italic; border-bottom: none;}
 </style>"""
 
@@ -187,7 +188,8 @@ def diff_html(rows: list[DiffRow]) -> str:
             else:
                 cells.append(f'<td style="background:{color}">{escape(text)}</td>')
         out.append(
-            f'<tr><td style="{indent}" title="{escape(row.path)}">{escape(row.label)}</td>'
+            f'<tr><td class="where" style="{indent}" title="{escape(row.path)}">'
+            f"{escape(row.label)}</td>"
             f'<td aria-label="{escape(STATUS_MARKS[row.mark])}">{row.mark}</td>{"".join(cells)}'
             f'<td class="num" style="background:{color}">{row.score:.3f}</td>'
             f'<td class="num">{"" if row.deficit < 5e-4 else f"−{row.deficit:.3f}"}</td></tr>')

@@ -25,8 +25,9 @@ PAGES = (
     ("schema_tuning.py", "Schema tuning", ":material/tune:", "schema-tuning"),
 )
 
-st.set_page_config(page_title="Object Aligner Explorer", page_icon=":material/compare:",
-                   layout="wide")
+# a local favicon: a ":material/...:" page icon would be fetched from a font CDN
+st.set_page_config(page_title="Object Aligner Explorer",
+                   page_icon=str(ROOT / "static" / "favicon.svg"), layout="wide")
 session.init()
 navigation = st.navigation([
     st.Page(ROOT / "pages" / file, title=title, icon=icon, url_path=url, default=index == 0)

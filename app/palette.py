@@ -88,3 +88,16 @@ def legend_html(marks: dict[str, str] | None = None) -> str:
         parts.append(f"<span><b>{escape(mark)}</b> {escape(meaning)}</span>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def text_color_on(color: str) -> str:
+    """Black or white, whichever reads better on ``color`` (``#rrggbb``).
+
+    Examples
+    --------
+    >>> text_color_on("#0072B2"), text_color_on("#F0E442")
+    ('#ffffff', '#000000')
+    """
+    r, g, b = (c / 255 for c in _rgb(color))
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return "#000000" if luminance > 0.4 else "#ffffff"

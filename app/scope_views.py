@@ -218,6 +218,21 @@ def class_table_html(trace: WLTrace, classes: Sequence[int],
     return "".join(rows)
 
 
+def vertex_captions(alignment: Alignment, scope: str, trace: WLTrace) -> dict[int, str]:
+    """The attribute summary of every record vertex (no id): ``Dave, Engineer``."""
+    aligned = alignment.scopes[scope]
+    decl = alignment.schema.scopes.get(scope)
+    id_field = decl.id_field if decl is not None else None
+    out = {}
+    for v, vertex in enumerate(trace.vertices):
+        if vertex.kind == "record" and vertex.record_index is not None:
+            gold = vertex.side == "gold"
+            paths = aligned.gold_paths if gold else aligned.candidate_paths
+            document = alignment.gold if gold else alignment.candidate
+            out[v] = record_summary(document, paths[vertex.record_index], id_field)
+    return out
+
+
 def vertex_names(alignment: Alignment, scope: str, trace: WLTrace) -> dict[int, str]:
     """Display name of every vertex of the scope's union graph (not escaped)."""
     names = scope_records(alignment, scope)

@@ -24,9 +24,10 @@ import streamlit as st
 
 from oa_core.wl import WLTrace
 
-from .palette import class_color
+from .palette import class_color, text_color_on
 
 _GAP = 0.6  # horizontal gap between the two sides (layout units)
+CAPTION_LIMIT = 60  # records drawn with a caption under them
 
 
 def stable_classes(rounds: Sequence[Sequence[int]]) -> list[list[int]]:
@@ -166,7 +167,8 @@ def _unit(value: float, low: float, high: float) -> float:
 
 def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
            classes: Sequence[int], bijection: Mapping[Any, Any], names: Mapping[int, str], *,
-           show_pairs: bool = True, title: str = "") -> go.Figure:
+           captions: Mapping[int, str] | None = None, show_pairs: bool = True,
+           title: str = "") -> go.Figure:
     """The union graph at one round, one color per display class.
 
     Parameters
@@ -179,7 +181,10 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
     bijection : mapping gold id -> candidate id or None
         Drawn as dashed gray links when ``show_pairs``.
     names : mapping vertex index -> str
-        Display names (escaped here).
+        Display names for hovering (escaped here).
+    captions : mapping vertex index -> str, optional
+        Short texts drawn under the record vertices (when there are at most
+        :data:`CAPTION_LIMIT` records).
     show_pairs : bool
         Whether to draw the bijection.
     title : str
@@ -240,7 +245,8 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
             x=[positions[i][0] for i in members], y=[positions[i][1] for i in members],
             mode="markers+text", name=f"{kind}s", showlegend=False,
             text=[escape(str(vertices[i].record_id)) if kind == "record" else "" for i in members],
-            textfont={"size": 11, "color": "#000000"},
+            textfont={"size": 11,
+                      "color": [text_color_on(class_color(classes[i])) for i in members]},
             customdata=[[vertices[i].side, escape(names.get(i, "?")), classes[i]]
                         for i in members],
             hovertemplate="%{customdata[0]} %{customdata[1]}<br>class %{customdata[2]}"
@@ -248,10 +254,17 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
             marker={"symbol": symbol, "size": size,
                     "color": [class_color(classes[i]) for i in members],
                     "line": {"color": "#222222", "width": 1}}))
+    records = [i for i, v in enumerate(vertices) if v.kind == "record"]
+    if captions and len(records) <= CAPTION_LIMIT:
+        fig.add_trace(go.Scatter(
+            x=[positions[i][0] for i in records], y=[positions[i][1] - 0.055 for i in records],
+            mode="text", name="captions", hoverinfo="skip", showlegend=False,
+            text=[escape(captions.get(i, "")) for i in records],
+            textfont={"size": 10, "color": "#333333"}))
     fig.add_vline(x=1.0 + _GAP / 2, line={"color": "#999999", "dash": "dash"})
     fig.add_annotation(x=0.5, y=1.14, text="<b>gold</b>", showarrow=False)
     fig.add_annotation(x=1.5 + _GAP, y=1.14, text="<b>candidate</b>", showarrow=False)
-    fig.update_layout(title=title, height=460, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    fig.update_layout(title=title, height=540, margin={"l": 10, "r": 10, "t": 40, "b": 10},
                       plot_bgcolor="#ffffff", showlegend=False,
                       xaxis={"visible": False, "range": [-0.15, 2.65 + _GAP]},
                       yaxis={"visible": False, "range": [-0.12, 1.22]})

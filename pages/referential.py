@@ -12,6 +12,7 @@ from app.scope_views import (
     scope_matrix,
     twin_markdown,
     twins,
+    vertex_captions,
     vertex_names,
 )
 from app.tree_views import heatmap
@@ -82,6 +83,7 @@ else:
                            **session.bind("oa.show_pairs", True))
     st.plotly_chart(wl_graph.figure(trace, wl_graph.layout(trace, bijection),
                                     display[round_index], bijection, names,
+                                    captions=vertex_captions(alignment, scope, trace),
                                     show_pairs=show_pairs), key="wl_graph")
     st.markdown(round_markdown(trace, names, summary, rounds))
     with st.expander("Classes in this round", expanded=False):

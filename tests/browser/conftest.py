@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -104,7 +104,13 @@ def page(browser_context: BrowserContext, app_url: str) -> Iterator[Page]:
     assert blocked == [], f"requests left 127.0.0.1: {blocked}"
 
 
-def screenshot(tab: Page, name: str) -> Path:
+@pytest.fixture
+def screenshot() -> Callable[[Page, str], Path]:
+    """A function saving a full-page screenshot under tests/screenshots/."""
+    return save_screenshot
+
+
+def save_screenshot(tab: Page, name: str) -> Path:
     """Save a full-page screenshot (the viewport grown to the content height)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     height = tab.evaluate(
