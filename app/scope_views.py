@@ -264,7 +264,8 @@ def round_markdown(trace: WLTrace, names: Mapping[int, str], summary: RoundSumma
                    rounds: int) -> str:
     """What one WL round did, in (escaped) Markdown."""
     stable = "the stable coloring" if summary.index == rounds - 1 else "not yet stable"
-    text = f"Round {summary.index} of {rounds - 1}: **{summary.classes} classes** ({stable})."
+    classes = f"{summary.classes} class{'es' * (summary.classes != 1)}"
+    text = f"Round {summary.index} of {rounds - 1}: **{classes}** ({stable})."
     if summary.split:
         split = ", ".join(f"{trace.vertices[v].side} {names[v]}" for v in summary.split)
         text += f" This round gave new colors to: {md_escape(split)}."
@@ -272,3 +273,10 @@ def round_markdown(trace: WLTrace, names: Mapping[int, str], summary: RoundSumma
         text += (" In tie-break mode every record starts with the same color; blend mode "
                  "seeds the colors with each record's exact attributes.")
     return text
+
+
+def default_scope(alignment: Alignment) -> str:
+    """The scope to show first: the one with the most twins, then the most records."""
+    return max(alignment.scopes, key=lambda name: (
+        len(alignment.scopes[name].structural_pairs), len(alignment.scopes[name].gold_ids),
+        name))

@@ -277,7 +277,8 @@ def bind(name: str, default: Any, *, options: Sequence[Any] | None = None,
     options : sequence, optional
         The widget's choices; a stored value not among them is reset to ``default``.
     bounds : (low, high), optional
-        A numeric widget's range; a stored value is clipped into it.
+        A numeric widget's range; the widget shows the stored value clipped into
+        it (the stored value itself is kept for when the range grows again).
 
     Returns
     -------
@@ -287,10 +288,11 @@ def bind(name: str, default: Any, *, options: Sequence[Any] | None = None,
     state = st.session_state
     if name not in state or (options is not None and state[name] not in options):
         state[name] = default
-    if bounds is not None:
-        state[name] = min(max(state[name], bounds[0]), bounds[1])
+    value = state[name]
+    if bounds is not None:  # clip what the widget shows, keep the user's choice
+        value = min(max(value, bounds[0]), bounds[1])
     widget_key = f"w.{name}"
-    state[widget_key] = state[name]
+    state[widget_key] = value
     return {"key": widget_key, "on_change": _copy_widget, "args": (widget_key, name)}
 
 

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from oa_core.matchtree import MatchNode
 
-from .diff_table import mark, value_text
+from .diff_table import mark, row_label, value_text
 from .palette import PLOTLY_SCORE_SCALE
 
 ICICLE_LIMIT = 4000  # nodes drawn in the icicle (the largest deficits first)
@@ -107,7 +107,8 @@ def icicle(tree: MatchNode) -> go.Figure:
         ids.append(index[id(node)])
         parents.append(index[id(parent)] if parent is not None and id(parent) in present
                        else "")
-        labels.append(escape(node.label or "(root)"))
+        suffix = {"missing": " (missing)", "excess": " (excess)"}.get(node.status, "")
+        labels.append(escape(row_label(node)) + suffix)
         values.append(own)
         colors.append(node.score)
         hover.append(f"{escape(node.path or '/')}<br>{node.status}, score {node.score:.3f}"

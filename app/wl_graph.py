@@ -237,7 +237,7 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
                              hovertemplate="%{text}<extra></extra>", showlegend=False,
                              marker={"symbol": "arrow", "angle": angles, "size": 11,
                                      "color": "#555555"}))
-    for kind, symbol, size in (("record", "circle", 30), ("hub", "square", 12)):
+    for kind, symbol, size in (("record", "circle", 34), ("hub", "square", 12)):
         members = [i for i, v in enumerate(vertices) if v.kind == kind]
         if not members:
             continue
@@ -245,7 +245,7 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
             x=[positions[i][0] for i in members], y=[positions[i][1] for i in members],
             mode="markers+text", name=f"{kind}s", showlegend=False,
             text=[escape(str(vertices[i].record_id)) if kind == "record" else "" for i in members],
-            textfont={"size": 11,
+            textfont={"size": 10,
                       "color": [text_color_on(class_color(classes[i])) for i in members]},
             customdata=[[vertices[i].side, escape(names.get(i, "?")), classes[i]]
                         for i in members],

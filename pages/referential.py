@@ -8,6 +8,7 @@ from app import scoring, session, wl_graph
 from app.scope_views import (
     bijection_frame,
     class_table_html,
+    default_scope,
     round_markdown,
     scope_matrix,
     twin_markdown,
@@ -52,8 +53,8 @@ with left:
     if mode == "blend":
         st.slider("blend λ", 0.0, 1.0, step=0.05, **session.bind(session.WL_LAMBDA, 0.5))
 with right:
-    scope = st.selectbox("Scope", scopes,
-                         **session.bind("oa.scope", scopes[0], options=scopes))
+    scope = st.selectbox("Scope", scopes, **session.bind(
+        "oa.scope", default_scope(alignments["tie_break"]), options=scopes))
 alignment = alignments[mode]
 columns = st.columns(len(alignments))
 for column, (name, other) in zip(columns, alignments.items(), strict=True):

@@ -72,7 +72,7 @@ def test_round_slider_steps_through_the_refinement() -> None:
     assert len(set(stable)) == 6  # 6 classes in the stable round
     at.slider(key="w.oa.wl_round").set_value(0).run()
     assert len(set(record_colors(at))) == 1  # everyone starts alike
-    assert "Round 0 of 2: **1 classes**" in "\n".join(m.value for m in at.markdown)
+    assert "Round 0 of 2: **1 class**" in "\n".join(m.value for m in at.markdown)
     at.slider(key="w.oa.wl_round").set_value(1).run()
     assert len(set(record_colors(at))) == 4
     # the colors of a class survive its split (class of gold 1 keeps its color)
