@@ -359,22 +359,27 @@ def repair_ops(alignment: Alignment, *, describe_refs: bool = False,
     return sorted(collector.ops, key=lambda op: (-op.delta, op.path, op.kind, op.rank_key))
 
 
+def _format(table: Mapping[str, str], name: str, /, **fields: Any) -> str:
+    """Fill one template; a broken template is an InputError naming it."""
+    try:
+        return table[name].format(**fields)
+    except (KeyError, IndexError, ValueError, AttributeError) as exc:
+        raise InputError(f"/{name}", f"template {name!r} cannot be filled: {exc!r}",
+                         fix="use only the documented {fields} and format specs",
+                         document="options") from None
+
+
 def _render_op(op: RepairOp, table: Mapping[str, str]) -> str:
     key = op.kind
-    if op.kind == "missing-list-item" and op.details.get("unordered"):
+    if op.kind == "missing-list-item" and op.details.get("unordered") and key + (
+            ".unordered") in table:
         key = "missing-list-item.unordered"
-    template = table.get(key) or table[op.kind]
     fields = {"path": op.path or "/", "kind": op.kind, "delta": op.delta,
               "gold": _show(op.gold), "candidate": _show(op.candidate),
               "key": op.details.get("key", ""), "scope": op.details.get("scope", ""),
               "target": op.details.get("target", ""), **{
                   k: v for k, v in op.details.items() if isinstance(v, str)}}
-    try:
-        return template.format(**fields)
-    except (KeyError, IndexError, ValueError) as exc:
-        raise InputError("", f"template {key!r} is invalid: {exc}",
-                         fix="use only the documented {fields} in templates",
-                         document="options") from None
+    return _format(table, key, **fields)
 
 
 def _synthesis(shown: Sequence[RepairOp], table: Mapping[str, str]) -> str:
@@ -387,8 +392,8 @@ def _synthesis(shown: Sequence[RepairOp], table: Mapping[str, str]) -> str:
     ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
     kind, top = ranked[0]
     if total > 0 and top / total >= 0.6:
-        return table["focus"].format(kind=kind, pct=100.0 * top / total)
-    return table["spread"].format(kinds=", ".join(k for k, _ in ranked[:3]))
+        return _format(table, "focus", kind=kind, pct=100.0 * top / total)
+    return _format(table, "spread", kinds=", ".join(k for k, _ in ranked[:3]))
 
 
 def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 0.0,
@@ -424,15 +429,15 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
     if style == "json":
         text = ""
     elif not eligible:
-        text = table["perfect"].format(score=score, deficit=1.0 - score) if not ops or all(
-            op.delta <= 0 for op in ops) else table["header"].format(
-            score=score, deficit=1.0 - score, shown=0, total=0)
+        text = _format(table, "perfect", score=score, deficit=1.0 - score) if all(
+            op.delta <= 0 for op in ops) else _format(table, "header", score=score,
+                                                      deficit=1.0 - score, shown=0, total=0)
     elif style == "compact":
         text = "\n".join([f"score {score:.4f}"] + [
             _COMPACT.format(path=op.path or "/", kind=op.kind, delta=op.delta) for op in shown])
     else:
-        lines = [table["header"].format(score=score, deficit=1.0 - score, shown=len(shown),
-                                        total=len(eligible))]
+        lines = [_format(table, "header", score=score, deficit=1.0 - score, shown=len(shown),
+                         total=len(eligible))]
         lines += [f"{n}. {op.message}" for n, op in enumerate(shown, 1)]
         if synthesis:
             lines.append(synthesis)
@@ -463,6 +468,9 @@ def load_templates(path: str | Path) -> dict[str, str]:
         raise InputError("", f"cannot read templates from {path}: {exc}",
                          fix="give a TOML or JSON table of kind = template",
                          document="options") from None
+    if not isinstance(data, dict):
+        raise InputError("", f"templates in {path} must be a table of kind = template",
+                         fix="write a TOML table or a JSON object", document="options")
     unknown = sorted(set(data) - set(DEFAULT_TEMPLATES))
     if unknown or not all(isinstance(v, str) for v in data.values()):
         raise InputError(f"/{unknown[0]}" if unknown else "",

@@ -187,7 +187,7 @@ def test_feedback_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert code == 0 and "3. /period/1 should be 2025" in out
     templates.write_text('primitive-value = "{path} {nonsense}"\n')
     code, _, err = run(["feedback", *PAIR, "--templates", str(templates)], capsys)
-    assert code == 2 and f"{templates} (options) at (root): template 'primitive-value'" in err
+    assert code == 2 and f"{templates} (options) at /primitive-value: template" in err
     templates.write_text('no-such-kind = "x"\n')
     code, _, err = run(["feedback", *PAIR, "--templates", str(templates)], capsys)
     assert code == 2 and f"{templates} (options) at /no-such-kind" in err

@@ -149,3 +149,14 @@ def test_undeclared_values_are_copied_verbatim():
     cand = {**GOLD}
     [op] = feedback(gold, cand, PEOPLE).ops
     assert op.kind == "missing-key" and op.value == {"mentor": 1}
+
+
+def test_broken_templates_are_input_errors(tmp_path, running):
+    with pytest.raises(InputError, match="'header'"):
+        feedback(*running, templates={"header": "{score:d}"})
+    with pytest.raises(InputError, match="'primitive-value'"):
+        feedback(*running, templates={"primitive-value": "{nope}"})
+    not_a_table = tmp_path / "five.json"
+    not_a_table.write_text("5")
+    with pytest.raises(InputError, match="table"):
+        load_templates(not_a_table)
