@@ -19,6 +19,7 @@ from .tree_views import MatrixView
 from .wl_graph import RoundSummary
 
 _SUMMARY_LIMIT = 48
+TWIN_LIMIT = 8  # twins explained one by one; the rest are flagged in the bijection table
 
 
 def record_summary(document: Any, pointer: str, id_field: str | None) -> str:
@@ -74,12 +75,6 @@ def scope_matrix(alignment: Alignment, scope: str) -> MatrixView:
     return MatrixView(f"scope {scope}: record similarity C (ids masked)",
                       np.asarray(aligned.matrix, dtype=float), names.gold, names.candidate,
                       [tuple(p) for p in aligned.pairs])
-
-
-def tied_rows(matrix: np.ndarray, row: int) -> list[int]:
-    """Other rows of ``matrix`` equal to ``row`` (records attributes cannot tell apart)."""
-    return [i for i in range(matrix.shape[0])
-            if i != row and np.array_equal(matrix[i], matrix[row])]
 
 
 def bijection_frame(alignments: Mapping[str, Alignment], scope: str,
@@ -149,12 +144,6 @@ class Twin:
     structural: bool = True
 
 
-def _vertex_of(trace: WLTrace, side: str, record_index: int) -> int | None:
-    return next((v for v, vertex in enumerate(trace.vertices)
-                 if vertex.side == side and vertex.kind == "record"
-                 and vertex.record_index == record_index), None)
-
-
 def neighbourhood(trace: WLTrace, vertex: int, names: Mapping[int, str]) -> str:
     """The vertex's incident references in words: "mentee of 1 (Alice, Manager)"."""
     parts = []
@@ -176,18 +165,28 @@ def twins(alignment: Alignment, scope: str) -> list[Twin]:
     aligned: ScopeAlignment = alignment.scopes[scope]
     trace = alignment.wl.get(scope)
     names = scope_records(alignment, scope)
+    matrix = np.ascontiguousarray(aligned.matrix, dtype=float)
+    groups: dict[bytes, list[int]] = {}
+    for i in range(matrix.shape[0]):
+        groups.setdefault(matrix[i].tobytes(), []).append(i)
+    gold_vertex: dict[int, int] = {}
+    all_names: dict[int, str] = {}
+    if trace is not None:
+        gold_vertex = {vx.record_index: v for v, vx in enumerate(trace.vertices)
+                       if vx.side == "gold" and vx.kind == "record"
+                       and vx.record_index is not None}
+        all_names = vertex_names(alignment, scope, trace)
     out = []
     for i, j in aligned.structural_pairs:
-        tied = tied_rows(np.asarray(aligned.matrix), i)
+        tied = [t for t in groups[matrix[i].tobytes()] if t != i]
         first_round: int | None = None
         context = ""
-        if trace is not None:
-            me = _vertex_of(trace, "gold", i)
-            others = [o for t in tied if (o := _vertex_of(trace, "gold", t)) is not None]
-            if me is not None:
-                context = neighbourhood(trace, me, vertex_names(alignment, scope, trace))
-                first_round = next((r for r, colors in enumerate(trace.rounds)
-                                    if all(colors[me] != colors[o] for o in others)), None)
+        me = gold_vertex.get(i)
+        if trace is not None and me is not None:
+            others = [gold_vertex[t] for t in tied if t in gold_vertex]
+            context = neighbourhood(trace, me, all_names)
+            first_round = next((r for r, colors in enumerate(trace.rounds)
+                                if all(colors[me] != colors[o] for o in others)), None)
         out.append(Twin(names.gold[i], names.candidate[j], [names.gold[t] for t in tied],
                         first_round, context, structural=trace is not None))
     return out

@@ -17,6 +17,7 @@ from .diff_table import mark, row_label, value_text
 from .palette import PLOTLY_SCORE_SCALE
 
 ICICLE_LIMIT = 4000  # nodes drawn in the icicle (the largest deficits first)
+ANNOTATE_LIMIT = 400  # matrix cells printed with their value
 
 
 def node_depths(tree: MatchNode) -> list[tuple[MatchNode, int]]:
@@ -173,18 +174,20 @@ def heatmap(view: MatrixView) -> go.Figure:
     """The matrix as a heat map with the chosen pairs marked by ✕."""
     rows = [escape(r) for r in _unique(view.rows)]
     columns = [escape(c) for c in _unique(view.columns)]
+    annotate = view.matrix.size <= ANNOTATE_LIMIT
     fig = go.Figure(go.Heatmap(
         z=view.matrix, x=columns, y=rows, zmin=0, zmax=1, colorscale=PLOTLY_SCORE_SCALE,
-        text=np.round(view.matrix, 3), texttemplate="%{text}",
+        text=np.round(view.matrix, 3) if annotate else None,
+        texttemplate="%{text}" if annotate else None,
         hovertemplate="gold %{y}<br>candidate %{x}<br>%{z:.4f}<extra></extra>",
         colorbar={"title": {"text": "similarity"}}))
     if view.pairs:
         fig.add_trace(go.Scatter(
             x=[columns[j] for _, j in view.pairs], y=[rows[i] for i, _ in view.pairs],
             mode="markers", name="chosen pair", hoverinfo="skip",
-            marker={"symbol": "square-open", "size": 34, "color": "#000000",
-                    "line": {"width": 3}}))
-    fig.update_layout(height=max(260, 60 + 42 * len(rows)), xaxis={"side": "top"},
+            marker={"symbol": "square-open", "size": 34 if annotate else 6,
+                    "color": "#000000", "line": {"width": 3 if annotate else 1}}))
+    fig.update_layout(height=min(900, max(260, 60 + 42 * len(rows))), xaxis={"side": "top"},
                       yaxis={"autorange": "reversed"}, showlegend=False,
                       margin={"l": 10, "r": 10, "t": 60, "b": 10})
     return fig

@@ -27,7 +27,7 @@ from oa_core.wl import WLTrace
 from .palette import class_color, text_color_on
 
 _GAP = 0.6  # horizontal gap between the two sides (layout units)
-CAPTION_LIMIT = 60  # records drawn with a caption under them
+CAPTION_LIMIT = 60  # up to this many records: big labelled vertices; beyond: small dots
 
 
 def stable_classes(rounds: Sequence[Sequence[int]]) -> list[list[int]]:
@@ -191,6 +191,8 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
         Figure title.
     """
     vertices = trace.vertices
+    small = sum(1 for v in vertices if v.kind == "record") > CAPTION_LIMIT
+    loop = 0.02 if small else 0.05  # self-loop radius
     fig = go.Figure()
     if show_pairs:
         gold_at = {v.record_id: positions[i] for i, v in enumerate(vertices)
@@ -216,12 +218,12 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
         (x0, y0), (x1, y1) = positions[e.source], positions[e.target]
         what = escape(e.relation + (f" [{e.label}]" if e.label else ""))
         if e.source == e.target:
-            loop = [(x0 + 0.05 * math.sin(t / 8 * 2 * math.pi),
-                     y0 + 0.05 - 0.05 * math.cos(t / 8 * 2 * math.pi)) for t in range(9)]
-            ex += [p[0] for p in loop] + [None]
-            ey += [p[1] for p in loop] + [None]
+            circle = [(x0 + loop * math.sin(t / 8 * 2 * math.pi),
+                       y0 + loop - loop * math.cos(t / 8 * 2 * math.pi)) for t in range(9)]
+            ex += [p[0] for p in circle] + [None]
+            ey += [p[1] for p in circle] + [None]
             hx.append(x0)
-            hy.append(y0 + 0.1)
+            hy.append(y0 + 2 * loop)
             angles.append(90.0)
         else:
             ex += [x0, x1, None]
@@ -237,13 +239,14 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
                              hovertemplate="%{text}<extra></extra>", showlegend=False,
                              marker={"symbol": "arrow", "angle": angles, "size": 11,
                                      "color": "#555555"}))
-    for kind, symbol, size in (("record", "circle", 34), ("hub", "square", 12)):
+    for kind, symbol, size in (("record", "circle", 12 if small else 34),
+                               ("hub", "square", 6 if small else 12)):
         members = [i for i, v in enumerate(vertices) if v.kind == kind]
         if not members:
             continue
         fig.add_trace(go.Scatter(
             x=[positions[i][0] for i in members], y=[positions[i][1] for i in members],
-            mode="markers+text", name=f"{kind}s", showlegend=False,
+            mode="markers" if small else "markers+text", name=f"{kind}s", showlegend=False,
             text=[escape(str(vertices[i].record_id)) if kind == "record" else "" for i in members],
             textfont={"size": 10,
                       "color": [text_color_on(class_color(classes[i])) for i in members]},
@@ -255,7 +258,7 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
                     "color": [class_color(classes[i]) for i in members],
                     "line": {"color": "#222222", "width": 1}}))
     records = [i for i, v in enumerate(vertices) if v.kind == "record"]
-    if captions and len(records) <= CAPTION_LIMIT:
+    if captions and not small:
         fig.add_trace(go.Scatter(
             x=[positions[i][0] for i in records], y=[positions[i][1] - 0.055 for i in records],
             mode="text", name="captions", hoverinfo="skip", showlegend=False,
@@ -264,7 +267,8 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
     fig.add_vline(x=1.0 + _GAP / 2, line={"color": "#999999", "dash": "dash"})
     fig.add_annotation(x=0.5, y=1.14, text="<b>gold</b>", showarrow=False)
     fig.add_annotation(x=1.5 + _GAP, y=1.14, text="<b>candidate</b>", showarrow=False)
-    fig.update_layout(title=title, height=540, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    fig.update_layout(title=title, height=900 if small else 540,
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
                       plot_bgcolor="#ffffff", showlegend=False,
                       xaxis={"visible": False, "range": [-0.15, 2.65 + _GAP]},
                       yaxis={"visible": False, "range": [-0.12, 1.22]})

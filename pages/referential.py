@@ -6,6 +6,7 @@ import streamlit as st
 
 from app import scoring, session, wl_graph
 from app.scope_views import (
+    TWIN_LIMIT,
     bijection_frame,
     class_table_html,
     default_scope,
@@ -94,8 +95,11 @@ found = twins(alignment, scope)
 st.subheader("Twins that only structure separated")
 if not found:
     st.caption(f"In {mode} mode no pair of this scope had to be decided by structure.")
-for twin in found:
+for twin in found[:TWIN_LIMIT]:
     st.info(twin_markdown(twin), icon=":material/call_split:")
+if len(found) > TWIN_LIMIT:
+    st.caption(f"… and {len(found) - TWIN_LIMIT} more twins; the bijection table below "
+               "marks every pair decided by structure.")
 
 st.subheader("Bijection")
 st.dataframe(bijection_frame(alignments, scope, mode), hide_index=True,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,20 +90,22 @@ def test_apply_a_fix_moves_the_score(
     screenshot(page, "feedback-applied")
 
 
-def _upload(page: Page, document: str, name: str, text: str) -> None:
+def _upload(page: Page, files: dict[str, tuple[str, str]]) -> None:
+    """Upload document -> (file name, text) through the sidebar and load them."""
     page.get_by_text("Upload or paste your own").click()
-    index = ["gold", "candidate", "schema"].index(document)
-    uploader = page.locator('[data-testid="stFileUploader"]').nth(index)
-    uploader.locator('input[type="file"]').set_input_files(
-        {"name": name, "mimeType": "application/json", "buffer": text.encode()})
-    expect(uploader.get_by_text(name)).to_be_visible()
+    for document, (name, text) in files.items():
+        index = ["gold", "candidate", "schema"].index(document)
+        uploader = page.locator('[data-testid="stFileUploader"]').nth(index)
+        uploader.locator('input[type="file"]').set_input_files(
+            {"name": name, "mimeType": "application/json", "buffer": text.encode()})
+        expect(uploader.get_by_text(name)).to_be_visible()
     page.get_by_role("button", name="Load these documents").click()
 
 
 def test_malformed_upload_shows_the_error_and_keeps_working(
         page: Page, app_url: str, screenshot: Shot) -> None:
     open_page(page, app_url)
-    _upload(page, "candidate", "broken.json", '{"people": [\n  {"id": 1 "name": "x"}\n]}')
+    _upload(page, {"candidate": ("broken.json", '{"people": [\n  {"id": 1 "name": "x"}\n]}')})
     alert = page.locator('[data-testid="stAlert"]').filter(has_text="Could not load")
     expect(alert).to_be_visible()
     expect(alert).to_contain_text("broken.json")
@@ -115,7 +119,7 @@ def test_script_in_a_value_is_shown_as_text(
     open_page(page, app_url)
     candidate = json.loads((RUNNING / "candidate.json").read_text())
     candidate["agenda"][2] = "<script>window.__pwned = 1</script><b>bold</b>"
-    _upload(page, "candidate", "evil.json", json.dumps(candidate))
+    _upload(page, {"candidate": ("evil.json", json.dumps(candidate))})
     cell = page.locator("table.oa-diff td").filter(has_text="<script>window.__pwned")
     expect(cell).to_be_visible()
     assert page.evaluate("() => window.__pwned") is None
@@ -132,3 +136,30 @@ def test_query_string_selects_an_example(
     expect(page.get_by_text("Alignment computed in")).to_be_visible()
     page.wait_for_timeout(600)
     screenshot(page, "org2graph-referential")
+
+
+def test_two_hundred_record_graph_in_the_browser(
+        page: Page, app_url: str, screenshot: Shot) -> None:
+    rng = random.Random(5)
+    size = 200
+    people = [{"id": k + 1, "name": f"P{k % 100}", "role": "Engineer"} for k in range(size)]
+    links = [{"mentor": rng.randrange(1, size + 1), "mentee": k + 1} for k in range(size)]
+    new = {k + 1: 5000 + (k * 37) % size for k in range(size)}
+    gold = {"people": people, "mentorships": links, "agenda": [], "period": [1, 2]}
+    candidate = {"people": [{**p, "id": new[p["id"]]} for p in reversed(people)],
+                 "mentorships": [{"mentor": new[m["mentor"]], "mentee": new[m["mentee"]]}
+                                 for m in links], "agenda": [], "period": [1, 2]}
+    open_page(page, app_url, "referential")
+    _upload(page, {"gold": ("gold200.json", json.dumps(gold)),
+                   "candidate": ("candidate200.json", json.dumps(candidate))})
+    expect(page.get_by_text("Score with tie_break")).to_be_visible()
+    expect(page.locator('[data-testid="stMetricValue"]').first).to_have_text("1.0000")
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    begin = time.perf_counter()
+    slider.press("Home")
+    expect(page.get_by_text("Round 0 of")).to_be_visible()
+    elapsed = time.perf_counter() - begin
+    assert elapsed < 5, f"a WL round step on 200 records took {elapsed:.1f} s in the browser"
+    page.wait_for_timeout(800)
+    screenshot(page, "referential-200-records")
