@@ -7,7 +7,6 @@ change stores ``pointer -> value`` in the session's schema edits, which
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,7 +175,6 @@ def render_knob(knob: Knob, node: SchemaNode) -> None:
     help_text = f"{knob.pointer} (original: {knob.default})"
     common: dict[str, Any] = {"key": knob.widget_key, "help": help_text,
                               "on_change": _on_change, "args": (knob, defaults)}
-    widget: Callable[..., Any]
     if knob.kind == "weight":
         st.number_input(label, min_value=0.0, step=0.25, format="%.3f", **common)
     elif knob.kind == "unit":
@@ -185,8 +183,7 @@ def render_knob(knob: Knob, node: SchemaNode) -> None:
         options = list(knob.options)
         if value not in options:
             options.append(value)
-        widget = st.selectbox
-        widget(label, options, **common)
+        st.selectbox(label, options, **common)
     else:
         st.checkbox(label, **common)
 

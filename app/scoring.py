@@ -62,7 +62,10 @@ def align(gold: Any, candidate: Any, schema: Any, *, wl_mode: str = "tie_break",
 def show_error(exc: OAError, what: str = "score these documents") -> None:
     """Show an ``oa_core`` error in the page: document, pointer, message, fix."""
     where = md_escape(exc.pointer or "(root)")
-    text = f"**Could not {what}.** In the {exc.document} at {where}: {md_escape(exc.message)}"
+    trio = session.trio()
+    source = trio.files.get(exc.document) if trio is not None else None
+    document = exc.document + (f" ({md_escape(source)})" if source else "")
+    text = f"**Could not {what}.** In the {document} at {where}: {md_escape(exc.message)}"
     if exc.fix:
         text += f"\n\nFix: {md_escape(exc.fix)}"
     st.error(text, icon=":material/warning:")

@@ -112,3 +112,17 @@ def test_state_survives_page_switches() -> None:
     at.switch_page("../pages/overview.py").run()
     assert at.toggle(key="w.oa.hide_perfect").value is True
     assert at.session_state["oa.hide_perfect"] is True
+
+
+def test_gold_that_violates_the_schema_is_reported_with_file_and_pointer() -> None:
+    at = start()
+    gold = json.loads((RUNNING / "gold.json").read_text())
+    gold["people"][1]["id"] = "two"
+    at.text_area(key="w.paste.gold").input(json.dumps(gold))
+    at.button[0].click().run()
+    assert not at.exception
+    text = errors(at).replace("\\", "")
+    assert "In the gold (pasted gold) at /people/1/id" in text
+    assert "not of type 'integer'" in text
+    at.switch_page("../pages/referential.py").run()
+    assert not at.exception and at.error  # every page reports it and keeps running
