@@ -279,3 +279,47 @@ def default_scope(alignment: Alignment) -> str:
     return max(alignment.scopes, key=lambda name: (
         len(alignment.scopes[name].structural_pairs), len(alignment.scopes[name].gold_ids),
         name))
+
+
+def signature_frame(trace: WLTrace, display: Sequence[Sequence[int]], round_index: int,
+                    names: Mapping[int, str]) -> pd.DataFrame:
+    """How one WL round recolored every vertex: its previous class and neighbourhood.
+
+    Parameters
+    ----------
+    trace : WLTrace
+    display : sequence of sequences of int
+        Display classes per round (from :func:`app.wl_graph.stable_classes`).
+    round_index : int
+        The round to explain; round 0 lists the starting classes.
+    names : mapping vertex index -> str
+        Vertex display names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per vertex: side, record, class before, the sorted multiset of
+        (direction, relation, label, neighbour class) it was refined with, class after.
+    """
+    previous = display[max(round_index - 1, 0)]
+    incident: dict[int, list[str]] = {v: [] for v in range(len(trace.vertices))}
+    for edge in trace.edges:
+        label = f" [{edge.label}]" if edge.label else ""
+        if edge.source == edge.target:
+            incident[edge.source].append(f"loop {edge.relation}{label} (class "
+                                         f"{previous[edge.source]})")
+            continue
+        incident[edge.source].append(
+            f"out {edge.relation}{label} → class {previous[edge.target]}")
+        incident[edge.target].append(
+            f"in {edge.relation}{label} ← class {previous[edge.source]}")
+    rows = []
+    for v, vertex in enumerate(trace.vertices):
+        rows.append({
+            "side": vertex.side,
+            "record": names.get(v, vertex.key),
+            "class before": previous[v] if round_index else None,
+            "neighbourhood (round before)": "; ".join(sorted(incident[v])) or "—",
+            "class after": display[round_index][v],
+        })
+    return pd.DataFrame.from_records(rows)

@@ -12,6 +12,7 @@ from app.scope_views import (
     default_scope,
     round_markdown,
     scope_matrix,
+    signature_frame,
     twin_markdown,
     twins,
     vertex_captions,
@@ -90,6 +91,12 @@ else:
     st.markdown(round_markdown(trace, names, summary, rounds))
     with st.expander("Classes in this round", expanded=False):
         st.html(class_table_html(trace, display[round_index], names))
+    with st.expander("How this round was computed (signatures)", expanded=False):
+        st.caption("A record's new class is decided by its class in the round before and "
+                   "the sorted multiset of its references (direction, relation, exact edge "
+                   "label, neighbour's class); equal signatures get the same class on both "
+                   "sides.")
+        st.dataframe(signature_frame(trace, display, round_index, names), hide_index=True)
 
 found = twins(alignment, scope)
 st.subheader("Twins that only structure separated")
