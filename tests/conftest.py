@@ -19,6 +19,16 @@ def load_example(folder: Path) -> tuple[Any, Any, Any]:
                  for name in ("gold", "candidate", "schema"))
 
 
+@pytest.fixture(autouse=True)
+def _fresh_streamlit_caches(request: pytest.FixtureRequest) -> None:
+    """Isolate the explorer's page tests: ``st.cache_*`` outlives an AppTest instance."""
+    if request.module.__name__.startswith("test_app_"):
+        import streamlit as st
+
+        st.cache_data.clear()
+        st.cache_resource.clear()
+
+
 @pytest.fixture
 def running() -> tuple[Any, Any, Any]:
     """(gold, candidate, schema) of the paper's running example (fig:oa-example)."""

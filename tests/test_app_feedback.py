@@ -5,24 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-import streamlit as st
+from apptest_helpers import open_app
 from streamlit.testing.v1 import AppTest
-
-MAIN = "../app/main.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches() -> None:
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-def start() -> AppTest:
-    at = AppTest.from_file(MAIN, default_timeout=30)
-    at.run()
-    at.switch_page("../pages/feedback.py").run()
-    assert not at.exception, at.exception
-    return at
 
 
 def apply_buttons(at: AppTest) -> list:
@@ -35,7 +19,7 @@ def ops_markdown(at: AppTest) -> list[str]:
 
 
 def test_feedback_text_and_ranked_ops() -> None:
-    at = start()
+    at = open_app("feedback.py")
     text = at.code[0].value
     assert text.startswith("The prediction scored 0.77 (deficit 0.23). Top 5 of 5")
     assert "/period/1: expected 2025, got 2026" in text
@@ -47,7 +31,7 @@ def test_feedback_text_and_ranked_ops() -> None:
 
 
 def test_k_and_min_delta_limit_what_is_shown() -> None:
-    at = start()
+    at = open_app("feedback.py")
     at.slider(key="w.oa.fb_k").set_value(2).run()
     assert "Top 2 of 5" in at.code[0].value
     assert len(apply_buttons(at)) == 2
@@ -58,7 +42,7 @@ def test_k_and_min_delta_limit_what_is_shown() -> None:
 
 
 def test_apply_a_fix_moves_the_score_by_its_delta_and_undo() -> None:
-    at = start()
+    at = open_app("feedback.py")
     ops = ops_markdown(at)
     index = next(i for i, text in enumerate(ops) if "/period/1" in text)
     apply_buttons(at)[index].click().run()

@@ -5,39 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-import streamlit as st
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import errors, metric, open_app
 
-MAIN = "../app/main.py"
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches() -> None:
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-def start(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(MAIN, default_timeout=30)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def errors(at: AppTest) -> str:
-    return "\n".join(e.value for e in at.error)
-
-
 def test_running_example_is_the_default() -> None:
-    at = start()
+    at = open_app()
     assert at.title[0].value == "Overview"
     assert metric(at, "Score") == "0.77"
     assert metric(at, "Deficit") == "0.23"
@@ -47,20 +21,20 @@ def test_running_example_is_the_default() -> None:
 
 
 def test_query_string_selects_an_example() -> None:
-    at = start({"example": "facts2order"})
+    at = open_app(query={"example": "facts2order"})
     assert at.session_state["oa.trio"].source == "facts2order"
     assert at.selectbox(key="w.example").value == "facts2order"
     assert metric(at, "Score") != "0.77"
 
 
 def test_unknown_example_in_query_string_is_reported() -> None:
-    at = start({"example": "no_such_example"})
+    at = open_app(query={"example": "no_such_example"})
     assert "no bundled example 'no\\_such\\_example'" in errors(at)
     assert metric(at, "Score") == "0.77"  # the default is still loaded
 
 
 def test_choosing_an_example_and_a_variant_rescores() -> None:
-    at = start()
+    at = open_app()
     at.selectbox(key="w.example").select("facts2order").run()
     assert at.query_params["example"] == "facts2order"
     first = metric(at, "Score")
@@ -72,7 +46,7 @@ def test_choosing_an_example_and_a_variant_rescores() -> None:
 
 
 def test_malformed_paste_shows_line_and_column_and_keeps_the_documents() -> None:
-    at = start()
+    at = open_app()
     at.text_area(key="w.paste.candidate").input('{"people": [\n  {"id": 1,, }\n]}')
     at.button[0].click().run()
     text = errors(at)
@@ -83,7 +57,7 @@ def test_malformed_paste_shows_line_and_column_and_keeps_the_documents() -> None
 
 
 def test_schema_error_names_its_pointer() -> None:
-    at = start()
+    at = open_app()
     schema = json.loads((RUNNING / "schema.json").read_text())
     schema["properties"]["agenda"]["items"]["score"] = "jaro_winklr"
     at.text_area(key="w.paste.schema").input(json.dumps(schema))
@@ -94,7 +68,7 @@ def test_schema_error_names_its_pointer() -> None:
 
 
 def test_pasted_jsonc_candidate_replaces_only_the_candidate() -> None:
-    at = start()
+    at = open_app()
     candidate = json.loads((RUNNING / "gold.json").read_text())
     at.text_area(key="w.paste.candidate").input(
         "// the gold itself\n" + json.dumps(candidate) + "\n")
@@ -105,7 +79,7 @@ def test_pasted_jsonc_candidate_replaces_only_the_candidate() -> None:
 
 
 def test_state_survives_page_switches() -> None:
-    at = start()
+    at = open_app()
     at.toggle(key="w.oa.hide_perfect").set_value(True).run()
     at.switch_page("../pages/match_tree.py").run()
     assert at.title[0].value == "Match tree"
@@ -115,7 +89,7 @@ def test_state_survives_page_switches() -> None:
 
 
 def test_gold_that_violates_the_schema_is_reported_with_file_and_pointer() -> None:
-    at = start()
+    at = open_app()
     gold = json.loads((RUNNING / "gold.json").read_text())
     gold["people"][1]["id"] = "two"
     at.text_area(key="w.paste.gold").input(json.dumps(gold))

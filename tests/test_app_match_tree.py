@@ -5,24 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-import streamlit as st
+from apptest_helpers import open_app
 from streamlit.testing.v1 import AppTest
-
-MAIN = "../app/main.py"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches() -> None:
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-def start() -> AppTest:
-    at = AppTest.from_file(MAIN, default_timeout=30)
-    at.run()
-    at.switch_page("../pages/match_tree.py").run()
-    assert not at.exception, at.exception
-    return at
 
 
 def figure(at: AppTest, key: str) -> dict:
@@ -39,7 +23,7 @@ def shape(z: dict | list) -> tuple[int, int]:
 
 
 def test_table_has_weights_and_deficits() -> None:
-    at = start()
+    at = open_app("match_tree.py")
     frame = at.dataframe[0].value
     assert list(frame.columns)[:4] == ["path", "pointer", "kind", "status"]
     for column in ("comparator", "similarity", "weight", "effective weight", "contribution",
@@ -55,7 +39,7 @@ def test_table_has_weights_and_deficits() -> None:
 
 
 def test_depth_focus_and_imperfect_filter_change_the_table() -> None:
-    at = start()
+    at = open_app("match_tree.py")
     shallow = len(at.dataframe[0].value)
     at.slider(key="w.oa.tree_depth").set_value(3).run()
     deep = len(at.dataframe[0].value)
@@ -68,7 +52,7 @@ def test_depth_focus_and_imperfect_filter_change_the_table() -> None:
 
 
 def test_icicle_shows_where_the_deficit_lives() -> None:
-    at = start()
+    at = open_app("match_tree.py")
     trace = figure(at, "icicle")["data"][0]
     assert trace["type"] == "icicle"
     assert trace["root"]["color"]
@@ -77,7 +61,7 @@ def test_icicle_shows_where_the_deficit_lives() -> None:
 
 
 def test_matrices_for_scopes_and_lists() -> None:
-    at = start()
+    at = open_app("match_tree.py")
     spec = figure(at, "matrix")
     heat, pairs = spec["data"]
     assert shape(heat["z"]) == (6, 5)  # 6 gold people, 5 candidate people

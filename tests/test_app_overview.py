@@ -5,26 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-import streamlit as st
+from apptest_helpers import open_app
 from streamlit.testing.v1 import AppTest
 
-MAIN = "../app/main.py"
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches() -> None:
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-def start() -> AppTest:
-    at = AppTest.from_file(MAIN, default_timeout=30)
-    at.run()
-    at.switch_page("../pages/overview.py").run()
-    assert not at.exception, at.exception
-    return at
 
 
 def diff(at: AppTest) -> str:
@@ -38,7 +22,7 @@ def paste(at: AppTest, document: str, value: object) -> None:
 
 
 def test_score_deficit_and_aligned_rows() -> None:
-    at = start()
+    at = open_app("overview.py")
     values = {m.label: m.value for m in at.metric}
     assert values == {"Score": "0.77", "Deficit": "0.23", "Warnings": "0",
                       "Schema violations": "0"}
@@ -51,7 +35,7 @@ def test_score_deficit_and_aligned_rows() -> None:
 
 
 def test_hide_perfect_subtrees_leaves_only_the_deficit() -> None:
-    at = start()
+    at = open_app("overview.py")
     assert "Alice" in diff(at)
     at.toggle(key="w.oa.hide_perfect").set_value(True).run()
     html = diff(at)
@@ -62,7 +46,7 @@ def test_hide_perfect_subtrees_leaves_only_the_deficit() -> None:
 
 
 def test_user_text_is_escaped() -> None:
-    at = start()
+    at = open_app("overview.py")
     candidate = json.loads((RUNNING / "candidate.json").read_text())
     candidate["agenda"][2] = "<script>alert(1)</script>"
     paste(at, "candidate", candidate)
@@ -72,7 +56,7 @@ def test_user_text_is_escaped() -> None:
 
 
 def test_warnings_and_violations_are_listed() -> None:
-    at = start()
+    at = open_app("overview.py")
     schema = json.loads((RUNNING / "schema.json").read_text())
     schema["properties"]["agenda"]["itemz"] = {}
     paste(at, "schema", schema)

@@ -7,26 +7,10 @@ import random
 import time
 from pathlib import Path
 
-import pytest
-import streamlit as st
+from apptest_helpers import open_app
 from streamlit.testing.v1 import AppTest
 
-MAIN = "../app/main.py"
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches() -> None:
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-def start() -> AppTest:
-    at = AppTest.from_file(MAIN, default_timeout=60)
-    at.run()
-    at.switch_page("../pages/referential.py").run()
-    assert not at.exception, at.exception
-    return at
 
 
 def graph(at: AppTest) -> dict:
@@ -46,7 +30,7 @@ def bijection(at: AppTest) -> dict[str, str]:
 
 
 def test_running_example_bijection_and_twins() -> None:
-    at = start()
+    at = open_app("referential.py", timeout=60)
     scores = {m.label: m.value for m in at.metric}
     assert scores["Score with tie_break"] == "0.7679"
     assert scores["Score with none"] == "0.6845"
@@ -65,7 +49,7 @@ def test_running_example_bijection_and_twins() -> None:
 
 
 def test_round_slider_steps_through_the_refinement() -> None:
-    at = start()
+    at = open_app("referential.py", timeout=60)
     slider = at.slider(key="w.oa.wl_round")
     assert (slider.min, slider.max, slider.value) == (0, 2, 2)
     stable = record_colors(at)
@@ -85,7 +69,7 @@ def test_round_slider_steps_through_the_refinement() -> None:
 
 
 def test_switching_wl_off_swaps_the_twins_everywhere() -> None:
-    at = start()
+    at = open_app("referential.py", timeout=60)
     at.radio(key="w.oa.wl_mode").set_value("none").run()
     assert not at.exception
     pairs = bijection(at)
@@ -119,7 +103,7 @@ def _org(size: int, seed: int) -> tuple[dict, dict]:
 
 
 def test_two_hundred_record_graph_stays_usable() -> None:
-    at = start()
+    at = open_app("referential.py", timeout=60)
     gold, candidate = _org(200, seed=3)
     at.text_area(key="w.paste.gold").input(json.dumps(gold))
     at.text_area(key="w.paste.candidate").input(json.dumps(candidate))

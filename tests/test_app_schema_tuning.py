@@ -6,34 +6,13 @@ import json
 import statistics
 import time
 
-import pytest
-import streamlit as st
-from streamlit.testing.v1 import AppTest
+from apptest_helpers import metric, open_app
 
-MAIN = "../app/main.py"
 AGENDA = "/properties/agenda"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches() -> None:
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
-def start() -> AppTest:
-    at = AppTest.from_file(MAIN, default_timeout=30)
-    at.run()
-    at.switch_page("../pages/schema_tuning.py").run()
-    assert not at.exception, at.exception
-    return at
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
 def test_a_widget_for_every_knob_of_the_schema() -> None:
-    at = start()
+    at = open_app("schema_tuning.py")
     keys = {w.key for w in [*at.number_input, *at.slider, *at.selectbox, *at.checkbox]}
     expected = {
         "tune:/properties/people/items/properties/name/valueWeight",
@@ -53,7 +32,7 @@ def test_a_widget_for_every_knob_of_the_schema() -> None:
 
 
 def test_changing_the_order_rescores_everywhere() -> None:
-    at = start()
+    at = open_app("schema_tuning.py")
     at.selectbox(key=f"tune:{AGENDA}/order").select("align").run()
     assert not at.exception
     edited = float(metric(at, "Score with the edited schema"))
@@ -71,7 +50,7 @@ def test_changing_the_order_rescores_everywhere() -> None:
 
 
 def test_weights_comparators_and_thresholds_move_the_score() -> None:
-    at = start()
+    at = open_app("schema_tuning.py")
     at.number_input(key="tune:/properties/period/prefixWeights/1").set_value(3.0).run()
     lowered = float(metric(at, "Score with the edited schema"))
     assert lowered < 0.7679
@@ -84,7 +63,7 @@ def test_weights_comparators_and_thresholds_move_the_score() -> None:
 
 
 def test_an_invalid_edit_is_reported_and_the_page_keeps_working() -> None:
-    at = start()
+    at = open_app("schema_tuning.py")
     at.number_input(key="tune:/properties/period/prefixWeights/0").set_value(0.0).run()
     at.number_input(key="tune:/properties/period/prefixWeights/1").set_value(0.0).run()
     text = "\n".join(e.value for e in at.error).replace("\\", "")
@@ -98,7 +77,7 @@ def test_an_invalid_edit_is_reported_and_the_page_keeps_working() -> None:
 
 
 def test_rescore_after_a_widget_change_is_fast() -> None:
-    at = start()
+    at = open_app("schema_tuning.py")
     widget = "tune:/properties/people/items/properties/name/valueWeight"
     at.number_input(key=widget).set_value(2.5).run()  # warm up
     times = []
