@@ -29,9 +29,17 @@ PAGES = (
 st.set_page_config(page_title="Object Aligner Explorer",
                    page_icon=str(ROOT / "static" / "favicon.svg"), layout="wide")
 session.init()
-navigation = st.navigation([
-    st.Page(ROOT / "pages" / file, title=title, icon=icon, url_path=url, default=index == 0)
-    for index, (file, title, icon, url) in enumerate(PAGES)])
+pages = [st.Page(ROOT / "pages" / file, title=title, icon=icon, url_path=url)
+         for file, title, icon, url in PAGES]
+
+
+def _root() -> None:
+    """Send ``/`` to the first view, so every view has its own URL (``/overview`` too)."""
+    st.switch_page(pages[0], query_params=st.query_params.to_dict())
+
+
+navigation = st.navigation([*pages, st.Page(_root, title=PAGES[0][1], url_path="",
+                                            default=True, visibility="hidden")])
 sidebar.render()
 sidebar.show_errors()
 navigation.run()

@@ -72,8 +72,10 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
     """One headless Chromium (the system's) for the whole session."""
+    # A missing browser fails rather than skips: a skipped browser suite would let a
+    # broken explorer pass. scripts/test installs Debian's chromium before pytest runs.
     if not CHROMIUM.exists():
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/test (apt-get install chromium)")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(tmp_path_factory.mktemp("chromium")), executable_path=str(CHROMIUM),

@@ -42,6 +42,7 @@ def test_every_page_opens_without_errors(
     expect(page.get_by_text("Alignment computed in")).to_be_visible()
     page.wait_for_timeout(600)  # let plotly draw before the screenshot
     assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.get_by_text("Page not found").count() == 0  # every page has its own URL
     screenshot(page, f"page-{path}")
 
 
