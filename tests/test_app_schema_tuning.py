@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import statistics
-import time
 
 from apptest_helpers import metric, open_app
 
@@ -74,17 +72,3 @@ def test_an_invalid_edit_is_reported_and_the_page_keeps_working() -> None:
     at.number_input(key="tune:/properties/period/prefixWeights/0").set_value(1.0).run()
     assert metric(at, "Score with the edited schema") == "0.7679"
     assert metric(at, "Edited settings") == "0"
-
-
-def test_rescore_after_a_widget_change_is_fast() -> None:
-    at = open_app("schema_tuning.py")
-    widget = "tune:/properties/people/items/properties/name/valueWeight"
-    at.number_input(key=widget).set_value(2.5).run()  # warm up
-    times = []
-    for weight in (3.0, 3.5, 4.0, 4.5, 5.0):
-        begin = time.perf_counter()
-        at.number_input(key=widget).set_value(weight).run()
-        times.append(time.perf_counter() - begin)
-    assert not at.exception
-    # the whole rerun (two alignments, ~45 widgets, AppTest overhead) under 150 ms
-    assert statistics.median(times) < 0.15, times

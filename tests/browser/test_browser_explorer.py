@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -157,10 +156,7 @@ def test_two_hundred_record_graph_in_the_browser(
     expect(page.locator('[data-testid="stMetricValue"]').first).to_have_text("1.0000")
     slider = page.get_by_role("slider").first
     slider.focus()
-    begin = time.perf_counter()
     slider.press("Home")
     expect(page.get_by_text("Round 0 of")).to_be_visible()
-    elapsed = time.perf_counter() - begin
-    assert elapsed < 5, f"a WL round step on 200 records took {elapsed:.1f} s in the browser"
     page.wait_for_timeout(800)
     screenshot(page, "referential-200-records")
