@@ -27,6 +27,7 @@ repository root::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import sys
@@ -175,8 +176,21 @@ def _run(fn: Callable[[np.random.SeedSequence], list[dict[str, Any]]],
         return [row for chunk in pool.map(fn, seeds, chunksize=4) for row in chunk]
 
 
+@functools.cache
 def _schemas() -> tuple[oa_core.Schema, oa_core.Schema]:
     return oa_core.Schema.parse(o2g.schema(True)), oa_core.Schema.parse(o2g.schema(False))
+
+
+def _draw_gold(seed: np.random.SeedSequence) -> tuple[np.random.Generator, dict[str, Any]]:
+    """A gold drawn as in the paper, and the generator that goes on drawing its copies."""
+    rng = np.random.default_rng(seed)
+    return rng, o2g.generate(o2g.sample_params(rng), rng).gold
+
+
+def _ra_and_plain(gold: dict[str, Any], candidate: dict[str, Any]) -> dict[str, float]:
+    ra_schema, plain_schema = _schemas()
+    return {"ra": oa_core.score(gold, candidate, ra_schema),
+            "plain": oa_core.score(gold, candidate, plain_schema)}
 
 
 def _all_twins(gold: dict[str, list[dict[str, Any]]]) -> bool:
@@ -186,20 +200,10 @@ def _all_twins(gold: dict[str, list[dict[str, Any]]]) -> bool:
 
 
 def _invariance_gold(seed: np.random.SeedSequence) -> list[dict[str, Any]]:
-    rng = np.random.default_rng(seed)
-    ra_schema, plain_schema = _schemas()
-    gold = o2g.generate(o2g.sample_params(rng), rng).gold
-    rows = []
-    for shuffle in (False, True):
-        for _ in range(RELABELS_PER_GOLD):
-            cand = o2g.relabel(gold, rng, shuffle=shuffle)
-            rows.append({
-                "shuffle": shuffle,
-                "all_twins": _all_twins(gold),
-                "ra": oa_core.score(gold, cand, ra_schema),
-                "plain": oa_core.score(gold, cand, plain_schema),
-            })
-    return rows
+    rng, gold = _draw_gold(seed)
+    return [{"shuffle": shuffle, "all_twins": _all_twins(gold),
+             **_ra_and_plain(gold, o2g.relabel(gold, rng, shuffle=shuffle))}
+            for shuffle in (False, True) for _ in range(RELABELS_PER_GOLD)]
 
 
 def ra_invariance(golds: int, seed: int, jobs: int = 1) -> list[dict[str, Any]]:
@@ -229,9 +233,7 @@ def ra_invariance(golds: int, seed: int, jobs: int = 1) -> list[dict[str, Any]]:
 
 
 def _sweep_gold(seed: np.random.SeedSequence) -> list[dict[str, Any]]:
-    rng = np.random.default_rng(seed)
-    ra_schema, plain_schema = _schemas()
-    gold = o2g.generate(o2g.sample_params(rng), rng).gold
+    rng, gold = _draw_gold(seed)
     rows = []
     for relabelled in (True, False):
         for op_name, op in o2g.EDIT_OPERATIONS.items():
@@ -242,11 +244,8 @@ def _sweep_gold(seed: np.random.SeedSequence) -> list[dict[str, Any]]:
                         cand = op(cand, rng, None)
                     except o2g.InfeasibleEdit:
                         break
-                rows.append({
-                    "relabel": relabelled, "op": op_name, "k": k,
-                    "ra": oa_core.score(gold, cand, ra_schema),
-                    "plain": oa_core.score(gold, cand, plain_schema),
-                })
+                rows.append({"relabel": relabelled, "op": op_name, "k": k,
+                             **_ra_and_plain(gold, cand)})
     return rows
 
 
