@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from oa_helpers import SPEC_FEEDBACK
 
 from oa_core import cli
 from oa_core.cli import main, path_pattern
@@ -21,15 +22,6 @@ GOLD, CANDIDATE, SCHEMA = (str(RUNNING / f"{name}.json")
                            for name in ("gold", "candidate", "schema"))
 PAIR = [GOLD, CANDIDATE, "--schema", SCHEMA]
 RUNNING_SCORE = "0.7678571428571429"
-SPEC_FEEDBACK = """\
-The prediction scored 0.77 (deficit 0.23). Top 5 of 5 fix locations:
-1. /agenda/0: extraneous list item 'reviews'. Removing it recovers +0.062.
-2. /agenda/1: missing list item 'reviews'. Adding it recovers +0.062.
-3. /period/1: expected 2025, got 2026. Fixing this recovers +0.062.
-4. /people: list is missing item {'id': 6, 'name': 'Eve', 'role': 'Intern'}. Adding it recovers +0.042.
-5. /agenda/2: expected 'closing', got 'closin'. Fixing this recovers +0.003.
-The deficit is spread across multiple issue types (missing-list-item, primitive-value, extraneous-list-item).
-"""  # noqa: E501 - the spec notes' block, verbatim
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -170,7 +162,7 @@ def test_internal_error(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_feedback_is_the_spec_block(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["feedback", *PAIR], capsys)[:2] == (0, SPEC_FEEDBACK)
+    assert run(["feedback", *PAIR], capsys)[:2] == (0, SPEC_FEEDBACK + "\n")
 
 
 def test_feedback_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,4 @@
-"""Real-browser harness: `streamlit run` on 127.0.0.1 and Debian's Chromium.
+"""Real-browser harness: `oa explore` (`streamlit run`) on 127.0.0.1 and Debian's Chromium.
 
 Every request the page makes is routed: 127.0.0.1 (the app), ``data:``, ``blob:``
 and ``about:`` go through; anything else is aborted and recorded, and each test
@@ -36,15 +36,13 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start the explorer with `streamlit run`; stop its whole process group after."""
+    """Start the explorer as the README does (`oa explore`, which runs `streamlit run`
+    on 127.0.0.1); stop its whole process group after."""
     port = _free_port()
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app/main.py",
-             "--server.headless", "true", "--server.address", "127.0.0.1",
-             "--server.port", str(port), "--server.fileWatcherType", "none",
-             "--browser.gatherUsageStats", "false"],
+            [sys.executable, "-m", "oa_core.cli", "explore", "--port", str(port)],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:

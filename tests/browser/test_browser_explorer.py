@@ -28,6 +28,14 @@ def open_page(page: Page, app_url: str, path: str = "") -> None:
     expect(page.get_by_role("heading", level=1).first).to_be_visible()
 
 
+def rewind_wl_slider(page: Page) -> None:
+    """Move the WL round slider to round 0 with the keyboard, as a user would."""
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    slider.press("Home")
+    expect(page.get_by_text("Round 0 of")).to_be_visible()
+
+
 def score_metric(page: Page) -> str:
     metric = page.locator('[data-testid="stMetric"]').filter(has_text="Score").first
     return metric.locator('[data-testid="stMetricValue"]').inner_text()
@@ -62,9 +70,7 @@ def test_wl_round_slider_steps_through_the_refinement(
         page: Page, app_url: str, screenshot: Shot) -> None:
     open_page(page, app_url, "referential")
     expect(page.get_by_text("Round 2 of 2")).to_be_visible()
-    slider = page.get_by_role("slider").first
-    slider.focus()
-    slider.press("Home")
+    rewind_wl_slider(page)
     expect(page.get_by_text("Round 0 of 2")).to_be_visible()
     page.wait_for_timeout(500)
     screenshot(page, "referential-round-0")
@@ -154,9 +160,6 @@ def test_two_hundred_record_graph_in_the_browser(
                    "candidate": ("candidate200.json", json.dumps(candidate))})
     expect(page.get_by_text("Score with tie_break")).to_be_visible()
     expect(page.locator('[data-testid="stMetricValue"]').first).to_have_text("1.0000")
-    slider = page.get_by_role("slider").first
-    slider.focus()
-    slider.press("Home")
-    expect(page.get_by_text("Round 0 of")).to_be_visible()
+    rewind_wl_slider(page)
     page.wait_for_timeout(800)
     screenshot(page, "referential-200-records")
