@@ -18,6 +18,8 @@ Examples
 >>> registry = ComparatorRegistry()
 >>> registry.get("invdiff").scalar(2025, 2026)
 0.5
+>>> registry.get("invdiff").scalar(2**60, 2**60 + 1)  # integers are subtracted exactly
+0.5
 >>> round(registry.get("jaro").scalar("closing", "closin"), 6)
 0.952381
 >>> registry.get("jaro").matrix(["intro"], ["intro", "outro"]).shape
@@ -151,26 +153,49 @@ def _exact_matrix(golds: Sequence[Any], cands: Sequence[Any]) -> np.ndarray:
 
 
 # The numeric formulas are written once, on values that may be floats or numpy
-# arrays, so the scalar and the matrix forms give the same bits.
-def _invdiff(g: Any, p: Any) -> Any:
-    return 1.0 / (1.0 + abs(g - p))
+# arrays, so the scalar and the matrix forms give the same bits. ``diff`` is
+# |g - p| as float64, taken exactly when both are integers (see _difference).
+def _invdiff(g: Any, p: Any, diff: Any) -> Any:
+    return 1.0 / (1.0 + diff)
 
 
-def _relative(g: Any, p: Any) -> Any:
+def _relative(g: Any, p: Any, diff: Any) -> Any:
     scale = np.maximum(abs(g), abs(p))
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(scale == 0, 0.0, abs(g - p) / np.where(scale == 0, 1.0, scale))
+        ratio = np.where(scale == 0, 0.0, diff / np.where(scale == 0, 1.0, scale))
     return 1.0 - np.minimum(1.0, ratio)
 
 
-def _numeric_comparator(name: str, formula: Callable[[Any, Any], Any]) -> Comparator:
+# float64 holds every integer up to 2**53 only: beyond it, two different integers
+# may round to one float and a float difference would call them equal.
+_FLOAT_EXACT_INT = 2**53
+
+
+def _is_wide_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and (
+        abs(value) > _FLOAT_EXACT_INT)
+
+
+def _difference(g: Any, p: Any) -> np.float64:
+    """|g - p| as float64; the difference of two integers is exact before rounding."""
+    if isinstance(g, int) and isinstance(p, int):
+        return np.float64(abs(g - p))
+    return abs(np.float64(g) - np.float64(p))
+
+
+def _numeric_comparator(name: str, formula: Callable[[Any, Any, Any], Any]) -> Comparator:
     def scalar(g: float, p: float) -> float:
-        return float(formula(np.float64(g), np.float64(p)))
+        return float(formula(np.float64(g), np.float64(p), _difference(g, p)))
 
     def matrix(golds: Sequence[float], cands: Sequence[float]) -> np.ndarray:
         g = np.asarray(golds, dtype=np.float64)[:, None]
         p = np.asarray(cands, dtype=np.float64)[None, :]
-        return np.asarray(formula(g, p), dtype=np.float64).reshape(len(golds), len(cands))
+        if any(map(_is_wide_int, golds)) or any(map(_is_wide_int, cands)):
+            diff = np.array([[_difference(a, b) for b in cands] for a in golds],
+                            dtype=np.float64).reshape(len(golds), len(cands))
+        else:  # the same bits as _difference: both operands are exact in float64
+            diff = np.abs(g - p)
+        return np.asarray(formula(g, p, diff), dtype=np.float64).reshape(len(golds), len(cands))
 
     return Comparator(name, frozenset({"number"}), scalar, matrix, builtin=True)
 

@@ -14,6 +14,7 @@ Three checks, each naming the JSON Pointer of the problem:
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
@@ -51,6 +52,12 @@ def check_json(value: Any, document: Document) -> None:
                 stack.append((child, join(pointer, key), depth + 1))
         elif isinstance(node, list):
             stack.extend((child, join(pointer, i), depth + 1) for i, child in enumerate(node))
+        elif isinstance(node, int) and not isinstance(node, bool):
+            if abs(node) > sys.float_info.max:
+                raise InputError(pointer, "integer beyond the range of a number "
+                                 "(about ±1.8e308)",
+                                 fix="write it as a string if it is an identifier, or "
+                                 "scale it down", document=document)
         elif isinstance(node, float):
             if not math.isfinite(node):
                 raise InputError(pointer, f"numbers must be finite, got {node!r}",

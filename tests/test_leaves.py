@@ -46,6 +46,14 @@ def test_default_number_comparator_is_invdiff():
     assert oa_core.score(3, 5, leaf("integer")) == 1 / 3
 
 
+# 2**60 and 2**60 + 1 are one float64; their difference (1) is taken exactly.
+# relative = 1 - 2**-60 rounds to 1.0: the correctly rounded value, not a collapse.
+@pytest.mark.parametrize(("name", "expected"), [("invdiff", 0.5), ("relative", 1.0),
+                                               ("exact", 0.0)])
+def test_integers_beyond_float_precision_are_not_equal(name, expected):
+    assert oa_core.score(2**60, 2**60 + 1, leaf("integer", score=name)) == expected
+
+
 def test_booleans_compare_exactly_and_are_not_numbers():
     assert oa_core.score(True, True, leaf("boolean")) == 1.0
     assert oa_core.score(True, False, leaf("boolean")) == 0.0
@@ -108,6 +116,12 @@ def test_matrix_form_equals_scalar_form_bit_for_bit(name):
         golds, cands = ["", "a", "closing", "Ünïcode"], ["closin", "", "a", "unicode", "x"]
     else:
         golds, cands = [0, 1, 2.5, -3, 1e9], [0, 1.0, 2, 7, -1e9]
+    assert_matrix_is_scalar(comparator, golds, cands)
+    if "number" in comparator.kinds:  # integers beyond 2**53 take the exact path
+        assert_matrix_is_scalar(comparator, [2**60, 3, 2.5e18], [2**60 + 1, 2**60, -7, 0.5])
+
+
+def assert_matrix_is_scalar(comparator, golds, cands):
     matrix = comparator.matrix(golds, cands)
     for i, g in enumerate(golds):
         for j, p in enumerate(cands):

@@ -96,6 +96,7 @@ def test_invalid_gold_is_an_input_error():
     ({"a": [1, float("nan")]}, "/a/1"),
     ({"a": {1: 2}}, "/a"),
     ({"a": {"b": object()}}, "/a/b"),
+    ({"a": [0, -(10**400)]}, "/a/1"),  # beyond float64: no numeric comparator can take it
 ])
 def test_non_json_input_is_an_input_error(value, pointer):
     with pytest.raises(oa_core.InputError) as info:
