@@ -119,7 +119,7 @@ class TestWithoutDSPy:
 @pytest.mark.dspy
 def test_real_dspy_evaluate_and_gepa(running: tuple[Any, Any, Any]) -> None:
     """With DSPy installed: Prediction results, dspy.Evaluate and a tiny GEPA run."""
-    dspy = pytest.importorskip("dspy")
+    import dspy  # a test dependency: missing it fails here rather than skipping
     from dspy.utils.dummies import DummyLM
 
     gold, candidate, schema = running
