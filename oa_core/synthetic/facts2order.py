@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 from scipy.stats import kendalltau
@@ -28,7 +28,9 @@ from scipy.stats import kendalltau
 __all__ = [
     "ENTITY_NAMES",
     "KEY_TYPES",
+    "Corruption",
     "CorruptionPair",
+    "DosedCorruption",
     "Facts2OrderInstance",
     "Facts2OrderParams",
     "adjacent_transpositions",
@@ -145,8 +147,6 @@ class CorruptionPair:
 def sample_params(rng: np.random.Generator) -> Facts2OrderParams:
     """Draw parameters as in the paper's intrinsic study.
 
-    ``N ~ U{3..12}``, key type uniform, ``0..3`` distractors, stated key.
-
     Parameters
     ----------
     rng : numpy.random.Generator
@@ -155,7 +155,8 @@ def sample_params(rng: np.random.Generator) -> Facts2OrderParams:
     Returns
     -------
     Facts2OrderParams
-        The drawn parameters.
+        ``N ~ U{3..12}`` items, a uniform key type, ``0..3`` distractors and a stated
+        key.
 
     Examples
     --------
@@ -230,24 +231,64 @@ def generate(params: Facts2OrderParams, rng: np.random.Generator) -> Facts2Order
     return Facts2OrderInstance(text="\n".join(lines), gold=gold, params=params)
 
 
+class Corruption(Protocol):
+    """The signature of the block corruptions, :func:`block_reversal` and :func:`block_move`.
+
+    A corruption returns a corrupted copy of a label sequence (the input is never
+    modified) and draws all its randomness from `rng`.
+    """
+
+    def __call__(self, perm: Sequence[int], rng: np.random.Generator) -> list[int]:
+        """Corrupt `perm` once.
+
+        Parameters
+        ----------
+        perm : sequence of int
+            The labels.
+        rng : numpy.random.Generator
+            Source of randomness.
+
+        Returns
+        -------
+        list of int
+            The corrupted copy.
+        """
+
+
+class DosedCorruption(Protocol):
+    """The signature of the dosed corruptions.
+
+    They are :func:`adjacent_transpositions`, :func:`delete_items` and
+    :func:`insert_duplicates`: like a :class:`Corruption`, but taking the dose `k`
+    between `perm` and `rng`.
+    """
+
+    def __call__(self, perm: Sequence[int], k: int, rng: np.random.Generator) -> list[int]:
+        """Corrupt `perm` with dose `k`.
+
+        Parameters
+        ----------
+        perm : sequence of int
+            The labels.
+        k : int
+            The dose: how many swaps, deletions or insertions.
+        rng : numpy.random.Generator
+            Source of randomness.
+
+        Returns
+        -------
+        list of int
+            The corrupted copy; deletions shorten it and insertions lengthen it.
+        """
+
+
 def adjacent_transpositions(
     perm: Sequence[int], k: int, rng: np.random.Generator
 ) -> list[int]:
     """Apply `k` uniformly random adjacent swaps (they may cancel each other).
 
-    Parameters
-    ----------
-    perm : sequence of int
-        The labels, at least two.
-    k : int
-        Number of swaps.
-    rng : numpy.random.Generator
-        Source of randomness.
-
-    Returns
-    -------
-    list of int
-        The corrupted copy.
+    Parameters and return value as :class:`DosedCorruption`; `perm` holds at least two
+    labels.
 
     Examples
     --------
@@ -263,17 +304,7 @@ def adjacent_transpositions(
 def block_reversal(perm: Sequence[int], rng: np.random.Generator) -> list[int]:
     """Reverse one random contiguous block of length at least 2.
 
-    Parameters
-    ----------
-    perm : sequence of int
-        The labels, at least two.
-    rng : numpy.random.Generator
-        Source of randomness.
-
-    Returns
-    -------
-    list of int
-        The corrupted copy.
+    Parameters and return value as :class:`Corruption`; `perm` holds at least two labels.
 
     Examples
     --------
@@ -291,17 +322,8 @@ def block_reversal(perm: Sequence[int], rng: np.random.Generator) -> list[int]:
 def block_move(perm: Sequence[int], rng: np.random.Generator) -> list[int]:
     """Cut one random contiguous block (length 2..N-1) and reinsert it elsewhere.
 
-    Parameters
-    ----------
-    perm : sequence of int
-        The labels, at least three.
-    rng : numpy.random.Generator
-        Source of randomness.
-
-    Returns
-    -------
-    list of int
-        The corrupted copy (never equal to `perm` when its labels are distinct).
+    Parameters and return value as :class:`Corruption`; `perm` holds at least three
+    labels, and the copy never equals `perm` when its labels are distinct.
 
     Examples
     --------
@@ -323,19 +345,8 @@ def block_move(perm: Sequence[int], rng: np.random.Generator) -> list[int]:
 def delete_items(perm: Sequence[int], k: int, rng: np.random.Generator) -> list[int]:
     """Drop `k` random items, keeping the order of the others.
 
-    Parameters
-    ----------
-    perm : sequence of int
-        The labels.
-    k : int
-        Number of items to drop (at most ``len(perm)``).
-    rng : numpy.random.Generator
-        Source of randomness.
-
-    Returns
-    -------
-    list of int
-        The shortened copy.
+    Parameters and return value as :class:`DosedCorruption`; `k` is at most
+    ``len(perm)``, and the copy is `k` items shorter.
 
     Examples
     --------
@@ -349,19 +360,8 @@ def delete_items(perm: Sequence[int], k: int, rng: np.random.Generator) -> list[
 def insert_duplicates(perm: Sequence[int], k: int, rng: np.random.Generator) -> list[int]:
     """Insert `k` duplicates of random existing labels at random positions.
 
-    Parameters
-    ----------
-    perm : sequence of int
-        The labels, at least one.
-    k : int
-        Number of duplicates to inject.
-    rng : numpy.random.Generator
-        Source of randomness.
-
-    Returns
-    -------
-    list of int
-        The lengthened copy.
+    Parameters and return value as :class:`DosedCorruption`; `perm` holds at least one
+    label, and the copy is `k` items longer.
 
     Examples
     --------

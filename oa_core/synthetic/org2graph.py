@@ -35,9 +35,9 @@ JSON-compatible dictionaries and are never modified in place.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -47,6 +47,7 @@ __all__ = [
     "EDIT_OPERATIONS",
     "PERSON_NAMES",
     "WIDTHS",
+    "EditOperation",
     "InfeasibleEdit",
     "Org2GraphInstance",
     "Org2GraphParams",
@@ -261,10 +262,6 @@ class Org2GraphInstance:
 def sample_params(rng: np.random.Generator) -> Org2GraphParams:
     """Draw the parameters of one gold as in the paper's intrinsic study.
 
-    People ``n_p ~ U{3..10}``, companies ``n_c ~ U{2..ceil(n_p/2)}``, twin density
-    ``t ~ U[0, 1]``, densities ``rho_a ~ U[0.2, 0.5]`` and ``rho_p ~ U[0.3, 0.7]``;
-    narrow, readable vocabulary.
-
     Parameters
     ----------
     rng : numpy.random.Generator
@@ -273,7 +270,9 @@ def sample_params(rng: np.random.Generator) -> Org2GraphParams:
     Returns
     -------
     Org2GraphParams
-        The drawn parameters.
+        People ``n_p ~ U{3..10}``, companies ``n_c ~ U{2..ceil(n_p/2)}``, twin density
+        ``t ~ U[0, 1]``, densities ``rho_a ~ U[0.2, 0.5]`` and ``rho_p ~ U[0.3, 0.7]``;
+        narrow, readable vocabulary.
 
     Examples
     --------
@@ -536,6 +535,40 @@ def _vocab_or_default(vocab: Vocabulary | None) -> Vocabulary:
     return vocab if vocab is not None else vocabulary()
 
 
+class EditOperation(Protocol):
+    """The signature shared by the six edit operations of :data:`EDIT_OPERATIONS`.
+
+    An edit operation returns an edited copy of an Org2Graph document (the input is
+    never modified) and draws all its randomness from `rng`.
+    """
+
+    def __call__(
+        self, doc: Document, rng: np.random.Generator, vocab: Vocabulary | None = None
+    ) -> Document:
+        """Apply the operation once.
+
+        Parameters
+        ----------
+        doc : dict
+            An Org2Graph document.
+        rng : numpy.random.Generator
+            Source of randomness.
+        vocab : Vocabulary, optional
+            The document's vocabulary (default: narrow, readable), from which new
+            categorical values are drawn; operations that draw none ignore it.
+
+        Returns
+        -------
+        dict
+            The edited copy.
+
+        Raises
+        ------
+        InfeasibleEdit
+            If the document offers the operation no target.
+        """
+
+
 def categorical_relabel(
     doc: Document, rng: np.random.Generator, vocab: Vocabulary | None = None
 ) -> Document:
@@ -544,19 +577,7 @@ def categorical_relabel(
     The leaves are every person's ``title``, company's ``industry``, employment
     ``role`` and edge ``relation``.
 
-    Parameters
-    ----------
-    doc : dict
-        An Org2Graph document.
-    rng : numpy.random.Generator
-        Source of randomness.
-    vocab : Vocabulary, optional
-        The document's vocabulary (default: narrow, readable).
-
-    Returns
-    -------
-    dict
-        The edited copy.
+    Parameters and return value as :class:`EditOperation`.
 
     Raises
     ------
@@ -593,19 +614,7 @@ def reroute_reference(
     Only endpoints whose scope holds at least two records are eligible. The new target
     may coincide with the edge's other endpoint (a self-loop).
 
-    Parameters
-    ----------
-    doc : dict
-        An Org2Graph document.
-    rng : numpy.random.Generator
-        Source of randomness.
-    vocab : Vocabulary, optional
-        Unused; accepted so that every edit operation has the same signature.
-
-    Returns
-    -------
-    dict
-        The edited copy.
+    Parameters and return value as :class:`EditOperation`; `vocab` is unused.
 
     Raises
     ------
@@ -643,19 +652,7 @@ def delete_record(
 ) -> Document:
     """Delete a random record, with every incident edge, from a scope holding two or more.
 
-    Parameters
-    ----------
-    doc : dict
-        An Org2Graph document.
-    rng : numpy.random.Generator
-        Source of randomness.
-    vocab : Vocabulary, optional
-        Unused; accepted so that every edit operation has the same signature.
-
-    Returns
-    -------
-    dict
-        The edited copy.
+    Parameters and return value as :class:`EditOperation`; `vocab` is unused.
 
     Raises
     ------
@@ -691,19 +688,7 @@ def delete_edge(
 ) -> Document:
     """Delete one uniformly random edge (employment, acquaintance or partnership).
 
-    Parameters
-    ----------
-    doc : dict
-        An Org2Graph document.
-    rng : numpy.random.Generator
-        Source of randomness.
-    vocab : Vocabulary, optional
-        Unused; accepted so that every edit operation has the same signature.
-
-    Returns
-    -------
-    dict
-        The edited copy.
+    Parameters and return value as :class:`EditOperation`; `vocab` is unused.
 
     Raises
     ------
@@ -736,19 +721,7 @@ def insert_record(
     A new person also receives an employment edge to a random company (when there is
     one). The new record may happen to duplicate an existing record's attributes.
 
-    Parameters
-    ----------
-    doc : dict
-        An Org2Graph document.
-    rng : numpy.random.Generator
-        Source of randomness.
-    vocab : Vocabulary, optional
-        The document's vocabulary (default: narrow, readable).
-
-    Returns
-    -------
-    dict
-        The edited copy.
+    Parameters and return value as :class:`EditOperation`.
 
     Examples
     --------
@@ -787,19 +760,7 @@ def insert_edge(
     The kind is drawn uniformly among the feasible ones (two or more people for an
     acquaintance, two or more companies for a partnership); the relation is sampled.
 
-    Parameters
-    ----------
-    doc : dict
-        An Org2Graph document.
-    rng : numpy.random.Generator
-        Source of randomness.
-    vocab : Vocabulary, optional
-        The document's vocabulary (default: narrow, readable).
-
-    Returns
-    -------
-    dict
-        The edited copy.
+    Parameters and return value as :class:`EditOperation`.
 
     Raises
     ------
@@ -832,8 +793,6 @@ def insert_edge(
     )
     return out
 
-
-EditOperation = Callable[[Document, np.random.Generator, Vocabulary | None], Document]
 
 #: The six edit operations of the per-operation sweep, by name, in the paper's order.
 EDIT_OPERATIONS: dict[str, EditOperation] = {
