@@ -123,6 +123,25 @@ def row_label(node: MatchNode) -> str:
     return node.label
 
 
+def hidden_note(kind: str, labels: list[str], shown: int = 4) -> str:
+    """The note standing for the perfect children of a node that were left out.
+
+    An object's keys are named (a few of them); a list's items are counted.
+
+    Examples
+    --------
+    >>> hidden_note("map", ["mentorships"])
+    '1 perfect key hidden: mentorships'
+    >>> hidden_note("sequence", ["0", "2", "3"])
+    '3 perfect items hidden'
+    """
+    count = len(labels)
+    if kind != "map":
+        return f"{count} perfect item{'s' * (count != 1)} hidden"
+    names = ", ".join(labels[:shown]) + (", …" if count > shown else "")
+    return f"{count} perfect key{'s' * (count != 1)} hidden: {names}"
+
+
 def diff_rows(tree: MatchNode, *, hide_perfect: bool) -> list[DiffRow]:
     """The rows of the diff, depth first.
 
@@ -140,15 +159,15 @@ def diff_rows(tree: MatchNode, *, hide_perfect: bool) -> list[DiffRow]:
         rows.append(DiffRow(depth, row_label(node), node.path, mark(node),
                             _side_text(node, "gold"), _side_text(node, "candidate"),
                             node.score, node.deficit))
-        hidden = 0
+        hidden: list[str] = []
         for child in node.children:
             if hide_perfect and is_perfect(child):
-                hidden += 1
+                hidden.append(child.label)
             else:
                 visit(child, depth + 1)
         if hidden:
-            rows.append(DiffRow(depth + 1, f"{hidden} perfect item{'s' * (hidden != 1)} hidden",
-                                node.path, "", None, None, None, 0.0))
+            rows.append(DiffRow(depth + 1, hidden_note(node.kind, hidden), node.path, "",
+                                None, None, None, 0.0))
 
     visit(tree, 0)
     return rows

@@ -1,4 +1,4 @@
-"""Every docstring example in oa_core runs (the numpydoc examples are tests too)."""
+"""Every docstring example in oa_core and app runs (the numpydoc examples are tests too)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pytest
 
+import app
 import oa_core
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = sorted(m.name for m in pkgutil.walk_packages(oa_core.__path__, "oa_core."))
+# app.main is the Streamlit entry script: importing it would run the app
+MODULES = sorted(m.name for package in (oa_core, app)
+                 for m in pkgutil.walk_packages(package.__path__, f"{package.__name__}.")
+                 if m.name != "app.main")
 
 
 @pytest.mark.parametrize("name", MODULES)
