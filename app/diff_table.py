@@ -17,6 +17,7 @@ from oa_core.matchtree import MatchNode
 from oa_core.pointer import unescape
 
 from .palette import legend_html, score_color
+from .text import shorten
 
 PERFECT = 1.0 - 1e-12
 STATUS_MARKS = {
@@ -93,7 +94,7 @@ def value_text(value: Any) -> str:
     if isinstance(value, list):
         return f"[{len(value)} item{'s' * (len(value) != 1)}]"
     text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 1] + "…"
+    return shorten(text, _MAX_TEXT)
 
 
 def _side_text(node: MatchNode, side: str) -> str | None:

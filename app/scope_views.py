@@ -14,7 +14,7 @@ from oa_core import Alignment, ScopeAlignment, WLTrace
 from oa_core.pointer import resolve
 
 from .palette import class_color
-from .text import md_escape
+from .text import md_escape, shorten
 from .tree_views import MatrixView
 from .wl_graph import RoundSummary
 
@@ -33,7 +33,7 @@ def record_summary(document: Any, pointer: str, id_field: str | None) -> str:
     parts = [str(v) for k, v in record.items()
              if k != id_field and not isinstance(v, dict | list) and v is not None]
     text = ", ".join(parts)
-    return text if len(text) <= _SUMMARY_LIMIT else text[: _SUMMARY_LIMIT - 1] + "…"
+    return shorten(text, _SUMMARY_LIMIT)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 from typing import Any
 
 import numpy as np
@@ -15,9 +14,11 @@ from oa_core.matchtree import MatchNode
 
 from .diff_table import mark, row_label, value_text
 from .palette import PLOTLY_SCORE_SCALE
+from .text import plotly_text, shorten
 
 ICICLE_LIMIT = 4000  # nodes drawn in the icicle (the largest deficits first)
 ANNOTATE_LIMIT = 400  # matrix cells printed with their value
+TICK_LIMIT = 32  # characters of a record name on a matrix axis
 
 
 def node_depths(tree: MatchNode) -> list[tuple[MatchNode, int]]:
@@ -109,10 +110,10 @@ def icicle(tree: MatchNode) -> go.Figure:
         parents.append(index[id(parent)] if parent is not None and id(parent) in present
                        else "")
         suffix = {"missing": " (missing)", "excess": " (excess)"}.get(node.status, "")
-        labels.append(escape(row_label(node)) + suffix)
+        labels.append(plotly_text(row_label(node)) + suffix)
         values.append(own)
         colors.append(node.score)
-        hover.append(f"{escape(node.path or '/')}<br>{node.status}, score {node.score:.3f}"
+        hover.append(f"{plotly_text(node.path or '/')}<br>{node.status}, score {node.score:.3f}"
                      f"<br>deficit {node.deficit:.4f}")
     fig = go.Figure(go.Icicle(
         ids=ids, parents=parents, labels=labels, values=values, branchvalues="remainder",
@@ -172,8 +173,9 @@ def sequence_views(tree: MatchNode) -> list[MatrixView]:
 
 def heatmap(view: MatrixView) -> go.Figure:
     """The matrix as a heat map with the chosen pairs marked by ✕."""
-    rows = [escape(r) for r in _unique(view.rows)]
-    columns = [escape(c) for c in _unique(view.columns)]
+    # long names would squeeze the matrix: tick labels are shortened (hover too)
+    rows = [plotly_text(r) for r in _unique([shorten(r, TICK_LIMIT) for r in view.rows])]
+    columns = [plotly_text(c) for c in _unique([shorten(c, TICK_LIMIT) for c in view.columns])]
     annotate = view.matrix.size <= ANNOTATE_LIMIT
     fig = go.Figure(go.Heatmap(
         z=view.matrix, x=columns, y=rows, zmin=0, zmax=1, colorscale=PLOTLY_SCORE_SCALE,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -12,7 +11,7 @@ from oa_core import Alignment, Diagnostic, RepairOp
 
 from .examples import list_examples
 from .session import Trio
-from .text import md_escape
+from .text import md_escape, plotly_text
 
 
 def score_header(alignment: Alignment) -> None:
@@ -46,13 +45,13 @@ def diagnostics(alignment: Alignment) -> None:
 def delta_bars(ops: Sequence[RepairOp], shown: Sequence[RepairOp]) -> go.Figure:
     """Horizontal bars of every ranked repair op's delta; the shown ones in color."""
     shown_ids = {id(op) for op in shown}
-    labels = [f"{rank}. {escape(op.kind)} {escape(op.path or '/')}"
+    labels = [f"{rank}. {plotly_text(op.kind)} {plotly_text(op.path or '/')}"
               for rank, op in enumerate(ops, start=1)]
     fig = go.Figure(go.Bar(
         x=[op.delta for op in ops], y=labels, orientation="h",
         marker={"color": ["#0072B2" if id(op) in shown_ids else "#bbbbbb" for op in ops]},
         text=[f"+{op.delta:.3f}" for op in ops], textposition="outside",
-        customdata=[escape(op.message) for op in ops],
+        customdata=[plotly_text(op.message) for op in ops],
         hovertemplate="%{customdata}<extra></extra>"))
     fig.update_layout(height=max(200, 70 + 30 * len(ops)), yaxis={"autorange": "reversed"},
                       xaxis={"title": {"text": "score recovered (delta)"}},

@@ -4,6 +4,9 @@ The disjoint union is drawn side by side (gold left, candidate right) with plotl
 which renders offline and keeps every vertex at a fixed place while the round
 slider recolors it. A candidate record sits at the height of the gold record the
 bijection pairs it with, so a teacher can point at pairs across the divide.
+What both this figure and the interactive view (:mod:`app.pyvis_graph`) draw comes
+from the same functions: :func:`layout`, :func:`drawn_vertices` (texts, class
+colors), :func:`drawn_edges`, :func:`bijection_links` and :func:`side_titles`.
 
 Class colors are kept stable across rounds: when a class splits, the part that
 holds the class's first vertex keeps its color and the other parts get new ones,
@@ -15,7 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from html import escape
 from typing import Any
 
 import networkx as nx
@@ -25,9 +27,11 @@ import streamlit as st
 from oa_core.wl import WLTrace
 
 from .palette import class_color, text_color_on
+from .text import plotly_text
 
 _GAP = 0.6  # horizontal gap between the two sides (layout units)
 CAPTION_LIMIT = 60  # up to this many records: big labelled vertices; beyond: small dots
+DIVIDER_X = 1.0 + _GAP / 2  # the dashed line between the gold and the candidate side
 
 
 def stable_classes(rounds: Sequence[Sequence[int]]) -> list[list[int]]:
@@ -165,6 +169,139 @@ def _unit(value: float, low: float, high: float) -> float:
     return 0.5 if high - low < 1e-12 else (value - low) / (high - low)
 
 
+@dataclass(frozen=True)
+class DrawnVertex:
+    """A vertex of the union graph as every renderer draws it.
+
+    The texts are raw (not escaped): each renderer escapes them for its medium.
+
+    Parameters
+    ----------
+    index : int
+        The vertex's index in ``trace.vertices``.
+    side : str
+        ``"gold"`` or ``"candidate"``.
+    kind : str
+        ``"record"`` or ``"hub"``.
+    x, y : float
+        Position from :func:`layout` (y grows upwards).
+    label : str
+        The record id drawn on the vertex (``""`` for hubs).
+    name : str
+        Display name (for hovering).
+    caption : str
+        Attribute summary shown under a record (``""`` when none).
+    display_class : int
+        Display class in the round shown.
+    color : str
+        The class's color (``#rrggbb``).
+    text_color : str
+        Black or white, whichever reads on ``color``.
+    """
+
+    index: int
+    side: str
+    kind: str
+    x: float
+    y: float
+    label: str
+    name: str
+    caption: str
+    display_class: int
+    color: str
+    text_color: str
+
+
+@dataclass(frozen=True)
+class DrawnEdge:
+    """A reference ``source -> target`` as every renderer draws it (raw texts).
+
+    Parameters
+    ----------
+    source, target : int
+        Vertex indices (equal for a self-reference).
+    relation : str
+        The relation, with the exact edge label in brackets when there is one.
+    hover : str
+        ``source name → target name: relation``.
+    """
+
+    source: int
+    target: int
+    relation: str
+    hover: str
+
+
+def dense(trace: WLTrace) -> bool:
+    """Whether the scope has more than :data:`CAPTION_LIMIT` records (drawn as small dots)."""
+    return sum(1 for v in trace.vertices if v.kind == "record") > CAPTION_LIMIT
+
+
+def figure_height(trace: WLTrace) -> int:
+    """Height in pixels of the drawing of ``trace`` (taller when :func:`dense`)."""
+    return 900 if dense(trace) else 540
+
+
+def side_titles() -> list[tuple[str, float, float]]:
+    """(text, x, y) of the side headings, in layout units."""
+    return [("gold", 0.5, 1.14), ("candidate", 1.5 + _GAP, 1.14)]
+
+
+def drawn_vertices(trace: WLTrace, positions: Sequence[tuple[float, float]],
+                   classes: Sequence[int], names: Mapping[int, str],
+                   captions: Mapping[int, str] | None = None) -> list[DrawnVertex]:
+    """Every vertex with its place, texts and class color for one round.
+
+    Parameters
+    ----------
+    trace : WLTrace
+    positions : sequence of (x, y)
+        From :func:`layout`.
+    classes : sequence of int
+        Display class per vertex for the round shown.
+    names : mapping vertex index -> str
+        Display names.
+    captions : mapping vertex index -> str, optional
+        Attribute summaries of the record vertices.
+
+    Returns
+    -------
+    list of DrawnVertex
+        In vertex order.
+    """
+    out = []
+    for i, v in enumerate(trace.vertices):
+        color = class_color(classes[i])
+        record = v.kind == "record"
+        out.append(DrawnVertex(
+            index=i, side=v.side, kind=v.kind, x=positions[i][0], y=positions[i][1],
+            label=str(v.record_id) if record else "", name=names.get(i, "?"),
+            caption=(captions or {}).get(i, "") if record else "",
+            display_class=classes[i], color=color, text_color=text_color_on(color)))
+    return out
+
+
+def drawn_edges(trace: WLTrace, names: Mapping[int, str]) -> list[DrawnEdge]:
+    """Every reference edge with its (raw) relation and hover text, in trace order."""
+    out = []
+    for e in trace.edges:
+        relation = e.relation + (f" [{e.label}]" if e.label else "")
+        out.append(DrawnEdge(e.source, e.target, relation,
+                             f"{names.get(e.source, '?')} → {names.get(e.target, '?')}: "
+                             f"{relation}"))
+    return out
+
+
+def bijection_links(trace: WLTrace, bijection: Mapping[Any, Any]) -> list[tuple[int, int]]:
+    """(gold vertex, candidate vertex) of every pair of the bijection present in the graph."""
+    gold_at = {v.record_id: i for i, v in enumerate(trace.vertices)
+               if v.side == "gold" and v.kind == "record"}
+    cand_at = {v.record_id: i for i, v in enumerate(trace.vertices)
+               if v.side == "candidate" and v.kind == "record"}
+    return [(gold_at[gold_id], cand_at[cand_id]) for gold_id, cand_id in bijection.items()
+            if gold_id in gold_at and cand_id in cand_at]
+
+
 def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
            classes: Sequence[int], bijection: Mapping[Any, Any], names: Mapping[int, str], *,
            captions: Mapping[int, str] | None = None, show_pairs: bool = True,
@@ -190,21 +327,16 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
     title : str
         Figure title.
     """
-    vertices = trace.vertices
-    small = sum(1 for v in vertices if v.kind == "record") > CAPTION_LIMIT
+    small = dense(trace)
     loop = 0.02 if small else 0.05  # self-loop radius
+    drawn = drawn_vertices(trace, positions, classes, names, captions)
     fig = go.Figure()
     if show_pairs:
-        gold_at = {v.record_id: positions[i] for i, v in enumerate(vertices)
-                   if v.side == "gold" and v.kind == "record"}
-        cand_at = {v.record_id: positions[i] for i, v in enumerate(vertices)
-                   if v.side == "candidate" and v.kind == "record"}
         xs: list[float | None] = []
         ys: list[float | None] = []
-        for gold_id, cand_id in bijection.items():
-            if gold_id in gold_at and cand_id in cand_at:
-                xs += [gold_at[gold_id][0], cand_at[cand_id][0], None]
-                ys += [gold_at[gold_id][1], cand_at[cand_id][1], None]
+        for g, c in bijection_links(trace, bijection):
+            xs += [drawn[g].x, drawn[c].x, None]
+            ys += [drawn[g].y, drawn[c].y, None]
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="bijection",
                                  hoverinfo="skip",
                                  line={"color": "#bbbbbb", "width": 1, "dash": "dot"}))
@@ -214,9 +346,8 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
     hy: list[float] = []
     angles: list[float] = []
     hover: list[str] = []
-    for e in trace.edges:
+    for e in drawn_edges(trace, names):
         (x0, y0), (x1, y1) = positions[e.source], positions[e.target]
-        what = escape(e.relation + (f" [{e.label}]" if e.label else ""))
         if e.source == e.target:
             circle = [(x0 + loop * math.sin(t / 8 * 2 * math.pi),
                        y0 + loop - loop * math.cos(t / 8 * 2 * math.pi)) for t in range(9)]
@@ -231,8 +362,7 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
             hx.append(x0 + 0.72 * (x1 - x0))
             hy.append(y0 + 0.72 * (y1 - y0))
             angles.append(math.degrees(math.atan2(x1 - x0, y1 - y0)))
-        hover.append(f"{escape(names.get(e.source, '?'))} → "
-                     f"{escape(names.get(e.target, '?'))}: {what}")
+        hover.append(plotly_text(e.hover))
     fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", name="references", hoverinfo="skip",
                              line={"color": "#555555", "width": 1.4}))
     fig.add_trace(go.Scatter(x=hx, y=hy, mode="markers", name="direction", text=hover,
@@ -241,33 +371,30 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
                                      "color": "#555555"}))
     for kind, symbol, size in (("record", "circle", 12 if small else 34),
                                ("hub", "square", 6 if small else 12)):
-        members = [i for i, v in enumerate(vertices) if v.kind == kind]
+        members = [d for d in drawn if d.kind == kind]
         if not members:
             continue
         fig.add_trace(go.Scatter(
-            x=[positions[i][0] for i in members], y=[positions[i][1] for i in members],
+            x=[d.x for d in members], y=[d.y for d in members],
             mode="markers" if small else "markers+text", name=f"{kind}s", showlegend=False,
-            text=[escape(str(vertices[i].record_id)) if kind == "record" else "" for i in members],
-            textfont={"size": 10,
-                      "color": [text_color_on(class_color(classes[i])) for i in members]},
-            customdata=[[vertices[i].side, escape(names.get(i, "?")), classes[i]]
-                        for i in members],
+            text=[plotly_text(d.label) for d in members],
+            textfont={"size": 10, "color": [d.text_color for d in members]},
+            customdata=[[d.side, plotly_text(d.name), d.display_class] for d in members],
             hovertemplate="%{customdata[0]} %{customdata[1]}<br>class %{customdata[2]}"
                           "<extra></extra>",
-            marker={"symbol": symbol, "size": size,
-                    "color": [class_color(classes[i]) for i in members],
+            marker={"symbol": symbol, "size": size, "color": [d.color for d in members],
                     "line": {"color": "#222222", "width": 1}}))
-    records = [i for i, v in enumerate(vertices) if v.kind == "record"]
+    records = [d for d in drawn if d.kind == "record"]
     if captions and not small:
         fig.add_trace(go.Scatter(
-            x=[positions[i][0] for i in records], y=[positions[i][1] - 0.055 for i in records],
+            x=[d.x for d in records], y=[d.y - 0.055 for d in records],
             mode="text", name="captions", hoverinfo="skip", showlegend=False,
-            text=[escape(captions.get(i, "")) for i in records],
+            text=[plotly_text(d.caption) for d in records],
             textfont={"size": 10, "color": "#333333"}))
-    fig.add_vline(x=1.0 + _GAP / 2, line={"color": "#999999", "dash": "dash"})
-    fig.add_annotation(x=0.5, y=1.14, text="<b>gold</b>", showarrow=False)
-    fig.add_annotation(x=1.5 + _GAP, y=1.14, text="<b>candidate</b>", showarrow=False)
-    fig.update_layout(title=title, height=900 if small else 540,
+    fig.add_vline(x=DIVIDER_X, line={"color": "#999999", "dash": "dash"})
+    for text, x, y in side_titles():
+        fig.add_annotation(x=x, y=y, text=f"<b>{text}</b>", showarrow=False)
+    fig.update_layout(title=title, height=figure_height(trace),
                       margin={"l": 10, "r": 10, "t": 40, "b": 10},
                       plot_bgcolor="#ffffff", showlegend=False,
                       xaxis={"visible": False, "range": [-0.15, 2.65 + _GAP]},

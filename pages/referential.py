@@ -4,7 +4,7 @@ import time
 
 import streamlit as st
 
-from app import scoring, session, wl_graph
+from app import pyvis_graph, scoring, session, wl_graph
 from app.scope_views import (
     TWIN_LIMIT,
     bijection_frame,
@@ -69,7 +69,7 @@ st.subheader(f"Reference graph of scope “{scope}”")
 if trace is None and scope in alignments["tie_break"].wl:
     trace = alignments["tie_break"].wl[scope]
     st.caption("WL is off in this mode: the colors are what tie-break mode computes, shown "
-               "for comparison; the bijection (dotted links) did not use them.")
+               "for comparison; the bijection (gray links) did not use them.")
 if trace is None:
     st.info("No WL refinement was run for this scope (see the warnings on the Overview).")
 else:
@@ -82,12 +82,24 @@ else:
     summary = wl_graph.summarize_rounds(display)[round_index]
     names = vertex_names(alignment, scope, trace)
     bijection = alignment.bijections[scope]
-    show_pairs = st.toggle("Show the bijection as dotted links",
-                           **session.bind("oa.show_pairs", True))
-    st.plotly_chart(wl_graph.figure(trace, wl_graph.layout(trace, bijection),
-                                    display[round_index], bijection, names,
-                                    captions=vertex_captions(alignment, scope, trace),
-                                    show_pairs=show_pairs), key="wl_graph")
+    view_column, pairs_column = st.columns([2, 1])
+    with view_column:
+        views = {"plotly": "static (plotly)", "pyvis": "interactive (drag & zoom)"}
+        view = st.radio("Graph", list(views), horizontal=True, format_func=views.get,
+                        help="interactive: drag the vertices, scroll to zoom, hover for "
+                             "names and classes", **session.bind("oa.graph_view", "plotly",
+                                                                  options=list(views)))
+    with pairs_column:
+        show_pairs = st.toggle("Show the bijection as gray links",
+                               **session.bind("oa.show_pairs", True))
+    drawing = (trace, wl_graph.layout(trace, bijection), display[round_index], bijection,
+               names)
+    captions = vertex_captions(alignment, scope, trace)
+    if view == "pyvis":
+        pyvis_graph.render(*drawing, captions=captions, show_pairs=show_pairs)
+    else:
+        st.plotly_chart(wl_graph.figure(*drawing, captions=captions, show_pairs=show_pairs),
+                        key="wl_graph")
     st.markdown(round_markdown(trace, names, summary, rounds))
     with st.expander("Classes in this round", expanded=False):
         st.html(class_table_html(trace, display[round_index], names))

@@ -114,3 +114,40 @@ def test_two_hundred_record_graph_loads_and_steps() -> None:
     records = next(t for t in spec["data"] if t.get("name") == "records")
     assert len(records["x"]) == 400
     assert {m.label: m.value for m in at.metric}["Score with tie_break"] == "1.0000"
+
+
+def test_interactive_view_is_an_offline_iframe_driven_by_the_slider() -> None:
+    from app.pyvis_graph import parse_network
+
+    def node_colors(at: AppTest) -> list[str]:
+        frames = at.get("iframe")
+        assert len(frames) == 1
+        html = frames[0].proto.srcdoc
+        assert "https://" not in html and "http://" not in html
+        nodes, _ = parse_network(html)
+        return [n["color"]["background"] for n in nodes if isinstance(n["id"], int)]
+
+    at = open_app("referential.py", timeout=60)
+    assert at.radio(key="w.oa.graph_view").value == "plotly"  # the static view by default
+    assert not at.get("iframe")
+    at.radio(key="w.oa.graph_view").set_value("pyvis").run()
+    assert not at.exception
+    assert not [c for c in at.get("plotly_chart") if c.key == "wl_graph"]
+    stable = node_colors(at)
+    assert len(stable) == 11 and len(set(stable)) == 6
+    at.slider(key="w.oa.wl_round").set_value(0).run()
+    assert len(set(node_colors(at))) == 1  # the slider recolors the interactive view too
+    at.slider(key="w.oa.wl_round").set_value(2).run()
+    assert node_colors(at) == stable
+
+    def pairs(at: AppTest) -> int:
+        _, edges = parse_network(at.get("iframe")[0].proto.srcdoc)
+        return sum(1 for e in edges if e.get("dashes") and isinstance(e["from"], int))
+
+    assert pairs(at) == 5
+    at.toggle(key="w.oa.show_pairs").set_value(False).run()
+    assert pairs(at) == 0  # the bijection toggle drives it as well
+    at.switch_page("../pages/overview.py").run()
+    at.switch_page("../pages/referential.py").run()
+    assert at.radio(key="w.oa.graph_view").value == "pyvis"  # the choice survives
+    assert len(node_colors(at)) == 11

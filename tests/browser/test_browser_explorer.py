@@ -6,9 +6,11 @@ import json
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Frame, Page, expect
 
 pytestmark = pytest.mark.browser
 Shot = Callable[[Page, str], Path]
@@ -96,8 +98,12 @@ def test_apply_a_fix_moves_the_score(
     screenshot(page, "feedback-applied")
 
 
-def _upload(page: Page, files: dict[str, tuple[str, str]]) -> None:
-    """Upload document -> (file name, text) through the sidebar and load them."""
+def _upload(page: Page, files: dict[str, tuple[str, str]], *, valid: bool = True) -> None:
+    """Upload document -> (file name, text) through the sidebar and load them.
+
+    With ``valid``, wait until the sidebar names the loaded files, so what follows
+    sees the new documents rather than the page drawn before the load.
+    """
     page.get_by_text("Upload or paste your own").click()
     for document, (name, text) in files.items():
         index = ["gold", "candidate", "schema"].index(document)
@@ -106,12 +112,17 @@ def _upload(page: Page, files: dict[str, tuple[str, str]]) -> None:
             {"name": name, "mimeType": "application/json", "buffer": text.encode()})
         expect(uploader.get_by_text(name)).to_be_visible()
     page.get_by_role("button", name="Load these documents").click()
+    if valid:
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        for document, (name, _) in files.items():
+            expect(sidebar.get_by_text(f"{document}: {name}")).to_be_visible()
 
 
 def test_malformed_upload_shows_the_error_and_keeps_working(
         page: Page, app_url: str, screenshot: Shot) -> None:
     open_page(page, app_url)
-    _upload(page, {"candidate": ("broken.json", '{"people": [\n  {"id": 1 "name": "x"}\n]}')})
+    _upload(page, {"candidate": ("broken.json", '{"people": [\n  {"id": 1 "name": "x"}\n]}')},
+            valid=False)
     alert = page.locator('[data-testid="stAlert"]').filter(has_text="Could not load")
     expect(alert).to_be_visible()
     expect(alert).to_contain_text("broken.json")
@@ -163,3 +174,88 @@ def test_two_hundred_record_graph_in_the_browser(
     rewind_wl_slider(page)
     page.wait_for_timeout(800)
     screenshot(page, "referential-200-records")
+
+
+GRAPH_FRAME = 'iframe[title^="Interactive reference graph"]'
+# Colored (not gray) pixels on the vis-network canvas: the class-colored vertices.
+COLORED_PIXELS = """c => {
+    const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let colored = 0;
+    for (let i = 0; i < data.length; i += 4) {
+        const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]];
+        if (a > 200 && Math.max(r, g, b) - Math.min(r, g, b) > 60) colored++;
+    }
+    return colored;
+}"""
+VERTEX_COLORS = """() => new Set(network.body.data.nodes.get()
+    .filter(n => typeof n.id === "number").map(n => n.color.background)).size"""
+
+
+def graph_state(page: Page, script: str, want: Callable[[Any], bool]) -> Any:
+    """Poll ``script`` in the interactive graph's frame (reloaded on every rerun)."""
+    canvas = page.frame_locator(GRAPH_FRAME).locator("canvas")
+    expect(canvas).to_be_visible()
+    value = None
+    for _ in range(80):
+        try:
+            value = canvas.evaluate(script)
+        except PlaywrightError:  # the frame reloaded under us: ask again
+            value = None
+        if value is not None and want(value):
+            return value
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the graph frame never reached the state; last value {value!r}")
+
+
+def open_interactive_graph(page: Page) -> Frame:
+    """Switch the Referential page's graph to the interactive view; its frame once drawn."""
+    page.get_by_text("interactive (drag & zoom)").click()
+    graph_state(page, COLORED_PIXELS, lambda n: n > 500)
+    frame = page.locator(GRAPH_FRAME).element_handle().content_frame()
+    assert frame is not None
+    return frame
+
+
+def test_interactive_graph_draws_offline(page: Page, app_url: str, screenshot: Shot) -> None:
+    open_page(page, app_url, "referential")
+    expect(page.get_by_text("Round 2 of 2")).to_be_visible()
+    frame = open_interactive_graph(page)
+    assert frame.evaluate("() => Object.keys(network.getPositions()).length") == 11 + 4
+    assert graph_state(page, f"c => ({VERTEX_COLORS})()", lambda n: n == 6) == 6
+    rewind_wl_slider(page)  # round 0: everyone alike, one color
+    graph_state(page, f"c => ({VERTEX_COLORS})()", lambda n: n == 1)
+    page.get_by_role("slider").first.press("End")
+    expect(page.get_by_text("Round 2 of 2")).to_be_visible()
+    graph_state(page, f"c => ({VERTEX_COLORS})()", lambda n: n == 6)
+    graph_state(page, COLORED_PIXELS, lambda n: n > 500)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.wait_for_timeout(300)
+    screenshot(page, "referential-interactive")
+
+
+def test_markup_in_a_name_is_a_tooltip_text_in_the_interactive_graph(
+        page: Page, app_url: str, screenshot: Shot) -> None:
+    evil = '<img src=x onerror="window.__pwned=1;parent.__pwned=1"><b>bold</b>'
+    candidate = json.loads((RUNNING / "candidate.json").read_text())
+    candidate["people"][0]["name"] = evil
+    open_page(page, app_url, "referential")
+    _upload(page, {"candidate": ("evil.json", json.dumps(candidate))})
+    expect(page.get_by_text("Score with tie_break")).to_be_visible()
+    frame = open_interactive_graph(page)
+    page.locator(GRAPH_FRAME).scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    spot = frame.evaluate("""() => {
+        const node = network.body.data.nodes.get().find(n => (n.title || "").includes("<img"));
+        return network.canvasToDOM(network.getPositions([node.id])[node.id]);
+    }""")
+    box = page.locator(GRAPH_FRAME).bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + spot["x"], box["y"] + spot["y"])
+    tooltip = frame.locator("div.vis-tooltip")
+    expect(tooltip).to_be_visible()
+    expect(tooltip).to_contain_text('(<img src=x onerror="window.__pwned')  # markup as text
+    assert tooltip.locator("img, b").count() == 0
+    assert frame.evaluate("() => document.images.length") == 0
+    assert frame.evaluate("() => window.__pwned") is None
+    assert page.evaluate("() => window.__pwned") is None
+    screenshot(page, "referential-interactive-escaped")

@@ -1,0 +1,24 @@
+"""User text in the explorer's plotly figures: shown literally, names kept short."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.text import shorten
+from app.tree_views import TICK_LIMIT, MatrixView, heatmap
+
+EVIL = '<b>"Ann"</b> & <i>co</i>, a name far longer than any axis label'
+# cut to TICK_LIMIT characters, then < > & escaped (plotly decodes them); quotes kept
+SHOWN = '&lt;b&gt;"Ann"&lt;/b&gt; &amp; &lt;i&gt;co&lt;/i&gt;, a nam…'
+
+
+def test_matrix_axis_labels_are_escaped_shortened_and_distinct() -> None:
+    view = MatrixView("scope person", np.array([[1.0, 0.5], [0.5, 1.0]]),
+                      rows=[EVIL, EVIL], columns=["Bob", EVIL], pairs=[(0, 1), (1, 0)])
+    figure = heatmap(view)
+    rows, columns = list(figure.data[0].y), list(figure.data[0].x)
+    assert shorten(EVIL, TICK_LIMIT) == '<b>"Ann"</b> & <i>co</i>, a nam…'
+    # equal names are told apart, else plotly would merge their rows
+    assert rows == [f"{SHOWN} #{n}" if n > 1 else SHOWN for n in (1, 2)]
+    assert columns == ["Bob", SHOWN]
+    assert list(figure.data[1].x) == [columns[1], columns[0]]  # the pair markers follow
