@@ -12,6 +12,8 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Frame, Page, expect
 
+import oa_core
+
 pytestmark = pytest.mark.browser
 Shot = Callable[[Page, str], Path]
 
@@ -96,6 +98,37 @@ def test_apply_a_fix_moves_the_score(
     expect(page.get_by_text("moved +0.0625")).to_be_visible()
     assert score_metric(page) == "0.83"
     screenshot(page, "feedback-applied")
+
+
+def test_downloads_reproduce_the_score_shown(
+        page: Page, app_url: str, tmp_path: Path) -> None:
+    """After a fix and a weight edit, the downloaded trio scores what the page shows."""
+    open_page(page, app_url, "feedback")
+    row = page.locator('[data-testid="stHorizontalBlock"]').filter(
+        has_text="/period/1: expected 2025, got 2026")
+    row.get_by_role("button", name="Apply this fix").click()
+    expect(page.get_by_text("moved +0.0625")).to_be_visible()
+    page.get_by_role("link", name="Schema tuning").click()
+    weight = page.get_by_label("valueWeight of agenda", exact=True)
+    weight.fill("3")
+    weight.press("Enter")
+    expect(page.get_by_label("valueWeight of agenda •", exact=True)).to_be_visible()
+    shown = page.locator('[data-testid="stMetric"]').filter(
+        has_text="Score with the edited schema").locator('[data-testid="stMetricValue"]')
+    expect(shown).not_to_have_text("0.8304")  # the agenda weighs more now
+    files = {}
+    for label in ("Current trio (JSON)", "Edited schema (JSON)"):
+        with page.expect_download() as download:
+            page.get_by_role("button", name=label).click()
+        path = tmp_path / download.value.suggested_filename
+        download.value.save_as(path)
+        files[label] = json.loads(path.read_text())
+    trio = files["Current trio (JSON)"]
+    assert trio["schema"] == files["Edited schema (JSON)"]
+    assert trio["schema"]["properties"]["agenda"]["valueWeight"] == 3
+    assert trio["candidate"]["period"] == [2023, 2025]  # the fix is in
+    rescored = oa_core.score(trio["gold"], trio["candidate"], trio["schema"])
+    assert shown.inner_text() == f"{rescored:.4f}"
 
 
 def _upload(page: Page, files: dict[str, tuple[str, str]], *, valid: bool = True) -> None:
