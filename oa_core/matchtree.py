@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,19 +46,25 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _accumulate(terms: Sequence[Any]) -> Any:
+def _accumulate(terms: Iterable[Any]) -> Any:
     # Left-to-right addition that works on floats and arrays alike (builtin
     # sum() is compensated on Python >= 3.12, numpy's is not).
     total: Any = 0.0
     for term in terms:
-        total = total + term
+        # in place once total is an array of our own (made by the first array sum);
+        # the same bits as total + term, one matrix fewer alive
+        total += term
     return total
 
 
-def map_score(key_scores: Sequence[Any], value_scores: Sequence[Any],
+def map_score(key_scores: Sequence[Any], value_scores: Iterable[Any],
               weights: Sequence[float], key_importance: float,
               value_importance: float) -> Any:
     """Eq. (dict) of the paper over slots: floats in, float out; arrays in, array out.
+
+    ``value_scores`` may be a generator: each slot's value (a whole score matrix in
+    the matrix form) is then computed, weighted and added before the next is made,
+    so only the running sum is held.
 
     >>> map_score([1.0, 0.0], [1.0, 0.0], [3.0, 1.0], 0.0, 1.0)
     0.75
@@ -69,7 +75,7 @@ def map_score(key_scores: Sequence[Any], value_scores: Sequence[Any],
     s_key = _accumulate(key_scores) / slots
     total_weight = _accumulate(weights)
     if total_weight > 0:
-        s_val = _accumulate([w * v for w, v in zip(weights, value_scores, strict=True)]) / (
+        s_val = _accumulate(w * v for w, v in zip(weights, value_scores, strict=True)) / (
             total_weight)
     else:
         s_val = 1.0
@@ -523,22 +529,17 @@ class Scorer:
         cand_groups = _group_by_keys(candidates)
         for gold_keys, rows in gold_groups.items():
             for cand_keys, cols in cand_groups.items():
-                value_scores: list[Any] = []
-                weights: list[float] = []
-                key_scores: list[float] = []
-                for gold_key, cand_key, key_similarity in self.key_slots(gold_keys, cand_keys,
-                                                                         schema):
-                    sub, weight = self._slot_schema(schema, gold_key, cand_key)
-                    if gold_key is not None and cand_key is not None:
-                        value_scores.append(self.matrix([golds[i][gold_key] for i in rows],
-                                                        [candidates[j][cand_key] for j in cols],
-                                                        sub))
-                    else:
-                        value_scores.append(0.0)
-                    weights.append(weight)
-                    key_scores.append(key_similarity)
-                block = map_score(key_scores, value_scores, weights, schema.key_importance,
-                                  schema.value_importance)
+                key_slots = self.key_slots(gold_keys, cand_keys, schema)
+                slots = [(gold_key, cand_key, *self._slot_schema(schema, gold_key, cand_key))
+                         for gold_key, cand_key, _ in key_slots]
+                key_scores = [similarity for *_, similarity in key_slots]
+                value_scores = (  # lazily: one slot matrix alive at a time
+                    self.matrix([golds[i][gold_key] for i in rows],
+                                [candidates[j][cand_key] for j in cols], sub)
+                    if gold_key is not None and cand_key is not None else 0.0
+                    for gold_key, cand_key, sub, _ in slots)
+                block = map_score(key_scores, value_scores, [w for *_, w in slots],
+                                  schema.key_importance, schema.value_importance)
                 if (len(rows) == len(golds) and len(cols) == len(candidates)
                         and isinstance(block, np.ndarray) and block.shape == out.shape):
                     return block  # one key set on each side: the block is the matrix
