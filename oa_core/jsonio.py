@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .errors import Document, InputError, SchemaError
+from .pointer import join
 
 __all__ = ["extract_json", "loads", "strip_jsonc"]
 
@@ -98,6 +99,31 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
 
 
+class _OversizedInteger(str):
+    """An integer literal too long for ``int()``, kept as text until its place is known.
+
+    Python refuses to convert integer literals longer than
+    ``sys.get_int_max_str_digits()`` (4300 digits by default). The parser has no
+    position to report at that moment, so the literal stays a marker and
+    :func:`loads` then names its JSON Pointer.
+    """
+
+
+def _first_oversized(value: Any) -> tuple[str, _OversizedInteger] | None:
+    """(pointer, literal) of the first oversized integer in document order, if any."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, _OversizedInteger):
+            return pointer, node
+        if isinstance(node, dict):
+            stack.extend((child, join(pointer, key)) for key, child in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((child, join(pointer, i)) for i, child in reversed(
+                list(enumerate(node))))
+    return None
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj: dict[str, Any] = {}
     for key, value in pairs:
@@ -127,15 +153,32 @@ def loads(text: str | bytes, *, document: Document = "candidate") -> Any:
                         fix="save the file as UTF-8 JSON", document=document) from None
     if not text.strip():
         raise error("", "the text is empty", fix="provide a JSON value", document=document)
+    oversized_seen: list[_OversizedInteger] = []
+
+    def parse_int(literal: str) -> int | _OversizedInteger:
+        try:
+            return int(literal)
+        except ValueError:
+            oversized_seen.append(_OversizedInteger(literal))
+            return oversized_seen[-1]
+
     try:
-        return json.loads(strip_jsonc(text), parse_constant=_reject_constant,
-                          object_pairs_hook=_no_duplicates)
+        value = json.loads(strip_jsonc(text), parse_constant=_reject_constant,
+                           parse_int=parse_int, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
         raise error("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
                     fix="correct the JSON syntax there", document=document) from None
     except (ValueError, RecursionError) as exc:
         raise error("", f"invalid JSON: {exc}", fix="correct the JSON there",
                     document=document) from None
+    oversized = _first_oversized(value) if oversized_seen else None
+    if oversized is not None:  # the walk runs only when the parser met one
+        pointer, literal = oversized
+        digits = len(literal.lstrip("-"))
+        raise error(pointer, f"integer of {digits} digits, beyond the range of a number "
+                    "(about ±1.8e308)", fix="write it as a string if it is an identifier, "
+                    "or scale it down", document=document)
+    return value
 
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)```", re.DOTALL)

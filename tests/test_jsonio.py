@@ -30,6 +30,25 @@ def test_bad_texts_are_input_errors(text):
         loads(text)
 
 
+# Python's int() refuses literals over 4300 digits: the parser must still name the place.
+@pytest.mark.parametrize(("text", "pointer", "digits"), [
+    ('{"a": [1, ' + "9" * 5000 + "]}", "/a/1", 5000),
+    ('{"b": 0, "x/y": {"c": -' + "7" * 4301 + '}, "d": ' + "8" * 6000 + "}", "/x~1y/c", 4301),
+])
+def test_integers_too_long_to_read_are_named_by_pointer(text, pointer, digits):
+    with pytest.raises(InputError) as info:
+        loads(text, document="gold")
+    assert info.value.pointer == pointer and info.value.document == "gold"
+    assert f"integer of {digits} digits" in info.value.message
+    with pytest.raises(SchemaError) as schema_info:
+        loads(text, document="schema")
+    assert schema_info.value.pointer == pointer
+
+
+def test_long_integers_within_reach_still_parse():
+    assert loads("[" + "1" * 400 + "]") == [int("1" * 400)]  # range checks come later
+
+
 @pytest.mark.parametrize(("text", "value"), [
     ('{"a": 1}', {"a": 1}),
     ('Here you go:\n```json\n{"a": [1, 2]}\n```\nAnything else?', {"a": [1, 2]}),
