@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -23,6 +24,31 @@ def score_header(alignment: Alignment) -> None:
     columns[2].metric("Warnings", len(alignment.warnings))
     columns[3].metric("Schema violations", len(alignment.violations),
                       help="JSON Schema checks of the candidate (they do not change the score)")
+
+
+def score_change(score: float, reference: float, versus: str = "") -> dict[str, Any]:
+    """Keyword arguments for ``st.metric`` showing ``score - reference``.
+
+    Equal scores (the same bits) read "same" in gray with no arrow, since a green
+    "+0.0000" would suggest a gain; a change too small for four decimals is shown
+    in scientific notation rather than rounded away.
+
+    >>> score_change(0.75, 0.75, "tie_break")["delta"]
+    'same as tie_break'
+    >>> score_change(0.5, 0.75)["delta"]
+    '-0.2500'
+    >>> score_change(0.75 + 1e-9, 0.75)["delta"]
+    '+1.00e-09'
+    """
+    suffix = f" vs {versus}" if versus else ""
+    difference = score - reference
+    if difference == 0:
+        return {"delta": "same" + (f" as {versus}" if versus else ""), "delta_color": "off",
+                "delta_arrow": "off"}
+    text = f"{difference:+.4f}"
+    if float(text) == 0:
+        text = f"{difference:+.2e}"
+    return {"delta": text + suffix, "delta_color": "normal"}
 
 
 def _diagnostic_text(diagnostic: Diagnostic) -> str:

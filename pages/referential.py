@@ -4,7 +4,7 @@ import time
 
 import streamlit as st
 
-from app import pyvis_graph, scoring, session, wl_graph
+from app import pyvis_graph, scoring, session, views, wl_graph
 from app.scope_views import (
     TWIN_LIMIT,
     bijection_frame,
@@ -60,9 +60,8 @@ with right:
 alignment = alignments[mode]
 columns = st.columns(len(alignments))
 for column, (name, other) in zip(columns, alignments.items(), strict=True):
-    delta = None if name == mode else f"{other.score - alignment.score:+.4f} vs {mode}"
-    column.metric(f"Score with {name}", f"{other.score:.4f}", delta=delta,
-                  delta_color="normal")
+    change = {} if name == mode else views.score_change(other.score, alignment.score, mode)
+    column.metric(f"Score with {name}", f"{other.score:.4f}", **change)
 
 trace = alignment.wl.get(scope)
 st.subheader(f"Reference graph of scope “{scope}”")

@@ -5,7 +5,7 @@ import time
 
 import streamlit as st
 
-from app import schema_widgets, scoring, session
+from app import schema_widgets, scoring, session, views
 from oa_core import OAError, Schema
 
 started = time.perf_counter()
@@ -26,8 +26,8 @@ edited = scoring.current()
 if original is not None and edited is not None:
     columns = st.columns(3)
     columns[0].metric("Score with the edited schema", f"{edited.alignment.score:.4f}",
-                      delta=f"{edited.alignment.score - original.alignment.score:+.4f}"
-                      if session.schema_edits() else None)
+                      **(views.score_change(edited.alignment.score, original.alignment.score)
+                         if session.schema_edits() else {}))
     columns[1].metric("Score with the original schema", f"{original.alignment.score:.4f}")
     columns[2].metric("Edited settings", len(session.schema_edits()))
     moved = schema_widgets.moved_nodes(original.alignment.tree, edited.alignment.tree)

@@ -33,6 +33,9 @@ def test_running_example_bijection_and_twins() -> None:
     scores = {m.label: m.value for m in at.metric}
     assert scores["Score with tie_break"] == "0.7679"
     assert scores["Score with none"] == "0.6845"
+    deltas = {m.label: m.delta for m in at.metric}
+    assert deltas["Score with none"] == "-0.0833 vs tie_break"
+    assert deltas["Score with blend"] == "same as tie_break"  # equal bits: no green +0.0000
     pairs = bijection(at)
     assert pairs["4 (Dave, Engineer)"] == "92 (Dave, Engineer)"
     assert pairs["5 (Dave, Engineer)"] == "90 (Dave, Engineer)"

@@ -35,6 +35,8 @@ def test_changing_the_order_rescores_everywhere() -> None:
     assert not at.exception
     edited = float(metric(at, "Score with the edited schema"))
     assert edited > 0.7679  # 'reviews' is no longer out of place
+    delta = next(m.delta for m in at.metric if m.label == "Score with the edited schema")
+    assert delta.startswith("+0.")  # a gain, signed
     assert metric(at, "Score with the original schema") == "0.7679"
     moved = at.dataframe[0].value
     assert "/agenda" in set(moved["path"]) and "/" in set(moved["path"])
