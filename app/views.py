@@ -40,15 +40,14 @@ def score_change(score: float, reference: float, versus: str = "") -> dict[str, 
     >>> score_change(0.75 + 1e-9, 0.75)["delta"]
     '+1.00e-09'
     """
-    suffix = f" vs {versus}" if versus else ""
     difference = score - reference
     if difference == 0:
-        return {"delta": "same" + (f" as {versus}" if versus else ""), "delta_color": "off",
+        return {"delta": f"same as {versus}" if versus else "same", "delta_color": "off",
                 "delta_arrow": "off"}
     text = f"{difference:+.4f}"
     if float(text) == 0:
         text = f"{difference:+.2e}"
-    return {"delta": text + suffix, "delta_color": "normal"}
+    return {"delta": f"{text} vs {versus}" if versus else text, "delta_color": "normal"}
 
 
 def _diagnostic_text(diagnostic: Diagnostic) -> str:

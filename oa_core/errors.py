@@ -71,6 +71,12 @@ class InputError(OAError):
     document: Document = "candidate"
 
 
+# An integer no float64 can hold, refused both while reading JSON text (jsonio) and
+# when checking documents given as Python values (validation): one wording for both.
+INTEGER_OUT_OF_RANGE = "beyond the range of a number (about ±1.8e308)"
+INTEGER_OUT_OF_RANGE_FIX = "write it as a string if it is an identifier, or scale it down"
+
+
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     """A warning or a schema violation: a code, where, and a message.

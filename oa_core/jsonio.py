@@ -22,7 +22,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import Document, InputError, SchemaError
+from .errors import (
+    INTEGER_OUT_OF_RANGE,
+    INTEGER_OUT_OF_RANGE_FIX,
+    Document,
+    InputError,
+    SchemaError,
+)
 from .pointer import join
 
 __all__ = ["extract_json", "loads", "strip_jsonc"]
@@ -99,29 +105,18 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
 
 
-class _OversizedInteger(str):
-    """An integer literal too long for ``int()``, kept as text until its place is known.
-
-    Python refuses to convert integer literals longer than
-    ``sys.get_int_max_str_digits()`` (4300 digits by default). The parser has no
-    position to report at that moment, so the literal stays a marker and
-    :func:`loads` then names its JSON Pointer.
-    """
-
-
-def _first_oversized(value: Any) -> tuple[str, _OversizedInteger] | None:
-    """(pointer, literal) of the first oversized integer in document order, if any."""
+def _pointer_of(value: Any, target: object) -> str:
+    """JSON Pointer of the node that is ``target`` (by identity) inside ``value``."""
     stack: list[tuple[Any, str]] = [(value, "")]
     while stack:
         node, pointer = stack.pop()
-        if isinstance(node, _OversizedInteger):
-            return pointer, node
+        if node is target:
+            return pointer
         if isinstance(node, dict):
-            stack.extend((child, join(pointer, key)) for key, child in reversed(node.items()))
+            stack.extend((child, join(pointer, key)) for key, child in node.items())
         elif isinstance(node, list):
-            stack.extend((child, join(pointer, i)) for i, child in reversed(
-                list(enumerate(node))))
-    return None
+            stack.extend((child, join(pointer, i)) for i, child in enumerate(node))
+    raise LookupError("target is not inside value")
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -153,14 +148,17 @@ def loads(text: str | bytes, *, document: Document = "candidate") -> Any:
                         fix="save the file as UTF-8 JSON", document=document) from None
     if not text.strip():
         raise error("", "the text is empty", fix="provide a JSON value", document=document)
-    oversized_seen: list[_OversizedInteger] = []
+    # int() refuses literals over sys.get_int_max_str_digits() (4300) digits, and the
+    # parser knows no position then: such a literal becomes a unique placeholder whose
+    # JSON Pointer is looked up once parsing is done.
+    oversized: list[tuple[str, object]] = []
 
-    def parse_int(literal: str) -> int | _OversizedInteger:
+    def parse_int(literal: str) -> int | object:
         try:
             return int(literal)
         except ValueError:
-            oversized_seen.append(_OversizedInteger(literal))
-            return oversized_seen[-1]
+            oversized.append((literal, object()))
+            return oversized[-1][1]
 
     try:
         value = json.loads(strip_jsonc(text), parse_constant=_reject_constant,
@@ -171,13 +169,11 @@ def loads(text: str | bytes, *, document: Document = "candidate") -> Any:
     except (ValueError, RecursionError) as exc:
         raise error("", f"invalid JSON: {exc}", fix="correct the JSON there",
                     document=document) from None
-    oversized = _first_oversized(value) if oversized_seen else None
-    if oversized is not None:  # the walk runs only when the parser met one
-        pointer, literal = oversized
-        digits = len(literal.lstrip("-"))
-        raise error(pointer, f"integer of {digits} digits, beyond the range of a number "
-                    "(about ±1.8e308)", fix="write it as a string if it is an identifier, "
-                    "or scale it down", document=document)
+    if oversized:  # the first one in the text is the first in document order
+        literal, placeholder = oversized[0]
+        raise error(_pointer_of(value, placeholder),
+                    f"integer of {len(literal.lstrip('-'))} digits, {INTEGER_OUT_OF_RANGE}",
+                    fix=INTEGER_OUT_OF_RANGE_FIX, document=document)
     return value
 
 

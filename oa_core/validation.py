@@ -19,7 +19,13 @@ from typing import Any
 
 from jsonschema.exceptions import ValidationError
 
-from .errors import Diagnostic, Document, InputError
+from .errors import (
+    INTEGER_OUT_OF_RANGE,
+    INTEGER_OUT_OF_RANGE_FIX,
+    Diagnostic,
+    Document,
+    InputError,
+)
 from .pointer import join
 from .schema import Schema
 
@@ -54,10 +60,8 @@ def check_json(value: Any, document: Document) -> None:
             stack.extend((child, join(pointer, i), depth + 1) for i, child in enumerate(node))
         elif isinstance(node, int) and not isinstance(node, bool):
             if abs(node) > sys.float_info.max:
-                raise InputError(pointer, "integer beyond the range of a number "
-                                 "(about ±1.8e308)",
-                                 fix="write it as a string if it is an identifier, or "
-                                 "scale it down", document=document)
+                raise InputError(pointer, f"integer {INTEGER_OUT_OF_RANGE}",
+                                 fix=INTEGER_OUT_OF_RANGE_FIX, document=document)
         elif isinstance(node, float):
             if not math.isfinite(node):
                 raise InputError(pointer, f"numbers must be finite, got {node!r}",

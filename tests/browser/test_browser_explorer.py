@@ -101,7 +101,7 @@ def test_apply_a_fix_moves_the_score(
 
 
 def test_downloads_reproduce_the_score_shown(
-        page: Page, app_url: str, tmp_path: Path) -> None:
+        page: Page, app_url: str, tmp_path: Path, screenshot: Shot) -> None:
     """After a fix and a weight edit, the downloaded trio scores what the page shows."""
     open_page(page, app_url, "feedback")
     row = page.locator('[data-testid="stHorizontalBlock"]').filter(
@@ -116,6 +116,7 @@ def test_downloads_reproduce_the_score_shown(
     shown = page.locator('[data-testid="stMetric"]').filter(
         has_text="Score with the edited schema").locator('[data-testid="stMetricValue"]')
     expect(shown).not_to_have_text("0.8304")  # the agenda weighs more now
+    screenshot(page, "schema-tuning-edited")
     files = {}
     for label in ("Current trio (JSON)", "Edited schema (JSON)"):
         with page.expect_download() as download:
