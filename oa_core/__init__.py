@@ -6,6 +6,8 @@
 """
 
 from .aligner import WL_MODES, Alignment, align, score
+from .kinds import NodeKind, OpKind, Status, TieRule, WLMode
+from .options import AlignOptions, Limits
 from .comparators import register_comparator
 from .errors import Diagnostic, InputError, OAError, SchemaError
 from .feedback import (
@@ -24,19 +26,26 @@ from .wl import WLEdge, WLTrace, WLVertex
 
 __all__ = [
     "WL_MODES",
+    "AlignOptions",
     "Alignment",
     "Diagnostic",
     "Feedback",
     "InputError",
+    "Limits",
     "MatchNode",
+    "NodeKind",
     "OAError",
+    "OpKind",
     "RepairOp",
     "Schema",
     "SchemaError",
     "SchemaNode",
+    "Status",
+    "TieRule",
     "ScopeAlignment",
     "WLEdge",
     "WLTrace",
+    "WLMode",
     "WLVertex",
     "align",
     "apply_ops",

@@ -19,8 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from .errors import Diagnostic, InputError, SchemaError
+from .errors import Diagnostic, InputError
+from .kinds import WLMode
 from .matchtree import MatchNode, Scorer
+from .options import AlignOptions
 from .referential import ScopeAlignment, index_document, resolve_scopes
 from .schema import Schema, SchemaNode
 from .validation import check_json, schema_violations
@@ -28,7 +30,7 @@ from .wl import WLTrace
 
 __all__ = ["WL_MODES", "Alignment", "align", "score"]
 
-WL_MODES = ("tie_break", "blend", "none")
+WL_MODES = tuple(mode.value for mode in WLMode)
 
 
 @dataclass(slots=True)
@@ -60,7 +62,7 @@ class Alignment:
     gold: Any
     candidate: Any
     schema: Schema
-    options: dict[str, Any] = field(default_factory=dict)
+    options: AlignOptions = field(default_factory=AlignOptions)
 
     @property
     def deficit(self) -> float:
@@ -78,16 +80,6 @@ class Alignment:
         }
 
 
-def _check_options(wl_mode: str, wl_blend_lambda: float) -> None:
-    if wl_mode not in WL_MODES:
-        raise InputError("", f"wl_mode must be one of {', '.join(WL_MODES)}, got {wl_mode!r}",
-                         fix="pass wl_mode='tie_break', 'blend' or 'none'", document="options")
-    if isinstance(wl_blend_lambda, bool) or not isinstance(
-            wl_blend_lambda, int | float) or not 0.0 <= wl_blend_lambda <= 1.0:
-        raise InputError("", f"wl_blend_lambda must be in [0, 1], got {wl_blend_lambda!r}",
-                         fix="pass a number between 0 and 1", document="options")
-
-
 def _set_effective_weights(root: MatchNode) -> None:
     root.effective_weight = 1.0
     root.key_effective_weight = 0.0
@@ -97,9 +89,9 @@ def _set_effective_weights(root: MatchNode) -> None:
             child.key_effective_weight = node.effective_weight * child.key_weight
 
 
-def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str, *,
-          wl_mode: str = "tie_break", wl_blend_lambda: float = 0.5, strict: bool = False,
-          comparators: Mapping[str, Any] | None = None) -> Alignment:
+def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
+          options: AlignOptions | Mapping[str, Any] | None = None, *,
+          comparators: Mapping[str, Any] | None = None, **option_overrides: Any) -> Alignment:
     """Align a candidate with the gold under an OA schema and score it.
 
     Parameters
@@ -108,12 +100,9 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str, *
         Parsed JSON (dict, list, str, int, float, bool, None).
     schema : Schema, dict or str
         An OA schema (parsed with :meth:`Schema.parse` if not already).
-    wl_mode : {"tie_break", "blend", "none"}
-        How reference structure enters scope alignment.
-    wl_blend_lambda : float
-        Weight of structure in blend mode.
-    strict : bool
-        If True, any schema violation of the candidate scores 0.
+    options : AlignOptions or mapping, optional
+        ``wl_mode``, ``wl_blend_lambda``, ``strict`` and ``limits``; the same
+        names may also be given as keywords (``align(g, c, s, wl_mode="none")``).
     comparators : mapping, optional
         Custom comparators by name (when ``schema`` is not yet parsed).
 
@@ -126,7 +115,8 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str, *
     SchemaError, InputError
         Bad schema, gold, candidate or option; each names a JSON Pointer.
     """
-    _check_options(wl_mode, wl_blend_lambda)
+    opts = AlignOptions.coerce(options, **option_overrides)
+    wl_mode, wl_blend_lambda, strict = opts.wl_mode, opts.wl_blend_lambda, opts.strict
     if isinstance(schema, Schema):
         if comparators:
             raise InputError("", "comparators must be given to Schema.parse when the "
@@ -153,22 +143,16 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str, *
                         candidate_ids=candidate_ids, unresolved=unresolved)
         return scorer.matrix(golds, cands, record)
 
-    try:
-        bijections, candidate_ids, scopes, traces, scope_warnings = resolve_scopes(
-            index_document(gold, parsed), index_document(candidate, parsed), parsed,
-            record_matrix, wl_mode=wl_mode, wl_lambda=wl_blend_lambda)
-        record_pairs = {
-            id(parsed.scopes[name].records): (name, {
-                s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})
-            for name, s in scopes.items()}
-        scorer = Scorer(parsed.comparators, bijections=bijections,
-                        candidate_ids=candidate_ids, record_pairs=record_pairs)
-        tree = scorer.node(gold, candidate, parsed.root, "", "")
-    except ValueError as exc:  # a custom comparator broke its contract
-        if isinstance(exc, SchemaError | InputError):
-            raise
-        raise InputError("", str(exc), fix="make the comparator return a number in [0, 1]",
-                         document="options") from None
+    bijections, candidate_ids, scopes, traces, scope_warnings = resolve_scopes(
+        index_document(gold, parsed), index_document(candidate, parsed), parsed,
+        record_matrix, wl_mode=wl_mode, wl_lambda=wl_blend_lambda)
+    record_pairs = {
+        id(parsed.scopes[name].records): (name, {
+            s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})
+        for name, s in scopes.items()}
+    scorer = Scorer(parsed.comparators, bijections=bijections,
+                    candidate_ids=candidate_ids, record_pairs=record_pairs)
+    tree = scorer.node(gold, candidate, parsed.root, "", "")
     _set_effective_weights(tree)
     final = 0.0 if strict and violations else tree.score
     return Alignment(
@@ -176,8 +160,7 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str, *
         bijections={name: {k[1]: (None if v is None else v[1]) for k, v in m.items()}
                     for name, m in bijections.items()},
         wl=traces, scopes=scopes, warnings=[*parsed.warnings, *scope_warnings],
-        violations=violations, gold=gold, candidate=candidate, schema=parsed,
-        options={"wl_mode": wl_mode, "wl_blend_lambda": wl_blend_lambda, "strict": strict})
+        violations=violations, gold=gold, candidate=candidate, schema=parsed, options=opts)
 
 
 def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,

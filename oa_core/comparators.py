@@ -45,6 +45,8 @@ from rapidfuzz.distance import (
     Levenshtein,
 )
 
+from .errors import ComparatorError
+
 __all__ = [
     "BUILTIN_COMPARATORS",
     "Comparator",
@@ -96,16 +98,14 @@ class Comparator:
     kinds : frozenset of {"string", "number", "boolean"}
         The value kinds it compares; other kinds score 0 (a type mismatch).
     scalar : callable (gold, candidate) -> float
-    matrix : callable (golds, candidates) -> ndarray, optional
+    matrix_fn : callable (golds, candidates) -> ndarray, optional
         Vectorized form; by default the scalar form is applied to every pair.
-    builtin : bool
     """
 
     name: str
     kinds: frozenset[str]
     scalar: ScalarFn
     matrix_fn: MatrixFn | None = None
-    builtin: bool = False
 
     def matrix(self, golds: Sequence[Any], candidates: Sequence[Any]) -> np.ndarray:
         """Similarities of every gold-candidate pair, as an (n, m) float array."""
@@ -130,7 +130,7 @@ def _string_comparator(name: str, scorer: Any) -> Comparator:
     def scalar(g: str, p: str) -> float:
         return float(matrix([g], [p])[0, 0])
 
-    return Comparator(name, frozenset({"string"}), scalar, matrix, builtin=True)
+    return Comparator(name, frozenset({"string"}), scalar, matrix)
 
 
 def _codes(golds: Sequence[Any], cands: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -197,12 +197,12 @@ def _numeric_comparator(name: str, formula: Callable[[Any, Any, Any], Any]) -> C
             diff = np.abs(g - p)
         return np.asarray(formula(g, p, diff), dtype=np.float64).reshape(len(golds), len(cands))
 
-    return Comparator(name, frozenset({"number"}), scalar, matrix, builtin=True)
+    return Comparator(name, frozenset({"number"}), scalar, matrix)
 
 
 BUILTIN_COMPARATORS: dict[str, Comparator] = {
     "exact": Comparator("exact", frozenset({"string", "number", "boolean"}), _exact_scalar,
-                        _exact_matrix, builtin=True),
+                        _exact_matrix),
     "jaro": _string_comparator("jaro", Jaro),
     "jaro_winkler": _string_comparator("jaro_winkler", JaroWinkler),
     "levenshtein": _string_comparator("levenshtein", Levenshtein),
@@ -220,12 +220,19 @@ _GLOBAL_CUSTOM: dict[str, Comparator] = {}
 
 
 def _checked(name: str, fn: ScalarFn) -> ScalarFn:
+    # The scorer re-raises these with the pointer of the schema keyword (ComparatorError.at).
     def scalar(g: Any, p: Any) -> float:
-        value = fn(g, p)
+        try:
+            value = fn(g, p)
+        except Exception as exc:
+            raise ComparatorError("", f"custom comparator {name!r} raised "
+                                  f"{type(exc).__name__}: {exc} on ({g!r}, {p!r})",
+                                  comparator=name, fix="fix the comparator so that it "
+                                  "returns a number in [0, 1] for every pair") from exc
         if not is_number(value) or not math.isfinite(value) or not 0.0 <= value <= 1.0:
-            # The caller turns this into an InputError naming the schema node.
-            raise ValueError(f"custom comparator {name!r} returned {value!r} "
-                             f"for ({g!r}, {p!r}); it must return a number in [0, 1]")
+            raise ComparatorError("", f"custom comparator {name!r} returned {value!r} "
+                                  f"for ({g!r}, {p!r})", comparator=name,
+                                  fix="make the comparator return a number in [0, 1]")
         return float(value)
     return scalar
 

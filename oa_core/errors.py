@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-__all__ = ["Diagnostic", "InputError", "OAError", "SchemaError"]
+__all__ = ["ComparatorError", "Diagnostic", "InputError", "OAError", "SchemaError"]
 
 Document = Literal["schema", "gold", "candidate", "options"]
 
@@ -69,6 +69,29 @@ class InputError(OAError):
     """Gold, candidate or an option is unusable; ``document`` says which."""
 
     document: Document = "candidate"
+
+
+class ComparatorError(InputError):
+    """A custom comparator raised or broke its contract (a number in [0, 1]).
+
+    ``pointer`` names the schema keyword that selects the comparator (``.../score`` or
+    ``.../keyScore``); the comparator's own exception, if any, is chained as
+    ``__cause__``.
+    """
+
+    document: Document = "schema"
+
+    def __init__(self, pointer: str, message: str, *, comparator: str, fix: str = "",
+                 document: Document | None = None) -> None:
+        self.comparator = comparator
+        super().__init__(pointer, message, fix=fix, document=document)
+
+    def at(self, pointer: str) -> ComparatorError:
+        """The same error, naming the schema keyword at ``pointer``."""
+        located = ComparatorError(pointer, self.message, comparator=self.comparator,
+                                  fix=self.fix, document=self.document)
+        located.__cause__ = self.__cause__
+        return located
 
 
 # An integer no float64 can hold, refused both while reading JSON text (jsonio) and

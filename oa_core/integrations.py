@@ -148,7 +148,7 @@ class OAMetric:
                 f"JSON{where}: {exc.message}. Fix: {exc.fix}."))
         result = render_feedback(alignment, top_k=self.top_k, **self.feedback_options)
         text = result.text
-        if alignment.options.get("strict") and alignment.violations:
+        if alignment.options.strict and alignment.violations:
             shown = alignment.violations[:3]
             more = len(alignment.violations) - len(shown)
             text += "\nIn strict mode any schema violation scores 0. Violations: " + "; ".join(
