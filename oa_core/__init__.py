@@ -6,8 +6,6 @@
 """
 
 from .aligner import WL_MODES, Alignment, align, score
-from .kinds import NodeKind, OpKind, Status, TieRule, WLMode
-from .options import AlignOptions, Limits
 from .comparators import register_comparator
 from .errors import Diagnostic, InputError, OAError, SchemaError
 from .feedback import (
@@ -19,7 +17,9 @@ from .feedback import (
     render_feedback,
     repair_ops,
 )
+from .kinds import NodeKind, OpKind, Status, TieRule, WLMode
 from .matchtree import MatchNode
+from .options import AlignOptions, Limits
 from .referential import ScopeAlignment
 from .schema import Schema, SchemaNode
 from .wl import WLEdge, WLTrace, WLVertex
@@ -40,12 +40,12 @@ __all__ = [
     "Schema",
     "SchemaError",
     "SchemaNode",
+    "ScopeAlignment",
     "Status",
     "TieRule",
-    "ScopeAlignment",
     "WLEdge",
-    "WLTrace",
     "WLMode",
+    "WLTrace",
     "WLVertex",
     "align",
     "apply_ops",

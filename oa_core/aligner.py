@@ -125,8 +125,8 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
         parsed = schema
     else:
         parsed = Schema.parse(schema, comparators=comparators)
-    check_json(gold, "gold")
-    check_json(candidate, "candidate")
+    check_json(gold, "gold", opts.limits)
+    check_json(candidate, "candidate", opts.limits)
     gold_errors = schema_violations(gold, parsed, "gold")
     if gold_errors:
         first = gold_errors[0]
@@ -140,18 +140,19 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
                       candidate_ids: dict[str, set[Any]],
                       unresolved: frozenset[str]) -> np.ndarray:
         scorer = Scorer(parsed.comparators, bijections=bijections,
-                        candidate_ids=candidate_ids, unresolved=unresolved)
+                        candidate_ids=candidate_ids, unresolved=unresolved,
+                        limits=opts.limits)
         return scorer.matrix(golds, cands, record)
 
     bijections, candidate_ids, scopes, traces, scope_warnings = resolve_scopes(
         index_document(gold, parsed), index_document(candidate, parsed), parsed,
-        record_matrix, wl_mode=wl_mode, wl_lambda=wl_blend_lambda)
+        record_matrix, wl_mode=wl_mode, wl_lambda=wl_blend_lambda, limits=opts.limits)
     record_pairs = {
-        id(parsed.scopes[name].records): (name, {
+        parsed.scopes[name].records.pointer: (name, {
             s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})
         for name, s in scopes.items()}
     scorer = Scorer(parsed.comparators, bijections=bijections,
-                    candidate_ids=candidate_ids, record_pairs=record_pairs)
+                    candidate_ids=candidate_ids, record_pairs=record_pairs, limits=opts.limits)
     tree = scorer.node(gold, candidate, parsed.root, "", "")
     _set_effective_weights(tree)
     final = 0.0 if strict and violations else tree.score

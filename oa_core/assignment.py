@@ -24,10 +24,19 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-__all__ = ["max_weight_matching", "monotone_matching", "tie_epsilon"]
+__all__ = [
+    "bipartite_colours",
+    "canonical_matching",
+    "max_weight_matching",
+    "monotone_matching",
+    "repair_twins",
+    "tie_epsilon",
+]
 
 Pairs = list[tuple[int, int]]
 
@@ -80,6 +89,141 @@ def max_weight_matching(matrix: np.ndarray, bonus: np.ndarray | None = None) -> 
     return sorted(pairs)
 
 
+def _intern_rows(rows: np.ndarray) -> np.ndarray:
+    """The rank of each row among the distinct rows (lexicographic order)."""
+    if rows.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    _, inverse = np.unique(rows, axis=0, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64)
+
+
+def bipartite_colours(cells: np.ndarray, row_seed: Sequence[int],
+                      col_seed: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Colour refinement of a complete bipartite graph with labelled cells.
+
+    A row's colour becomes (its colour, the sorted multiset of (cell label, column
+    colour)), a column's likewise, until the number of colours stops growing. Colours
+    depend only on the labels and seeds, never on positions, so sorting rows and
+    columns by colour gives an order that is the same for any permutation of the input.
+
+    Parameters
+    ----------
+    cells : ndarray of int64, shape (n, m)
+        A label per cell (equal labels for equal cells).
+    row_seed, col_seed : sequence of int
+        Initial colours.
+
+    Returns
+    -------
+    row_colours, col_colours : ndarray of int64
+
+    >>> rows, cols = bipartite_colours(np.array([[1, 0], [0, 0]]), [0, 0], [0, 0])
+    >>> rows.tolist(), cols.tolist()
+    ([1, 0], [1, 0])
+    """
+    n, m = cells.shape
+    rows = _intern_rows(np.asarray(row_seed, dtype=np.int64).reshape(n, 1))
+    cols = _intern_rows(np.asarray(col_seed, dtype=np.int64).reshape(m, 1))
+    if n == 0 or m == 0:
+        return rows, cols
+    counts = (len(set(rows.tolist())), len(set(cols.tolist())))
+    for _ in range(n + m):
+        row_sig = np.sort(cells * (m + 1) + cols[None, :], axis=1)
+        col_sig = np.sort(cells.T * (n + 1) + rows[None, :], axis=1)
+        new_rows = _intern_rows(np.concatenate([rows[:, None], row_sig], axis=1))
+        new_cols = _intern_rows(np.concatenate([cols[:, None], col_sig], axis=1))
+        new_counts = (len(set(new_rows.tolist())), len(set(new_cols.tolist())))
+        rows, cols = new_rows, new_cols
+        if new_counts == counts:
+            break
+        counts = new_counts
+    return rows, cols
+
+
+def canonical_matching(matrix: np.ndarray, bonus: np.ndarray | None,
+                       row_colours: np.ndarray, col_colours: np.ndarray) -> Pairs:
+    """:func:`max_weight_matching` on rows and columns sorted by colour.
+
+    Whatever order the records came in, the solver sees the same matrix, so it
+    returns the same pairs (up to rows or columns of equal colour).
+    """
+    row_order = np.argsort(row_colours, kind="stable")
+    col_order = np.argsort(col_colours, kind="stable")
+    grid = np.ix_(row_order, col_order)
+    pairs = max_weight_matching(matrix[grid], None if bonus is None else bonus[grid])
+    return sorted((int(row_order[i]), int(col_order[j])) for i, j in pairs)
+
+
+def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[np.ndarray],
+                 row_colours: np.ndarray, col_colours: np.ndarray) -> tuple[Pairs, dict[
+                     tuple[int, int], int]]:
+    """Re-pair twins (identical rows, or identical columns, of ``matrix``) by ``levels``.
+
+    Permuting twins among the partners they were given keeps the total of
+    ``matrix`` and which pairs are genuine, so within each group the pairing is
+    solved again, exactly (small integers), maximizing the ``levels``
+    lexicographically (e.g. the paper's colour bonus, then the agreement depth).
+
+    Parameters
+    ----------
+    pairs : list of (i, j)
+        An optimal matching of ``matrix``.
+    matrix : ndarray, shape (n, m)
+    levels : sequence of ndarray of non-negative int64, shape (n, m)
+    row_colours, col_colours : ndarray
+        A canonical order for the remaining ties (see :func:`bipartite_colours`).
+
+    Returns
+    -------
+    pairs : list of (i, j)
+        Sorted by i.
+    decided : dict (i, j) -> int
+        For pairs inside a twin group: the first level whose value set this pair
+        apart from the group's other options (``len(levels)`` when none did).
+    """
+    partner = dict(pairs)
+    decided: dict[tuple[int, int], int] = {}
+    for axis in (0, 1):
+        lines = matrix if axis == 0 else matrix.T
+        groups: dict[bytes, list[int]] = {}
+        for index in range(lines.shape[0]):
+            groups.setdefault(lines[index].tobytes(), []).append(index)
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            if axis == 0:
+                rows = sorted(members, key=lambda i: row_colours[i])
+                cols = sorted((partner[i] for i in members if i in partner),
+                              key=lambda j: col_colours[j])
+            else:
+                taken = {j: i for i, j in partner.items()}
+                cols = sorted(members, key=lambda j: col_colours[j])
+                rows = sorted((taken[j] for j in members if j in taken),
+                              key=lambda i: row_colours[i])
+            if not rows or not cols:
+                continue
+            grid = np.ix_(rows, cols)
+            objective = np.zeros((len(rows), len(cols)), dtype=np.float64)
+            for level in levels:  # integers: lexicographic and exact
+                sub = level[grid].astype(np.float64)
+                objective = objective * (float(sub.max(initial=0)) * min(len(rows),
+                                                                         len(cols)) + 1) + sub
+            r, c = linear_sum_assignment(objective, maximize=True)
+            for i in rows:
+                partner.pop(i, None)
+            for a, b in zip(r, c, strict=True):
+                i, j = rows[a], cols[b]
+                partner[i] = j
+                options = [cols[k] for k in range(len(cols))] if axis == 0 else [
+                    rows[k] for k in range(len(rows))]
+                decided[i, j] = next(
+                    (k for k, level in enumerate(levels)
+                     if any((level[i, o] if axis == 0 else level[o, j]) < level[i, j]
+                            for o in options)), len(levels))
+    result = sorted(partner.items())
+    return result, {p: decided[p] for p in result if p in decided}
+
+
 def monotone_matching(matrix: np.ndarray) -> Pairs:
     """Best order-preserving matching with insertions and deletions.
 
@@ -87,6 +231,10 @@ def monotone_matching(matrix: np.ndarray) -> Pairs:
     matchings whose pairs increase in both indices; only pairs with positive
     similarity may match. Ties on the way back prefer a match, then skipping the
     gold element (a missing element), then skipping the candidate's.
+
+    The dynamic program runs one gold row at a time, vectorized over the candidate
+    columns: a cell is the best of the cell above, the diagonal plus a match, and
+    the cell to its left, so a row is a running (lexicographic) maximum.
 
     Returns
     -------
@@ -96,31 +244,35 @@ def monotone_matching(matrix: np.ndarray) -> Pairs:
     n, m = matrix.shape
     if n == 0 or m == 0:
         return []
-    values = matrix.tolist()
-    # best[i][j]: (total, matches) for gold[:i] against candidate[:j]
-    best = [[(0.0, 0)] * (m + 1) for _ in range(n + 1)]
+    # total[i, j], count[i, j]: the best (similarity, matches) of gold[:i] vs candidate[:j]
+    total = np.zeros((n + 1, m + 1), dtype=np.float64)
+    count = np.zeros((n + 1, m + 1), dtype=np.int64)
+    segment_base = np.int64(m + n + 2)
     for i in range(1, n + 1):
-        row, above = best[i], best[i - 1]
-        sims = values[i - 1]
-        for j in range(1, m + 1):
-            top = above[j]
-            left = row[j - 1]
-            cell = top if top >= left else left
-            sim = sims[j - 1]
-            if sim > 0:
-                diag = above[j - 1]
-                match = (diag[0] + sim, diag[1] + 1)
-                if match > cell:
-                    cell = match
-            row[j] = cell
+        sims = matrix[i - 1]
+        above_t, above_c = total[i - 1, 1:], count[i - 1, 1:]
+        match_t = total[i - 1, :-1] + sims
+        match_c = count[i - 1, :-1] + 1
+        take = (sims > 0) & ((match_t > above_t) | ((match_t == above_t) & (match_c > above_c)))
+        best_t = np.where(take, match_t, above_t)
+        best_c = np.where(take, match_c, above_c)
+        # running lexicographic maximum from the left (column 0 holds (0, 0))
+        run_t = np.maximum.accumulate(np.concatenate(([0.0], best_t)))
+        cand_c = np.where(np.concatenate(([0.0], best_t)) == run_t,
+                          np.concatenate(([0], best_c)), -1)
+        segment = np.cumsum(np.concatenate(([True], run_t[1:] != run_t[:-1])))
+        keyed = segment * segment_base + cand_c
+        total[i] = run_t
+        count[i] = np.maximum.accumulate(keyed) - segment * segment_base
     pairs: Pairs = []
     i, j = n, m
     while i > 0 and j > 0:
-        sim = values[i - 1][j - 1]
-        if sim > 0 and best[i][j] == (best[i - 1][j - 1][0] + sim, best[i - 1][j - 1][1] + 1):
+        sim = matrix[i - 1, j - 1]
+        if sim > 0 and total[i, j] == total[i - 1, j - 1] + sim and (
+                count[i, j] == count[i - 1, j - 1] + 1):
             pairs.append((i - 1, j - 1))
             i, j = i - 1, j - 1
-        elif best[i][j] == best[i - 1][j]:
+        elif total[i, j] == total[i - 1, j] and count[i, j] == count[i - 1, j]:
             i -= 1
         else:
             j -= 1

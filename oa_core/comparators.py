@@ -29,6 +29,7 @@ Examples
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,9 +84,18 @@ def value_kind(value: Any) -> str:
     return type(value).__name__
 
 
-def id_key(value: Any) -> tuple[str, Any]:
-    """A hashable key for an identifier: 1 and 1.0 agree; 1, True and "1" differ."""
-    return (value_kind(value), value)
+def id_key(value: Any) -> tuple[str, Any] | None:
+    """A hashable key for an identifier, or None for a value that cannot be one.
+
+    Strings and numbers identify: 1 and 1.0 agree, 1 and "1" differ. Null, booleans,
+    objects and arrays identify nothing (a record with such an id cannot be a
+    reference's target, and such a reference reaches no record).
+
+    >>> id_key(1) == id_key(1.0), id_key(1) == id_key("1"), id_key({"a": 1})
+    (True, False, None)
+    """
+    kind = value_kind(value)
+    return (kind, value) if kind in ("string", "number") else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +171,7 @@ def _invdiff(g: Any, p: Any, diff: Any) -> Any:
 
 def _relative(g: Any, p: Any, diff: Any) -> Any:
     scale = np.maximum(abs(g), abs(p))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = np.where(scale == 0, 0.0, diff / np.where(scale == 0, 1.0, scale))
     return 1.0 - np.minimum(1.0, ratio)
 
@@ -177,10 +187,13 @@ def _is_wide_int(value: Any) -> bool:
 
 
 def _difference(g: Any, p: Any) -> np.float64:
-    """|g - p| as float64; the difference of two integers is exact before rounding."""
+    """|g - p| as float64 (inf beyond the float range); the difference of two integers
+    is exact before rounding."""
     if isinstance(g, int) and isinstance(p, int):
-        return np.float64(abs(g - p))
-    return abs(np.float64(g) - np.float64(p))
+        exact = abs(g - p)
+        return np.float64(exact) if exact <= sys.float_info.max else np.float64(np.inf)
+    with np.errstate(over="ignore"):
+        return abs(np.float64(g) - np.float64(p))
 
 
 def _numeric_comparator(name: str, formula: Callable[[Any, Any, Any], Any]) -> Comparator:
@@ -194,7 +207,8 @@ def _numeric_comparator(name: str, formula: Callable[[Any, Any, Any], Any]) -> C
             diff = np.array([[_difference(a, b) for b in cands] for a in golds],
                             dtype=np.float64).reshape(len(golds), len(cands))
         else:  # the same bits as _difference: both operands are exact in float64
-            diff = np.abs(g - p)
+            with np.errstate(over="ignore"):
+                diff = np.abs(g - p)
         return np.asarray(formula(g, p, diff), dtype=np.float64).reshape(len(golds), len(cands))
 
     return Comparator(name, frozenset({"number"}), scalar, matrix)

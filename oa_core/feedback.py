@@ -5,11 +5,15 @@ Every imperfect leaf and every structural mismatch of the match tree becomes a
 times ``1 - score`` (paper, section "Optimizer feedback"). Over the whole tree the
 deltas add up to ``1 - score``.
 
-Operation kinds: ``primitive-value``, ``missing-key``, ``extraneous-key``,
-``key-rename``, ``missing-list-item``, ``extraneous-list-item``,
-``wrong-reference``, ``unresolved-reference``, ``type-mismatch``, ``null-value``
-and ``subtree`` (a matched object or list below the root that scores 0 is
-replaced whole rather than edited piece by piece).
+Operation kinds (:class:`~oa_core.kinds.OpKind`): ``primitive-value``,
+``missing-key``, ``extraneous-key``, ``key-rename``, ``missing-list-item``,
+``extraneous-list-item``, ``wrong-reference``, ``unresolved-reference``,
+``type-mismatch``, ``null-value``, ``subtree`` (a matched object or list below the
+root that scores 0 is replaced whole rather than edited piece by piece),
+``id-value`` (a paired record whose id no reference can reach: null, not a string
+or number, or repeated; its delta is 0, the references that need it carry the
+loss) and, in strict mode, ``schema-violation`` (one per violation; together they
+recover the score the violations zeroed, in equal shares).
 
 Paths are RFC 6901 pointers into the document they name: the gold for missing and
 replaced values, the candidate for extraneous ones; a missing element of an
@@ -30,6 +34,8 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
+import string
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -37,18 +43,19 @@ from pathlib import Path
 from typing import Any
 
 from .aligner import Alignment, align
-from .comparators import id_key, value_kind
+from .comparators import id_key, is_number, value_kind
 from .errors import InputError
+from .kinds import NodeKind, OpKind, Status
 from .matchtree import MatchNode
-from .pointer import join, split
+from .pointer import join, resolve, split
 from .schema import ANY, Schema, SchemaNode, concrete
 
 __all__ = ["DEFAULT_TEMPLATES", "OP_KINDS", "Feedback", "RepairOp", "apply_ops", "feedback",
            "load_templates", "render_feedback", "repair_ops"]
 
-OP_KINDS = ("primitive-value", "missing-key", "extraneous-key", "key-rename",
-            "missing-list-item", "extraneous-list-item", "wrong-reference",
-            "unresolved-reference", "type-mismatch", "null-value", "subtree")
+OP_KINDS = tuple(kind.value for kind in OpKind)
+_STRUCTURAL = frozenset({OpKind.MISSING_KEY, OpKind.EXTRANEOUS_KEY, OpKind.KEY_RENAME,
+                         OpKind.MISSING_LIST_ITEM, OpKind.EXTRANEOUS_LIST_ITEM})
 
 DEFAULT_TEMPLATES: dict[str, str] = {
     "header": "The prediction scored {score:.2f} (deficit {deficit:.2f}). "
@@ -77,6 +84,9 @@ DEFAULT_TEMPLATES: dict[str, str] = {
                   "+{delta:.3f}.",
     "subtree": "{path}: the whole value is wrong; expected {gold}. Replacing it recovers "
                "+{delta:.3f}.",
+    "id-value": "{path}: the id {candidate} cannot be referenced; set it to {target}.",
+    "schema-violation": "{path}: {message} In strict mode any schema violation scores 0; "
+                        "fixing the violations recovers +{delta:.3f}.",
     "focus": "Focus on {kind} errors — they account for {pct:.0f}% of the deficit shown.",
     "spread": "The deficit is spread across multiple issue types ({kinds}).",
 }
@@ -91,8 +101,8 @@ class RepairOp:
 
     Attributes
     ----------
-    kind : str
-        One of :data:`OP_KINDS`.
+    kind : OpKind
+        One of :data:`OP_KINDS` (a ``str``).
     path : str
         Where to report it (see the module notes).
     gold_path, candidate_path : str or None
@@ -110,7 +120,7 @@ class RepairOp:
         The rendered line (without its number).
     """
 
-    kind: str
+    kind: OpKind
     path: str
     gold_path: str | None
     candidate_path: str | None
@@ -156,6 +166,10 @@ def _show(value: Any) -> str:
     return text if len(text) <= _MAX_SHOWN_VALUE else text[: _MAX_SHOWN_VALUE - 3] + "..."
 
 
+def _show_key(key: str) -> str:
+    return repr(key)
+
+
 class _Translator:
     """Writes gold values in the candidate's identifier space.
 
@@ -168,10 +182,11 @@ class _Translator:
         self.schema = alignment.schema
         self.mapping: dict[str, dict[Any, Any]] = {}
         for scope, bijection in alignment.bijections.items():
-            taken = {id_key(c) for c in alignment.scopes[scope].candidate_ids if c is not None}
+            taken = {key for c in alignment.scopes[scope].candidate_ids
+                     if (key := id_key(c)) is not None}
             numbers = [v for k, v in taken if k == "number"]
-            numbers += [g for g in bijection if value_kind(g) == "number"]
-            next_number = int(max(numbers, default=0)) + 1
+            numbers += [g for g in bijection if is_number(g)]
+            next_number = math.floor(max(numbers, default=0)) + 1
             extended: dict[Any, Any] = {}
             for gold_id, cand_id in bijection.items():
                 if cand_id is not None:
@@ -188,7 +203,8 @@ class _Translator:
             self.mapping[scope] = extended
 
     def target(self, scope: str, gold_id: Any) -> Any:
-        return self.mapping.get(scope, {}).get(id_key(gold_id), gold_id)
+        key = id_key(gold_id)
+        return gold_id if key is None else self.mapping.get(scope, {}).get(key, gold_id)
 
     def translate(self, value: Any, node: SchemaNode) -> Any:
         node = concrete(node, value, value)
@@ -208,21 +224,15 @@ class _Translator:
 def _describe_target(alignment: Alignment, scope: str, gold_id: Any) -> str:
     """The gold record a reference should reach, by its properties."""
     decl = alignment.schema.scopes[scope]
+    wanted = id_key(gold_id)
     for pointer, record_id in zip(alignment.scopes[scope].gold_paths,
                                   alignment.scopes[scope].gold_ids, strict=True):
-        if record_id is not None and id_key(record_id) == id_key(gold_id):
-            record = _resolve(alignment.gold, pointer)
+        if wanted is not None and id_key(record_id) == wanted:
+            record = resolve(alignment.gold, pointer)
             props = ", ".join(f"{k} {_show(v)}" for k, v in record.items()
                               if k != decl.id_field and not isinstance(v, dict | list))
             return f"the {scope} with {props}" if props else f"the {scope} record {pointer}"
     return f"{scope} {gold_id!r}"
-
-
-def _resolve(document: Any, pointer: str) -> Any:
-    node = document
-    for token in split(pointer):
-        node = node[int(token)] if isinstance(node, list) else node[token]
-    return node
 
 
 class _Collector:
@@ -242,31 +252,58 @@ class _Collector:
         self.order += 1
         self.ops.append(op)
 
+    def violations(self) -> None:
+        """Strict mode: the violations zeroed the score; fixing them recovers it."""
+        violations = self.alignment.violations
+        if not (self.alignment.options.strict and violations):
+            return
+        share = self.alignment.tree.score / len(violations)
+        for violation in violations:
+            self.add(RepairOp(OpKind.SCHEMA_VIOLATION, violation.pointer, None,
+                              violation.pointer, None, None, share,
+                              details={"message": violation.message.rstrip(".") + "."}))
+
     def walk(self, node: MatchNode, parent: MatchNode | None) -> None:
-        if node.status in ("missing", "excess"):
+        if node.status in (Status.MISSING, Status.EXCESS):
             self.structural(node, parent)
             return
-        if parent is not None and parent.kind == "map" and node.label.count(" ~ ") == 1:
+        if (parent is not None and parent.kind == NodeKind.MAP and node.gold_key is not None
+                and node.candidate_key is not None and node.gold_key != node.candidate_key):
             self.rename(node, parent)
+        if node.kind == NodeKind.ID:
+            self.identifier(node)
         if node.score >= 1.0 and not node.children:
             return
-        if node.status == "type-mismatch":
-            self.replace(node, "type-mismatch")
-        elif node.status == "null-mismatch":
-            self.replace(node, "null-value")
-        elif (parent is not None and node.kind in ("map", "sequence") and node.score == 0.0
-              and node.children):
-            self.replace(node, "subtree")
-        elif node.kind == "ref":
+        if node.status == Status.TYPE_MISMATCH:
+            self.replace(node, OpKind.TYPE_MISMATCH)
+        elif node.status == Status.NULL_MISMATCH:
+            self.replace(node, OpKind.NULL_VALUE)
+        elif (parent is not None and node.kind in (NodeKind.MAP, NodeKind.SEQUENCE)
+              and node.score == 0.0 and node.children):
+            self.replace(node, OpKind.SUBTREE)
+        elif node.kind == NodeKind.REF:
             self.reference(node)
-        elif node.kind in ("leaf", "null", "id"):
+        elif node.kind in (NodeKind.LEAF, NodeKind.NULL, NodeKind.ID):
             if node.score < 1.0:
-                self.replace(node, "primitive-value")
+                self.replace(node, OpKind.PRIMITIVE_VALUE)
         else:
             for child in node.children:
                 self.walk(child, node)
 
-    def replace(self, node: MatchNode, kind: str) -> None:
+    def identifier(self, node: MatchNode) -> None:
+        """A paired record's id that is not the image of the gold's id (null, repeated,
+        not an identifier): references to the record need it changed."""
+        if node.gold is None or node.candidate_path is None or node.scope is None:
+            return
+        value = self.translator.target(node.scope, node.gold)
+        if id_key(value) is not None and id_key(node.candidate) == id_key(value):
+            return
+        self.add(RepairOp(OpKind.ID_VALUE, node.candidate_path, node.gold_path,
+                          node.candidate_path, node.gold, node.candidate, 0.0, value,
+                          [{"op": "replace", "path": node.candidate_path, "value": value}],
+                          details={"target": _show(value)}, container=node.candidate_path))
+
+    def replace(self, node: MatchNode, kind: OpKind) -> None:
         value = self.translator.translate(node.gold, self.schema_of(node))
         details = {"gold_type": value_kind(node.gold), "candidate_type": value_kind(
             node.candidate)}
@@ -280,9 +317,9 @@ class _Collector:
         value = self.translator.target(scope, node.gold)
         existing = self.alignment.scopes[scope].candidate_ids if scope in self.alignment.scopes \
             else []
-        kind = ("wrong-reference" if any(id_key(c) == id_key(node.candidate)
-                                         for c in existing if c is not None)
-                else "unresolved-reference")
+        wanted = id_key(node.candidate)
+        kind = (OpKind.WRONG_REFERENCE if wanted is not None and any(
+            id_key(c) == wanted for c in existing) else OpKind.UNRESOLVED_REFERENCE)
         target = (_describe_target(self.alignment, scope, node.gold) if self.describe_refs
                   else _show(value))
         self.add(RepairOp(kind, node.gold_path or "", node.gold_path, node.candidate_path,
@@ -292,34 +329,44 @@ class _Collector:
                           container=node.candidate_path))
 
     def rename(self, node: MatchNode, parent: MatchNode) -> None:
-        assert node.gold_path is not None and node.candidate_path is not None
-        gold_key, cand_key = split(node.gold_path)[-1], split(node.candidate_path)[-1]
+        gold_key, cand_key = node.gold_key, node.candidate_key
+        assert gold_key is not None and cand_key is not None
+        assert node.candidate_path is not None
         new_path = join(parent.candidate_path or "", gold_key)
-        self.add(RepairOp("key-rename", node.candidate_path, node.gold_path,
+        self.add(RepairOp(OpKind.KEY_RENAME, node.candidate_path, node.gold_path,
                           node.candidate_path, gold_key, cand_key,
                           node.key_effective_weight * (1.0 - (node.key_score or 0.0)), gold_key,
                           [{"op": "move", "from": node.candidate_path, "path": new_path}],
-                          details={"gold_key": repr(gold_key), "candidate_key": repr(cand_key)},
+                          details={"gold_key": _show_key(gold_key),
+                                   "candidate_key": _show_key(cand_key)},
                           container=parent.candidate_path))
 
     def structural(self, node: MatchNode, parent: MatchNode | None) -> None:
         assert parent is not None
         container = parent.candidate_path or ""
         delta = node.deficit
-        if node.status == "excess":
-            kind = "extraneous-key" if parent.kind == "map" else "extraneous-list-item"
-            self.add(RepairOp(kind, node.candidate_path or "", None, node.candidate_path, None,
-                              node.candidate, delta, None,
-                              [{"op": "remove", "path": node.candidate_path}],
-                              details={"key": repr(node.label)}, container=container))
+        if node.status == Status.EXCESS:
+            if parent.kind == NodeKind.MAP:
+                assert node.candidate_key is not None
+                self.add(RepairOp(OpKind.EXTRANEOUS_KEY, node.candidate_path or "", None,
+                                  node.candidate_path, None, node.candidate, delta, None,
+                                  [{"op": "remove", "path": node.candidate_path}],
+                                  details={"key": _show_key(node.candidate_key)},
+                                  container=container))
+            else:
+                self.add(RepairOp(OpKind.EXTRANEOUS_LIST_ITEM, node.candidate_path or "", None,
+                                  node.candidate_path, None, node.candidate, delta, None,
+                                  [{"op": "remove", "path": node.candidate_path}],
+                                  details={"index": int(node.label)}, container=container))
             return
         value = self.translator.translate(node.gold, self.schema_of(node))
-        if parent.kind == "map":
-            path = join(container, node.label)
-            self.add(RepairOp("missing-key", node.gold_path or "", node.gold_path, None,
+        if parent.kind == NodeKind.MAP:
+            assert node.gold_key is not None
+            path = join(container, node.gold_key)
+            self.add(RepairOp(OpKind.MISSING_KEY, node.gold_path or "", node.gold_path, None,
                               node.gold, None, delta, value,
                               [{"op": "add", "path": path, "value": value}],
-                              details={"key": repr(node.label)}, container=container))
+                              details={"key": _show_key(node.gold_key)}, container=container))
             return
         gold_index = int(node.label)
         unordered = parent.order in ("align", "scope")
@@ -329,7 +376,7 @@ class _Collector:
         else:
             anchor = _anchor(parent, gold_index, len(self.schema_of(parent).prefix_items))
             path = join(container, "-" if anchor is None else anchor + 1)
-        self.add(RepairOp("missing-list-item",
+        self.add(RepairOp(OpKind.MISSING_LIST_ITEM,
                           (parent.gold_path or "") if unordered else (node.gold_path or ""),
                           node.gold_path, None, node.gold, None, delta, value,
                           [{"op": "add", "path": path, "value": value}],
@@ -352,11 +399,51 @@ def repair_ops(alignment: Alignment, *, describe_refs: bool = False,
                templates: Mapping[str, str] | None = None) -> list[RepairOp]:
     """Every repair operation of an alignment, ranked by (-delta, path, kind)."""
     collector = _Collector(alignment, describe_refs)
+    collector.violations()
     collector.walk(alignment.tree, None)
     table = {**DEFAULT_TEMPLATES, **(templates or {})}
+    _check_templates(table)
     for op in collector.ops:
         op.message = _render_op(op, table)
     return sorted(collector.ops, key=lambda op: (-op.delta, op.path, op.kind, op.rank_key))
+
+
+# Every field a template may name, and the widest format width or precision allowed
+# (a template like "{delta:999999999}" would otherwise ask for a gigabyte of padding).
+_TEMPLATE_FIELDS = frozenset({
+    "path", "kind", "delta", "gold", "candidate", "key", "scope", "target", "gold_type",
+    "candidate_type", "gold_key", "candidate_key", "message", "score", "deficit", "shown",
+    "total", "pct", "kinds", "unordered", "gold_index", "index"})
+_MAX_FORMAT_WIDTH = 200
+_WIDTHS = re.compile(r"\d+")
+
+
+def _check_templates(table: Mapping[str, str]) -> None:
+    """Refuse templates that name unknown fields or ask for huge widths."""
+    for name, text in table.items():
+        if not isinstance(text, str):
+            raise InputError(f"/{name}", f"template {name!r} must be a string, got "
+                             f"{type(text).__name__}", fix="write the template as text",
+                             document="options")
+        try:
+            parts = list(string.Formatter().parse(text))
+        except ValueError as exc:
+            raise InputError(f"/{name}", f"template {name!r} cannot be read: {exc}",
+                             fix="balance the braces ({{ and }} write literal braces)",
+                             document="options") from None
+        for _, field_name, spec, _ in parts:
+            if field_name is None:
+                continue
+            base = re.split(r"[.\[]", field_name, maxsplit=1)[0]
+            if base not in _TEMPLATE_FIELDS or "{" in (spec or ""):
+                raise InputError(f"/{name}", f"template {name!r} names unknown field "
+                                 f"{field_name!r}", fix="use only: "
+                                 + ", ".join(sorted(_TEMPLATE_FIELDS)), document="options")
+            if any(int(w) > _MAX_FORMAT_WIDTH for w in _WIDTHS.findall(spec or "")):
+                raise InputError(f"/{name}", f"template {name!r} asks for a width or "
+                                 f"precision over {_MAX_FORMAT_WIDTH} in {{{field_name}:"
+                                 f"{spec}}}", fix=f"use at most {_MAX_FORMAT_WIDTH}",
+                                 document="options")
 
 
 def _format(table: Mapping[str, str], name: str, /, **fields: Any) -> str:
@@ -415,12 +502,21 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
         Name the intended target of a wrong reference by its properties.
     """
     if style not in ("text", "compact", "json"):
-        raise InputError("", f"style must be text, compact or json, got {style!r}",
+        raise InputError("/style", f"style must be text, compact or json, got {style!r}",
                          fix="pick one of text, compact, json", document="options")
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
-        raise InputError("", f"top_k must be a non-negative integer, got {top_k!r}",
+        raise InputError("/top_k", f"top_k must be a non-negative integer, got {top_k!r}",
                          fix="pass top_k=5 for example", document="options")
+    if not is_number(min_delta) or not math.isfinite(min_delta) or min_delta < 0:
+        raise InputError("/min_delta", f"min_delta must be a non-negative number, got "
+                         f"{min_delta!r}", fix="pass min_delta=0.01 for example",
+                         document="options")
+    if not isinstance(describe_refs, bool):
+        raise InputError("/describe_refs", f"describe_refs must be true or false, got "
+                         f"{describe_refs!r}", fix="pass describe_refs=True or False",
+                         document="options")
     table = {**DEFAULT_TEMPLATES, **(templates or {})}
+    _check_templates(table)
     ops = repair_ops(alignment, describe_refs=describe_refs, templates=table)
     eligible = [op for op in ops if op.delta > 0 and op.delta >= min_delta]
     shown = eligible[:top_k]
@@ -489,18 +585,19 @@ def apply_ops(candidate: Any, ops: Sequence[RepairOp]) -> Any:
     document = copy.deepcopy(candidate)
     structural: dict[str, list[RepairOp]] = {}
     for op in ops:
-        if op.kind in ("missing-key", "extraneous-key", "key-rename", "missing-list-item",
-                       "extraneous-list-item"):
+        if not op.patch:  # a strict-mode violation: fixed by the other ops
+            continue
+        if op.kind in _STRUCTURAL:
             structural.setdefault(op.container or "", []).append(op)
         elif op.candidate_path == "":
             document = copy.deepcopy(op.value)
         elif op.candidate_path is not None:
             tokens = split(op.candidate_path)
-            parent = _resolve(document, join("", *tokens[:-1]))
+            parent = resolve(document, join("", *tokens[:-1]))
             key: Any = int(tokens[-1]) if isinstance(parent, list) else tokens[-1]
             parent[key] = copy.deepcopy(op.value)
     for container in sorted(structural, key=lambda p: (-len(split(p)), p)):
-        target = _resolve(document, container)
+        target = resolve(document, container)
         edits = structural[container]
         if isinstance(target, dict):
             _edit_map(target, edits)

@@ -76,3 +76,4 @@ class TieRule(StrEnum):
     COLOUR = "colour"  # the paper's bonus: equal stable WL colours
     DEPTH = "depth"  # the share of refinement rounds with equal colours
     CONTENT = "content"  # the documented content rule (no structure left)
+    POSITION = "position"  # wl_mode="none" only: twins paired by list order

@@ -32,11 +32,14 @@ from typing import Any
 import numpy as np
 
 from .assignment import max_weight_matching, monotone_matching
-from .comparators import DEFAULT_FOR_KIND, ComparatorRegistry, id_key, value_kind
+from .comparators import DEFAULT_FOR_KIND, Comparator, ComparatorRegistry, id_key, value_kind
+from .errors import ComparatorError, InputError
+from .kinds import NodeKind, Status
+from .options import Limits
 from .pointer import join
 from .schema import ANY, SchemaNode, concrete
 
-__all__ = ["MatchNode", "Scorer", "canonical_json", "map_score"]
+__all__ = ["MatchNode", "Scorer", "canonical_json", "map_score", "power_of_two_scale"]
 
 _PRIMITIVE_KINDS = frozenset({"string", "number", "boolean"})
 
@@ -57,6 +60,27 @@ def _accumulate(terms: Iterable[Any]) -> Any:
     return total
 
 
+def power_of_two_scale(weights: Sequence[float]) -> list[float]:
+    """Weights divided by the power of two that brings the largest into [1, 2).
+
+    Ratios of weights are all that matter, and dividing by a power of two is exact:
+    sums of ``weights`` that would overflow (two weights of 1e308) or vanish
+    (5e-324) become ordinary numbers, while ordinary weights give the same bits.
+
+    >>> power_of_two_scale([1e308, 1e308])
+    [1.1125369292536007, 1.1125369292536007]
+    >>> power_of_two_scale([3.0, 1.0])
+    [1.5, 0.5]
+    >>> power_of_two_scale([1.0, 0.5])
+    [1.0, 0.5]
+    """
+    largest = max(weights, default=0.0)
+    if largest <= 0.0:
+        return [float(w) for w in weights]
+    exponent = math.frexp(largest)[1] - 1
+    return [math.ldexp(float(w), -exponent) for w in weights]
+
+
 def map_score(key_scores: Sequence[Any], value_scores: Iterable[Any],
               weights: Sequence[float], key_importance: float,
               value_importance: float) -> Any:
@@ -64,7 +88,8 @@ def map_score(key_scores: Sequence[Any], value_scores: Iterable[Any],
 
     ``value_scores`` may be a generator: each slot's value (a whole score matrix in
     the matrix form) is then computed, weighted and added before the next is made,
-    so only the running sum is held.
+    so only the running sum is held. Weights and the two importances are scaled by
+    :func:`power_of_two_scale` (exact) so that no sum overflows.
 
     >>> map_score([1.0, 0.0], [1.0, 0.0], [3.0, 1.0], 0.0, 1.0)
     0.75
@@ -72,6 +97,8 @@ def map_score(key_scores: Sequence[Any], value_scores: Iterable[Any],
     slots = len(weights)
     if slots == 0:
         return 1.0
+    weights = power_of_two_scale(weights)
+    key_importance, value_importance = power_of_two_scale([key_importance, value_importance])
     s_key = _accumulate(key_scores) / slots
     total_weight = _accumulate(weights)
     if total_weight > 0:
@@ -93,9 +120,9 @@ class MatchNode:
     ``sum(c.weight * c.score + c.key_weight * (c.key_score or 0) for c in children)``.
     """
 
-    kind: str  # map, sequence, leaf, id, ref, null
-    status: str  # matched, missing, excess, type-mismatch, null-mismatch
-    label: str
+    kind: NodeKind
+    status: Status
+    label: str  # for display only: never parsed (see gold_key / candidate_key)
     gold_path: str | None
     candidate_path: str | None
     schema_path: str
@@ -113,6 +140,8 @@ class MatchNode:
     order: str | None = None  # sequences: "align", "fixed", "scope"
     scope: str | None = None
     expected: Any = None  # refs: the candidate id the gold reference maps to
+    gold_key: str | None = None  # map slots: the key on each side (None where absent)
+    candidate_key: str | None = None
     children: list[MatchNode] = field(default_factory=list)
     schema: SchemaNode | None = field(default=None, repr=False)  # the node it was scored by
     matrix: np.ndarray | None = None
@@ -156,17 +185,36 @@ class MatchNode:
         }
 
 
-def _node_kind(schema: SchemaNode, value: Any) -> str:
+def _node_kind(schema: SchemaNode, value: Any) -> NodeKind:
     if schema.id_scope is not None:
-        return "id"
+        return NodeKind.ID
     if schema.ref is not None:
-        return "ref"
+        return NodeKind.REF
     kind = value_kind(value)
     if kind == "object":
-        return "map"
+        return NodeKind.MAP
     if kind == "array":
-        return "sequence"
-    return "null" if kind == "null" else "leaf"
+        return NodeKind.SEQUENCE
+    return NodeKind.NULL if kind == "null" else NodeKind.LEAF
+
+
+def _comparator_for(registry: ComparatorRegistry, schema: SchemaNode,
+                    kind: str) -> Comparator | None:
+    """The comparator of a leaf for values of ``kind``: the schema's own where it
+    compares that kind (a node of several types may name a number comparator),
+    else the kind's default."""
+    if schema.comparator is not None:
+        comparator = registry.get(schema.comparator)
+        if kind in comparator.kinds:
+            return comparator
+        if schema.type != "any":
+            return None  # a value of the wrong type: a type mismatch
+    default = DEFAULT_FOR_KIND.get(kind)
+    return registry.get(default) if default is not None else None
+
+
+def _comparator_pointer(schema: SchemaNode, keyword: str) -> str:
+    return join(schema.pointer, keyword)
 
 
 class Scorer:
@@ -179,20 +227,24 @@ class Scorer:
     candidate_ids : dict scope -> set of id_key of the candidate's ids
     unresolved : frozenset of str
         Scopes whose references count as matching (while bijections are derived).
-    record_pairs : dict id(records SchemaNode) -> {gold record pointer: candidate pointer}
+    record_pairs : dict records-array schema pointer -> (scope, {gold record pointer:
+        candidate record pointer})
         In the main pass, a scope's record arrays are paired by its bijection.
+    limits : Limits
     """
 
     def __init__(self, comparators: ComparatorRegistry, *,
                  bijections: dict[str, dict[Any, Any]] | None = None,
                  candidate_ids: dict[str, set[Any]] | None = None,
                  unresolved: frozenset[str] = frozenset(),
-                 record_pairs: dict[int, tuple[str, dict[str, str]]] | None = None) -> None:
+                 record_pairs: dict[str, tuple[str, dict[str, str]]] | None = None,
+                 limits: Limits | None = None) -> None:
         self.comparators = comparators
         self.bijections = bijections or {}
         self.candidate_ids = candidate_ids or {}
         self.unresolved = unresolved
         self.record_pairs = record_pairs or {}
+        self.limits = limits or Limits()
         self._key_slots: dict[tuple[Any, ...], list[tuple[str | None, str | None, float]]] = {}
 
     # -- single pairs ------------------------------------------------------------
@@ -201,28 +253,28 @@ class Scorer:
         """Align and score one gold value against one candidate value."""
         schema = concrete(schema, gold, candidate)
         node = MatchNode(_node_kind(schema, gold if gold is not None else candidate),
-                         "matched", label, gold_path, candidate_path, schema.pointer, gold,
+                         Status.MATCHED, label, gold_path, candidate_path, schema.pointer, gold,
                          candidate, schema=schema)
         if schema.id_scope is not None:
             node.scope, node.score = schema.id_scope, 1.0
         elif schema.ref is not None:
             self._score_ref(node, gold, candidate, schema)
         elif gold is None or candidate is None:
-            node.kind = "null"
+            node.kind = NodeKind.NULL
             if gold is None and candidate is None:
                 node.score = 1.0
             else:
-                node.status, node.score = "null-mismatch", schema.null_score
+                node.status, node.score = Status.NULL_MISMATCH, schema.null_score
         elif schema.type == "object":
             if isinstance(gold, dict) and isinstance(candidate, dict):
                 self._score_map(node, gold, candidate, schema)
             else:
-                node.status = "type-mismatch"
+                node.status = Status.TYPE_MISMATCH
         elif schema.type == "array":
             if isinstance(gold, list) and isinstance(candidate, list):
                 self._score_sequence(node, gold, candidate, schema)
             else:
-                node.status = "type-mismatch"
+                node.status = Status.TYPE_MISMATCH
         else:
             self._score_leaf(node, gold, candidate, schema)
         return node
@@ -238,33 +290,33 @@ class Scorer:
         if gold is None or candidate is None:
             both = gold is None and candidate is None
             node.score = 1.0 if both else schema.null_score
-            node.status = "matched" if both else "null-mismatch"
+            node.status = Status.MATCHED if both else Status.NULL_MISMATCH
             return
         bijection = self.bijections.get(scope, {})
         existing = self.candidate_ids.get(scope, set())
-        gold_key = id_key(gold)
-        if gold_key not in bijection:
+        gold_key, cand_key = id_key(gold), id_key(candidate)
+        if gold_key is None or gold_key not in bijection:
             # A dangling gold reference agrees only with a dangling candidate one.
-            node.score = 0.0 if id_key(candidate) in existing else 1.0
+            node.score = 0.0 if cand_key in existing else 1.0
             return
         expected = bijection[gold_key]
         node.expected = None if expected is None else expected[1]
-        ok = expected is not None and id_key(candidate) == expected and expected in existing
+        ok = expected is not None and cand_key == expected and expected in existing
         node.score = 1.0 if ok else 0.0
 
     def _score_leaf(self, node: MatchNode, gold: Any, candidate: Any,
                     schema: SchemaNode) -> None:
         gold_kind, cand_kind = value_kind(gold), value_kind(candidate)
-        name = schema.comparator or DEFAULT_FOR_KIND.get(gold_kind)
-        node.comparator, node.threshold = name, schema.threshold
-        if name is None or gold_kind != cand_kind:
-            node.status = "type-mismatch"
+        comparator = _comparator_for(self.comparators, schema, gold_kind)
+        node.comparator = comparator.name if comparator is not None else schema.comparator
+        node.threshold = schema.threshold
+        if comparator is None or gold_kind != cand_kind:
+            node.status = Status.TYPE_MISMATCH
             return
-        comparator = self.comparators.get(name)
-        if gold_kind not in comparator.kinds:
-            node.status = "type-mismatch"
-            return
-        similarity = comparator.scalar(gold, candidate)
+        try:
+            similarity = comparator.scalar(gold, candidate)
+        except ComparatorError as exc:
+            raise exc.at(_comparator_pointer(schema, "score")) from exc.__cause__
         node.similarity = similarity
         node.score = similarity if similarity >= schema.threshold else 0.0
 
@@ -281,7 +333,10 @@ class Scorer:
         slots = self._key_slots.get(cache_key)
         if slots is not None:
             return slots
-        similarity = self.comparators.get(schema.key_score).matrix(golds, cands)
+        try:
+            similarity = self.comparators.get(schema.key_score).matrix(golds, cands)
+        except ComparatorError as exc:
+            raise exc.at(_comparator_pointer(schema, "keyScore")) from exc.__cause__
         similarity[similarity < schema.key_threshold] = 0.0
         pairs = max_weight_matching(similarity)
         matched_g = {i for i, _ in pairs}
@@ -314,27 +369,31 @@ class Scorer:
                                   join(node.gold_path or "", gold_key),
                                   join(node.candidate_path or "", cand_key), label)
             elif gold_key is not None:
-                child = self._unmatched(gold[gold_key], sub, "missing", gold_key,
+                child = self._unmatched(gold[gold_key], sub, Status.MISSING, gold_key,
                                         join(node.gold_path or "", gold_key), None)
             else:
                 assert cand_key is not None
-                child = self._unmatched(candidate[cand_key], sub, "excess", cand_key, None,
-                                        join(node.candidate_path or "", cand_key))
+                child = self._unmatched(candidate[cand_key], sub, Status.EXCESS, cand_key,
+                                        None, join(node.candidate_path or "", cand_key))
+            child.gold_key, child.candidate_key = gold_key, cand_key
             child.key_score = key_similarity
             children.append(child)
             weights.append(weight)
         node.score = float(map_score([c.key_score for c in children],
                                      [c.score for c in children], weights,
                                      schema.key_importance, schema.value_importance))
+        weights = power_of_two_scale(weights)
         total_weight = math.fsum(weights)
-        importance = schema.key_importance + schema.value_importance
+        key_importance, value_importance = power_of_two_scale(
+            [schema.key_importance, schema.value_importance])
+        importance = key_importance + value_importance
         for child, weight in zip(children, weights, strict=True):
             value_share = weight / total_weight if total_weight > 0 else 0.0
-            child.weight = schema.value_importance / importance * value_share
-            child.key_weight = schema.key_importance / importance / len(children)
+            child.weight = value_importance / importance * value_share
+            child.key_weight = key_importance / importance / len(children)
         node.children = children
 
-    def _unmatched(self, value: Any, schema: SchemaNode, status: str, label: str,
+    def _unmatched(self, value: Any, schema: SchemaNode, status: Status, label: str,
                    gold_path: str | None, candidate_path: str | None) -> MatchNode:
         schema = concrete(schema, value, value)
         return MatchNode(_node_kind(schema, value), status, label, gold_path, candidate_path,
@@ -365,15 +424,20 @@ class Scorer:
             if k < len(gold) and k < len(candidate):
                 child = self.node(gold[k], candidate[k], sub, gold_path, cand_path, str(k))
             elif k < len(gold):
-                child = self._unmatched(gold[k], sub, "missing", str(k), gold_path, None)
+                child = self._unmatched(gold[k], sub, Status.MISSING, str(k), gold_path, None)
                 child.score = sub.null_score
             else:
-                child = self._unmatched(candidate[k], sub, "excess", str(k), None, cand_path)
+                child = self._unmatched(candidate[k], sub, Status.EXCESS, str(k), None,
+                                        cand_path)
                 child.score = sub.null_score
             prefix.append((child, weight))
+        scaled = power_of_two_scale([w for _, w in prefix])
+        prefix = [(c, w) for (c, _), w in zip(prefix, scaled, strict=True)]
         total = math.fsum(w for _, w in prefix)
         s_pre = math.fsum(w * c.score for c, w in prefix) / total if total > 0 else 1.0
-        share = (schema.prefix_importance / (schema.prefix_importance + schema.rest_importance)
+        prefix_importance, rest_importance = power_of_two_scale(
+            [schema.prefix_importance, schema.rest_importance])
+        share = (prefix_importance / (prefix_importance + rest_importance)
                  if has_tail else 1.0)
         for child, weight in prefix:
             child.weight = share * (weight / total if total > 0 else 0.0)
@@ -383,12 +447,12 @@ class Scorer:
             return
         s_rest = self._score_tail(node, gold[arity:], candidate[arity:], schema, arity,
                                   1.0 - share)
-        node.score = (schema.prefix_importance * s_pre + schema.rest_importance * s_rest) / (
-            schema.prefix_importance + schema.rest_importance)
+        node.score = (prefix_importance * s_pre + rest_importance * s_rest) / (
+            prefix_importance + rest_importance)
 
     def _tail_pairs(self, node: MatchNode, gold: list[Any], candidate: list[Any],
                     schema: SchemaNode, item: SchemaNode, offset: int) -> list[tuple[int, int]]:
-        paired = self.record_pairs.get(id(schema))
+        paired = self.record_pairs.get(schema.pointer) if schema.items is not None else None
         if paired is not None:
             scope, pairs_by_pointer = paired
             node.order, node.scope = "scope", scope
@@ -400,6 +464,13 @@ class Scorer:
                 if target is not None and target in cand_index:
                     pairs.append((i, cand_index[target]))
             return pairs
+        cells = len(gold) * len(candidate)
+        if cells > self.limits.max_matrix_cells:
+            raise InputError(node.candidate_path or "", f"comparing {len(gold)} gold with "
+                             f"{len(candidate)} candidate elements needs {cells:,} scores, over "
+                             f"the limit of {self.limits.max_matrix_cells:,}",
+                             fix="raise Limits.max_matrix_cells if the memory is there "
+                             "(8 bytes a score), or split the list")
         similarity = self.matrix(gold, candidate, item)
         node.matrix = similarity
         if schema.order == "fixed":
@@ -423,10 +494,10 @@ class Scorer:
                 matched[i] = child
                 used_c.add(j)
         node.pairs = [(offset + i, offset + j) for i, j in pairs if i in matched]
-        missing = {i: self._unmatched(gold[i], item, "missing", str(offset + i),
+        missing = {i: self._unmatched(gold[i], item, Status.MISSING, str(offset + i),
                                       join(node.gold_path or "", offset + i), None)
                    for i in range(len(gold)) if i not in matched}
-        excess = [self._unmatched(candidate[j], item, "excess", str(offset + j), None,
+        excess = [self._unmatched(candidate[j], item, Status.EXCESS, str(offset + j), None,
                                   join(node.candidate_path or "", offset + j))
                   for j in range(len(candidate)) if j not in used_c]
         slots = len(matched) + (0 if schema.ignore_missing else len(missing)) + (
@@ -471,6 +542,9 @@ class Scorer:
             return np.zeros((len(golds), len(candidates)))
         if schema.ref is not None:
             return self._ref_matrix(golds, candidates, schema.ref)
+        if schema.inferred and not all(isinstance(v, dict if schema.type == "object" else list)
+                                       for v in (*golds, *candidates)):
+            return self._pairwise_matrix(golds, candidates, schema)
         if schema.type == "object" or (schema.type == "any" and all(
                 isinstance(v, dict) for v in (*golds, *candidates))):
             return self._object_matrix(golds, candidates,
@@ -479,6 +553,10 @@ class Scorer:
         if schema.is_primitive or (schema.type == "any" and all(
                 value_kind(v) in _PRIMITIVE_KINDS for v in (*golds, *candidates))):
             return self._leaf_matrix(golds, candidates, schema)
+        return self._pairwise_matrix(golds, candidates, schema)
+
+    def _pairwise_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
+                         schema: SchemaNode) -> np.ndarray:
         return np.array([[self.node(g, p, schema, "", "").score for p in candidates]
                          for g in golds], dtype=np.float64).reshape(len(golds),
                                                                    len(candidates))
@@ -492,7 +570,7 @@ class Scorer:
         expected = np.empty(len(golds), dtype=np.int64)
         for i, g in enumerate(golds):
             key = id_key(g)
-            if key not in bijection:
+            if key is None or key not in bijection:
                 expected[i] = dangling
             else:
                 target = bijection[key]
@@ -508,16 +586,19 @@ class Scorer:
         out = np.zeros((len(golds), len(candidates)), dtype=np.float64)
         gold_kinds = [value_kind(g) for g in golds]
         cand_kinds = [value_kind(p) for p in candidates]
-        for kind in _PRIMITIVE_KINDS:
-            name = schema.comparator or DEFAULT_FOR_KIND[kind]
-            comparator = self.comparators.get(name)
-            if kind not in comparator.kinds:
+        for kind in sorted(_PRIMITIVE_KINDS):
+            comparator = _comparator_for(self.comparators, schema, kind)
+            if comparator is None:
                 continue
             rows = [i for i, k in enumerate(gold_kinds) if k == kind]
             cols = [j for j, k in enumerate(cand_kinds) if k == kind]
             if not rows or not cols:
                 continue
-            block = comparator.matrix([golds[i] for i in rows], [candidates[j] for j in cols])
+            try:
+                block = comparator.matrix([golds[i] for i in rows],
+                                          [candidates[j] for j in cols])
+            except ComparatorError as exc:
+                raise exc.at(_comparator_pointer(schema, "score")) from exc.__cause__
             block[block < schema.threshold] = 0.0
             out[np.ix_(rows, cols)] = block
         return out

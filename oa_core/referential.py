@@ -4,24 +4,47 @@ For every scope (``idScope``) the gold and candidate records are aligned as an
 order-agnostic sequence whose cost ``C[i, j]`` is the full recursive score of
 gold record i against candidate record j with the scope's id field masked (worth
 1) and references into still-unresolved scopes counted as matching. Scopes are
-resolved in dependency order (topological, ties by name); a scope in a reference
-cycle (itself included) is aligned by its properties only, with a warning.
+resolved in dependency order (topological, ties by name). Scopes in a reference
+cycle (a scope referencing itself, or scopes referencing each other) are aligned
+by their properties only, with a warning; WL still breaks their ties, on one
+graph holding the records of every scope of the cycle (refinement never consults
+a bijection, so there is no circularity).
 
-Structure breaks ties: a joint 1-WL refinement on the disjoint union of the gold
-and candidate reference graphs (:mod:`oa_core.wl`) colours the records, and in
-the default tie-break mode ``C + eps * [colours equal]`` is assigned, with
-``eps`` below the smallest gap of ``C`` so that structure only decides exact ties.
-Blend mode seeds the colours with each record's exact scalars and assigns
-``(1 - lambda) * C + lambda * [colours equal]``.
+Structure breaks ties, in this order (lexicographic, exact at any size):
+
+1. ``C`` (the records' own attributes);
+2. the paper's bonus ``b[i, j] = [stable colours equal]`` of a joint 1-WL
+   refinement on the disjoint union of the gold and candidate reference graphs
+   (:mod:`oa_core.wl`): ``C + eps * b`` is assigned, ``eps`` below the smallest gap
+   of ``C``;
+3. the agreement depth ``a[i, j]``, the share of refinement rounds in which i and j
+   share a colour (how deep their neighbourhoods agree);
+4. the content rule: rows and columns are put in a canonical order, the colour
+   refinement of the weighted bipartite graph of ``C``, ``b`` and ``a``, which
+   depends on the records' contents and structure, never on their positions.
+
+Twins (identical rows or columns of ``C``) are re-paired by (b, a) exactly after the
+assignment (:func:`oa_core.assignment.repair_twins`), so the order holds even where
+``eps`` vanishes next to 1.0 in float64. Blend mode seeds the colours with each
+record's exact scalars and assigns ``(1 - lambda) * C + lambda * b``. ``wl_mode="none"``
+is the paper's ablation: plain assignment on ``C``, ties follow positions.
 
 Graph construction. A *carrier* is the nearest enclosing object that is an array
 item (the root object for references outside any array). Its references into the
 scope become: one directed edge when there are two with different roles
 (``mentor -> mentee``, in schema order); a self-loop when there is one; a hub
-vertex with an edge to each endpoint otherwise. Edge labels are the carrier's
+vertex with an edge to each endpoint otherwise. A carrier that is itself a record
+of the graph (a self-referencing scope) is an endpoint: an edge from it to each
+record it references, labelled by the role. Edge labels are the carrier's
 exactly-compared scalars (``exact`` comparator, booleans, ``enum`` fields; never
 ids) plus its references into already-resolved scopes, gold ones mapped through
-their bijection.
+their bijection. A reference to an id that several records share points at none of
+them in the graph (it is ambiguous).
+
+Identifiers. Only strings and numbers are identifiers; a record whose id is null,
+a boolean, an object or an array has none (a warning), and no reference can
+reach it. When several candidate records share an id, only one of them is the
+id's record: the one paired with the best (C, b, a) gold partner, then the first.
 """
 
 from __future__ import annotations
@@ -34,10 +57,18 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .assignment import max_weight_matching, tie_epsilon
+from .assignment import (
+    bipartite_colours,
+    canonical_matching,
+    max_weight_matching,
+    repair_twins,
+    tie_epsilon,
+)
 from .comparators import id_key, value_kind
-from .errors import Diagnostic
-from .pointer import join
+from .errors import Diagnostic, InputError
+from .kinds import TieRule, WLMode
+from .options import Limits
+from .pointer import join, split
 from .schema import Schema, SchemaNode, ScopeDecl, concrete
 from .wl import WLEdge, WLTrace, WLVertex, refine
 
@@ -50,7 +81,11 @@ __all__ = [
 ]
 
 _UNMATCHED = ["unmatched"]
+_LEVEL_RULES = (TieRule.COLOUR, TieRule.DEPTH, TieRule.CONTENT)
+_LISTED = 5  # records named per warning
 
+ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
+                        dict[str, "ScopeAlignment"], dict[str, WLTrace], list[Diagnostic]]
 MatrixFn = Callable[[list[Any], list[Any], SchemaNode, dict[str, dict[Any, Any]],
                      dict[str, set[Any]], frozenset[str]], np.ndarray]
 
@@ -60,6 +95,7 @@ class Record:
     pointer: str
     value: dict[str, Any]
     id: Any
+    key: tuple[str, Any] | None  # id_key(id): None when the id is no identifier
 
 
 @dataclass(slots=True)
@@ -67,6 +103,7 @@ class Carrier:
     pointer: str
     refs: list[tuple[str, str, Any]] = field(default_factory=list)  # (scope, role, value)
     scalars: list[tuple[str, Any]] = field(default_factory=list)  # (role, value)
+    record: tuple[str, int] | None = None  # (scope, index) when the carrier is a record
 
 
 @dataclass(slots=True)
@@ -79,10 +116,28 @@ class DocumentIndex:
 
 @dataclass(slots=True)
 class ScopeAlignment:
-    """How one scope's records were paired (what the explorer draws)."""
+    """How one scope's records were paired (what the explorer draws).
+
+    Attributes
+    ----------
+    matrix : ndarray
+        C: gold records x candidate records, without any bonus.
+    colour_agreement : ndarray or None
+        b: 1.0 where the stable WL colours of the two records are equal.
+    depth_agreement : ndarray or None
+        a: the share of refinement rounds in which the two records share a colour.
+    pairs : list of (i, j)
+        The chosen pairs (genuine ones: ``C > 0``).
+    rules : dict (i, j) -> TieRule
+        What decided each pair: attributes, the colour bonus, the agreement depth or
+        the content rule.
+    structural_pairs : list of (i, j)
+        Twins: the pairs whose gold row of ``C`` ties exactly with another paired gold
+        row (what only structure, or the list order when WL is off, tells apart).
+    """
 
     name: str
-    matrix: np.ndarray  # C: gold records x candidate records, without the bonus
+    matrix: np.ndarray
     gold_ids: list[Any]
     candidate_ids: list[Any]
     gold_paths: list[str]
@@ -91,6 +146,9 @@ class ScopeAlignment:
     structural_pairs: list[tuple[int, int]]
     cyclic: bool
     mode: str
+    colour_agreement: np.ndarray | None = None
+    depth_agreement: np.ndarray | None = None
+    rules: dict[tuple[int, int], TieRule] = field(default_factory=dict)
 
 
 def _is_exact(node: SchemaNode) -> bool:
@@ -99,7 +157,6 @@ def _is_exact(node: SchemaNode) -> bool:
 
 def index_document(document: Any, schema: Schema) -> DocumentIndex:
     """Collect scope records and reference carriers of a document."""
-    records_of = {id(decl.records): decl for decl in schema.scopes.values()}
     index = DocumentIndex({name: [] for name in schema.scopes}, {})
     root = Carrier("")
     if isinstance(document, dict):
@@ -117,14 +174,16 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
                 walk(value[key], node.property_schema(key), join(pointer, key), carrier,
                      f"{role}/{key}" if role else key)
         elif isinstance(value, list) and node.type in ("array", "any"):
-            decl = records_of.get(id(node))
+            decl = schema.scope_of_records(node)
             for i, item in enumerate(value):
                 item_pointer = join(pointer, i)
                 if isinstance(item, dict):
-                    if decl is not None:
-                        index.records[decl.name].append(
-                            Record(item_pointer, item, item.get(decl.id_field)))
                     inner = index.carriers.setdefault(item_pointer, Carrier(item_pointer))
+                    if decl is not None:
+                        records = index.records[decl.name]
+                        inner.record = (decl.name, len(records))
+                        record_id = item.get(decl.id_field)
+                        records.append(Record(item_pointer, item, record_id, id_key(record_id)))
                     walk(item, node.item_schema(i), item_pointer, inner, "")
                 else:
                     walk(item, node.item_schema(i), item_pointer, carrier,
@@ -136,12 +195,25 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
     return index
 
 
-def resolution_order(schema: Schema) -> tuple[list[str], set[str], list[Diagnostic]]:
-    """Scopes in resolution order, the cyclic ones, and a warning per cycle."""
+def _scope_graph(schema: Schema) -> nx.DiGraph:
     graph = nx.DiGraph()
     graph.add_nodes_from(schema.scopes)
     for scope, targets in schema.dependencies.items():
         graph.add_edges_from((scope, t) for t in targets)
+    return graph
+
+
+def resolution_order(schema: Schema) -> tuple[list[str], set[str], list[Diagnostic]]:
+    """Scopes in resolution order, the cyclic ones, and a warning per cycle.
+
+    The scopes of one cycle come one after the other (they are aligned together).
+    """
+    groups, cyclic, warnings = _resolution_groups(schema)
+    return [s for group in groups for s in group], cyclic, warnings
+
+
+def _resolution_groups(schema: Schema) -> tuple[list[list[str]], set[str], list[Diagnostic]]:
+    graph = _scope_graph(schema)
     cyclic: set[str] = set()
     warnings = []
     for component in sorted(nx.strongly_connected_components(graph), key=min):
@@ -152,57 +224,83 @@ def resolution_order(schema: Schema) -> tuple[list[str], set[str], list[Diagnost
             warnings.append(Diagnostic(
                 "reference-cycle", "schema", join(decl.id_node.pointer, "idScope"),
                 f"scopes {{{names}}} reference each other (or themselves): their records "
-                "are aligned by properties only and WL structure is not used"))
+                "are aligned by properties only (their references count as matching while "
+                "the pairing is derived); WL structure still breaks ties"))
     condensed = nx.condensation(graph)
     members = condensed.graph["mapping"]
     order_of = {c: min(s for s, k in members.items() if k == c) for c in condensed.nodes}
     # Dependencies first: reverse the edges so B precedes A when A depends on B.
     ordered = nx.lexicographical_topological_sort(condensed.reverse(), key=order_of.get)
-    order = [s for c in ordered for s in sorted(s for s, k in members.items() if k == c)]
-    return order, cyclic, warnings
+    groups = [sorted(s for s, k in members.items() if k == c) for c in ordered]
+    return groups, cyclic, warnings
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _label(items: list[tuple[str, Any]]) -> str:
     if not items:
         return ""
-    rows = sorted([role, value_kind(v), v] for role, v in items)
-    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"), default=str)
+    rows = sorted((role, value_kind(v), _text(v)) for role, v in items)
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
 
 
-def _carrier_label(carrier: Carrier, scope: str, side: str, bijections: dict[str, Any],
-                   resolved: set[str]) -> str:
+def _carrier_label(carrier: Carrier, group: frozenset[str], side: str,
+                   bijections: dict[str, dict[Any, Any]], resolved: set[str]) -> str:
     items = list(carrier.scalars)
     for target, role, value in carrier.refs:
-        if target == scope or target not in resolved:
+        if target in group or target not in resolved:
             continue
         if side == "gold":
             mapped = bijections[target].get(id_key(value))
             items.append((role, _UNMATCHED if mapped is None else mapped[1]))
         else:
             items.append((role, value))
-    return _label([(r, json.dumps(v) if isinstance(v, list) else v) for r, v in items])
+    return _label(items)
 
 
-def _build_graph(index: DocumentIndex, side: str, scope: str, bijections: dict[str, Any],
-                 resolved: set[str], vertices: list[WLVertex], edges: list[WLEdge],
-                 seeds: list[str], blend: bool) -> None:
-    first = len(vertices)
-    vertex_of: dict[Any, int] = {}
-    for i, record in enumerate(index.records[scope]):
-        vertex_of.setdefault(id_key(record.id), first + i)
-        short = json.dumps(record.value, ensure_ascii=False, default=str)
-        vertices.append(WLVertex(side, record.pointer, i, record.id, "record",
-                                 short if len(short) <= 80 else short[:77] + "..."))
-        carrier = index.carriers.get(record.pointer, Carrier(record.pointer))
-        seeds.append("record|" + (_carrier_label(carrier, scope, side, bijections, resolved)
-                                  if blend else ""))
+def _unique_keys(records: list[Record]) -> set[tuple[str, Any]]:
+    seen: set[tuple[str, Any]] = set()
+    repeated: set[tuple[str, Any]] = set()
+    for record in records:
+        if record.key is not None:
+            (repeated if record.key in seen else seen).add(record.key)
+    return seen - repeated
+
+
+def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
+                 bijections: dict[str, dict[Any, Any]], resolved: set[str],
+                 vertices: list[WLVertex], edges: list[WLEdge], seeds: list[str],
+                 blend: bool) -> None:
+    vertex_of: dict[tuple[str, Any], int] = {}
+    record_vertex: dict[tuple[str, int], int] = {}
+    for scope in sorted(group):
+        records = index.records[scope]
+        unique = _unique_keys(records)
+        for i, record in enumerate(records):
+            vertex = len(vertices)
+            record_vertex[scope, i] = vertex
+            if record.key in unique:
+                vertex_of[scope, record.key] = vertex
+            short = json.dumps(record.value, ensure_ascii=False, default=str)
+            vertices.append(WLVertex(side, record.pointer, i, record.id, "record",
+                                     short if len(short) <= 80 else short[:77] + "...",
+                                     scope))
+            carrier = index.carriers.get(record.pointer, Carrier(record.pointer))
+            seeds.append(f"record|{scope}|" + (
+                _carrier_label(carrier, group, side, bijections, resolved) if blend else ""))
     for carrier in index.carriers.values():
-        ends = [(role, vertex_of[id_key(v)]) for target, role, v in carrier.refs
-                if target == scope and id_key(v) in vertex_of]
+        ends = [(role, vertex_of[target, key]) for target, role, v in carrier.refs
+                if target in group and (key := id_key(v)) is not None
+                and (target, key) in vertex_of]
         if not ends:
             continue
-        label = _carrier_label(carrier, scope, side, bijections, resolved)
-        if len(ends) == 2 and ends[0][0] != ends[1][0]:
+        label = _carrier_label(carrier, group, side, bijections, resolved)
+        own = record_vertex.get(carrier.record) if carrier.record is not None else None
+        if own is not None:
+            edges.extend(WLEdge(side, own, v, role, label) for role, v in ends)
+        elif len(ends) == 2 and ends[0][0] != ends[1][0]:
             edges.append(WLEdge(side, ends[0][1], ends[1][1], f"{ends[0][0]}->{ends[1][0]}",
                                 label))
         elif len(ends) == 1:
@@ -215,92 +313,213 @@ def _build_graph(index: DocumentIndex, side: str, scope: str, bijections: dict[s
             edges.extend(WLEdge(side, hub, v, role, label) for role, v in ends)
 
 
-def _ids_with_warnings(records: list[Record], decl: ScopeDecl, document: str,
-                       warnings: list[Diagnostic]) -> None:
-    seen: dict[Any, str] = {}
+def _id_warnings(records: list[Record], decl: ScopeDecl, document: str,
+                 targets: dict[tuple[str, Any], int], warnings: list[Diagnostic]) -> None:
+    first: dict[tuple[str, Any], str] = {}
     for record in records:
         pointer = join(record.pointer, decl.id_field)
-        if record.id is None:
+        if record.key is None:
+            what = "no id" if record.id is None else (
+                f"an id of kind {value_kind(record.id)} (only strings and numbers identify)")
             warnings.append(Diagnostic("missing-id", document, pointer,
-                                       f"a {decl.name!r} record has no id; references "
+                                       f"a {decl.name!r} record has {what}; references "
                                        "cannot point at it"))
             continue
-        key = id_key(record.id)
-        if key in seen:
-            warnings.append(Diagnostic("duplicate-id", document, pointer,
-                                       f"id {record.id!r} of scope {decl.name!r} repeats "
-                                       f"{seen[key]}; references resolve to the first"))
-        else:
-            seen[key] = pointer
+        if record.key not in first:
+            first[record.key] = record.pointer
+            continue
+        target = targets.get(record.key)
+        where = records[target].pointer if target is not None else first[record.key]
+        warnings.append(Diagnostic("duplicate-id", document, pointer,
+                                   f"id {record.id!r} of scope {decl.name!r} repeats "
+                                   f"{first[record.key]}; references to it resolve to "
+                                   f"{where} only"))
+
+
+def _targets(records: list[Record], partner_quality: dict[int, tuple[float, ...]]
+             ) -> dict[tuple[str, Any], int]:
+    """The record each id designates: among records sharing an id, the one with the
+    best partner (``partner_quality``, higher is better), then the first."""
+    best: dict[tuple[str, Any], int] = {}
+    for index, record in enumerate(records):
+        if record.key is None:
+            continue
+        current = best.get(record.key)
+        if current is None or partner_quality.get(index, ()) > partner_quality.get(
+                current, ()):
+            best[record.key] = index
+    return best
+
+
+def _check_size(gold: list[Record], candidate: list[Record], limits: Limits) -> None:
+    cells = len(gold) * len(candidate)
+    if cells > limits.max_matrix_cells:
+        where = join("", *split(candidate[0].pointer)[:-1]) if candidate else ""
+        raise InputError(where, f"aligning {len(gold):,} gold with "
+                         f"{len(candidate):,} candidate records needs {cells:,} scores, over "
+                         f"the limit of {limits.max_matrix_cells:,}", fix="raise "
+                         "Limits.max_matrix_cells if the memory is there (8 bytes a score)")
+
+
+def _cell_labels(levels: list[np.ndarray]) -> np.ndarray:
+    """One int64 label per cell: equal for cells equal on every level."""
+    codes = np.zeros(levels[0].shape, dtype=np.int64)
+    for level in levels:
+        _, inverse = np.unique(level, return_inverse=True)
+        inverse = inverse.reshape(level.shape)
+        codes = codes * (int(inverse.max(initial=0)) + 1) + inverse
+        _, codes = np.unique(codes, return_inverse=True)
+        codes = codes.reshape(level.shape).astype(np.int64)
+    return codes
+
+
+@dataclass(slots=True)
+class _Structure:
+    """What WL found for one scope: the agreement matrices and colour histories."""
+
+    same: np.ndarray  # b, 0/1
+    depth: np.ndarray  # rounds of agreement, integers
+    rounds: int
+    gold_colours: list[int]
+    candidate_colours: list[int]
+
+
+def _structure(trace: WLTrace, scope: str) -> _Structure:
+    def history(side: str) -> np.ndarray:
+        rows = [[colours[k] for k, v in enumerate(trace.vertices)
+                 if v.side == side and v.kind == "record" and v.scope == scope]
+                for colours in trace.rounds]
+        return np.asarray(rows, dtype=np.int64).reshape(len(trace.rounds), -1)
+
+    gold, cand = history("gold"), history("candidate")
+    equal = gold[:, :, None] == cand[:, None, :]
+    depth = equal.sum(axis=0).astype(np.int64)
+    return _Structure(equal[-1].astype(np.float64), depth, len(trace.rounds),
+                      gold[-1].tolist(), cand[-1].tolist())
+
+
+def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
+                structure: _Structure | None) -> tuple[list[tuple[int, int]],
+                                                       dict[tuple[int, int], TieRule]]:
+    """The scope's pairs (lexicographic: C, b, a, content) and what decided each."""
+    if structure is None or not matrix.size:
+        pairs = max_weight_matching(matrix)
+        twins = set(_twin_pairs(matrix, pairs))
+        return pairs, {p: TieRule.POSITION if p in twins else TieRule.ATTRIBUTES
+                       for p in pairs}
+    same = structure.same
+    if mode == WLMode.BLEND:
+        objective, bonus = (1.0 - wl_lambda) * matrix + wl_lambda * same, None
+    else:
+        objective, bonus = matrix, tie_epsilon(matrix) * same
+    labels = _cell_labels([matrix, same, structure.depth.astype(np.float64)])
+    rows, cols = bipartite_colours(labels, structure.gold_colours,
+                                   structure.candidate_colours)
+    pairs = canonical_matching(objective, bonus, rows, cols)
+    pairs = [(i, j) for i, j in pairs if matrix[i, j] > 0]
+    levels = [same.astype(np.int64), structure.depth]
+    pairs, decided = repair_twins(pairs, objective if mode == WLMode.BLEND else matrix,
+                                  levels, rows, cols)
+    rules = {p: (_LEVEL_RULES[decided[p]] if p in decided else TieRule.ATTRIBUTES)
+             for p in pairs}
+    return pairs, rules
+
+
+def _tie_warnings(name: str, gold: list[Record], candidate: list[Record],
+                  rules: dict[tuple[int, int], TieRule], warnings: list[Diagnostic]) -> None:
+    for rule, how in ((TieRule.DEPTH, "by the depth of their WL agreement (the paper's "
+                       "colour bonus left them tied)"),
+                      (TieRule.CONTENT, "by the content rule (no structure tells them "
+                       "apart: they are interchangeable twins)")):
+        settled = sorted(p for p, r in rules.items() if r == rule)
+        if not settled:
+            continue
+        listed = ", ".join(f"{gold[i].pointer} -> {candidate[j].pointer}"
+                           for i, j in settled[:_LISTED])
+        more = f" and {len(settled) - _LISTED} more" if len(settled) > _LISTED else ""
+        warnings.append(Diagnostic(f"tie-{rule.value}", "gold", gold[settled[0][0]].pointer,
+                                   f"{len(settled)} {name!r} record(s) tied on attributes "
+                                   f"were paired {how}: {listed}{more}"))
 
 
 def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema,
-                   score_matrix: MatrixFn, *, wl_mode: str = "tie_break",
-                   wl_lambda: float = 0.5) -> tuple[dict[str, dict[Any, Any]],
-                                                    dict[str, set[Any]],
-                                                    dict[str, ScopeAlignment],
-                                                    dict[str, WLTrace], list[Diagnostic]]:
+                   score_matrix: MatrixFn, *, wl_mode: WLMode | str = WLMode.TIE_BREAK,
+                   wl_lambda: float = 0.5, limits: Limits | None = None) -> ScopeResolution:
     """Derive every scope's bijection.
 
     Returns
     -------
     bijections : {scope: {id_key(gold id): id_key(candidate id) or None}}
-    candidate_ids : {scope: set of id_key}
+    candidate_ids : {scope: set of id_key} (the ids that name a candidate record)
     alignments : {scope: ScopeAlignment}
     traces : {scope: WLTrace} (scopes where WL ran)
     warnings : list of Diagnostic
     """
-    order, cyclic, warnings = resolution_order(schema)
+    mode = WLMode(wl_mode)
+    groups, cyclic, warnings = _resolution_groups(schema)
     bijections: dict[str, dict[Any, Any]] = {}
     candidate_ids: dict[str, set[Any]] = {}
     alignments: dict[str, ScopeAlignment] = {}
     traces: dict[str, WLTrace] = {}
     resolved: set[str] = set()
-    for name in order:
-        decl = schema.scopes[name]
-        g_records, c_records = gold.records[name], candidate.records[name]
-        _ids_with_warnings(g_records, decl, "gold", warnings)
-        _ids_with_warnings(c_records, decl, "candidate", warnings)
-        candidate_ids[name] = {id_key(r.id) for r in c_records if r.id is not None}
+    for group in groups:
+        members = frozenset(group)
         unresolved = frozenset(set(schema.scopes) - resolved)
-        matrix = score_matrix([r.value for r in g_records], [r.value for r in c_records],
-                              decl.record, bijections, candidate_ids, unresolved)
-        mode = "none" if name in cyclic else wl_mode
-        bonus = None
-        if mode != "none" and matrix.size:
+        for name in group:  # the ids that exist do not depend on the pairing
+            candidate_ids[name] = {r.key for r in candidate.records[name]
+                                   if r.key is not None}
+            _check_size(gold.records[name], candidate.records[name], limits or Limits())
+        matrices = {name: score_matrix(
+            [r.value for r in gold.records[name]], [r.value for r in candidate.records[name]],
+            schema.scopes[name].record, bijections, candidate_ids, unresolved)
+            for name in group}
+        trace = None
+        if mode != WLMode.NONE and any(m.size for m in matrices.values()):
             vertices: list[WLVertex] = []
             edges: list[WLEdge] = []
             seeds: list[str] = []
             for side, index in (("gold", gold), ("candidate", candidate)):
-                _build_graph(index, side, name, bijections, resolved, vertices, edges, seeds,
-                             blend=mode == "blend")
-            trace = refine(vertices, edges, seeds, scope=name, mode=mode)
-            traces[name] = trace
-            same = (np.asarray(trace.colors("gold"))[:, None]
-                    == np.asarray(trace.colors("candidate"))[None, :]).astype(np.float64)
-            if mode == "blend":
-                bonus = wl_lambda * same - wl_lambda * matrix
-            else:
-                bonus = tie_epsilon(matrix) * same
-        pairs = max_weight_matching(matrix, bonus)
-        mapping: dict[Any, Any] = {}
-        for record in g_records:
-            if record.id is not None:
-                mapping.setdefault(id_key(record.id), None)
-        for i, j in pairs:
-            g_id, c_id = g_records[i].id, c_records[j].id
-            if g_id is not None and mapping.get(id_key(g_id)) is None:
-                mapping[id_key(g_id)] = None if c_id is None else id_key(c_id)
-        bijections[name] = mapping
-        resolved.add(name)
-        alignments[name] = ScopeAlignment(
-            name, matrix, [r.id for r in g_records], [r.id for r in c_records],
-            [r.pointer for r in g_records], [r.pointer for r in c_records], pairs,
-            _structural_pairs(matrix, pairs), name in cyclic, mode)
+                _build_graph(index, side, members, bijections, resolved, vertices, edges,
+                             seeds, blend=mode == WLMode.BLEND)
+            trace = refine(vertices, edges, seeds, scope=", ".join(group), mode=mode.value)
+        for name in group:
+            decl = schema.scopes[name]
+            g_records, c_records = gold.records[name], candidate.records[name]
+            matrix = matrices[name]
+            structure = None
+            if trace is not None and matrix.size:
+                traces[name] = trace
+                structure = _structure(trace, name)
+            pairs, rules = _pair_scope(matrix, mode, wl_lambda, structure)
+            quality = {j: (float(matrix[i, j]),
+                           *((float(structure.same[i, j]), float(structure.depth[i, j]))
+                             if structure is not None else ()))
+                       for i, j in pairs}
+            targets = _targets(c_records, quality)
+            gold_targets = _targets(g_records, {i: quality[j] for i, j in pairs})
+            _id_warnings(g_records, decl, "gold", gold_targets, warnings)
+            _id_warnings(c_records, decl, "candidate", targets, warnings)
+            mapping: dict[Any, Any] = {r.key: None for r in g_records if r.key is not None}
+            for i, j in pairs:
+                g_key, c_key = g_records[i].key, c_records[j].key
+                if g_key is None or gold_targets.get(g_key) != i:
+                    continue
+                mapping[g_key] = c_key if c_key is not None and targets.get(c_key) == j \
+                    else None
+            bijections[name] = mapping
+            _tie_warnings(name, g_records, c_records, rules, warnings)
+            alignments[name] = ScopeAlignment(
+                name, matrix, [r.id for r in g_records], [r.id for r in c_records],
+                [r.pointer for r in g_records], [r.pointer for r in c_records], pairs,
+                _twin_pairs(matrix, pairs), name in cyclic, mode.value,
+                None if structure is None else structure.same,
+                None if structure is None else structure.depth / structure.rounds,
+                rules)
+        resolved |= members
     return bijections, candidate_ids, alignments, traces, warnings
 
 
-def _structural_pairs(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _twin_pairs(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Pairs whose gold row ties exactly with another paired gold row (twins)."""
     rows: dict[bytes, int] = {}
     for i, _ in pairs:

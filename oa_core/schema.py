@@ -7,8 +7,12 @@ many pairs.
 
 Decisions where the paper is silent (see ``docs/schema.md``):
 
-* local ``$ref`` (``#/$defs/...``) is followed; OA keywords beside a ``$ref``
-  override the target's; recursive schemas are allowed.
+* local ``$ref`` (``#/$defs/...``) is followed, through chains of ``$ref``; keywords
+  beside a ``$ref`` override the target's (the nearest one wins); recursive schemas
+  are allowed, a cycle of ``$ref`` that never reaches a schema is an error.
+* ``properties``/``items``/``prefixItems`` without ``type`` constrain only objects
+  (arrays): values of other kinds are compared by their JSON kinds, as JSON Schema
+  says (the node's ``inferred`` flag).
 * ``anyOf``/``oneOf`` with one non-null branch (what pydantic emits for
   ``Optional[X]``) is that branch, nullable; other combinators are scored by the
   values' JSON kinds, with a warning.
@@ -30,7 +34,9 @@ Examples
 from __future__ import annotations
 
 import difflib
+import json
 import math
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,6 +83,29 @@ _KNOWN = sorted(OA_KEYWORDS | STANDARD_KEYWORDS)
 _TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
 _PRIMITIVES = frozenset({"string", "number", "integer", "boolean"})
 _MAX_DEPTH = 200
+# Keywords that never change how a node scores: a $ref beside them shares its node.
+_ANNOTATIONS = frozenset({"title", "description", "$comment", "default", "examples",
+                          "deprecated", "readOnly", "writeOnly", "valueWeight", "$id",
+                          "$anchor", "$schema"})
+
+
+def _optional_branch(spec: dict[str, Any]) -> tuple[str, int, Any, dict[str, Any]] | None:
+    """``anyOf``/``oneOf`` with one non-null branch: (keyword, index, branch, the other
+    keywords, with ``nullable`` when a null branch was there); else None."""
+    for keyword in ("anyOf", "oneOf"):
+        branches = spec.get(keyword)
+        if not isinstance(branches, list):
+            continue
+        non_null = [(k, b) for k, b in enumerate(branches)
+                    if not (isinstance(b, dict) and b.get("type") == "null")]
+        if len(non_null) != 1 or not isinstance(non_null[0][1], dict):
+            return None
+        index, branch = non_null[0]
+        extras = {k: v for k, v in spec.items() if k != keyword}
+        if len(non_null) < len(branches):
+            extras["nullable"] = True
+        return keyword, index, branch, extras
+    return None
 
 
 def _kind_of_type(schema_type: str) -> str:
@@ -94,6 +123,7 @@ class SchemaNode:
 
     pointer: str
     type: str = "any"
+    inferred: bool = False  # type read from properties/items, not declared by "type"
     nullable: bool = True
     null_score: float = 0.0
     enum: tuple[Any, ...] | None = None
@@ -145,14 +175,18 @@ class SchemaNode:
         return self.items if self.items is not None else ANY
 
     def walk(self) -> Iterator[SchemaNode]:
-        """Every node reachable from this one, each once, depth first."""
-        seen: set[int] = set()
+        """Every node reachable from this one, each once, depth first.
+
+        A node's ``pointer`` identifies it (a node reached through several ``$ref``
+        is one node with one pointer).
+        """
+        seen: set[str] = set()
         stack = [self]
         while stack:
             node = stack.pop()
-            if id(node) in seen:
+            if node.pointer in seen:
                 continue
-            seen.add(id(node))
+            seen.add(node.pointer)
             yield node
             children = [*node.properties.values(), *node.prefix_items]
             for extra in (node.additional, node.items):
@@ -166,9 +200,20 @@ ANY_OBJECT = SchemaNode(pointer="", type="object")
 ANY_ARRAY = SchemaNode(pointer="", type="array")
 
 
+_CONTAINER = {"object": dict, "array": list}
+
+
 def concrete(node: SchemaNode, gold: Any, candidate: Any) -> SchemaNode:
-    """The schema to compare two values with: ``node`` unless it is ``any``, in which
-    case two objects (or two arrays) use the default object (array) settings."""
+    """The schema to compare two values with.
+
+    ``node`` itself, unless it is ``any`` (two objects, or two arrays, then use the
+    default object or array settings) or its type was only inferred from
+    ``properties``/``items`` and neither value is of that type (JSON Schema keywords
+    constrain only values of their type: such values are compared by their kinds).
+    """
+    if node.inferred and not (isinstance(gold, _CONTAINER[node.type])
+                              or isinstance(candidate, _CONTAINER[node.type])):
+        node = ANY
     if node.type != "any":
         return node
     if isinstance(gold, dict) and isinstance(candidate, dict):
@@ -180,7 +225,10 @@ def concrete(node: SchemaNode, gold: Any, candidate: Any) -> SchemaNode:
 
 @dataclass(frozen=True, slots=True)
 class ScopeDecl:
-    """An identifier scope: ``idScope`` on field ``id_field`` of ``records``' items."""
+    """An identifier scope: ``idScope`` on field ``id_field`` of ``records``' items.
+
+    The records array is identified by its schema pointer (``records.pointer``).
+    """
 
     name: str
     id_field: str
@@ -199,6 +247,8 @@ class Schema:
     raw : dict
         The schema as given (used for JSON Schema validation of documents).
     scopes : dict[str, ScopeDecl]
+    records_of : dict[str, ScopeDecl]
+        The scope whose records an array node holds, by the array's schema pointer.
     dependencies : dict[str, frozenset[str]]
         Scope A depends on B when a ``ref`` to B lies inside A's records.
     warnings : list[Diagnostic]
@@ -214,8 +264,13 @@ class Schema:
         self.dependencies = dependencies
         self.warnings = warnings
         self.comparators = comparators
+        self.records_of = {decl.records.pointer: decl for decl in scopes.values()}
         self.validator = Draft202012Validator(raw)
-        self._by_pointer: dict[str, SchemaNode] | None = None
+
+    def scope_of_records(self, node: SchemaNode) -> ScopeDecl | None:
+        """The scope whose record array ``node`` is, if any."""
+        decl = self.records_of.get(node.pointer)
+        return decl if decl is not None and decl.records is node else None
 
     @classmethod
     def parse(cls, schema: Any, *, comparators: Mapping[str, Any] | None = None) -> Schema:
@@ -238,7 +293,7 @@ class Schema:
             return schema
         if isinstance(schema, str | bytes):
             schema = loads(schema, document="schema")
-        if schema is True or schema == {}:
+        if isinstance(schema, bool):
             schema = {}
         if not isinstance(schema, dict):
             raise SchemaError("", f"a schema must be a JSON object, got {type(schema).__name__}",
@@ -257,15 +312,15 @@ class Schema:
         parser = _Parser(schema, registry)
         root = parser.parse(schema, "", depth=0)
         scopes, dependencies = parser.finish_scopes()
-        return cls(root, schema, scopes, dependencies, parser.warnings, registry)
-
-    def node_at(self, pointer: str) -> SchemaNode | None:
-        """The parsed node whose schema pointer is ``pointer``, if any."""
-        if self._by_pointer is None:
-            self._by_pointer = {}
-            for node in self.root.walk():
-                self._by_pointer.setdefault(node.pointer, node)
-        return self._by_pointer.get(pointer)
+        parsed = cls(root, schema, scopes, dependencies, parser.warnings, registry)
+        try:  # a schema that refers to itself before reading any value never stops
+            next(parsed.validator.iter_errors(None), None)
+        except RecursionError:
+            raise SchemaError("", "the schema refers to itself without reading any part of "
+                              "the document (a $ref cycle through allOf/anyOf/oneOf/not/"
+                              "if/then/else)", fix="break the cycle: let the $ref sit "
+                              "below properties or items") from None
+        return parsed
 
 
 class _Parser:
@@ -287,17 +342,25 @@ class _Parser:
                unit: bool = False) -> float:
         if key not in spec:
             return default
-        value = spec[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-                value):
-            raise SchemaError(join(pointer, key), f"{key} must be a number, got {value!r}",
-                              fix=f"set {key} to a number")
+        return self.check_number(spec[key], key, join(pointer, key), unit=unit)
+
+    @staticmethod
+    def check_number(value: Any, name: str, pointer: str, *, unit: bool = False) -> float:
+        """``value`` as a float: a finite, non-negative number (in [0, 1] if ``unit``)."""
+        if isinstance(value, bool) or not isinstance(value, int | float) or (
+                isinstance(value, float) and not math.isfinite(value)):
+            raise SchemaError(pointer, f"{name} must be a number, got {value!r}",
+                              fix=f"set {name} to a number")
+        if isinstance(value, int) and abs(value) > sys.float_info.max:
+            raise SchemaError(pointer, f"{name} is beyond the range of a number (about "
+                              "1.8e308)", fix=f"use a smaller {name}: only ratios of weights "
+                              "matter")
         if unit and not 0.0 <= value <= 1.0:
-            raise SchemaError(join(pointer, key), f"{key} must be in [0, 1], got {value!r}",
-                              fix=f"set {key} between 0 and 1")
+            raise SchemaError(pointer, f"{name} must be in [0, 1], got {value!r}",
+                              fix=f"set {name} between 0 and 1")
         if value < 0:
-            raise SchemaError(join(pointer, key), f"{key} must be >= 0, got {value!r}",
-                              fix=f"use a non-negative {key}")
+            raise SchemaError(pointer, f"{name} must be >= 0, got {value!r}",
+                              fix=f"use a non-negative {name}")
         return float(value)
 
     def boolean(self, spec: dict[str, Any], key: str, pointer: str) -> bool:
@@ -314,12 +377,56 @@ class _Parser:
         target_pointer = ref[1:]
         node: Any = self.raw
         try:
-            for token in split(target_pointer):
-                node = node[int(token)] if isinstance(node, list) else node[token]
-        except (KeyError, IndexError, ValueError):
-            raise SchemaError(join(pointer, "$ref"), f"$ref {ref!r} points at nothing",
-                              fix="point $ref at an existing definition") from None
+            tokens = split(target_pointer)
+        except ValueError:
+            tokens = None
+        for token in tokens or []:
+            if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            elif isinstance(node, dict) and token in node:
+                node = node[token]
+            else:
+                tokens = None
+                break
+        if tokens is None or not isinstance(node, dict | bool):
+            raise SchemaError(join(pointer, "$ref"), f"$ref {ref!r} points at "
+                              + ("nothing" if tokens is None else f"a {type(node).__name__}, "
+                                 "not a schema"), fix="point $ref at an existing definition "
+                              "(an object under #/$defs)")
         return target_pointer, node
+
+    def follow_refs(self, spec: dict[str, Any], pointer: str) -> tuple[str, Any, dict[str, Any]]:
+        """Follow a chain of ``$ref`` (and of one-branch ``anyOf``/``oneOf``, what
+        pydantic writes for ``Optional[X]``) to a schema that has neither.
+
+        Returns the target's pointer, the target, and the keywords written beside the
+        ``$ref``s on the way (the nearest to ``spec`` wins; a ``null`` branch adds
+        ``nullable``).
+        """
+        siblings: dict[str, Any] = {}
+        seen: list[str] = []
+        current: Any = spec
+        current_pointer = pointer
+        while isinstance(current, dict):
+            optional = _optional_branch(current)
+            if optional is not None:
+                keyword, index, branch, extras = optional
+                siblings = {**extras, **siblings}
+                current, current_pointer = branch, join(current_pointer, keyword, index)
+                continue
+            if "$ref" not in current:
+                break
+            own = {k: v for k, v in current.items() if k not in ("$ref", "$defs", "definitions")}
+            siblings = {**own, **siblings}
+            target_pointer, current = self.resolve_ref(current["$ref"], current_pointer)
+            if target_pointer in seen or target_pointer == pointer:
+                raise SchemaError(join(pointer, "$ref"), "$ref cycle that never reaches a "
+                                  "schema: " + " -> ".join(["#" + p for p in [pointer, *seen,
+                                                                             target_pointer]]),
+                                  fix="let one of these $ref point at a real definition")
+            seen.append(target_pointer)
+            current_pointer = target_pointer
+        return current_pointer, current, siblings
 
     def check_keywords(self, spec: dict[str, Any], pointer: str) -> None:
         for key in spec:
@@ -337,45 +444,43 @@ class _Parser:
         if depth > _MAX_DEPTH:
             raise SchemaError(pointer, f"schema nesting deeper than {_MAX_DEPTH}",
                               fix="flatten the schema")
-        if spec is True or spec == {}:
-            return SchemaNode(pointer=pointer)
-        if spec is False:
-            return SchemaNode(pointer=pointer, type="any")
+        if isinstance(spec, bool) or spec == {}:
+            return SchemaNode(pointer=pointer)  # any value; false is refused by validation
         if not isinstance(spec, dict):
             raise SchemaError(pointer, f"a subschema must be an object, got {spec!r}",
                               fix="use a JSON object here")
-        if "$ref" in spec:
-            target_pointer, target = self.resolve_ref(spec["$ref"], pointer)
-            siblings = {k: v for k, v in spec.items() if k not in ("$ref", "$defs",
-                                                                   "definitions")}
-            scoring_siblings = set(siblings) & (OA_KEYWORDS - {"valueWeight"})
-            if not scoring_siblings:
-                return self.memoized(target, target_pointer, depth)
-            if not isinstance(target, dict):
-                raise SchemaError(join(pointer, "$ref"), "$ref must point at a schema object",
-                                  fix="point $ref at a definition")
-            spec = {**target, **siblings}
+        if "$ref" in spec or _optional_branch(spec) is not None:
+            return self.referenced(spec, pointer, depth)
         return self.build(spec, pointer, depth)
 
-    def memoized(self, spec: Any, pointer: str, depth: int) -> SchemaNode:
-        # Recursive schemas: the node is registered before its children are
-        # parsed, so a $ref back to it reuses the same (still filling) node.
-        if pointer in self.memo:
-            return self.memo[pointer]
-        if not isinstance(spec, dict):
-            return self.parse(spec, pointer, depth=depth + 1)
-        node = SchemaNode(pointer=pointer)
-        self.memo[pointer] = node
-        built = self.build(spec, pointer, depth + 1)
-        for name in SchemaNode.__slots__:  # type: ignore[attr-defined]
-            setattr(node, name, getattr(built, name))
+    def referenced(self, spec: dict[str, Any], pointer: str, depth: int,
+                   extra: Mapping[str, Any] | None = None) -> SchemaNode:
+        """The node of a ``$ref`` (with the keywords beside it and ``extra`` applied).
+
+        Nodes are shared by the target's pointer and the keywords that change it, so
+        that a recursive schema reuses the node that is still being filled.
+        """
+        target_pointer, target, siblings = self.follow_refs(spec, pointer)
+        siblings = {**siblings, **(extra or {})}
+        changing = {k: v for k, v in siblings.items() if k not in _ANNOTATIONS}
+        if isinstance(target, bool):
+            target = {}
+        key = target_pointer + (("|" + json.dumps(changing, sort_keys=True, default=str))
+                                if changing else "")
+        node = self.memo.get(key)
+        if node is None:
+            node = SchemaNode(pointer=target_pointer if not changing else pointer)
+            self.memo[key] = node  # before the children: a $ref back to it reuses it
+            self.build({**target, **changing}, node.pointer, depth + 1, into=node)
         return node
 
-    def build(self, spec: dict[str, Any], pointer: str, depth: int) -> SchemaNode:
+    def build(self, spec: dict[str, Any], pointer: str, depth: int,
+              into: SchemaNode | None = None) -> SchemaNode:
         self.check_keywords(spec, pointer)
-        node = SchemaNode(pointer=pointer)
-        spec = self.simplify_combinators(spec, pointer)
+        node = into if into is not None else SchemaNode(pointer=pointer)
+        self.warn_combinators(spec, pointer)
         node.type, node.nullable = self.schema_type(spec, pointer)
+        node.inferred = "type" not in spec and node.type in ("object", "array")
         node.null_score = self.number(spec, "nullScore", pointer, 0.0, unit=True)
         if "enum" in spec:
             node.enum = tuple(spec["enum"])
@@ -390,28 +495,15 @@ class _Parser:
         self.reject_misplaced(node, spec, pointer)
         return node
 
-    def simplify_combinators(self, spec: dict[str, Any], pointer: str) -> dict[str, Any]:
+    def warn_combinators(self, spec: dict[str, Any], pointer: str) -> None:
         for keyword in ("anyOf", "oneOf"):
-            branches = spec.get(keyword)
-            if not isinstance(branches, list):
-                continue
-            non_null = [b for b in branches
-                        if not (isinstance(b, dict) and b.get("type") == "null")]
-            if len(non_null) == 1 and isinstance(non_null[0], dict):
-                branch = non_null[0]
-                if "$ref" in branch:
-                    _, branch = self.resolve_ref(branch["$ref"], join(pointer, keyword))
-                merged = {**branch, **{k: v for k, v in spec.items() if k != keyword}}
-                if isinstance(merged.get("type"), str) and len(non_null) < len(branches):
-                    merged["type"] = [merged["type"], "null"]
-                return merged
-            self.warn("combinator-ignored", join(pointer, keyword),
-                      f"{keyword} with several branches is not used for scoring; "
-                      "values are compared by their JSON kinds")
+            if isinstance(spec.get(keyword), list):
+                self.warn("combinator-ignored", join(pointer, keyword),
+                          f"{keyword} with several branches is not used for scoring; "
+                          "values are compared by their JSON kinds")
         if "allOf" in spec:
             self.warn("combinator-ignored", join(pointer, "allOf"),
                       "allOf is not used for scoring; it is still checked on the candidate")
-        return spec
 
     def schema_type(self, spec: dict[str, Any], pointer: str) -> tuple[str, bool]:
         declared = spec.get("type")
@@ -439,20 +531,23 @@ class _Parser:
             sub_pointer = join(pointer, "properties", name)
             node.properties[name] = self.parse(sub, sub_pointer, depth=depth + 1)
             weight_source = sub
-            if isinstance(sub, dict) and "$ref" in sub and "valueWeight" not in sub:
-                weight_source = self.resolve_ref(sub["$ref"], sub_pointer)[1]
+            if isinstance(sub, dict) and "valueWeight" not in sub and (
+                    "$ref" in sub or _optional_branch(sub) is not None):
+                _, target, siblings = self.follow_refs(sub, sub_pointer)
+                weight_source = {**target, **siblings} if isinstance(target, dict) else siblings
             if isinstance(weight_source, dict):
                 node.weights[name] = self.number(weight_source, "valueWeight", sub_pointer, 1.0)
         additional = spec.get("additionalProperties")
         if isinstance(additional, dict):
             node.additional = self.parse(additional, join(pointer, "additionalProperties"),
                                          depth=depth + 1)
-        node.key_score = spec.get("keyScore", "jaro")
-        if node.key_score not in self.registry or "string" not in self.registry.get(
-                node.key_score).kinds:
+        key_score = spec.get("keyScore", "jaro")
+        if not isinstance(key_score, str) or key_score not in self.registry or (
+                "string" not in self.registry.get(key_score).kinds):
             raise SchemaError(join(pointer, "keyScore"),
-                              f"unknown key comparator {node.key_score!r}",
-                              fix=self.suggest(node.key_score, "string"))
+                              f"unknown key comparator {key_score!r}",
+                              fix=self.suggest(key_score, "string"))
+        node.key_score = key_score
         node.key_threshold = self.number(spec, "keyThreshold", pointer, 0.0, unit=True)
         node.key_importance = self.number(spec, "keyImportance", pointer, 0.0)
         node.value_importance = self.number(spec, "valueImportance", pointer, 1.0)
@@ -488,7 +583,7 @@ class _Parser:
                                   "(one per prefixItems entry)",
                                   fix="give one weight per prefixItems entry")
             node.prefix_weights = tuple(
-                self.number({"w": w}, "w", join(pointer, "prefixWeights", k), 1.0)
+                self.check_number(w, f"prefixWeights[{k}]", join(pointer, "prefixWeights", k))
                 for k, w in enumerate(weights))
             if prefix and sum(node.prefix_weights) <= 0:
                 raise SchemaError(join(pointer, "prefixWeights"), "prefixWeights sum to 0",
@@ -583,16 +678,21 @@ class _Parser:
     def finish_scopes(self) -> tuple[dict[str, ScopeDecl], dict[str, frozenset[str]]]:
         scopes: dict[str, ScopeDecl] = {}
         for name, id_field, id_node, array in self.scope_decls:
-            if name in scopes and scopes[name].id_node is not id_node:
+            if name in scopes and scopes[name].id_node.pointer != id_node.pointer:
                 raise SchemaError(join(id_node.pointer, "idScope"),
                                   f"scope {name!r} is declared twice (also at "
                                   f"{scopes[name].id_node.pointer})",
                                   fix="give each scope its own name")
+            if name in scopes and scopes[name].records.pointer != array.pointer:
+                raise SchemaError(array.pointer, f"the records of scope {name!r} are items of "
+                                  f"two arrays ({scopes[name].records.pointer or '/'} and "
+                                  f"{array.pointer or '/'})", fix="keep a scope's records in "
+                                  "one array, or declare a second scope for the other array")
             assert array.items is not None
             scopes[name] = ScopeDecl(name, id_field, id_node, array, array.items, id_node.type)
-        registered = {id(d[2]) for d in self.scope_decls}
+        registered = {d[2].pointer for d in self.scope_decls}
         for id_node in self.id_nodes:
-            if id(id_node) not in registered:
+            if id_node.pointer not in registered:
                 raise SchemaError(join(id_node.pointer, "idScope"),
                                   "idScope must be on a property of the objects that are an "
                                   "array's items (the scope's records)",

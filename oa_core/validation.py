@@ -3,7 +3,8 @@
 Three checks, each naming the JSON Pointer of the problem:
 
 * the value is JSON (dicts with string keys, lists, strings, finite numbers,
-  booleans, null) and nests at most :data:`MAX_DEPTH` levels;
+  booleans, null) within :class:`~oa_core.options.Limits` (nesting depth, items per
+  array or object, characters per string);
 * the gold satisfies the schema's standard JSON Schema keywords (an error
   otherwise: a gold that breaks its own schema is a bug in the gold or schema);
 * the candidate's violations of those keywords are reported, not raised (by
@@ -26,16 +27,15 @@ from .errors import (
     Document,
     InputError,
 )
+from .options import Limits
 from .pointer import join
 from .schema import Schema
 
-__all__ = ["MAX_DEPTH", "check_json", "schema_violations"]
-
-MAX_DEPTH = 100
+__all__ = ["check_json", "schema_violations"]
 
 
-def check_json(value: Any, document: Document) -> None:
-    """Raise :class:`InputError` where ``value`` is not plain JSON.
+def check_json(value: Any, document: Document, limits: Limits | None = None) -> None:
+    """Raise :class:`InputError` where ``value`` is not plain JSON or exceeds ``limits``.
 
     >>> check_json({"a": [1, 2.5, None, True, "x"]}, "gold")
     >>> try:
@@ -44,12 +44,23 @@ def check_json(value: Any, document: Document) -> None:
     ...     print(err.pointer, err.message)
     /a/1 numbers must be finite, got nan
     """
+    limits = limits or Limits()
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
     while stack:
         node, pointer, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise InputError(pointer, f"nested deeper than {MAX_DEPTH} levels",
-                             fix="flatten the document", document=document)
+        if depth > limits.max_depth:
+            raise InputError(pointer, f"nested deeper than {limits.max_depth} levels",
+                             fix="flatten the document, or raise Limits.max_depth",
+                             document=document)
+        if isinstance(node, dict | list) and len(node) > limits.max_items:
+            raise InputError(pointer, f"{len(node):,} items, over the limit of "
+                             f"{limits.max_items:,}", fix="split the document, or raise "
+                             "Limits.max_items", document=document)
+        if isinstance(node, str) and len(node) > limits.max_string_length:
+            raise InputError(pointer, f"a string of {len(node):,} characters, over the limit "
+                             f"of {limits.max_string_length:,}", fix="shorten it, or raise "
+                             "Limits.max_string_length (edit distances take time quadratic "
+                             "in the length)", document=document)
         if isinstance(node, dict):
             for key, child in node.items():
                 if not isinstance(key, str):

@@ -40,6 +40,7 @@ class WLVertex:
     record_id: Any = None
     kind: str = "record"  # "record" or "hub"
     label: str = ""  # a short text for display
+    scope: str = ""  # the record's scope (one graph holds every scope of a reference cycle)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,8 @@ class WLTrace:
     def to_dict(self) -> dict[str, Any]:
         return {"scope": self.scope, "mode": self.mode,
                 "vertices": [{"side": v.side, "key": v.key, "record_index": v.record_index,
-                              "record_id": v.record_id, "kind": v.kind, "label": v.label}
+                              "record_id": v.record_id, "kind": v.kind, "label": v.label,
+                              "scope": v.scope}
                              for v in self.vertices],
                 "edges": [{"side": e.side, "source": e.source, "target": e.target,
                            "relation": e.relation, "label": e.label} for e in self.edges],
