@@ -39,7 +39,8 @@ from .options import Limits
 from .pointer import join
 from .schema import ANY, SchemaNode, concrete
 
-__all__ = ["MatchNode", "Scorer", "canonical_json", "map_score", "power_of_two_scale"]
+__all__ = ["MatchNode", "Scorer", "canonical_json", "key_denominator", "map_score",
+           "power_of_two_scale"]
 
 _PRIMITIVE_KINDS = frozenset({"string", "number", "boolean"})
 
@@ -81,25 +82,40 @@ def power_of_two_scale(weights: Sequence[float]) -> list[float]:
     return [math.ldexp(float(w), -exponent) for w in weights]
 
 
+def key_denominator(gold_keys: int, candidate_keys: int) -> int:
+    """The paper's d = max(n, m) of the key term s_key = (1/d) sum K_ij (matched pairs).
+
+    >>> key_denominator(2, 3)
+    3
+    """
+    return max(gold_keys, candidate_keys)
+
+
 def map_score(key_scores: Sequence[Any], value_scores: Iterable[Any],
               weights: Sequence[float], key_importance: float,
-              value_importance: float) -> Any:
+              value_importance: float, key_slots: int) -> Any:
     """Eq. (dict) of the paper over slots: floats in, float out; arrays in, array out.
+
+    ``key_scores`` are the key similarities of the slots (0 for unmatched keys) and
+    ``key_slots`` is the paper's d = max(n, m); the value term averages the slots'
+    values by weight (spec notes: matched pairs, unmatched gold and candidate keys).
 
     ``value_scores`` may be a generator: each slot's value (a whole score matrix in
     the matrix form) is then computed, weighted and added before the next is made,
     so only the running sum is held. Weights and the two importances are scaled by
     :func:`power_of_two_scale` (exact) so that no sum overflows.
 
-    >>> map_score([1.0, 0.0], [1.0, 0.0], [3.0, 1.0], 0.0, 1.0)
+    >>> map_score([1.0, 0.0], [1.0, 0.0], [3.0, 1.0], 0.0, 1.0, 2)
     0.75
+    >>> map_score([1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 1.0], 1.0, 0.0, 2)
+    0.5
     """
     slots = len(weights)
     if slots == 0:
         return 1.0
     weights = power_of_two_scale(weights)
     key_importance, value_importance = power_of_two_scale([key_importance, value_importance])
-    s_key = _accumulate(key_scores) / slots
+    s_key = _accumulate(key_scores) / key_slots
     total_weight = _accumulate(weights)
     if total_weight > 0:
         s_val = _accumulate(w * v for w, v in zip(weights, value_scores, strict=True)) / (
@@ -379,18 +395,25 @@ class Scorer:
             child.key_score = key_similarity
             children.append(child)
             weights.append(weight)
+        d = key_denominator(len(gold), len(candidate))
         node.score = float(map_score([c.key_score for c in children],
                                      [c.score for c in children], weights,
-                                     schema.key_importance, schema.value_importance))
+                                     schema.key_importance, schema.value_importance, d))
         weights = power_of_two_scale(weights)
         total_weight = math.fsum(weights)
         key_importance, value_importance = power_of_two_scale(
             [schema.key_importance, schema.value_importance])
         importance = key_importance + value_importance
+        # The key term's deficit: (1 - K) / d per matched pair, and what the d - k
+        # matched pairs cannot reach shared by the u unmatched keys (u >= d - k).
+        matched = sum(c.gold_key is not None and c.candidate_key is not None for c in children)
+        unmatched = len(children) - matched
         for child, weight in zip(children, weights, strict=True):
             value_share = weight / total_weight if total_weight > 0 else 0.0
             child.weight = value_importance / importance * value_share
-            child.key_weight = key_importance / importance / len(children)
+            key_share = (1.0 / d if child.gold_key is not None and child.candidate_key is not None
+                         else (d - matched) / (d * unmatched))
+            child.key_weight = key_importance / importance * key_share
         node.children = children
 
     def _unmatched(self, value: Any, schema: SchemaNode, status: Status, label: str,
@@ -620,7 +643,8 @@ class Scorer:
                     if gold_key is not None and cand_key is not None else 0.0
                     for gold_key, cand_key, sub, _ in slots)
                 block = map_score(key_scores, value_scores, [w for *_, w in slots],
-                                  schema.key_importance, schema.value_importance)
+                                  schema.key_importance, schema.value_importance,
+                                  key_denominator(len(gold_keys), len(cand_keys)))
                 if (len(rows) == len(golds) and len(cols) == len(candidates)
                         and isinstance(block, np.ndarray) and block.shape == out.shape):
                     return block  # one key set on each side: the block is the matrix

@@ -288,7 +288,9 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
                                      short if len(short) <= 80 else short[:77] + "...",
                                      scope))
             carrier = index.carriers.get(record.pointer, Carrier(record.pointer))
-            seeds.append(f"record|{scope}|" + (
+            # one start colour for every vertex (hubs too), but for the scope when a
+            # cycle's graph holds several, and the record's exact scalars in blend mode
+            seeds.append((scope if len(group) > 1 else "") + "|" + (
                 _carrier_label(carrier, group, side, bijections, resolved) if blend else ""))
     for carrier in index.carriers.values():
         ends = [(role, vertex_of[target, key]) for target, role, v in carrier.refs
@@ -309,7 +311,7 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
             hub = len(vertices)
             vertices.append(WLVertex(side, carrier.pointer, None, None, "hub",
                                      f"{len(ends)}-way {carrier.pointer or '/'}"))
-            seeds.append("hub|")
+            seeds.append("|")
             edges.extend(WLEdge(side, hub, v, role, label) for role, v in ends)
 
 
