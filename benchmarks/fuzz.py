@@ -1,0 +1,646 @@
+"""Fuzz the engine with hostile triples and check its invariants on every one.
+
+Each triple comes from :func:`oa_core.synthetic.hostile.generate` (schema, a gold
+that satisfies it, a corrupted candidate; custom comparators from
+``hostile.COMPARATORS``) and is checked in a worker process:
+
+a. only :class:`oa_core.OAError` subclasses are raised (anything else is a *raw
+   exception*, reported with its type, stage and traceback);
+b. every score is in [0, 1] and not NaN;
+c. ``score(g, g) == 1.0``;
+d. with ``feedback(g, c, s, top_k=10**6)`` the op deltas add up to ``1 - score``
+   within 1e-12 (``math.fsum``), also with ``strict=True``;
+e. ``score(g, apply_ops(c, fb.ops)) == 1.0``;
+f. permuting ``order: "align"`` lists of the gold, the candidate or both never
+   changes a bit of the score in ``wl_mode`` ``"tie_break"`` and ``"blend"``;
+g. relabelling the ids of the candidate (and, for every fourth seed, of the gold)
+   consistently keeps the bits (in every ``wl_mode``: relabelling moves no record);
+h. on a sample (every ``--sample-every``-th triple), the same bits under two other
+   ``PYTHONHASHSEED`` values (two subprocesses after the run).
+
+A triple over ``--timeout`` seconds (all its checks together) is a *hang*: an alarm
+inside the worker reports the stage it was in, and a watchdog in the parent kills
+and replaces a worker that does not answer ``--timeout`` seconds later (a hang in C
+code). When the first call refuses the triple with an :class:`~oa_core.OAError`
+(a sabotaged schema, an invalid candidate, a custom comparator that raised) the
+triple counts as *refused* and the other invariants are not checked; when a later
+call of a check raises an ``OAError``, that check counts as *skipped*.
+
+Every failure is a JSON line in ``benchmarks/results/fuzz-failures.jsonl`` (seed,
+size, invariant, stage, exception or values, and the variant parameters needed to
+rebuild it with :meth:`~oa_core.synthetic.hostile.HostileTriple.materialize`); the
+summary goes to ``benchmarks/results/fuzz.json``. The exit code is 1 when anything
+failed.
+
+Run from the repository root::
+
+    python -m benchmarks.fuzz --triples 50000 --workers 2 --seed 0
+    python -m benchmarks.fuzz --triples 3000 --size 3
+    python -m benchmarks.fuzz --replay 1234         # one seed in this process, verbose
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import json
+import math
+import multiprocessing as mp
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
+import traceback
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+import oa_core
+from oa_core import OAError
+from oa_core.synthetic import hostile
+
+__all__ = ["INVARIANTS", "check_triple", "fingerprint", "main", "run"]
+
+INVARIANTS: dict[str, str] = {
+    "a": "only OAError subclasses raised",
+    "b": "score in [0, 1], not NaN",
+    "c": "score(g, g) == 1.0",
+    "d": "deltas sum to 1 - score (+strict)",
+    "e": "apply_ops reaches 1.0",
+    "f": "align permutation keeps bits",
+    "g": "id relabelling keeps bits",
+    "h": "same bits across PYTHONHASHSEED",
+}
+PERMUTED_MODES = ("tie_break", "blend")
+RELABEL_MODES = ("tie_break", "blend", "none")
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+class _Timeout(BaseException):
+    """Raised by the alarm inside a worker (not an Exception: nothing swallows it)."""
+
+
+def _bits(value: Any) -> str:
+    """The exact bits of a score (``repr`` for anything that is not a float)."""
+    if isinstance(value, float):
+        return struct.pack("<d", value).hex()
+    return repr(value)
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+class _Check:
+    """Runs the calls of one triple, recording failures, checks and skips."""
+
+    def __init__(self, seed: int, size: int) -> None:
+        self.seed = seed
+        self.size = size
+        self.failures: list[dict[str, Any]] = []
+        self.checked: Counter[str] = Counter()
+        self.skipped: Counter[str] = Counter()
+        self.stage = "generate"
+
+    def fail(self, invariant: str, stage: str, **values: Any) -> None:
+        self.failures.append({"seed": self.seed, "size": self.size, "invariant": invariant,
+                              "stage": stage, **values})
+
+    def call(self, invariant: str, stage: str, fn: Callable[[], Any]) -> tuple[str, Any]:
+        """("ok", value), ("refused", OAError) or ("raw", exception)."""
+        self.stage = stage
+        try:
+            return "ok", fn()
+        except OAError as exc:
+            return "refused", exc
+        except Exception as exc:  # raw exception: invariant (a)
+            lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+            self.fail("a", stage, during=invariant, exception=type(exc).__name__,
+                      message=str(exc)[:500], traceback="".join(lines[-6:])[-2000:])
+            return "raw", exc
+
+    def bounds(self, stage: str, value: Any) -> None:
+        self.checked["b"] += 1
+        if not isinstance(value, float) or math.isnan(value) or not 0.0 <= value <= 1.0:
+            self.fail("b", stage, score=_short(value))
+
+
+def _deltas(check: _Check, stage: str, fb: Any) -> None:
+    check.checked["d"] += 1
+    total = math.fsum(op.delta for op in fb.ops)
+    deficit = 1.0 - fb.score
+    if not (math.isfinite(total) and abs(total - deficit) <= 1e-12):
+        check.fail("d", stage, score=_short(fb.score), deltas_sum=_short(total),
+                   deficit=_short(deficit), ops=len(fb.ops),
+                   kinds=sorted(Counter(str(op.kind) for op in fb.ops).items()))
+
+
+def fingerprint(gold: Any, candidate: Any, schema: Any) -> dict[str, Any]:
+    """Bits of everything the engine computes for one triple (for invariant h)."""
+    out: dict[str, Any] = {}
+    for mode in RELABEL_MODES:
+        try:
+            fb = oa_core.feedback(gold, candidate, schema, top_k=10**6, wl_mode=mode)
+        except Exception as exc:
+            out[mode] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            continue
+        out[mode] = {"score": _bits(fb.score), "ops": [
+            [str(op.kind), op.gold_path, op.candidate_path, _bits(op.delta)] for op in fb.ops]}
+    return out
+
+
+def check_triple(seed: int, *, size: int = hostile.DEFAULT_SIZE, perms: int = 2,
+                 want_fingerprint: bool = False, check: _Check | None = None) -> dict[str, Any]:
+    """Check every invariant but (h) on the triple of ``seed``.
+
+    Returns
+    -------
+    dict
+        ``seed``, ``outcome`` ("ok" or "refused:<error type>"), ``failures`` (list
+        of dicts), ``checked`` and ``skipped`` (counts per invariant), ``features``
+        and, if asked, ``fingerprint``.
+    """
+    check = check or _Check(seed, size)
+    result: dict[str, Any] = {"seed": seed, "outcome": "ok", "failures": check.failures}
+    try:
+        triple = hostile.generate(seed, size=size)
+        schema, gold, candidate = triple.materialize()
+    except Exception as exc:
+        check.fail("generator", "generate", exception=type(exc).__name__, message=str(exc))
+        result["outcome"] = "generator-error"
+        return _finish(result, check)
+    result["features"] = triple.features
+    status, parsed = check.call("a", "Schema.parse", lambda: oa_core.Schema.parse(
+        schema, comparators=hostile.COMPARATORS))
+    if status != "ok":
+        result["outcome"] = f"refused:{type(parsed).__name__}" if status == "refused" \
+            else "raw"
+        return _finish(result, check)
+
+    def score(g: Any, c: Any, **options: Any) -> Callable[[], float]:
+        return lambda: oa_core.score(g, c, parsed, **options)
+
+    status, fb = check.call("a", "feedback", lambda: oa_core.feedback(
+        gold, candidate, parsed, top_k=10**6))
+    if status != "ok":
+        result["outcome"] = f"refused:{type(fb).__name__}" if status == "refused" else "raw"
+        return _finish(result, check)
+    base = fb.score
+    check.bounds("feedback", base)
+    _deltas(check, "feedback", fb)
+
+    # (c) identity
+    status, same = check.call("c", "score(g, g)", score(gold, copy.deepcopy(gold)))
+    if status == "ok":
+        check.checked["c"] += 1
+        check.bounds("score(g, g)", same)
+        if same != 1.0:
+            check.fail("c", "score(g, g)", score=_short(same))
+    elif status == "refused":
+        check.skipped["c"] += 1
+
+    # (d) strict mode
+    status, strict = check.call("d", "feedback strict", lambda: oa_core.feedback(
+        gold, candidate, parsed, top_k=10**6, strict=True))
+    if status == "ok":
+        check.bounds("feedback strict", strict.score)
+        _deltas(check, "feedback strict", strict)
+    elif status == "refused":
+        check.skipped["d"] += 1
+
+    # (e) applying every op reaches 1.0
+    status, fixed = check.call("e", "apply_ops", lambda: oa_core.apply_ops(candidate, fb.ops))
+    if status == "ok":
+        status, repaired = check.call("e", "score(g, apply_ops)", score(gold, fixed))
+        if status == "ok":
+            check.checked["e"] += 1
+            if repaired != 1.0:
+                check.fail("e", "score(g, apply_ops)", score=_short(base),
+                           repaired=_short(repaired), ops=len(fb.ops),
+                           kinds=sorted(Counter(str(op.kind) for op in fb.ops).items()))
+        elif status == "refused":
+            check.skipped["e"] += 1
+    elif status == "refused":
+        check.skipped["e"] += 1
+
+    bases: dict[str, Any] = {"tie_break": base}
+
+    def base_in(mode: str) -> Any:
+        if mode not in bases:
+            status, value = check.call("f/g", f"score wl_mode={mode}", score(
+                gold, candidate, wl_mode=mode))
+            bases[mode] = value if status == "ok" else None
+            if status == "ok":
+                check.bounds(f"score wl_mode={mode}", value)
+        return bases[mode]
+
+    # (f) permutations of align lists
+    if triple.has_align:
+        for k in range(perms):
+            sides = ("candidate", "gold", "both")[(seed + k) % 3]
+            permute = seed * 1000 + k
+            _, g2, c2 = triple.materialize(permute=permute, sides=sides)
+            if g2 == gold and c2 == candidate and _bits_equal_docs(g2, gold, c2, candidate):
+                continue
+            for mode in PERMUTED_MODES:
+                before = base_in(mode)
+                if before is None:
+                    check.skipped["f"] += 1
+                    continue
+                status, after = check.call("f", f"permuted {sides} wl_mode={mode}",
+                                           score(g2, c2, wl_mode=mode))
+                if status == "refused":
+                    check.skipped["f"] += 1
+                if status != "ok":
+                    continue
+                check.checked["f"] += 1
+                if _bits(after) != _bits(before):
+                    check.fail("f", f"permuted {sides}", wl_mode=mode, before=_short(before),
+                               after=_short(after), permute=permute, sides=sides)
+
+    # (g) consistent relabelling of ids
+    if triple.has_ids and triple.relabel_safe:
+        variants = [("candidate", seed * 1000 + 7)]
+        if seed % 4 == 1:
+            variants.append(("gold", seed * 1000 + 8))
+        for relabel_sides, relabel in variants:
+            _, g3, c3 = triple.materialize(relabel=relabel, relabel_sides=relabel_sides)
+            for mode in RELABEL_MODES:
+                before = base_in(mode)
+                if before is None:
+                    check.skipped["g"] += 1
+                    continue
+                status, after = check.call("g", f"relabelled {relabel_sides} wl_mode={mode}",
+                                           score(g3, c3, wl_mode=mode))
+                if status == "refused":
+                    check.skipped["g"] += 1
+                if status != "ok":
+                    continue
+                check.checked["g"] += 1
+                if _bits(after) != _bits(before):
+                    check.fail("g", f"relabelled {relabel_sides}", wl_mode=mode,
+                               before=_short(before), after=_short(after), relabel=relabel,
+                               relabel_sides=relabel_sides)
+    if want_fingerprint:
+        check.stage = "fingerprint"
+        result["fingerprint"] = fingerprint(gold, candidate, parsed)
+    return _finish(result, check)
+
+
+def _bits_equal_docs(*docs: Any) -> bool:
+    # == calls 0 and 0.0 (and -0.0) equal; a permutation that changed nothing else
+    # may still have moved such values, so compare the JSON text too.
+    g2, gold, c2, candidate = docs
+    return (json.dumps(g2) == json.dumps(gold)) and (json.dumps(c2) == json.dumps(candidate))
+
+
+def _finish(result: dict[str, Any], check: _Check) -> dict[str, Any]:
+    result["failures"] = check.failures
+    result["checked"] = dict(check.checked)
+    result["skipped"] = dict(check.skipped)
+    return result
+
+
+# -- worker processes ------------------------------------------------------------------
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _Timeout
+
+
+def _quiet() -> None:
+    warnings.simplefilter("ignore")
+    signal.signal(signal.SIGALRM, _on_alarm)
+
+
+def _one(seed: int, size: int, perms: int, timeout: float, want_fingerprint: bool
+         ) -> dict[str, Any]:
+    check = _Check(seed, size)
+    started = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        result = check_triple(seed, size=size, perms=perms,
+                              want_fingerprint=want_fingerprint, check=check)
+    except _Timeout:
+        check.fail("hang", check.stage, seconds=round(time.perf_counter() - started, 3))
+        result = _finish({"seed": seed, "outcome": "hang"}, check)
+    except Exception as exc:  # a defect of this harness: report it, do not die
+        check.fail("harness", check.stage, exception=type(exc).__name__,
+                   message=str(exc)[:500], traceback=traceback.format_exc()[-2000:])
+        result = _finish({"seed": seed, "outcome": "harness-error"}, check)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    result["seconds"] = time.perf_counter() - started
+    return result
+
+
+def _worker(conn: Connection, size: int, perms: int, timeout: float) -> None:
+    _quiet()
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        seed, want_fingerprint = message
+        result = _one(seed, size, perms, timeout, want_fingerprint)
+        try:
+            conn.send(result)
+        except Exception as exc:  # an unpicklable value in a failure record
+            result = {"seed": seed, "outcome": "harness-error", "failures": [{
+                "seed": seed, "size": size, "invariant": "harness", "stage": "send",
+                "exception": type(exc).__name__, "message": str(exc)[:500]}],
+                "checked": {}, "skipped": {}, "seconds": result.get("seconds", 0.0)}
+            conn.send(result)
+
+
+class _Slot:
+    def __init__(self, ctx: Any, size: int, perms: int, timeout: float) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_worker, args=(child, size, perms, timeout),
+                                   daemon=True)
+        self.process.start()
+        child.close()
+        self.seed: int | None = None
+        self.started = 0.0
+
+    def stop(self, kill: bool = False) -> None:
+        if kill:
+            self.process.kill()
+        else:
+            with contextlib.suppress(OSError):
+                self.conn.send(None)
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+def _pool(seeds: Iterable[int], *, workers: int, size: int, perms: int, timeout: float,
+          sample_every: int, progress: bool) -> Iterable[dict[str, Any]]:
+    """Results of every seed, from ``workers`` processes under a watchdog."""
+    ctx = mp.get_context("fork")
+    slots = [_Slot(ctx, size, perms, timeout) for _ in range(workers)]
+    queue = iter(seeds)
+    exhausted = False
+    try:
+        while True:
+            for k, slot in enumerate(slots):
+                if slot.seed is None and not exhausted:
+                    seed = next(queue, None)
+                    if seed is None:
+                        exhausted = True
+                        break
+                    slot.seed, slot.started = seed, time.monotonic()
+                    slots[k].conn.send((seed, sample_every > 0 and seed % sample_every == 0))
+            busy = [s for s in slots if s.seed is not None]
+            if not busy:
+                return
+            ready = wait([s.conn for s in busy], timeout=0.5)
+            for slot in busy:
+                if slot.conn in ready:
+                    try:
+                        result = slot.conn.recv()
+                    except (EOFError, OSError):
+                        code = slot.process.exitcode
+                        result = {"seed": slot.seed, "outcome": "crash", "checked": {},
+                                  "skipped": {}, "seconds": time.monotonic() - slot.started,
+                                  "failures": [{"seed": slot.seed, "size": size,
+                                                "invariant": "a", "stage": "worker",
+                                                "exception": "WorkerDied",
+                                                "message": f"exit code {code}"}]}
+                        slots[slots.index(slot)] = _replace(slot, ctx, size, perms, timeout)
+                    else:
+                        slot.seed = None
+                    yield result
+                elif time.monotonic() - slot.started > 2 * timeout + 2:
+                    seconds = time.monotonic() - slot.started
+                    result = {"seed": slot.seed, "outcome": "hang", "checked": {},
+                              "skipped": {}, "seconds": seconds, "failures": [{
+                                  "seed": slot.seed, "size": size, "invariant": "hang",
+                                  "stage": "killed by the watchdog (stuck outside Python)",
+                                  "seconds": round(seconds, 3)}]}
+                    slots[slots.index(slot)] = _replace(slot, ctx, size, perms, timeout)
+                    yield result
+    finally:
+        for slot in slots:
+            slot.stop(kill=slot.seed is not None)
+
+
+def _replace(slot: _Slot, ctx: Any, size: int, perms: int, timeout: float) -> _Slot:
+    slot.stop(kill=True)
+    return _Slot(ctx, size, perms, timeout)
+
+
+# -- PYTHONHASHSEED --------------------------------------------------------------------
+
+def _fingerprints_main(size: int, timeout: float) -> None:
+    """Subprocess mode: read seeds (JSON list) on stdin, print their fingerprints."""
+    _quiet()
+    seeds = json.load(sys.stdin)
+    out: dict[str, Any] = {}
+    for seed in seeds:
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            triple = hostile.generate(seed, size=size)
+            schema, gold, candidate = triple.materialize()
+            parsed = oa_core.Schema.parse(schema, comparators=hostile.COMPARATORS)
+            out[str(seed)] = fingerprint(gold, candidate, parsed)
+        except _Timeout:
+            out[str(seed)] = "hang"
+        except Exception as exc:
+            out[str(seed)] = f"{type(exc).__name__}: {str(exc)[:200]}"
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    json.dump(out, sys.stdout)
+
+
+def _hashseed_check(fingerprints: dict[int, Any], size: int, timeout: float
+                    ) -> tuple[list[dict[str, Any]], int]:
+    """Compare the workers' fingerprints with two subprocesses' (invariant h)."""
+    failures: list[dict[str, Any]] = []
+    if not fingerprints:
+        return failures, 0
+    seeds = sorted(fingerprints)
+    root = Path(__file__).resolve().parent.parent
+    runs: dict[str, dict[str, Any]] = {}
+    for hashseed in ("1", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": hashseed}
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "benchmarks.fuzz", "--fingerprints", "--size", str(size),
+                 "--timeout", str(timeout)], input=json.dumps(seeds), capture_output=True,
+                text=True, env=env, cwd=root, timeout=len(seeds) * timeout * 4 + 120)
+            runs[hashseed] = json.loads(done.stdout)
+        except (subprocess.SubprocessError, ValueError) as exc:
+            failures.append({"seed": None, "size": size, "invariant": "h",
+                             "stage": f"PYTHONHASHSEED={hashseed} subprocess",
+                             "exception": type(exc).__name__, "message": str(exc)[:500]})
+            return failures, 0
+    for seed in seeds:
+        mine = json.dumps(fingerprints[seed], sort_keys=True)
+        for hashseed, found in runs.items():
+            theirs = json.dumps(found.get(str(seed)), sort_keys=True)
+            if theirs != mine:
+                failures.append({"seed": seed, "size": size, "invariant": "h",
+                                 "stage": f"PYTHONHASHSEED={hashseed}",
+                                 "worker": mine[:600], "subprocess": theirs[:600]})
+                break
+    return failures, len(seeds)
+
+
+# -- the run ---------------------------------------------------------------------------
+
+def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DEFAULT_SIZE,
+        perms: int = 2, timeout: float = 5.0, sample_every: int = 500,
+        out_dir: Path = RESULTS, progress: bool = True) -> dict[str, Any]:
+    """Fuzz ``triples`` seeds and write the failures and the summary.
+
+    Seeds are ``seed * 10**7 + i`` for ``i < triples``.
+
+    Returns
+    -------
+    dict
+        The summary (also written to ``out_dir / "fuzz.json"``).
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    failures_path = out_dir / "fuzz-failures.jsonl"
+    started = time.perf_counter()
+    outcomes: Counter[str] = Counter()
+    raw: Counter[str] = Counter()
+    violations: Counter[str] = Counter()
+    checked: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+    features: Counter[str] = Counter()
+    stages: Counter[str] = Counter()
+    fingerprints: dict[int, Any] = {}
+    hangs = 0
+    done = 0
+    slowest: list[tuple[float, int]] = []
+    last_report = time.monotonic()
+    seeds = range(seed * 10**7, seed * 10**7 + triples)
+    with failures_path.open("w", encoding="utf-8") as sink:
+        def record(failure: dict[str, Any]) -> None:
+            sink.write(json.dumps(failure, default=repr) + "\n")
+
+        for result in _pool(seeds, workers=workers, size=size, perms=perms, timeout=timeout,
+                            sample_every=sample_every, progress=progress):
+            done += 1
+            outcomes[result["outcome"]] += 1
+            checked.update(result.get("checked", {}))
+            skipped.update(result.get("skipped", {}))
+            features.update(result.get("features", []))
+            slowest = sorted([*slowest, (result.get("seconds", 0.0), result["seed"])])[-5:]
+            failed: set[str] = set()
+            for failure in result["failures"]:
+                record(failure)
+                invariant = failure["invariant"]
+                if invariant == "a":
+                    raw[failure.get("exception", "?")] += 1
+                    stages[failure.get("stage", "?")] += 1
+                elif invariant == "hang":
+                    hangs += 1
+                failed.add(invariant)
+            for invariant in failed:
+                violations[invariant] += 1
+            if "fingerprint" in result:
+                fingerprints[result["seed"]] = result["fingerprint"]
+            if progress and time.monotonic() - last_report > 10:
+                last_report = time.monotonic()
+                print(f"  {done}/{triples} triples, {sum(violations.values())} failing "
+                      f"invariants so far, {done / (time.perf_counter() - started):.0f}/s",
+                      file=sys.stderr, flush=True)
+        hash_failures, hash_checked = _hashseed_check(fingerprints, size, timeout)
+        for failure in hash_failures:
+            record(failure)
+        checked["h"] += hash_checked
+        violations["h"] += len({f["seed"] for f in hash_failures})
+    wall = time.perf_counter() - started
+    summary = {
+        "triples": done, "seed": seed, "size": size, "workers": workers, "perms": perms,
+        "timeout_s": timeout, "wall_time_s": round(wall, 2),
+        "throughput_per_s": round(done / wall, 1) if wall else None,
+        "outcomes": dict(outcomes.most_common()),
+        "raw_exceptions": dict(raw.most_common()),
+        "raw_exception_stages": dict(stages.most_common()),
+        "hangs": hangs,
+        "violations": {k: violations.get(k, 0) for k in [*INVARIANTS, "generator", "harness"]},
+        "checked": {k: checked.get(k, 0) for k in INVARIANTS},
+        "skipped": dict(skipped),
+        "features": dict(features.most_common()),
+        "slowest": [{"seed": s, "seconds": round(t, 3)} for t, s in reversed(slowest)],
+        "failures_file": str(failures_path),
+        "failed": bool(sum(violations.values())),
+    }
+    (out_dir / "fuzz.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def _table(summary: dict[str, Any]) -> str:
+    raw = summary["raw_exceptions"]
+    lines = [
+        f"{'triples run':<42}{summary['triples']:>10}",
+        f"{'raw exceptions':<42}{sum(raw.values()):>10}"
+        + (("   (" + ", ".join(f"{k} {v}" for k, v in raw.items()) + ")") if raw else ""),
+        f"{'hangs (> ' + str(summary['timeout_s']) + ' s)':<42}{summary['hangs']:>10}",
+        f"{'refused (an OAError on the first call)':<42}"
+        f"{sum(v for k, v in summary['outcomes'].items() if k.startswith('refused')):>10}",
+        "",
+        f"{'invariant':<42}{'violations':>10}{'checks':>10}",
+    ]
+    for key, text in INVARIANTS.items():
+        checks = summary["checked"][key] if key != "a" else summary["triples"]
+        lines.append(f"{key + '. ' + text:<42}{summary['violations'][key]:>10}{checks:>10}")
+    for key in ("generator", "harness"):
+        if summary["violations"][key]:
+            lines.append(f"{key + ' errors':<42}{summary['violations'][key]:>10}")
+    lines += ["", f"{'wall time':<42}{summary['wall_time_s']:>9.1f}s",
+              f"{'throughput':<42}{summary['throughput_per_s']:>8.1f}/s",
+              f"failures: {summary['failures_file']}"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--triples", type=int, default=3000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--size", type=int, default=hostile.DEFAULT_SIZE)
+    parser.add_argument("--perms", type=int, default=2, help="permutations per triple")
+    parser.add_argument("--timeout", type=float, default=5.0, help="seconds per triple")
+    parser.add_argument("--sample-every", type=int, default=500,
+                        help="PYTHONHASHSEED check on every N-th seed (0: never)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--replay", type=int, nargs="+", metavar="SEED",
+                        help="check these seeds in this process and print the failures")
+    parser.add_argument("--fingerprints", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if args.fingerprints:
+        _fingerprints_main(args.size, args.timeout)
+        return 0
+    if args.replay:
+        _quiet()
+        bad = 0
+        for seed in args.replay:
+            result = _one(seed, args.size, args.perms, args.timeout, False)
+            print(f"seed {seed}: {result['outcome']}, {len(result['failures'])} failures")
+            for failure in result["failures"]:
+                bad += 1
+                print(json.dumps(failure, indent=1, default=repr))
+        return 1 if bad else 0
+    summary = run(triples=args.triples, workers=args.workers, seed=args.seed, size=args.size,
+                  perms=args.perms, timeout=args.timeout, sample_every=args.sample_every,
+                  out_dir=args.out, progress=not args.quiet)
+    print(_table(summary))
+    return 1 if summary["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
