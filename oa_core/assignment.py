@@ -178,8 +178,9 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[np.ndarray],
     pairs : list of (i, j)
         Sorted by i.
     decided : dict (i, j) -> int
-        For pairs inside a twin group: the first level whose value set this pair
-        apart from the group's other options (``len(levels)`` when none did).
+        For pairs inside a twin group: the first level that tells the group's
+        pairings apart (some pairing of the group scores higher on it than another),
+        ``len(levels)`` when none does.
     """
     partner = dict(pairs)
     decided: dict[tuple[int, int], int] = {}
@@ -209,19 +210,23 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[np.ndarray],
                 objective = objective * (float(sub.max(initial=0)) * min(len(rows),
                                                                          len(cols)) + 1) + sub
             r, c = linear_sum_assignment(objective, maximize=True)
+            deciding = next((k for k, level in enumerate(levels)
+                             if _spread(level[grid].astype(np.float64)) > 0), len(levels))
             for i in rows:
                 partner.pop(i, None)
             for a, b in zip(r, c, strict=True):
-                i, j = rows[a], cols[b]
-                partner[i] = j
-                options = [cols[k] for k in range(len(cols))] if axis == 0 else [
-                    rows[k] for k in range(len(rows))]
-                decided[i, j] = next(
-                    (k for k, level in enumerate(levels)
-                     if any((level[i, o] if axis == 0 else level[o, j]) < level[i, j]
-                            for o in options)), len(levels))
+                partner[rows[a]] = cols[b]
+                decided[rows[a], cols[b]] = deciding
     result = sorted(partner.items())
     return result, {p: decided[p] for p in result if p in decided}
+
+
+def _spread(values: np.ndarray) -> float:
+    """How much the best and the worst full pairing of ``values`` differ."""
+    r, c = linear_sum_assignment(values, maximize=True)
+    best = values[r, c].sum()
+    r, c = linear_sum_assignment(values)
+    return float(best - values[r, c].sum())
 
 
 def monotone_matching(matrix: np.ndarray) -> Pairs:

@@ -52,6 +52,7 @@ __all__ = [
     "BUILTIN_COMPARATORS",
     "Comparator",
     "ComparatorRegistry",
+    "Registration",
     "id_key",
     "is_number",
     "register_comparator",
@@ -264,9 +265,31 @@ def _make_custom(name: str, fn: ScalarFn, kinds: Sequence[str]) -> Comparator:
     return Comparator(name, frozenset(kinds), _checked(name, fn))
 
 
+class Registration:
+    """A process-wide registration, undone by :meth:`remove` or at the end of a
+    ``with`` block (see :func:`register_comparator`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def remove(self) -> None:
+        """Unregister the comparator (schemas parsed before keep it)."""
+        _GLOBAL_CUSTOM.pop(self.name, None)
+
+    def __enter__(self) -> Registration:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
 def register_comparator(name: str, fn: ScalarFn,
-                        kinds: Sequence[str] = ("string",)) -> None:
-    """Register a custom comparator for every schema parsed afterwards.
+                        kinds: Sequence[str] = ("string",)) -> Registration:
+    """Register a custom comparator for every schema parsed afterwards, in this process.
+
+    Prefer per-schema comparators (``Schema.parse(schema, comparators={name: fn})``,
+    or ``align(..., comparators=...)``): they cannot leak into other work. A
+    registration is scoped by using the result as a context manager.
 
     Parameters
     ----------
@@ -277,11 +300,18 @@ def register_comparator(name: str, fn: ScalarFn,
     kinds : sequence of {"string", "number", "boolean"}
         The value kinds it compares.
 
-    >>> register_comparator("same_initial", lambda g, p: float(g[:1] == p[:1]))
-    >>> ComparatorRegistry().get("same_initial").scalar("Bob", "Bill")
+    Returns
+    -------
+    Registration
+
+    >>> with register_comparator("same_initial", lambda g, p: float(g[:1] == p[:1])):
+    ...     ComparatorRegistry().get("same_initial").scalar("Bob", "Bill")
     1.0
+    >>> "same_initial" in ComparatorRegistry()
+    False
     """
     _GLOBAL_CUSTOM[name] = _make_custom(name, fn, kinds)
+    return Registration(name)
 
 
 class ComparatorRegistry:

@@ -83,12 +83,15 @@ def test_type_mismatch_scores_zero_and_is_reported():
     assert [v.pointer for v in result.violations] == ["/a"]
 
 
-def test_strict_mode_zeroes_any_violation():
-    schema = {"type": "object", "properties": {"role": {"type": "string", "enum": ["A", "B"]}}}
-    assert oa_core.score({"role": "A"}, {"role": "C"}, schema) == 0.0
-    assert oa_core.score({"role": "A"}, {"role": "A", "x": 1}, schema, strict=True) < 1.0
-    lenient = oa_core.align({"role": "A"}, {"role": "A"}, schema)
-    assert lenient.score == 1.0 and lenient.violations == []
+def test_defect_24_strict_mode_zeroes_any_violation():
+    schema = {"type": "object", "properties": {"role": {"type": "string", "enum": ["A", "B"]},
+                                               "n": {"type": "integer"}}}
+    gold = {"role": "A", "n": 1}
+    candidate = {"role": "A", "n": "1"}  # violates "type" only; scores 0.5 by default
+    lenient = oa_core.align(gold, candidate, schema)
+    assert lenient.score == 0.5 and [v.pointer for v in lenient.violations] == ["/n"]
+    assert oa_core.score(gold, candidate, schema, strict=True) == 0.0
+    assert oa_core.score(gold, gold, schema, strict=True) == 1.0  # no violation: unchanged
 
 
 def test_custom_comparator_by_name():
