@@ -198,7 +198,9 @@ class _Translator:
                         fresh, next_number = next_number, next_number + 1
                     else:
                         fresh = f"{fresh}_new"
-                taken.add(id_key(fresh))
+                fresh_key = id_key(fresh)
+                assert fresh_key is not None  # a gold id, or one made after it
+                taken.add(fresh_key)
                 extended[id_key(gold_id)] = fresh
             self.mapping[scope] = extended
 
@@ -457,9 +459,9 @@ def _format(table: Mapping[str, str], name: str, /, **fields: Any) -> str:
 
 
 def _render_op(op: RepairOp, table: Mapping[str, str]) -> str:
-    key = op.kind
-    if op.kind == "missing-list-item" and op.details.get("unordered") and key + (
-            ".unordered") in table:
+    key: str = op.kind
+    if op.kind == OpKind.MISSING_LIST_ITEM and op.details.get("unordered") and (
+            "missing-list-item.unordered" in table):
         key = "missing-list-item.unordered"
     fields = {"path": op.path or "/", "kind": op.kind, "delta": op.delta,
               "gold": _show(op.gold), "candidate": _show(op.candidate),
