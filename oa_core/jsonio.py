@@ -4,6 +4,13 @@ JSONC is JSON plus ``//`` and ``/* */`` comments and trailing commas; comments
 are blanked out (not removed) so that reported line and column numbers stay those
 of the original text.
 
+Reading is linear in the length of the text and bounded by
+:class:`~oa_core.options.Limits`: a text over ``max_input_bytes`` is refused before
+it is parsed, and a value nested deeper than ``max_depth`` is refused at its JSON
+Pointer, line and column (never a ``RecursionError``). Duplicate keys, numbers that
+are not finite (``1e400``) and integers too long for :func:`int` are refused at
+their JSON Pointer too, with line and column.
+
 Examples
 --------
 >>> loads('{"a": 1, // one\\n "b": [2, 3,],}', document="gold")
@@ -13,14 +20,27 @@ Examples
 ... except InputError as err:
 ...     print(err.message)
 invalid JSON at line 1, column 7: Expecting value
+>>> try:
+...     loads('{"a": {"b": 1,\\n "b": 2}}')
+... except InputError as err:
+...     print(err.pointer, err.message)
+/a duplicate key 'b' at line 2, column 2
+>>> try:
+...     loads('[1, 1e400]')
+... except InputError as err:
+...     print(err.pointer, err.message)
+/1 number 1e400 is not finite (beyond about ±1.8e308) at line 1, column 5
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
+
+import numpy as np
 
 from .errors import (
     INTEGER_OUT_OF_RANGE,
@@ -29,201 +49,411 @@ from .errors import (
     InputError,
     SchemaError,
 )
+from .options import Limits
 from .pointer import join
 
 __all__ = ["extract_json", "loads", "strip_jsonc"]
 
+# JSONC in one pass. ``keep`` is a run of JSON strings (possibly unterminated: then
+# to the end, as a parser reads it), other characters and commas that are neither
+# trailing nor followed by a comment; ``blank`` a comment or a trailing comma (one
+# that only white space and comments separate from } or ]). Few matches: the
+# replacement function runs around comments and commas next to them only.
+_BLOCK_COMMENT = r"/\*[^*]*\*+(?:[^/*][^*]*\*+)*/"
+_JSONC = re.compile(rf"""
+    (?P<keep>(?:"[^"\\]*(?:\\.[^"\\]*)*"?|[^"/,]+|,(?![ \t\r\n]*(?:[\]}}]|/[/*])))+)
+  | (?P<blank>//[^\n]*|{_BLOCK_COMMENT}|/\*.*
+       |,(?=(?:[ \t\r\n]+|//[^\n]*+|{_BLOCK_COMMENT})*[\]}}]))
+  | [,/]
+""", re.VERBOSE | re.DOTALL)
+_MAYBE_TRAILING = re.compile(r",[ \t\r\n]*[\]}]")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+# The tokens of JSON text, for locating a problem once the fast parser found one.
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?'
+                     r'(?:[eE][-+]?[0-9]+)?|[\[\]{},:]|true|false|null|-?Infinity|NaN', re.DOTALL)
+_STRINGS_AND_PLAIN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^"\[\]{}]+', re.DOTALL)
+_NOT_BRACKET = bytes(c for c in range(256) if c not in b"[]{}")
+_BOM = "\ufeff"
+
+
+# --------------------------------------------------------------------------- JSONC
+
+
+def _blank(match: re.Match[str]) -> str:
+    """A comment or trailing comma as spaces (newlines kept); anything else unchanged."""
+    blank = match.group("blank")
+    return match.group() if blank is None else _NOT_NEWLINE.sub(" ", blank)
+
+
 def strip_jsonc(text: str) -> str:
-    """Blank out comments and trailing commas, keeping every offset in place."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    in_string = False
-    while i < n:
-        ch = text[i]
-        if in_string:
-            out.append(ch)
-            if ch == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if ch == '"':
-                in_string = False
-            i += 1
-        elif ch == '"':
-            in_string = True
-            out.append(ch)
-            i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            end = n if end == -1 else end
-            out.append(" " * (end - i))
-            i = end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end == -1 else end + 2
-            out.append("".join(c if c == "\n" else " " for c in text[i:end]))
-            i = end
-        else:
-            out.append(ch)
-            i += 1
-    return _blank_trailing_commas("".join(out))
+    """Blank out comments and trailing commas, keeping every offset in place.
+
+    Returns ``text`` itself when it has no ``/`` and no trailing comma (plain JSON).
+
+    >>> strip_jsonc('[1, /* two */ 2,]')
+    '[1,           2 ]'
+    >>> strip_jsonc('{"url": "http://x", "a": [1,], // c\\n}')
+    '{"url": "http://x", "a": [1 ]      \\n}'
+    """
+    if "/" not in text and not _MAYBE_TRAILING.search(text):
+        return text
+    return _JSONC.sub(_blank, text)
 
 
-def _structural(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
-    """(index, character) of every character outside JSON strings, from ``start``."""
-    in_string = False
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if in_string:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        else:
-            yield i, ch
-        i += 1
+# --------------------------------------------------------------------------- limits
 
 
-def _blank_trailing_commas(text: str) -> str:
-    """Blank every comma that only white space separates from a closing bracket."""
-    result = list(text)
-    for i, ch in _structural(text):
-        if ch == ",":
-            j = i + 1
-            while j < len(text) and text[j] in " \t\r\n":
-                j += 1
-            if j < len(text) and text[j] in "}]":
-                result[i] = " "
-    return "".join(result)
+def _line_column(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    return f"line {line}, column {offset - text.rfind(chr(10), 0, offset)}"
+
+
+def _size_error(size: int, limits: Limits, what: str) -> InputError:
+    return InputError("", f"{what} is {size:,} bytes, over the limit of "
+                      f"{limits.max_input_bytes:,} bytes", fix="split the input, or raise "
+                      "Limits.max_input_bytes")
+
+
+def _utf8_size(text: str, limit: int) -> int:
+    """The UTF-8 size of ``text``, exact when it may matter for ``limit``."""
+    if len(text) * 4 <= limit:  # no character takes more than 4 bytes
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _may_be_deeper(text: str, limit: int) -> bool:
+    """False when no value of ``text`` can be nested deeper than ``limit`` (fast)."""
+    raw = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKET)
+    if len(raw) <= limit:
+        return False
+    # brackets inside strings count here (an upper bound), then not
+    if _bracket_depth(raw) <= limit:
+        return False
+    return _bracket_depth(_STRINGS_AND_PLAIN.sub("", text).encode("ascii")) > limit
+
+
+def _bracket_depth(brackets: bytes) -> int:
+    """The deepest nesting of a string of brackets (any kind closes any kind)."""
+    codes = np.frombuffer(brackets, dtype=np.uint8)
+    steps = ((codes == 91) | (codes == 123)).astype(np.int32) - (
+        (codes == 93) | (codes == 125))
+    return int(np.cumsum(steps).max(initial=0))
+
+
+class _Frame:
+    """One open object or array while scanning JSON text."""
+
+    __slots__ = ("is_object", "key", "keys", "want_key")
+
+    def __init__(self, is_object: bool) -> None:
+        self.is_object = is_object
+        self.key: str | int = "" if is_object else 0
+        self.keys: set[str] = set()
+        self.want_key = is_object
+
+
+def _first_problem(text: str, limits: Limits) -> tuple[str, str, str] | None:
+    """(pointer, message, fix) of the first problem in (stripped) JSON text, if any.
+
+    Problems: a value nested deeper than ``limits.max_depth``, a repeated key in
+    one object, a number that is not finite, an integer too long for ``int()``.
+    One pass over the tokens; only run once the fast parser found a problem.
+    """
+    frames: list[_Frame] = []
+
+    def pointer(frames: list[_Frame]) -> str:
+        return join("", *(frame.key for frame in frames))
+
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        first = token[0]
+        top = frames[-1] if frames else None
+        if top is not None and top.want_key and first == '"':
+            try:
+                key = json.loads(token)
+            except ValueError:
+                key = token
+            if key in top.keys:
+                return (pointer(frames[:-1]), f"duplicate key {key!r} at "
+                        f"{_line_column(text, match.start())}",
+                        "keep one member of that name")
+            top.keys.add(key)
+            top.key = key
+            top.want_key = False
+            continue
+        if first in "]}":
+            if frames:
+                frames.pop()
+            continue
+        if first == ",":
+            if top is not None:
+                if top.is_object:
+                    top.want_key = True
+                else:
+                    top.key = int(top.key) + 1
+            continue
+        if first == ":":
+            continue
+        if len(frames) > limits.max_depth:
+            return (pointer(frames), f"nested deeper than {limits.max_depth} levels at "
+                    f"{_line_column(text, match.start())}",
+                    "flatten the document, or raise Limits.max_depth")
+        if first in "[{":
+            frames.append(_Frame(first == "{"))
+        elif token in ("NaN", "Infinity", "-Infinity"):
+            return (pointer(frames), f"{token} is not valid JSON (numbers must be finite) "
+                    f"at {_line_column(text, match.start())}",
+                    "replace it with a finite number or null")
+        elif first in "-0123456789":
+            if any(c in token for c in ".eE"):
+                if not math.isfinite(float(token)):
+                    return (pointer(frames), f"number {token} is not finite (beyond about "
+                            f"±1.8e308) at {_line_column(text, match.start())}",
+                            "replace it with a finite number or null")
+            else:
+                try:
+                    int(token)
+                except ValueError:
+                    return (pointer(frames), f"integer of {len(token.lstrip('-'))} digits, "
+                            f"{INTEGER_OUT_OF_RANGE} at {_line_column(text, match.start())}",
+                            INTEGER_OUT_OF_RANGE_FIX)
+    return None
+
+
+# --------------------------------------------------------------------------- loads
+
+
+class _Problems:
+    """Hooks for :func:`json.loads` noting duplicate keys and non-finite numbers."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            self.found = True
+        return obj
+
+    def number(self, literal: str) -> float:
+        value = float(literal)
+        if value in (math.inf, -math.inf):
+            self.found = True
+        return value
+
+    def parse(self, text: str) -> Any:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=self.number,
+                          object_pairs_hook=self.pairs)
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
 
 
-def _pointer_of(value: Any, target: object) -> str:
-    """JSON Pointer of the node that is ``target`` (by identity) inside ``value``."""
-    stack: list[tuple[Any, str]] = [(value, "")]
-    while stack:
-        node, pointer = stack.pop()
-        if node is target:
-            return pointer
-        if isinstance(node, dict):
-            stack.extend((child, join(pointer, key)) for key, child in node.items())
-        elif isinstance(node, list):
-            stack.extend((child, join(pointer, i)) for i, child in enumerate(node))
-    raise LookupError("target is not inside value")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise ValueError(f"duplicate key {key!r} in one object")
-        obj[key] = value
-    return obj
-
-
-def loads(text: str | bytes, *, document: Document = "candidate") -> Any:
-    """Parse JSON or JSONC text; raise a typed error with line and column.
-
-    Parameters
-    ----------
-    text : str or bytes
-        The text (UTF-8 if bytes).
-    document : {"schema", "gold", "candidate", "options"}
-        Which input this is, for the error message. ``"schema"`` raises
-        :class:`SchemaError`, everything else :class:`InputError`.
-    """
-    error = SchemaError if document == "schema" else InputError
+def _as_text(text: str | bytes, limits: Limits, error: type[InputError],
+             document: Document) -> str:
+    """``text`` as a str without a BOM, within ``limits.max_input_bytes``."""
+    size = len(text) if isinstance(text, bytes) else _utf8_size(text, limits.max_input_bytes)
+    if size > limits.max_input_bytes:
+        err = _size_error(size, limits, "the text")
+        raise error("", err.message, fix=err.fix, document=document)
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise error("", f"not UTF-8 text (byte {exc.start})",
                         fix="save the file as UTF-8 JSON", document=document) from None
+    return text[1:] if text.startswith(_BOM) else text
+
+
+def loads(text: str | bytes, *, document: Document = "candidate",
+          limits: Limits | None = None) -> Any:
+    """Parse JSON or JSONC text; raise a typed error with line and column.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The text (UTF-8 if bytes); a leading byte order mark is ignored.
+    document : {"schema", "gold", "candidate", "options"}
+        Which input this is, for the error message. ``"schema"`` raises
+        :class:`SchemaError`, everything else :class:`InputError`.
+    limits : Limits, optional
+        ``max_input_bytes`` bounds the text, ``max_depth`` the nesting.
+
+    Raises
+    ------
+    InputError or SchemaError
+        Invalid JSON (line and column); too big or too deep; a duplicate key, a
+        number that is not finite or an integer too long to read (at its JSON
+        Pointer, line and column).
+
+    Examples
+    --------
+    >>> loads(b'\\xef\\xbb\\xbf[1]') == loads('\\ufeff[1]') == [1]
+    True
+    >>> try:
+    ...     loads("[" * 16000)
+    ... except InputError as err:
+    ...     print(err.message)
+    nested deeper than 100 levels at line 1, column 102
+    """
+    limits = limits or Limits()
+    error = SchemaError if document == "schema" else InputError
+    text = _as_text(text, limits, error, document)
     if not text.strip():
         raise error("", "the text is empty", fix="provide a JSON value", document=document)
-    # int() refuses literals over sys.get_int_max_str_digits() (4300) digits, and the
-    # parser knows no position then: such a literal becomes a unique placeholder whose
-    # JSON Pointer is looked up once parsing is done.
-    oversized: list[tuple[str, object]] = []
-
-    def parse_int(literal: str) -> int | object:
-        try:
-            return int(literal)
-        except ValueError:
-            oversized.append((literal, object()))
-            return oversized[-1][1]
-
-    try:
-        value = json.loads(strip_jsonc(text), parse_constant=_reject_constant,
-                           parse_int=parse_int, object_pairs_hook=_no_duplicates)
-    except json.JSONDecodeError as exc:
-        raise error("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                    fix="correct the JSON syntax there", document=document) from None
-    except (ValueError, RecursionError) as exc:
-        raise error("", f"invalid JSON: {exc}", fix="correct the JSON there",
-                    document=document) from None
-    if oversized:  # the first one in the text is the first in document order
-        literal, placeholder = oversized[0]
-        raise error(_pointer_of(value, placeholder),
-                    f"integer of {len(literal.lstrip('-'))} digits, {INTEGER_OUT_OF_RANGE}",
-                    fix=INTEGER_OUT_OF_RANGE_FIX, document=document)
+    problems = _Problems()
+    source = text
+    try:  # plain JSON first: the C parser, no comment stripping
+        value = problems.parse(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        source = strip_jsonc(text)
+        if source is text and isinstance(exc, json.JSONDecodeError):
+            _check_depth(source, limits, error, document)
+            raise _syntax_error(exc, error, document) from None
+        value = _parse_stripped(source, problems, limits, error, document)
+    except ValueError as exc:  # an integer too long for int(), NaN, Infinity
+        raise _problem(strip_jsonc(text), limits, error, document, str(exc)) from None
+    else:
+        _check_depth(source, limits, error, document)
+    if problems.found:
+        raise _problem(source, limits, error, document, "a duplicate key or a number that "
+                       "is not finite")
     return value
 
 
+def _problem(source: str, limits: Limits, error: type[InputError], document: Document,
+             fallback: str) -> InputError:
+    """The first problem of ``source``, at its pointer, line and column."""
+    found = _first_problem(source, limits)
+    if found is None:
+        return error("", f"invalid JSON: {fallback}", fix="correct the JSON there",
+                     document=document)
+    return _located(found, error, document)
+
+
+def _syntax_error(exc: json.JSONDecodeError, error: type[InputError],
+                  document: Document) -> InputError:
+    return error("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                 fix="correct the JSON syntax there", document=document)
+
+
+def _located(found: tuple[str, str, str], error: type[InputError],
+             document: Document) -> InputError:
+    pointer, message, fix = found
+    return error(pointer, message, fix=fix, document=document)
+
+
+def _check_depth(text: str, limits: Limits, error: type[InputError],
+                 document: Document) -> None:
+    if _may_be_deeper(text, limits.max_depth):
+        found = _first_problem(text, limits)
+        if found is not None and found[1].startswith("nested deeper"):
+            raise _located(found, error, document)
+
+
+def _parse_stripped(source: str, problems: _Problems, limits: Limits,
+                    error: type[InputError], document: Document) -> Any:
+    """Parse JSONC text whose comments and trailing commas are blanked."""
+    _check_depth(source, limits, error, document)  # before the recursive parser
+    problems.found = False
+    try:
+        return problems.parse(source)
+    except json.JSONDecodeError as exc:
+        raise _syntax_error(exc, error, document) from None
+    except RecursionError:
+        raise error("", "nested too deeply to read", fix="flatten the document",
+                    document=document) from None
+    except ValueError as exc:
+        raise _problem(source, limits, error, document, str(exc)) from None
+
+
+# --------------------------------------------------------------------------- extract_json
+
+
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)```", re.DOTALL)
+_OPENING = re.compile(r"[\[{]")
+# Inside a candidate span: a JSON string (on one line, as JSON requires) or a bracket.
+_INSIDE = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[\[\]{}]')
+MAX_SPANS = 10_000
+"""Candidate spans :func:`extract_json` tries at most (each is parsed at most once)."""
 
 
-def extract_json(text: str) -> Any:
+def _candidate_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of the balanced ``{...}``/``[...]`` spans worth parsing, in order.
+
+    One scan. Outside brackets, quotes are prose and ignored; inside, JSON strings
+    are skipped. Yields the outermost balanced spans, and inside a bracket that never
+    closes, the outermost balanced spans within it. Spans never overlap, so parsing
+    them all reads each character at most once.
+    """
+    opened: list[int] = []
+    closed: list[tuple[int, int]] = []  # balanced spans not yet known to be outermost
+    pos = 0
+    while True:
+        match = (_INSIDE if opened else _OPENING).search(text, pos)
+        if match is None:
+            break
+        pos = match.end()
+        char = match.group()[0]
+        if char in "[{":
+            opened.append(match.start())
+        elif char in "]}":
+            start = opened.pop()
+            while closed and closed[-1][0] > start:
+                closed.pop()
+            closed.append((start, pos))
+            if not opened:
+                yield from closed
+                closed.clear()
+    yield from closed
+
+
+def extract_json(text: str, *, limits: Limits | None = None) -> Any:
     """Find the one JSON value in raw model output.
 
     Tries, in order: the whole text; the contents of the first fenced code block;
     the first balanced ``{...}`` or ``[...]`` span that parses. Raises
     :class:`InputError` (document "candidate") saying why nothing was found.
 
+    The work is linear in the length of the text: one scan finds the candidate
+    spans, which do not overlap, and each is parsed at most once (at most
+    :data:`MAX_SPANS` of them). A text over ``limits.max_input_bytes`` is refused.
+
     >>> extract_json('Sure! ```json\\n{"a": 1}\\n``` Hope this helps.')
     {'a': 1}
     >>> extract_json('The answer is [1, 2] as requested.')
     [1, 2]
+    >>> extract_json('He said "no. Then {"a": [1, 2], "b": "}"} and [3]')
+    {'a': [1, 2], 'b': '}'}
     """
-    stripped = text.strip()
+    limits = limits or Limits()
+    size = _utf8_size(text, limits.max_input_bytes)
+    if size > limits.max_input_bytes:
+        raise _size_error(size, limits, "the model output")
+    stripped = text.strip().removeprefix(_BOM)
     if not stripped:
         raise InputError("", "the model output is empty",
                          fix="make the model answer with one JSON value")
-    first_error: InputError | None = None
     try:
-        return loads(stripped)
+        return loads(stripped, limits=limits)
     except InputError as exc:
         first_error = exc
     fence = _FENCE.search(text)
     if fence:
-        return loads(fence.group(1))
-    for start, ch in enumerate(text):
-        if ch not in "{[":
+        return loads(fence.group(1), limits=limits)
+    offset = text.find(stripped)
+    whole = (offset, offset + len(stripped))
+    for tried, (start, end) in enumerate(_candidate_spans(text)):
+        if tried >= MAX_SPANS:
+            raise InputError("", f"the model output holds no JSON value in its first "
+                             f"{MAX_SPANS:,} bracketed spans ({first_error.message})",
+                             fix="make the model answer with one JSON object or array")
+        if (start, end) == whole:
+            continue  # already tried as the whole text
+        try:
+            return loads(text[start:end], limits=limits)
+        except InputError:
             continue
-        end = _balanced_end(text, start)
-        if end is not None:
-            try:
-                return loads(text[start:end])
-            except InputError:
-                continue
     raise InputError("", f"the model output holds no JSON value ({first_error.message})",
                      fix="make the model answer with one JSON object or array")
-
-
-def _balanced_end(text: str, start: int) -> int | None:
-    depth = 0
-    for i, ch in _structural(text, start):
-        if ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from oa_core import InputError, SchemaError
+from oa_core import InputError, Limits, SchemaError
 from oa_core.jsonio import extract_json, loads, strip_jsonc
 
 
@@ -65,3 +65,109 @@ def test_extract_json_says_why_it_failed():
         extract_json("I cannot answer that.")
     with pytest.raises(InputError, match="empty"):
         extract_json("  ")
+
+
+# --------------------------------------------------------------------------- defects
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(("text", "pointer"), [
+    ("[" * 16000, "/0" * 101),
+    ('{"a":' * 16000, "/a" * 101),
+    ("[" * 16000 + "]" * 16000, "/0" * 101),
+    ('{"a":' * 2000 + "1" + "}" * 2000, "/a" * 101),  # valid JSON, too deep
+])
+def test_defect_04_extract_json_is_linear(text, pointer):
+    with pytest.raises(InputError, match="nested deeper than 100 levels"):
+        extract_json(text)
+    with pytest.raises(InputError) as info:  # never a RecursionError
+        loads(text, document="gold")
+    assert info.value.pointer == pointer and info.value.document == "gold"
+    assert "nested deeper than 100 levels at line 1, column" in info.value.message
+
+
+def test_defect_04_depth_limit_matches_check_json():
+    # the root is level 0, as in validation.check_json: 100 levels of arrays are fine
+    assert loads("[" * 100 + "]" * 100) is not None
+    assert loads("[" * 101 + "]" * 101) is not None  # the innermost array is at level 100
+    with pytest.raises(InputError) as info:
+        loads("[" * 101 + "1" + "]" * 101)
+    assert info.value.pointer == "/0" * 101
+    assert loads('{"a": "' + "[" * 500 + '"}') == {"a": "[" * 500}  # brackets in strings
+    with pytest.raises(InputError, match="nested deeper than 3 levels"):
+        loads("[[[[[1]]]]]", limits=Limits(max_depth=3))
+
+
+@pytest.mark.timeout(20)
+def test_defect_04_extract_json_tries_each_span_once():
+    assert extract_json("[x] " * 5000 + '{"a": 1}') == {"a": 1}
+    assert extract_json('He said "no. Then {"a": "}"} and [3]') == {"a": "}"}
+    # inside a bracket that never closes, the balanced spans within it are tried
+    assert extract_json('{"answer": [1, 2] and then nothing') == [1, 2]
+    with pytest.raises(InputError, match="first 10,000 bracketed spans"):
+        extract_json("[x]" * 20000)
+
+
+def test_defect_04_extract_json_refuses_oversized_input():
+    with pytest.raises(InputError) as info:
+        extract_json("x" * 200, limits=Limits(max_input_bytes=100))
+    assert "200 bytes, over the limit of 100 bytes" in info.value.message
+    assert "max_input_bytes" in info.value.fix
+
+
+def test_defect_12_loads_refuses_oversized_input():
+    for text in ('["' + "é" * 60 + '"]', ('["' + "é" * 60 + '"]').encode()):
+        with pytest.raises(InputError) as info:
+            loads(text, document="gold", limits=Limits(max_input_bytes=100))
+        assert info.value.document == "gold"
+        assert "124 bytes, over the limit of 100 bytes" in info.value.message
+    assert loads('["' + "é" * 40 + '"]', limits=Limits(max_input_bytes=100)) == ["é" * 40]
+
+
+def test_defect_12_jsonc_keeps_exact_positions():
+    # the fast path (plain JSON) fails on comments; the JSONC pass keeps offsets
+    text = '// head\n{"a": [1, 2,], /* b\n c */ "b": x}'
+    with pytest.raises(InputError) as info:
+        loads(text)
+    assert "line 3, column 12" in info.value.message
+    assert loads('{"url": "http://x/*y*/", "s": "a,]"} // tail') == {
+        "url": "http://x/*y*/", "s": "a,]"}
+    assert strip_jsonc("[1, // c\n 2]") == "[1,     \n 2]"  # not a trailing comma
+    assert strip_jsonc("[1, // c\n ]") == "[1       \n ]"
+    assert strip_jsonc("[1, 2]") == "[1, 2]"
+
+
+@pytest.mark.parametrize(("text", "pointer", "where"), [
+    ('{"a": {"b": 1,\n "b": 2}}', "/a", "line 2, column 2"),
+    ('{"a": 1, "a": 2}', "", "line 1, column 10"),
+    ('[{"x": 1}, {"x": 1, "y": {}, "x": 2}]', "/1", "line 1, column 30"),
+    ('{"k": {"\\u0041": 1, "A": 2}}', "/k", "line 1, column 21"),  # equal once decoded
+    ('// c\n{"a": 1, "a": 2,}', "", "line 2, column 10"),  # JSONC
+])
+def test_defect_17_duplicate_key_names_object_line_and_column(text, pointer, where):
+    with pytest.raises(InputError) as info:
+        loads(text)
+    assert info.value.pointer == pointer
+    assert "duplicate key" in info.value.message and where in info.value.message
+
+
+@pytest.mark.parametrize(("text", "pointer"), [
+    ("[1e400]", "/0"),
+    ('{"a": {"b": -1E+999}}', "/a/b"),
+    ("[0.5, " + "9" * 400 + ".0]", "/1"),
+    ('{"a": NaN}', "/a"),
+    ("[1, -Infinity]", "/1"),
+])
+def test_defect_20_non_finite_numbers_are_refused_at_read_time(text, pointer):
+    with pytest.raises(InputError) as info:
+        loads(text, document="candidate")
+    assert info.value.pointer == pointer and "finite" in info.value.message
+
+
+def test_defect_20_bom_in_str_and_bytes():
+    assert loads("\ufeff[1]") == loads(b"\xef\xbb\xbf[1]") == [1]
+    assert loads("\ufeff// c\n{\"a\": 1,}") == {"a": 1}
+    assert extract_json('\ufeff{"a": 1}') == {"a": 1}
+    with pytest.raises(InputError) as info:
+        loads("\ufeff[1,\n x]")
+    assert "line 2, column 2" in info.value.message  # the BOM is not a column
