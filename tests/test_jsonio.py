@@ -133,7 +133,7 @@ def test_defect_12_jsonc_keeps_exact_positions():
     assert loads('{"url": "http://x/*y*/", "s": "a,]"} // tail') == {
         "url": "http://x/*y*/", "s": "a,]"}
     assert strip_jsonc("[1, // c\n 2]") == "[1,     \n 2]"  # not a trailing comma
-    assert strip_jsonc("[1, // c\n ]") == "[1       \n ]"
+    assert strip_jsonc("[1, // c\n ]") == "[1" + " " * 6 + "\n ]"
     assert strip_jsonc("[1, 2]") == "[1, 2]"
 
 
