@@ -65,7 +65,8 @@ import oa_core
 from oa_core import OAError
 from oa_core.synthetic import hostile
 
-__all__ = ["INVARIANTS", "check_triple", "fingerprint", "main", "run"]
+__all__ = ["INVARIANTS", "check_triple", "digest", "fingerprint", "main", "run", "shrink",
+           "shrink_failure"]
 
 INVARIANTS: dict[str, str] = {
     "a": "only OAError subclasses raised",
@@ -605,6 +606,398 @@ def _table(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# -- shrinking -------------------------------------------------------------------------
+
+def _effective(root: Any, schema: Any) -> dict[str, Any]:
+    """``schema`` with local ``$ref`` followed and the keywords beside it applied."""
+    siblings: dict[str, Any] = {}
+    for _ in range(30):
+        if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str):
+            break
+        siblings = {**{k: v for k, v in schema.items() if k != "$ref"}, **siblings}
+        target: Any = root
+        for token in schema["$ref"].lstrip("#").split("/")[1:]:
+            token = token.replace("~1", "/").replace("~0", "~")
+            target = target.get(token) if isinstance(target, dict) else None
+        schema = target
+    return {**(schema if isinstance(schema, dict) else {}), **siblings}
+
+
+def _slots(root: Any, schema: Any, doc: Any, path: tuple[Any, ...] = ()
+           ) -> Iterable[tuple[str, tuple[Any, ...], dict[str, Any]]]:
+    """("align", path, schema) for align lists, ("id", path, schema) for id/ref values,
+    found by exact property names (what the engine does when no key is renamed)."""
+    eff = _effective(root, schema)
+    if isinstance(doc, dict):
+        props = eff.get("properties") if isinstance(eff.get("properties"), dict) else {}
+        for key, value in doc.items():
+            if key in props:
+                yield from _slots(root, props[key], value, (*path, key))
+    elif isinstance(doc, list):
+        prefix = eff.get("prefixItems") or []
+        if eff.get("order") == "align":
+            yield "align", path, eff
+        for k, value in enumerate(doc):
+            sub = prefix[k] if k < len(prefix) else eff.get("items", {})
+            yield from _slots(root, sub, value, (*path, k))
+    elif "idScope" in eff or "ref" in eff:
+        yield "id", path, eff
+
+
+def _get(doc: Any, path: tuple[Any, ...]) -> Any:
+    for token in path:
+        doc = doc[token]
+    return doc
+
+
+def _put(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    doc = copy.deepcopy(doc)
+    parent = _get(doc, path[:-1])
+    parent[path[-1]] = value
+    return doc
+
+
+def _is_array(eff: dict[str, Any]) -> bool:
+    declared = eff.get("type")
+    types = [declared] if isinstance(declared, str) else list(declared or [])
+    if types:
+        return "array" in types
+    return "items" in eff or "prefixItems" in eff
+
+
+def _id_pairs(schema: Any, doc: Any, other: Any) -> bool:
+    """Whether ``other`` is ``doc`` with its id/ref values relabelled consistently
+    (per scope, injectively; every other leaf equal)."""
+    slots = {path: eff for kind, path, eff in _slots(schema, schema, doc) if kind == "id"}
+    forward: dict[tuple[Any, ...], Any] = {}
+    backward: dict[tuple[Any, ...], Any] = {}
+    for path in _paths(doc):
+        a = _get(doc, path)
+        try:
+            b = _get(other, path)
+        except (KeyError, IndexError, TypeError):
+            return False
+        if isinstance(a, dict | list) or isinstance(b, dict | list):
+            if type(a) is not type(b) or (isinstance(a, dict) and list(a) != list(b)) or (
+                    isinstance(a, list) and len(a) != len(b)):
+                return False
+            continue
+        if path not in slots:
+            if json.dumps(a) != json.dumps(b):
+                return False
+            continue
+        scope = slots[path].get("idScope", slots[path].get("ref"))
+        ka, kb = (scope, type(a).__name__, repr(a)), (scope, type(b).__name__, repr(b))
+        if forward.setdefault(ka, kb) != kb or backward.setdefault(kb, ka) != ka:
+            return False
+    return True
+
+
+def _relabelled(schema: Any, doc: Any) -> Any:
+    """``doc`` with every int/str id and ref value relabelled consistently."""
+    out = copy.deepcopy(doc)
+    for kind, path, _ in list(_slots(schema, schema, doc)):
+        if kind != "id":
+            continue
+        value = _get(out, path)
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+            new: Any = type(value)(int(value) * 7 + 100_003)
+        elif isinstance(value, str):
+            new = "r:" + value
+        else:
+            continue
+        out = _put(out, path, new)
+    return out
+
+
+def _parse(schema: Any) -> Any:
+    return oa_core.Schema.parse(schema, comparators=hostile.COMPARATORS)
+
+
+def _probe(failure: dict[str, Any]) -> Callable[..., bool]:
+    """A predicate on (schema, gold, candidate[, variant]): is the failure still there?
+
+    For (g) the fourth document is the relabelled side (gold or candidate); every
+    predicate but (c)'s also asks ``score(g, g) == 1`` so that shrinking does not
+    drift into an identity failure. ``probe.witness`` keeps the last evidence.
+    """
+    invariant = failure["invariant"]
+    exception = failure.get("exception")
+    mode = failure.get("wl_mode")
+
+    def score(g: Any, c: Any, parsed: Any, **options: Any) -> float:
+        return oa_core.score(g, c, parsed, **options)
+
+    def shows(schema: Any, gold: Any, candidate: Any, variant: Any = None) -> bool:
+        signal.setitimer(signal.ITIMER_REAL, 2.0)
+        try:
+            parsed = _parse(schema)
+            if invariant == "a":
+                calls = [lambda: oa_core.feedback(gold, candidate, parsed, top_k=10**6),
+                         lambda: score(gold, copy.deepcopy(gold), parsed),
+                         lambda: oa_core.feedback(gold, candidate, parsed, top_k=10**6,
+                                                  strict=True),
+                         lambda: score(gold, oa_core.apply_ops(candidate, oa_core.feedback(
+                             gold, candidate, parsed, top_k=10**6).ops), parsed),
+                         *[lambda m=m: score(gold, candidate, parsed, wl_mode=m)
+                           for m in ("blend", "none")]]
+                for call in calls:
+                    try:
+                        call()
+                    except OAError:
+                        return False
+                    except Exception as exc:
+                        if type(exc).__name__ == exception:
+                            shows.witness = f"{type(exc).__name__}: {str(exc)[:300]}"
+                            return True
+                return False
+            identity = score(gold, copy.deepcopy(gold), parsed)
+            if invariant == "c":
+                shows.witness = f"score(gold, gold) = {identity!r}"
+                return identity != 1.0
+            if identity != 1.0:
+                return False
+            fb = oa_core.feedback(gold, candidate, parsed, top_k=10**6)
+            if invariant == "b":
+                shows.witness = f"score = {fb.score!r}"
+                return not 0.0 <= fb.score <= 1.0
+            if invariant == "d":
+                for strict in (False, True):
+                    f = oa_core.feedback(gold, candidate, parsed, top_k=10**6, strict=strict)
+                    total = math.fsum(op.delta for op in f.ops)
+                    if not abs(total - (1 - f.score)) <= 1e-12:
+                        shows.witness = (f"strict={strict}: score {f.score!r}, sum of deltas "
+                                         f"{total!r}, ops {[str(o.kind) for o in f.ops]}")
+                        return True
+                return False
+            if invariant == "e":
+                fixed = oa_core.apply_ops(candidate, fb.ops)
+                repaired = score(gold, fixed, parsed)
+                shows.witness = (f"score {fb.score!r}; ops "
+                                 f"{[(str(o.kind), o.candidate_path, o.gold_path) for o in fb.ops]}"
+                                 f"; apply_ops -> {fixed!r} scores {repaired!r}")
+                return repaired != 1.0
+            if invariant == "f":
+                for m in PERMUTED_MODES if mode is None else (mode,):
+                    before = score(gold, candidate, parsed, wl_mode=m)
+                    for side in ("gold", "candidate"):
+                        doc = gold if side == "gold" else candidate
+                        for kind, path, eff in _slots(schema, schema, doc):
+                            if kind != "align" or not _is_array(eff):
+                                continue
+                            items = _get(doc, path)
+                            start = len(eff.get("prefixItems") or [])
+                            rest = items[start:]
+                            for tail in (rest[::-1], rest[1:] + rest[:1]):
+                                moved = _put(doc, path, items[:start] + tail)
+                                g2, c2 = (moved, candidate) if side == "gold" else (gold, moved)
+                                after = score(g2, c2, parsed, wl_mode=m)
+                                if _bits(after) != _bits(before):
+                                    shows.witness = (f"wl_mode={m!r}: {before!r}; with the "
+                                                     f"{side} list at {list(path)} reordered "
+                                                     f"to {moved!r}: {after!r}")
+                                    return True
+                return False
+            if invariant == "g":
+                side = failure.get("relabel_sides", "candidate")
+                if variant is None:
+                    variant = _relabelled(schema, gold if side == "gold" else candidate)
+                if not _id_pairs(schema, gold if side == "gold" else candidate, variant):
+                    return False
+                g2, c2 = (variant, candidate) if side == "gold" else (gold, variant)
+                for m in RELABEL_MODES if mode is None else (mode,):
+                    before = score(gold, candidate, parsed, wl_mode=m)
+                    after = score(g2, c2, parsed, wl_mode=m)
+                    if _bits(after) != _bits(before):
+                        shows.witness = (f"wl_mode={m!r}: {before!r}; relabelled {side} "
+                                         f"{variant!r}: {after!r}")
+                        return True
+                return False
+            return False
+        except (OAError, _Timeout):
+            return False
+        except Exception:
+            return False
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    shows.witness = ""
+    return shows
+
+
+def _paths(doc: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path]
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            out += _paths(value, (*path, key))
+    elif isinstance(doc, list):
+        for k, value in enumerate(doc):
+            out += _paths(value, (*path, k))
+    return out
+
+
+def _edits(doc: Any, path: tuple[Any, ...]) -> list[Callable[[Any], Any]]:
+    """Simplifications at ``path``, as functions of a document (applied to linked
+    documents too)."""
+    value = _get(doc, path)
+    edits: list[Callable[[Any], Any]] = []
+    if path:
+        def delete(d: Any) -> Any:
+            d = copy.deepcopy(d)
+            holder = _get(d, path[:-1])
+            if isinstance(holder, dict):
+                del holder[path[-1]]
+            else:
+                holder.pop(path[-1])
+            return d
+        edits.append(delete)
+    if isinstance(value, dict | list) and value:
+        first = next(iter(value)) if isinstance(value, dict) else 0
+        edits.append(lambda d: _put(d, path, copy.deepcopy(_get(d, (*path, first)))))
+    if isinstance(value, str) and len(value) > 1:
+        edits.append(lambda d: _put(d, path, _get(d, path)[:1]))
+    if isinstance(value, int | float) and not isinstance(value, bool) and value not in (0, 1):
+        edits.append(lambda d: _put(d, path, 1))
+    if isinstance(value, dict):
+        for key in value:
+            if len(key) > 1 or key != key.strip():
+                def rename(d: Any, key: str = key) -> Any:
+                    mapping = _get(d, path)
+                    renamed = {("k" if k == key else k): v for k, v in mapping.items()}
+                    if len(renamed) != len(mapping):
+                        raise KeyError(key)
+                    return _put(d, path, renamed)
+                edits.append(rename)
+    return edits
+
+
+def shrink(docs: list[Any], shows: Callable[..., bool], *, linked: dict[int, int] | None = None,
+           budget: float = 60.0) -> list[Any]:
+    """Smaller documents that still ``shows`` the failure (greedy, bounded in time).
+
+    ``linked`` maps a document's index to another's: each edit of the first is made
+    at the same place of the second (a relabelled copy keeps its structure).
+    """
+    docs = copy.deepcopy(docs)
+    linked = linked or {}
+    deadline = time.monotonic() + budget
+    changed = True
+    order = [1, 2, 0] + [k for k in range(3, len(docs)) if k not in linked.values()]
+    while changed and time.monotonic() < deadline:
+        changed = False
+        for which in order:
+            k = 0
+            while time.monotonic() < deadline:
+                paths = _paths(docs[which])
+                if k >= len(paths):
+                    break
+                for edit in _edits(docs[which], paths[k]):
+                    trial = list(docs)
+                    try:
+                        trial[which] = edit(docs[which])
+                        if which in linked:
+                            trial[linked[which]] = edit(docs[linked[which]])
+                    except (KeyError, IndexError, TypeError):
+                        continue
+                    if shows(*trial):
+                        docs = trial
+                        changed = True
+                        break
+                else:
+                    k += 1
+    return docs
+
+
+def shrink_failure(failure: dict[str, Any], *, budget: float = 60.0
+                   ) -> tuple[list[Any], str] | None:
+    """The minimised documents of one failure record and the evidence (None when the
+    probe does not reproduce it): ``[schema, gold, candidate]``, plus the relabelled
+    side for (g)."""
+    triple = hostile.generate(failure["seed"], size=failure.get("size", hostile.DEFAULT_SIZE))
+    schema, gold, candidate = triple.materialize()
+    shows = _probe(failure)
+    docs = [schema, gold, candidate]
+    linked: dict[int, int] = {}
+    if failure["invariant"] == "g" and "relabel" in failure:
+        side = failure["relabel_sides"]
+        _, g3, c3 = triple.materialize(relabel=failure["relabel"], relabel_sides=side)
+        docs.append(g3 if side == "gold" else c3)
+        linked = {1 if side == "gold" else 2: 3}
+    if not shows(*docs):
+        return None
+    docs = shrink(docs, shows, linked=linked, budget=budget)
+    shows(*docs)
+    return docs, shows.witness
+
+_CALLS = {
+    "a": "oa_core.feedback(gold, candidate, schema, top_k=10**6)  # and score(gold, gold, ...), "
+         "strict=True, apply_ops, wl_mode='blend'/'none'",
+    "b": "oa_core.score(gold, candidate, schema)",
+    "c": "oa_core.score(gold, gold, schema)",
+    "d": "fb = oa_core.feedback(gold, candidate, schema, top_k=10**6)  # also strict=True\n"
+         "math.fsum(op.delta for op in fb.ops), 1 - fb.score",
+    "e": "fb = oa_core.feedback(gold, candidate, schema, top_k=10**6)\n"
+         "oa_core.score(gold, oa_core.apply_ops(candidate, fb.ops), schema)",
+    "f": "oa_core.score(gold, candidate, schema, wl_mode=m) for m in ('tie_break', 'blend'), "
+         "then with one align list reversed or rotated",
+    "g": "oa_core.score(gold, candidate, schema, wl_mode=m), then with the candidate's (or "
+         "gold's) ids relabelled consistently",
+}
+
+
+def _category(failure: dict[str, Any]) -> tuple[str, ...]:
+    invariant = failure["invariant"]
+    if invariant == "a":
+        return ("a", failure.get("exception", "?"), failure.get("during", ""))
+    if invariant in ("b", "d"):
+        return (invariant, failure.get("stage", ""))
+    return (invariant,)
+
+
+def digest(failures: list[dict[str, Any]], *, limit: int = 12, budget: float = 30.0) -> str:
+    """Markdown: failure categories with counts and one minimised reproduction each."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for failure in failures:
+        groups.setdefault(_category(failure), []).append(failure)
+    lines = ["# Fuzz digest", ""]
+    for key, members in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:limit]:
+        seeds = sorted({m["seed"] for m in members if m.get("seed") is not None})
+        first = members[0]
+        title = f"{key[0]}. {INVARIANTS.get(key[0], key[0])}" + (
+            f" — {' / '.join(k for k in key[1:] if k)}" if len(key) > 1 else "")
+        lines += [f"## {title}", "",
+                  f"{len(members)} failures, {len(seeds)} seeds (e.g. {seeds[:6]}); replay: "
+                  f"`python -m benchmarks.fuzz --replay {first['seed']} --size "
+                  f"{first.get('size')}`", ""]
+        detail = {k: v for k, v in first.items() if k not in ("seed", "size", "traceback")}
+        lines += ["First record: `" + json.dumps(detail, default=repr)[:600] + "`", ""]
+        if first.get("traceback"):
+            lines += ["```", first["traceback"].strip()[-1200:], "```", ""]
+        minimal = None
+        if first.get("seed") is not None and key[0] in "abcdefg":
+            for candidate_failure in members[:3]:
+                minimal = shrink_failure(candidate_failure, budget=budget)
+                if minimal is not None:
+                    break
+        if minimal is None:
+            lines += ["(no minimised reproduction: the probe did not reproduce it)", ""]
+            continue
+        docs, witness = minimal
+        names = ["schema", "gold", "candidate",
+                 "relabelled_gold" if first.get("relabel_sides") == "gold"
+                 else "relabelled_candidate"]
+        lines += ["```python", "import math, oa_core",
+                  *(["from oa_core.synthetic.hostile import COMPARATORS  # pass comparators="
+                     "COMPARATORS"] if "hx_" in repr(docs[0]) else []),
+                  *(f"{name} = {doc!r}" for name, doc in zip(names, docs, strict=False)),
+                  _CALLS.get(key[0], ""), f"# observed: {witness}", "```", ""]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--triples", type=int, default=3000)
@@ -619,6 +1012,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--replay", type=int, nargs="+", metavar="SEED",
                         help="check these seeds in this process and print the failures")
+    parser.add_argument("--digest", type=Path, metavar="PATH",
+                        help="after the run, write a Markdown digest: failure categories "
+                        "with one minimised reproduction each")
+    parser.add_argument("--from-results", action="store_true",
+                        help="do not run: print the table (and digest) of the last run")
+    parser.add_argument("--shrink-budget", type=float, default=30.0,
+                        help="seconds of shrinking per category")
     parser.add_argument("--fingerprints", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -635,10 +1035,22 @@ def main(argv: list[str] | None = None) -> int:
                 bad += 1
                 print(json.dumps(failure, indent=1, default=repr))
         return 1 if bad else 0
-    summary = run(triples=args.triples, workers=args.workers, seed=args.seed, size=args.size,
-                  perms=args.perms, timeout=args.timeout, sample_every=args.sample_every,
-                  out_dir=args.out, progress=not args.quiet)
+    if args.from_results:
+        summary = json.loads((args.out / "fuzz.json").read_text(encoding="utf-8"))
+    else:
+        summary = run(triples=args.triples, workers=args.workers, seed=args.seed,
+                      size=args.size, perms=args.perms, timeout=args.timeout,
+                      sample_every=args.sample_every, out_dir=args.out,
+                      progress=not args.quiet)
     print(_table(summary))
+    if args.digest:
+        _quiet()
+        path = Path(summary["failures_file"])
+        failures = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        text = _table(summary) + "\n\n" + digest(failures, budget=args.shrink_budget)
+        args.digest.write_text("```\n" + text.replace("# Fuzz digest", "```\n\n# Fuzz digest",
+                                                      1), encoding="utf-8")
+        print(f"digest: {args.digest}")
     return 1 if summary["failed"] else 0
 
 
