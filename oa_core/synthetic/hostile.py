@@ -654,6 +654,12 @@ class _Generator:
                     props["nest" + str(names.index(target))] = {
                         "type": "object", "properties": {"r": ref, "w": {"type": "integer"}}}
             record: dict[str, Any] = {"type": "object", "properties": props}
+            r = self.rng.random()
+            if r < 0.1:  # untyped records: the array may then hold non-objects
+                del record["type"]
+                self.feature("untyped-records")
+            elif r < 0.15:
+                record["type"] = ["object", "null"]
             if self.chance(0.2):
                 record = self.wrap(record)
             records: dict[str, Any] = {"type": "array", "items": record,
