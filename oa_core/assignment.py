@@ -24,7 +24,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -154,9 +154,12 @@ def canonical_matching(matrix: np.ndarray, bonus: np.ndarray | None,
     return sorted((int(row_order[i]), int(col_order[j])) for i, j in pairs)
 
 
-def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[np.ndarray],
-                 row_colours: np.ndarray, col_colours: np.ndarray) -> tuple[Pairs, dict[
-                     tuple[int, int], int]]:
+Level = np.ndarray | Callable[[dict[int, int]], np.ndarray]
+
+
+def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
+                 row_colours: np.ndarray, col_colours: np.ndarray, *,
+                 passes: int = 2) -> tuple[Pairs, dict[tuple[int, int], int]]:
     """Re-pair twins (identical rows, or identical columns, of ``matrix``) by ``levels``.
 
     Permuting twins among the partners they were given keeps the total of
@@ -169,9 +172,13 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[np.ndarray],
     pairs : list of (i, j)
         An optimal matching of ``matrix``.
     matrix : ndarray, shape (n, m)
-    levels : sequence of ndarray of non-negative int64, shape (n, m)
+    levels : sequence of ndarray of non-negative int64, shape (n, m), or callables
+        A callable level is computed from the current pairing (``{i: j}``) at the
+        start of each pass (e.g. how many references agree through it).
     row_colours, col_colours : ndarray
         A canonical order for the remaining ties (see :func:`bipartite_colours`).
+    passes : int
+        Passes over the groups (a later pass sees the pairing the earlier one made).
 
     Returns
     -------
@@ -184,14 +191,19 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[np.ndarray],
     """
     partner = dict(pairs)
     decided: dict[tuple[int, int], int] = {}
+    groups_of = []
     for axis in (0, 1):
         lines = matrix if axis == 0 else matrix.T
+        colours = row_colours if axis == 0 else col_colours
         groups: dict[bytes, list[int]] = {}
         for index in range(lines.shape[0]):
             groups.setdefault(lines[index].tobytes(), []).append(index)
-        for members in groups.values():
-            if len(members) < 2:
-                continue
+        # canonical group order: by the smallest colour of a member, never by position
+        groups_of.append(sorted((m for m in groups.values() if len(m) > 1),
+                                key=lambda m: min(colours[k] for k in m)))
+    for _ in range(passes if any(callable(level) for level in levels) else 1):
+        grids = [level(dict(partner)) if callable(level) else level for level in levels]
+        for axis, members in ((a, m) for a in (0, 1) for m in groups_of[a]):
             if axis == 0:
                 rows = sorted(members, key=lambda i: row_colours[i])
                 cols = sorted((partner[i] for i in members if i in partner),
@@ -205,13 +217,13 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[np.ndarray],
                 continue
             grid = np.ix_(rows, cols)
             objective = np.zeros((len(rows), len(cols)), dtype=np.float64)
-            for level in levels:  # integers: lexicographic and exact
+            for level in grids:  # integers: lexicographic and exact
                 sub = level[grid].astype(np.float64)
                 objective = objective * (float(sub.max(initial=0)) * min(len(rows),
                                                                          len(cols)) + 1) + sub
             r, c = linear_sum_assignment(objective, maximize=True)
-            deciding = next((k for k, level in enumerate(levels)
-                             if _spread(level[grid].astype(np.float64)) > 0), len(levels))
+            deciding = next((k for k, level in enumerate(grids)
+                             if _spread(level[grid].astype(np.float64)) > 0), len(grids))
             for i in rows:
                 partner.pop(i, None)
             for a, b in zip(r, c, strict=True):

@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 _UNMATCHED = ["unmatched"]
-_LEVEL_RULES = (TieRule.COLOUR, TieRule.DEPTH, TieRule.CONTENT)
+_LEVEL_RULES = (TieRule.COLOUR, TieRule.DEPTH, TieRule.CONTENT, TieRule.CONTENT)
 _LISTED = 5  # records named per warning
 
 ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
@@ -377,32 +377,94 @@ def _cell_labels(levels: list[np.ndarray]) -> np.ndarray:
 
 @dataclass(slots=True)
 class _Structure:
-    """What WL found for one scope: the agreement matrices and colour histories."""
+    """What WL found for one scope: the agreement matrices, colour histories and the
+    records' incident edges (for the content rule)."""
 
     same: np.ndarray  # b, 0/1
     depth: np.ndarray  # rounds of agreement, integers
     rounds: int
     gold_colours: list[int]
     candidate_colours: list[int]
+    gold_edges: list[list[tuple[str, str, str, int]]]  # per record: (dir, rel, label, other)
+    candidate_edges: list[list[tuple[str, str, str, int]]]
+
+    def reference_agreement(self, partner: dict[int, int]) -> np.ndarray:
+        """How many of gold record i's edges record j also has, through ``partner``.
+
+        An edge to another record agrees when the candidate record has the same edge
+        (direction, role, label) to that record's partner; a self-loop when the
+        candidate record has the same self-loop. This is the reference part of the
+        tied records' final score through the pairing of everything else (the
+        content rule); hub edges are left to the colours.
+        """
+        n, m = len(self.gold_edges), len(self.candidate_edges)
+        agreement = np.zeros((n, m), dtype=np.int64)
+        holders: dict[tuple[str, str, str, int], list[int]] = {}
+        for j, edges in enumerate(self.candidate_edges):
+            for edge in edges:
+                holders.setdefault(edge, []).append(j)
+        for i, edges in enumerate(self.gold_edges):
+            for direction, role, label, other in edges:
+                if other == i:
+                    key = (direction, role, label, -1)
+                elif other in partner:
+                    key = (direction, role, label, partner[other])
+                else:
+                    continue
+                for j in holders.get(key, ()):
+                    agreement[i, j] += 1
+        return agreement
+
+
+def _incident(trace: WLTrace, side: str, scope: str,
+              index_of: dict[int, int]) -> list[list[tuple[str, str, str, int]]]:
+    edges: list[list[tuple[str, str, str, int]]] = [[] for _ in index_of]
+    for edge in trace.edges:
+        if edge.side != side or edge.source not in index_of or edge.target not in index_of:
+            continue
+        source, target = index_of[edge.source], index_of[edge.target]
+        if source == target:  # stored with -1 so that a loop agrees with a loop
+            edges[source].append(("loop", edge.relation, edge.label, -1 if side ==
+                                  "candidate" else source))
+            continue
+        edges[source].append(("out", edge.relation, edge.label, target))
+        edges[target].append(("in", edge.relation, edge.label, source))
+    return edges
 
 
 def _structure(trace: WLTrace, scope: str) -> _Structure:
-    def history(side: str) -> np.ndarray:
-        rows = [[colours[k] for k, v in enumerate(trace.vertices)
-                 if v.side == side and v.kind == "record" and v.scope == scope]
-                for colours in trace.rounds]
-        return np.asarray(rows, dtype=np.int64).reshape(len(trace.rounds), -1)
+    def records(side: str) -> list[int]:
+        return [k for k, v in enumerate(trace.vertices)
+                if v.side == side and v.kind == "record" and v.scope == scope]
 
-    gold, cand = history("gold"), history("candidate")
+    gold_vertices, cand_vertices = records("gold"), records("candidate")
+    gold = np.asarray([[colours[k] for k in gold_vertices] for colours in trace.rounds],
+                      dtype=np.int64).reshape(len(trace.rounds), -1)
+    cand = np.asarray([[colours[k] for k in cand_vertices] for colours in trace.rounds],
+                      dtype=np.int64).reshape(len(trace.rounds), -1)
     equal = gold[:, :, None] == cand[:, None, :]
     depth = equal.sum(axis=0).astype(np.int64)
+    gold_index = {v: i for i, v in enumerate(gold_vertices)}
+    cand_index = {v: j for j, v in enumerate(cand_vertices)}
     return _Structure(equal[-1].astype(np.float64), depth, len(trace.rounds),
-                      gold[-1].tolist(), cand[-1].tolist())
+                      gold[-1].tolist(), cand[-1].tolist(),
+                      _incident(trace, "gold", scope, gold_index),
+                      _incident(trace, "candidate", scope, cand_index))
+
+
+def _with_texts(colours: np.ndarray, records: list[Record]) -> np.ndarray:
+    """Colours refined by the records' canonical JSON: the last, position-free order."""
+    texts = [_text(r.value) for r in records]
+    order = sorted(range(len(records)), key=lambda k: (int(colours[k]), texts[k]))
+    keys = np.empty(len(records), dtype=np.int64)
+    keys[order] = np.arange(len(records))
+    return keys
 
 
 def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
-                structure: _Structure | None) -> tuple[list[tuple[int, int]],
-                                                       dict[tuple[int, int], TieRule]]:
+                structure: _Structure | None, gold: list[Record],
+                candidate: list[Record]) -> tuple[list[tuple[int, int]],
+                                                  dict[tuple[int, int], TieRule]]:
     """The scope's pairs (lexicographic: C, b, a, content) and what decided each."""
     if structure is None or not matrix.size:
         pairs = max_weight_matching(matrix)
@@ -417,9 +479,10 @@ def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
     labels = _cell_labels([matrix, same, structure.depth.astype(np.float64)])
     rows, cols = bipartite_colours(labels, structure.gold_colours,
                                    structure.candidate_colours)
+    rows, cols = _with_texts(rows, gold), _with_texts(cols, candidate)
     pairs = canonical_matching(objective, bonus, rows, cols)
     pairs = [(i, j) for i, j in pairs if matrix[i, j] > 0]
-    levels = [same.astype(np.int64), structure.depth]
+    levels = [same.astype(np.int64), structure.depth, structure.reference_agreement]
     pairs, decided = repair_twins(pairs, objective if mode == WLMode.BLEND else matrix,
                                   levels, rows, cols)
     rules = {p: (_LEVEL_RULES[decided[p]] if p in decided else TieRule.ATTRIBUTES)
@@ -492,7 +555,8 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
             if trace is not None and matrix.size:
                 traces[name] = trace
                 structure = _structure(trace, name)
-            pairs, rules = _pair_scope(matrix, mode, wl_lambda, structure)
+            pairs, rules = _pair_scope(matrix, mode, wl_lambda, structure, g_records,
+                                       c_records)
             quality = {j: (float(matrix[i, j]),
                            *((float(structure.same[i, j]), float(structure.depth[i, j]))
                              if structure is not None else ()))
