@@ -17,6 +17,7 @@ from oa_core.pointer import join, split
 from oa_core.schema import Schema, SchemaNode
 
 from . import session
+from .text import md_inline
 
 ORDERS = ("fixed", "align")
 
@@ -171,8 +172,8 @@ def render_knob(knob: Knob, node: SchemaNode) -> None:
     st.session_state[knob.widget_key] = value
     defaults = list(node.prefix_weights) if knob.index is not None else None
     changed = value != knob.default
-    label = knob.label + (" •" if changed else "")
-    help_text = f"{knob.pointer} (original: {knob.default})"
+    label = md_inline(knob.label) + (" •" if changed else "")  # labels read Markdown
+    help_text = f"{md_inline(knob.pointer)} (original: {md_inline(str(knob.default))})"
     common: dict[str, Any] = {"key": knob.widget_key, "help": help_text,
                               "on_change": _on_change, "args": (knob, defaults)}
     if knob.kind == "weight":

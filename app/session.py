@@ -47,6 +47,9 @@ class Trio:
         document -> where its text came from.
     schema_file, candidate_file : str or None
         The chosen variants of a bundled example.
+    origins : dict
+        document -> (how it came, name): ``("example", folder name)``,
+        ``("upload", file name)`` or ``("paste", "")``; see :func:`provenance`.
     """
 
     source: str
@@ -56,6 +59,7 @@ class Trio:
     files: dict[str, str] = field(default_factory=dict)
     schema_file: str | None = None
     candidate_file: str | None = None
+    origins: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -93,8 +97,9 @@ def error_from(exc: OAError, source: str) -> LoadError:
     return LoadError(exc.document, source, exc.message, exc.pointer, exc.fix)
 
 
-def parse_trio(texts: dict[str, tuple[str, str | bytes]],
-               fallback: Trio | None) -> tuple[Trio | None, list[LoadError]]:
+def parse_trio(texts: dict[str, tuple[str, str | bytes]], fallback: Trio | None,
+               origins: dict[str, tuple[str, str]] | None = None,
+               ) -> tuple[Trio | None, list[LoadError]]:
     """Parse gold, candidate and schema texts into a :class:`Trio`.
 
     Parameters
@@ -104,6 +109,9 @@ def parse_trio(texts: dict[str, tuple[str, str | bytes]],
         from ``fallback``.
     fallback : Trio or None
         The current trio.
+    origins : dict, optional
+        document -> (how it came, name) of the given texts (see ``Trio.origins``);
+        by default ``("upload", source label)``.
 
     Returns
     -------
@@ -114,10 +122,12 @@ def parse_trio(texts: dict[str, tuple[str, str | bytes]],
     values: dict[str, Any] = {}
     errors: list[LoadError] = []
     files: dict[str, str] = {}
+    came: dict[str, tuple[str, str]] = {}
     for document in DOCUMENTS:
         if document in texts:
             source, text = texts[document]
             files[document] = source
+            came[document] = (origins or {}).get(document, ("upload", source))
             try:
                 values[document] = loads(text, document=document)  # type: ignore[arg-type]
             except OAError as exc:
@@ -125,6 +135,9 @@ def parse_trio(texts: dict[str, tuple[str, str | bytes]],
         elif fallback is not None:
             values[document] = copy.deepcopy(getattr(fallback, document))
             files[document] = fallback.files.get(document, "current")
+            came[document] = fallback.origins.get(document) or (
+                ("example", fallback.source) if fallback.source != "custom"
+                else ("upload", files[document]))
         else:
             errors.append(LoadError(document, "(none)", f"no {document} document given",
                                     fix=f"upload or paste the {document} JSON"))
@@ -135,7 +148,43 @@ def parse_trio(texts: dict[str, tuple[str, str | bytes]],
             errors.append(error_from(exc, files.get("schema", "schema")))
     if errors:
         return None, errors
-    return Trio("custom", values["gold"], values["candidate"], values["schema"], files), []
+    return Trio("custom", values["gold"], values["candidate"], values["schema"], files,
+                origins=came), []
+
+
+def provenance(trio: Trio) -> tuple[str, bool]:
+    """Where each document of ``trio`` came from, in words, and whether it is a mix.
+
+    Returns
+    -------
+    text : str
+        Documents grouped by origin, e.g. ``"gold: pasted; candidate and schema: from
+        running_example"`` (plain text: escape it for Markdown).
+    mixed : bool
+        True when some documents, but not all, are a bundled example's: the user
+        gave only part of the trio and the rest silently stayed from the example.
+
+    Examples
+    --------
+    >>> trio = Trio("custom", 1, 2, 3, origins={"gold": ("paste", ""),
+    ...     "candidate": ("example", "running_example"),
+    ...     "schema": ("example", "running_example")})
+    >>> provenance(trio)
+    ('gold: pasted; candidate and schema: from running_example', True)
+    """
+    groups: dict[str, list[str]] = {}
+    kinds = set()
+    for document in DOCUMENTS:
+        kind, name = trio.origins.get(document, ("upload", trio.files.get(document, "?")))
+        kinds.add(kind == "example")
+        label = {"example": f"from {name}", "paste": "pasted"}.get(kind, name)
+        groups.setdefault(label, []).append(document)
+    text = "; ".join(f"{_and(documents)}: {label}" for label, documents in groups.items())
+    return text, kinds == {True, False}
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def load_example(example: Example, schema_file: str | None = None,
@@ -157,6 +206,7 @@ def load_example(example: Example, schema_file: str | None = None,
         trio.source = example.name
         trio.schema_file = str(files["schema"].relative_to(example.folder))
         trio.candidate_file = str(files["candidate"].relative_to(example.folder))
+        trio.origins = {document: ("example", example.name) for document in DOCUMENTS}
     return trio, errors
 
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 from . import session
 from .examples import DOCUMENTS, list_examples
-from .text import md_escape
+from .text import md_escape, md_inline
 
 _EXAMPLE_WIDGET = "w.example"
 _SCHEMA_WIDGET = "w.example.schema"
@@ -33,21 +33,10 @@ def _on_variant() -> None:
                                st.session_state.get(_CANDIDATE_WIDGET))
 
 
-def _on_load() -> None:
-    texts: dict[str, tuple[str, str | bytes]] = {}
-    for document in DOCUMENTS:
-        upload = st.session_state.get(_UPLOAD.format(document))
-        pasted = st.session_state.get(_PASTE.format(document)) or ""
-        if upload is not None:
-            texts[document] = (upload.name, upload.getvalue())
-        elif pasted.strip():
-            texts[document] = (f"pasted {document}", pasted)
-    if not texts:
-        st.session_state[session.ERRORS] = [session.LoadError(
-            "input", "sidebar", "nothing to load",
-            fix="upload or paste at least one of gold, candidate, schema")]
-        return
-    trio, errors = session.parse_trio(texts, session.trio())
+def _load(texts: dict[str, tuple[str, str | bytes]],
+          origins: dict[str, tuple[str, str]]) -> None:
+    """Replace the given documents (the others stay), or record why they cannot be."""
+    trio, errors = session.parse_trio(texts, session.trio(), origins)
     if trio is None:
         st.session_state[session.ERRORS] = errors
         return
@@ -55,6 +44,28 @@ def _on_load() -> None:
     st.session_state[session.QUERY_SEEN] = None
     if "example" in st.query_params:
         del st.query_params["example"]
+
+
+def _on_upload(document: str) -> None:
+    """Load an uploaded file as soon as the server has it (removing one loads nothing)."""
+    upload = st.session_state.get(_UPLOAD.format(document))
+    if upload is not None:
+        _load({document: (upload.name, upload.getvalue())},
+              {document: ("upload", upload.name)})
+
+
+def _on_paste() -> None:
+    texts: dict[str, tuple[str, str | bytes]] = {}
+    for document in DOCUMENTS:
+        pasted = st.session_state.get(_PASTE.format(document)) or ""
+        if pasted.strip():
+            texts[document] = (f"pasted {document}", pasted)
+    if not texts:
+        st.session_state[session.ERRORS] = [session.LoadError(
+            "input", "sidebar", "nothing pasted",
+            fix="paste at least one of gold, candidate, schema (or upload a file)")]
+        return
+    _load(texts, {document: ("paste", "") for document in texts})
 
 
 def _reset_edits() -> None:
@@ -94,18 +105,24 @@ def render() -> None:
                     st.selectbox(label, list(labels), key=widget, format_func=labels.get,
                                  on_change=_on_variant)
         elif trio is not None and source == "custom":
-            st.caption("Custom input: " + ", ".join(
-                f"{doc}: {trio.files.get(doc, '?')}" for doc in DOCUMENTS))
+            where, mixed = session.provenance(trio)
+            if mixed:
+                st.info(f"**Mixed documents.** {md_inline(where)}. Upload or paste the "
+                        "others too, or pick an example above to start over.",
+                        icon=":material/merge:")
+            else:
+                st.caption(f"Custom input: {md_inline(where)}")
         with st.expander("Upload or paste your own", expanded=False):
-            st.caption("JSON or JSONC (comments, trailing commas). Documents you leave "
-                       "empty keep their current value.")
+            st.caption("JSON or JSONC (comments, trailing commas). A file loads as soon as "
+                       "it is uploaded; pasted text when you press the button. Documents "
+                       "you do not give keep their current value.")
             for document in DOCUMENTS:
                 st.file_uploader(f"{document.capitalize()} file",
-                                 type=["json", "jsonc", "txt"],
-                                 key=_UPLOAD.format(document))
+                                 type=["json", "jsonc", "txt"], key=_UPLOAD.format(document),
+                                 on_change=_on_upload, args=(document,))
                 st.text_area(f"…or paste the {document}", key=_PASTE.format(document),
                              height=80)
-            st.button("Load these documents", on_click=_on_load, type="primary")
+            st.button("Load the pasted documents", on_click=_on_paste, type="primary")
         edits = session.schema_edits()
         fixes = st.session_state.get(session.FIXES, [])
         if edits:

@@ -18,6 +18,7 @@ from app.scope_views import (
     vertex_captions,
     vertex_names,
 )
+from app.text import md_inline
 from app.tree_views import heatmap
 
 started = time.perf_counter()
@@ -64,7 +65,7 @@ for column, (name, other) in zip(columns, alignments.items(), strict=True):
     column.metric(f"Score with {name}", f"{other.score:.4f}", **change)
 
 trace = alignment.wl.get(scope)
-st.subheader(f"Reference graph of scope “{scope}”")
+st.subheader(f"Reference graph of scope “{md_inline(scope)}”")
 if trace is None and scope in alignments["tie_break"].wl:
     trace = alignments["tie_break"].wl[scope]
     st.caption("WL is off in this mode: the colors are what tie-break mode computes, shown "

@@ -6,6 +6,7 @@ import time
 import streamlit as st
 
 from app import schema_widgets, scoring, session, views
+from app.text import md_inline
 from oa_core import OAError, Schema
 
 started = time.perf_counter()
@@ -41,7 +42,7 @@ st.subheader("Settings")
 st.button("Reset all edits", on_click=session.schema_edits().clear,
           disabled=not session.schema_edits())
 for node, knobs in schema_widgets.grouped_knobs(original_schema):
-    title = f"{schema_widgets.readable(node.pointer)}  ·  {node.type}"
+    title = f"{md_inline(schema_widgets.readable(node.pointer))}  ·  {node.type}"
     with st.expander(title, expanded=node.pointer == ""):
         columns = st.columns(3)
         for index, knob in enumerate(knobs):

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from apptest_helpers import errors, metric, open_app
+
+from app.text import WORD_JOINER, md_inline
 
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
 
@@ -100,3 +103,59 @@ def test_gold_that_violates_the_schema_is_reported_with_file_and_pointer() -> No
     assert "not of type 'integer'" in text
     at.switch_page("../pages/referential.py").run()
     assert not at.exception and at.error  # every page reports it and keeps running
+
+
+NAME = "**B** $y$ [L](http://x)"  # bold, maths and a link if it were read as Markdown
+
+
+def shown(markdown: str) -> str:
+    """The text a reader sees of escaped Markdown (escapes and word joiners dropped)."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
+
+
+def unescaped_markup(markdown: str) -> list[str]:
+    """Markdown/LaTeX trigger characters left without their backslash."""
+    return re.findall(r"[*$\[\]()_`]", re.sub(r"\\.", "", markdown))
+
+
+def test_uploading_a_file_loads_it_at_once_and_says_what_is_mixed() -> None:
+    at = open_app()
+    gold = (RUNNING / "gold.json").read_bytes()
+    at.file_uploader(key="w.upload.candidate").set_value(
+        ("copy.json", gold, "application/json")).run()  # no Load click
+    assert not at.exception and not at.error
+    assert metric(at, "Score") == "1.00"
+    trio = at.session_state["oa.trio"]
+    assert trio.files["candidate"] == "copy.json"
+    notice = "\n".join(i.value for i in at.sidebar.info)
+    assert "Mixed documents" in notice
+    assert "gold and schema: from running_example; candidate: copy.json" in shown(notice)
+
+
+def test_pasting_only_a_gold_names_where_the_others_come_from() -> None:
+    at = open_app()
+    at.text_area(key="w.paste.gold").input((RUNNING / "candidate.json").read_text())
+    at.button[0].click().run()
+    assert metric(at, "Score") == "1.00"
+    notice = shown("\n".join(i.value for i in at.sidebar.info))
+    assert "gold: pasted; candidate and schema: from running_example" in notice
+    for document in ("candidate", "schema"):  # the rest given too: no longer a mix
+        text = (RUNNING / f"{document}.json").read_text()
+        at.text_area(key=f"w.paste.{document}").input(text)
+    at.button[0].click().run()
+    assert not [i for i in at.sidebar.info if "Mixed" in i.value]
+    assert "Custom input: gold, candidate and schema: pasted" in [
+        shown(c.value) for c in at.sidebar.caption]
+
+
+def test_defect_25_uploaded_file_name_is_shown_literally_in_the_sidebar() -> None:
+    at = open_app()
+    name = f"{NAME}.json"
+    at.file_uploader(key="w.upload.candidate").set_value(
+        (name, (RUNNING / "candidate.json").read_bytes(), "application/json")).run()
+    assert not at.exception and not at.error
+    notice = next(i.value for i in at.sidebar.info if "Mixed" in i.value)
+    assert md_inline(name) in notice
+    assert f"candidate: {name}" in shown(notice)
+    assert r"\*\*B\*\* \$y\$ \[L\]\(http\:" in notice
+    assert unescaped_markup(notice.replace("**Mixed documents.**", "")) == []

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 from apptest_helpers import open_app
 from streamlit.testing.v1 import AppTest
+
+from app.text import WORD_JOINER, md_inline
 
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
 
@@ -154,3 +157,24 @@ def test_interactive_view_is_an_offline_iframe_driven_by_the_slider() -> None:
     at.switch_page("../pages/referential.py").run()
     assert at.radio(key="w.oa.graph_view").value == "pyvis"  # the choice survives
     assert len(node_colors(at)) == 11
+
+
+NAME = "**B** $y$ [L](http://x)"  # bold, maths and a link if it were read as Markdown
+
+
+def test_defect_25_scope_name_is_shown_literally_in_the_subheader() -> None:
+    at = open_app("referential.py", timeout=60)
+    schema = json.loads((RUNNING / "schema.json").read_text())
+    items = schema["properties"]["people"]["items"]["properties"]
+    items["id"]["idScope"] = NAME
+    for role in ("mentor", "mentee"):
+        schema["properties"]["mentorships"]["items"]["properties"][role]["ref"] = NAME
+    at.text_area(key="w.paste.schema").input(json.dumps(schema))
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="w.oa.scope").value == NAME
+    header = next(h.value for h in at.subheader if h.value.startswith("Reference graph"))
+    assert header == f"Reference graph of scope “{md_inline(NAME)}”"
+    assert r"\*\*B\*\* \$y\$ \[L\]\(http\:" + WORD_JOINER + r"//x\)" in header
+    assert re.sub(r"\\(.)", r"\1", header).replace(WORD_JOINER, "") == (
+        f"Reference graph of scope “{NAME}”")

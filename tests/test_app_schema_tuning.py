@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from apptest_helpers import metric, open_app
 
+from app.text import WORD_JOINER, md_inline
+
 AGENDA = "/properties/agenda"
+RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
 
 
 def test_a_widget_for_every_knob_of_the_schema() -> None:
@@ -74,3 +78,27 @@ def test_an_invalid_edit_is_reported_and_the_page_keeps_working() -> None:
     at.number_input(key="tune:/properties/period/prefixWeights/0").set_value(1.0).run()
     assert metric(at, "Score with the edited schema") == "0.7679"
     assert metric(at, "Edited settings") == "0"
+
+
+NAME = "**B** $y$ [L](http://x)"  # bold, maths and a link if it were read as Markdown
+
+
+def test_defect_25_property_name_is_shown_literally_in_labels() -> None:
+    at = open_app("schema_tuning.py")
+    for document in ("gold", "candidate", "schema"):  # 'agenda' renamed everywhere
+        value = json.loads((RUNNING / f"{document}.json").read_text())
+        properties = value["properties"] if document == "schema" else value
+        properties[NAME] = properties.pop("agenda")
+        at.text_area(key=f"w.paste.{document}").input(json.dumps(value))
+    at.sidebar.button[0].click().run()  # "Load the pasted documents"
+    assert not at.exception and not at.error
+    labels = [e.label for e in at.expander]
+    escaped = md_inline(NAME)
+    assert escaped == r"\*\*B\*\* \$y\$ \[L\]\(http\:" + WORD_JOINER + r"//x\)"
+    assert f"{escaped}  ·  array" in labels
+    assert f"{escaped}\\[\\]  ·  string" in labels  # its items
+    weight = at.number_input(key="tune:/properties/" + NAME.replace("~", "~0").replace(
+        "/", "~1") + "/valueWeight")
+    assert weight.label == f"valueWeight of {escaped}"
+    assert NAME not in "\n".join([*labels, weight.label, weight.help])  # nothing raw
+    assert metric(at, "Score with the edited schema") == "0.7679"

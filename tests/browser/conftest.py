@@ -18,11 +18,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, Route, sync_playwright
+from playwright.sync_api import BrowserContext, Page, Route, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "tests" / "screenshots"
+# Generous waits: the tests wait for what the page shows, never for a fixed time, so a
+# long limit costs nothing when the machine is idle and saves a run on a busy one.
+TIMEOUT_MS = 90_000
+expect.set_options(timeout=TIMEOUT_MS)
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
@@ -46,7 +50,7 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while True:
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as resp:
@@ -98,7 +102,8 @@ def page(browser_context: BrowserContext, app_url: str) -> Iterator[Page]:
 
     tab = browser_context.new_page()
     tab.route("**/*", route)
-    tab.set_default_timeout(20_000)
+    tab.set_default_timeout(TIMEOUT_MS)
+    tab.set_default_navigation_timeout(TIMEOUT_MS)
     yield tab
     tab.close()
     assert blocked == [], f"requests left 127.0.0.1: {blocked}"
@@ -110,6 +115,14 @@ def screenshot() -> Callable[[Page, str], Path]:
     return save_screenshot
 
 
+def next_frames(tab: Page, count: int = 2) -> None:
+    """Wait until the browser has painted ``count`` more frames (after a resize)."""
+    tab.evaluate("""n => new Promise(done => {
+        const step = k => k ? requestAnimationFrame(() => step(k - 1)) : done();
+        step(n);
+    })""", count)
+
+
 def save_screenshot(tab: Page, name: str) -> Path:
     """Save a full-page screenshot (the viewport grown to the content height)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -118,7 +131,7 @@ def save_screenshot(tab: Page, name: str) -> Path:
                   const inner = main ? main.scrollHeight : 0;
                   return Math.max(inner, document.body.scrollHeight);}""")
     tab.set_viewport_size({"width": 1400, "height": min(max(int(height) + 40, 900), 9000)})
-    tab.wait_for_timeout(400)
+    next_frames(tab)
     path = SCREENSHOTS / f"{name}.png"
     tab.screenshot(path=str(path), full_page=True)
     tab.set_viewport_size({"width": 1400, "height": 900})

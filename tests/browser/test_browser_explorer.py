@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Frame, Page, expect
+from playwright.sync_api import Frame, Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import oa_core
 
@@ -27,9 +29,32 @@ PAGES = {
 }
 
 
+# The page is done: no element left stale by a rerun, no lazy component still loading,
+# every plotly chart drawn.
+SETTLED = """() => !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
+    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+        .every(chart => chart.querySelector(".main-svg"))"""
+# The number of colors of the WL graph's records (the plotly chart keyed wl_graph).
+RECORD_CLASSES = """n => {
+    const plot = document.querySelector(".st-key-wl_graph .js-plotly-plot");
+    const records = ((plot && plot.data) || []).find(t => t.name === "records");
+    return !!records && new Set(records.marker.color).size === n;
+}"""
+
+
 def open_page(page: Page, app_url: str, path: str = "") -> None:
     page.goto(f"{app_url}/{path}")
     expect(page.get_by_role("heading", level=1).first).to_be_visible()
+
+
+def settled(page: Page) -> None:
+    """Wait until the page has finished drawing (before a screenshot)."""
+    page.wait_for_function(SETTLED)
+
+
+def record_classes(page: Page, count: int) -> None:
+    """Wait until the static WL graph colors its records with ``count`` classes."""
+    page.wait_for_function(RECORD_CLASSES, arg=count)
 
 
 def rewind_wl_slider(page: Page) -> None:
@@ -40,9 +65,9 @@ def rewind_wl_slider(page: Page) -> None:
     expect(page.get_by_text("Round 0 of")).to_be_visible()
 
 
-def score_metric(page: Page) -> str:
+def score_metric(page: Page) -> Locator:
     metric = page.locator('[data-testid="stMetric"]').filter(has_text="Score").first
-    return metric.locator('[data-testid="stMetricValue"]').inner_text()
+    return metric.locator('[data-testid="stMetricValue"]')
 
 
 @pytest.mark.parametrize("path", list(PAGES))
@@ -51,7 +76,7 @@ def test_every_page_opens_without_errors(
     open_page(page, app_url, path)
     expect(page.get_by_role("heading", name=PAGES[path], level=1)).to_be_visible()
     expect(page.get_by_text("Alignment computed in")).to_be_visible()
-    page.wait_for_timeout(600)  # let plotly draw before the screenshot
+    settled(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.get_by_text("Page not found").count() == 0  # every page has its own URL
     screenshot(page, f"page-{path}")
@@ -74,17 +99,20 @@ def test_wl_round_slider_steps_through_the_refinement(
         page: Page, app_url: str, screenshot: Shot) -> None:
     open_page(page, app_url, "referential")
     expect(page.get_by_text("Round 2 of 2")).to_be_visible()
+    record_classes(page, 6)
     rewind_wl_slider(page)
     expect(page.get_by_text("Round 0 of 2")).to_be_visible()
-    page.wait_for_timeout(500)
+    record_classes(page, 1)
+    settled(page)
     screenshot(page, "referential-round-0")
     page.get_by_role("slider").first.press("ArrowRight")
     expect(page.get_by_text("Round 1 of 2")).to_be_visible()
-    page.wait_for_timeout(500)
+    record_classes(page, 4)
+    settled(page)
     screenshot(page, "referential-round-1")
     page.get_by_text("none (WL off)").click()
     expect(page.get_by_text("with WL off nothing breaks the tie").first).to_be_visible()
-    page.wait_for_timeout(500)
+    settled(page)
     screenshot(page, "referential-wl-off")
 
 
@@ -96,7 +124,8 @@ def test_apply_a_fix_moves_the_score(
         has_text="/period/1: expected 2025, got 2026")
     row.get_by_role("button", name="Apply this fix").click()
     expect(page.get_by_text("moved +0.0625")).to_be_visible()
-    assert score_metric(page) == "0.83"
+    expect(score_metric(page)).to_have_text("0.83")
+    settled(page)
     screenshot(page, "feedback-applied")
 
 
@@ -116,6 +145,7 @@ def test_downloads_reproduce_the_score_shown(
     shown = page.locator('[data-testid="stMetric"]').filter(
         has_text="Score with the edited schema").locator('[data-testid="stMetricValue"]')
     expect(shown).not_to_have_text("0.8304")  # the agenda weighs more now
+    settled(page)
     screenshot(page, "schema-tuning-edited")
     files = {}
     for label in ("Current trio (JSON)", "Edited schema (JSON)"):
@@ -129,27 +159,30 @@ def test_downloads_reproduce_the_score_shown(
     assert trio["schema"]["properties"]["agenda"]["valueWeight"] == 3
     assert trio["candidate"]["period"] == [2023, 2025]  # the fix is in
     rescored = oa_core.score(trio["gold"], trio["candidate"], trio["schema"])
-    assert shown.inner_text() == f"{rescored:.4f}"
+    expect(shown).to_have_text(f"{rescored:.4f}")
 
 
 def _upload(page: Page, files: dict[str, tuple[str, str]], *, valid: bool = True) -> None:
-    """Upload document -> (file name, text) through the sidebar and load them.
+    """Upload document -> (file name, text) through the sidebar, one file after the other.
 
-    With ``valid``, wait until the sidebar names the loaded files, so what follows
-    sees the new documents rather than the page drawn before the load.
+    A file loads as soon as the server has it; each step waits for what the server
+    then shows: with ``valid`` the sidebar naming the file as that document, else the
+    load error naming the file. Nothing races the upload.
     """
-    page.get_by_text("Upload or paste your own").click()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    uploaders = sidebar.locator('[data-testid="stFileUploader"]')
+    if not uploaders.first.is_visible():
+        sidebar.get_by_text("Upload or paste your own").click()
     for document, (name, text) in files.items():
-        index = ["gold", "candidate", "schema"].index(document)
-        uploader = page.locator('[data-testid="stFileUploader"]').nth(index)
+        uploader = uploaders.nth(["gold", "candidate", "schema"].index(document))
+        expect(uploader).to_be_visible()
         uploader.locator('input[type="file"]').set_input_files(
             {"name": name, "mimeType": "application/json", "buffer": text.encode()})
-        expect(uploader.get_by_text(name)).to_be_visible()
-    page.get_by_role("button", name="Load these documents").click()
-    if valid:
-        sidebar = page.locator('[data-testid="stSidebar"]')
-        for document, (name, _) in files.items():
+        if valid:
             expect(sidebar.get_by_text(f"{document}: {name}")).to_be_visible()
+        else:
+            expect(page.locator('[data-testid="stAlert"]').filter(
+                has_text="Could not load").filter(has_text=name)).to_be_visible()
 
 
 def test_malformed_upload_shows_the_error_and_keeps_working(
@@ -161,7 +194,8 @@ def test_malformed_upload_shows_the_error_and_keeps_working(
     expect(alert).to_be_visible()
     expect(alert).to_contain_text("broken.json")
     expect(alert).to_contain_text("line 2, column 12")
-    assert score_metric(page) == "0.77"
+    expect(score_metric(page)).to_have_text("0.77")
+    settled(page)
     screenshot(page, "upload-malformed")
 
 
@@ -175,6 +209,7 @@ def test_script_in_a_value_is_shown_as_text(
     expect(cell).to_be_visible()
     assert page.evaluate("() => window.__pwned") is None
     assert page.locator("table.oa-diff b").count() == 0
+    settled(page)
     screenshot(page, "escaped-script")
 
 
@@ -185,7 +220,7 @@ def test_query_string_selects_an_example(
            ).to_be_visible()
     open_page(page, app_url, "referential?example=org2graph")
     expect(page.get_by_text("Alignment computed in")).to_be_visible()
-    page.wait_for_timeout(600)
+    settled(page)
     screenshot(page, "org2graph-referential")
 
 
@@ -206,13 +241,15 @@ def test_two_hundred_record_graph_in_the_browser(
     expect(page.get_by_text("Score with tie_break")).to_be_visible()
     expect(page.locator('[data-testid="stMetricValue"]').first).to_have_text("1.0000")
     rewind_wl_slider(page)
-    page.wait_for_timeout(800)
+    record_classes(page, 1)
+    settled(page)
     screenshot(page, "referential-200-records")
 
 
 GRAPH_FRAME = 'iframe[title^="Interactive reference graph"]'
 # Colored (not gray) pixels on the vis-network canvas: the class-colored vertices.
-COLORED_PIXELS = """c => {
+COLORED_PIXELS = """(() => {
+    const c = document.querySelector("canvas");
     const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
     let colored = 0;
     for (let i = 0; i < data.length; i += 4) {
@@ -220,34 +257,41 @@ COLORED_PIXELS = """c => {
         if (a > 200 && Math.max(r, g, b) - Math.min(r, g, b) > 60) colored++;
     }
     return colored;
-}"""
-VERTEX_COLORS = """() => new Set(network.body.data.nodes.get()
+})()"""
+VERTEX_COLORS = """new Set(network.body.data.nodes.get()
     .filter(n => typeof n.id === "number").map(n => n.color.background)).size"""
+GRAPH_WAIT_S = 90
 
 
-def graph_state(page: Page, script: str, want: Callable[[Any], bool]) -> Any:
-    """Poll ``script`` in the interactive graph's frame (reloaded on every rerun)."""
-    canvas = page.frame_locator(GRAPH_FRAME).locator("canvas")
-    expect(canvas).to_be_visible()
-    value = None
-    for _ in range(80):
+def wait_in_graph(page: Page, condition: str) -> Frame:
+    """Wait until the JavaScript ``condition`` holds in the interactive graph's frame.
+
+    Every rerun reloads that frame: a wait cut short by a reload starts again on the
+    new document, until the condition holds or ``GRAPH_WAIT_S`` have passed.
+    """
+    check = f"() => {{ try {{ return !!({condition}); }} catch (e) {{ return false; }} }}"
+    deadline = time.monotonic() + GRAPH_WAIT_S
+    while True:
+        remaining_ms = (deadline - time.monotonic()) * 1000
+        if remaining_ms <= 0:
+            raise AssertionError(f"the graph frame never showed {condition}")
+        frame = page.locator(GRAPH_FRAME).element_handle(
+            timeout=remaining_ms).content_frame()
+        if frame is None:
+            continue
         try:
-            value = canvas.evaluate(script)
-        except PlaywrightError:  # the frame reloaded under us: ask again
-            value = None
-        if value is not None and want(value):
-            return value
-        page.wait_for_timeout(250)
-    raise AssertionError(f"the graph frame never reached the state; last value {value!r}")
+            frame.wait_for_function(check, timeout=remaining_ms)
+            return frame
+        except PlaywrightTimeout as exc:
+            raise AssertionError(f"the graph frame never showed {condition}") from exc
+        except PlaywrightError:  # the frame reloaded under us: wait on the new one
+            continue
 
 
 def open_interactive_graph(page: Page) -> Frame:
     """Switch the Referential page's graph to the interactive view; its frame once drawn."""
     page.get_by_text("interactive (drag & zoom)").click()
-    graph_state(page, COLORED_PIXELS, lambda n: n > 500)
-    frame = page.locator(GRAPH_FRAME).element_handle().content_frame()
-    assert frame is not None
-    return frame
+    return wait_in_graph(page, f"{COLORED_PIXELS} > 500")
 
 
 def test_interactive_graph_draws_offline(page: Page, app_url: str, screenshot: Shot) -> None:
@@ -255,15 +299,14 @@ def test_interactive_graph_draws_offline(page: Page, app_url: str, screenshot: S
     expect(page.get_by_text("Round 2 of 2")).to_be_visible()
     frame = open_interactive_graph(page)
     assert frame.evaluate("() => Object.keys(network.getPositions()).length") == 11 + 4
-    assert graph_state(page, f"c => ({VERTEX_COLORS})()", lambda n: n == 6) == 6
+    wait_in_graph(page, f"{VERTEX_COLORS} === 6")
     rewind_wl_slider(page)  # round 0: everyone alike, one color
-    graph_state(page, f"c => ({VERTEX_COLORS})()", lambda n: n == 1)
+    wait_in_graph(page, f"{VERTEX_COLORS} === 1")
     page.get_by_role("slider").first.press("End")
     expect(page.get_by_text("Round 2 of 2")).to_be_visible()
-    graph_state(page, f"c => ({VERTEX_COLORS})()", lambda n: n == 6)
-    graph_state(page, COLORED_PIXELS, lambda n: n > 500)
+    wait_in_graph(page, f"{VERTEX_COLORS} === 6 && {COLORED_PIXELS} > 500")
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_timeout(300)
+    settled(page)
     screenshot(page, "referential-interactive")
 
 
@@ -276,15 +319,12 @@ def test_markup_in_a_name_is_a_tooltip_text_in_the_interactive_graph(
     _upload(page, {"candidate": ("evil.json", json.dumps(candidate))})
     expect(page.get_by_text("Score with tie_break")).to_be_visible()
     frame = open_interactive_graph(page)
-    page.locator(GRAPH_FRAME).scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
     spot = frame.evaluate("""() => {
         const node = network.body.data.nodes.get().find(n => (n.title || "").includes("<img"));
         return network.canvasToDOM(network.getPositions([node.id])[node.id]);
     }""")
-    box = page.locator(GRAPH_FRAME).bounding_box()
-    assert box is not None
-    page.mouse.move(box["x"] + spot["x"], box["y"] + spot["y"])
+    # hover() scrolls the frame into view and waits for the canvas to hold still
+    frame.locator("canvas").hover(position={"x": spot["x"], "y": spot["y"]})
     tooltip = frame.locator("div.vis-tooltip")
     expect(tooltip).to_be_visible()
     expect(tooltip).to_contain_text('(<img src=x onerror="window.__pwned')  # markup as text
@@ -293,3 +333,44 @@ def test_markup_in_a_name_is_a_tooltip_text_in_the_interactive_graph(
     assert frame.evaluate("() => window.__pwned") is None
     assert page.evaluate("() => window.__pwned") is None
     screenshot(page, "referential-interactive-escaped")
+
+
+def as_typed(text: str) -> re.Pattern[str]:
+    """``text`` as shown, where invisible word joiners may break autolinks and shortcodes."""
+    return re.compile("^" + "\u2060?".join(map(re.escape, text)) + "$")
+
+
+def test_defect_25_markup_in_names_shows_literally(
+        page: Page, app_url: str, screenshot: Shot) -> None:
+    """A scope, a property and a file named in Markdown/LaTeX show as typed, unrendered."""
+    name = "**B** $y$ [L](http://x) www.a.org :material/home:"
+    documents = {document: json.loads((RUNNING / f"{document}.json").read_text())
+                 for document in ("schema", "gold", "candidate")}
+    schema = documents["schema"]["properties"]
+    schema["people"]["items"]["properties"]["id"]["idScope"] = name
+    for role in ("mentor", "mentee"):
+        schema["mentorships"]["items"]["properties"][role]["ref"] = name
+    for document, value in documents.items():
+        properties = value["properties"] if document == "schema" else value
+        properties[name] = properties.pop("agenda")
+    file_name = "**B** $y$ [L](x).json"  # a browser keeps no '/' in a file name
+    open_page(page, app_url, "referential")
+    _upload(page, {document: (file_name if document == "candidate" else f"{document}.json",
+                              json.dumps(value)) for document, value in documents.items()})
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar.get_by_text(f"candidate: {file_name}")).to_be_visible()
+    header = page.get_by_role("heading", name="Reference graph of scope")
+    expect(header).to_have_text(as_typed(f"Reference graph of scope “{name}”"))
+    expect(page.get_by_text("Alignment computed in")).to_be_visible()
+    settled(page)
+    screenshot(page, "defect-25-referential")
+    page.get_by_role("link", name="Schema tuning").click()
+    expect(page.get_by_text(as_typed(f"{name}  ·  array"))).to_be_visible()
+    expect(page.get_by_text(as_typed(f"valueWeight of {name}"))).to_be_visible()
+    expect(page.get_by_text("Alignment computed in")).to_be_visible()
+    settled(page)
+    screenshot(page, "defect-25-schema-tuning")
+    rendered = page.locator('[data-testid="stSidebar"], [data-testid="stMain"]').locator(
+        "strong:has-text('B'), .katex, a[href*='x'], a[href*='a.org'], "
+        "[data-testid='stIconMaterial']:text-is('home')")
+    expect(rendered).to_have_count(0)
