@@ -1,4 +1,9 @@
-"""The ``oa`` command line: score, feedback, explain, batch and explore.
+"""The ``oa`` command line: score, feedback, explain and batch (and plug-in commands).
+
+A thin front: it parses arguments, reads files, calls the library
+(:func:`oa_core.align`, :func:`oa_core.feedback`, :mod:`oa_core.batch`,
+:mod:`oa_core.report`) and prints. The options of ``--wl-mode``, ``--wl-lambda`` and
+``--strict`` become one :class:`~oa_core.options.AlignOptions`.
 
 Every command that compares documents takes a gold file, a candidate file and an
 OA schema (``--schema``). Files may be JSON, JSONC (comments, trailing commas) or
@@ -6,9 +11,18 @@ JSONL; ``-`` reads standard input (once per command). Exit codes:
 
 * 0 -- success;
 * 2 -- bad input: the message names the file, the document and the JSON Pointer
-  (and the line of a JSONL file), and says how to fix it; never a traceback;
+  (and the line of a JSONL file), and says how to fix it; never a traceback. An
+  input that is not a file (``/dev/zero``) or is over ``Limits.max_input_bytes``,
+  and an output that cannot be written (``/dev/full``), are bad input too;
 * 1 -- an unexpected internal error, reported in one line (``--debug`` shows the
-  traceback).
+  traceback); ``oa batch`` reports it for the line it happened on, scores the
+  others and exits 1 at the end.
+
+Other packages add commands through the entry point group ``oa_core.commands``: each
+entry point is a callable ``register(subparsers)`` that adds one sub-parser whose
+default ``run`` is ``run(args) -> int`` (it may raise :class:`BadInput`). This is
+how the explorer's ``oa explore`` is installed (``app.launch:register``); the
+library itself knows nothing of the explorer.
 
 Examples
 --------
@@ -25,47 +39,35 @@ Examples
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import contextlib
+import errno
 import json
-import multiprocessing
 import os
-import re
-import signal
-import subprocess
+import stat
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, TextIO
-from urllib.parse import quote
-
-import numpy as np
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, BinaryIO, TextIO
 
 from .aligner import WL_MODES, Alignment, align
-from .errors import Diagnostic, InputError, OAError
+from .batch import BatchOptions, BatchResult, iter_batch, summarize
+from .errors import OAError
 from .feedback import feedback, load_templates
-from .jsonio import extract_json, loads
-from .matchtree import MatchNode
+from .jsonio import loads
+from .options import AlignOptions, Limits
+from .report import describe_error, diagnostic_line, painter, printable, render_explain
 from .schema import Schema
 
-__all__ = [
-    "BadInput",
-    "BatchOptions",
-    "BatchResult",
-    "BatchSummary",
-    "app_entry",
-    "build_parser",
-    "explain_table",
-    "iter_batch",
-    "main",
-    "path_pattern",
-    "summarize",
-]
+__all__ = ["COMMAND_GROUP", "BadInput", "build_parser", "main"]
 
 STDIN = "-"
+COMMAND_GROUP = "oa_core.commands"
+"""Entry point group of plug-in commands (``register(subparsers)``)."""
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_CHUNK = 1 << 20
 
 
 # --------------------------------------------------------------------------- errors
@@ -85,74 +87,134 @@ class BadInput(Exception):
         self.text = text
 
 
-def _describe(err: OAError, source: str, prefix: str = "", document: str = "") -> str:
-    """Render a library error for a human: file, document, pointer, message, fix."""
-    pointer = prefix + err.pointer
-    text = f"{source} ({document or err.document}) at {pointer or '(root)'}: {err.message}"
-    return f"{text}\n  fix: {err.fix}" if err.fix else text
-
-
 def _display(path: str) -> str:
     return "<stdin>" if path == STDIN else path
 
 
-# --------------------------------------------------------------------------- colors
+_WRITE_FIXES = {
+    errno.ENOSPC: "free some space, or write somewhere else",
+    errno.EDQUOT: "free some space, or write somewhere else",
+    errno.EFBIG: "write somewhere else",
+    errno.EACCES: "write to a file you may write to",
+    errno.EPERM: "write to a file you may write to",
+    errno.EROFS: "write to a writable file system",
+    errno.EIO: "write to a regular file",
+}
 
 
-@dataclass(frozen=True, slots=True)
-class _Painter:
-    """ANSI colors, or plain text when disabled."""
-
-    enabled: bool
-
-    def __call__(self, text: str, *codes: str) -> str:
-        if not self.enabled or not codes:
-            return text
-        return f"\033[{';'.join(codes)}m{text}\033[0m"
+def _write_error(name: str, exc: OSError) -> BadInput:
+    """Why writing ``name`` failed: the reason, its errno name and what to do."""
+    code = errno.errorcode.get(exc.errno or 0, "")
+    reason = (exc.strerror or str(exc)) + (f" ({code})" if code else "")
+    fix = _WRITE_FIXES.get(exc.errno or 0, "choose another output")
+    return BadInput(f"{name} (output): cannot write the file: {reason}\n  fix: {fix}")
 
 
-_GREEN, _YELLOW, _RED, _MAGENTA, _CYAN, _BOLD, _DIM = "32", "33", "31", "35", "36", "1", "2"
+def _emit(text: str, stream: TextIO | None = None, name: str = "<stdout>") -> None:
+    """Print ``text`` (lone surrogates escaped); a failed write is bad input."""
+    stream = stream or sys.stdout
+    try:
+        stream.write(printable(text) + "\n")
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        _discard(stream)
+        raise _write_error(name, exc) from None
 
 
-def _painter(mode: str, stream: TextIO) -> _Painter:
-    """Colors for ``stream``: ``auto`` means a TTY and no ``NO_COLOR`` variable."""
-    if mode == "always":
-        return _Painter(True)
-    if mode == "never" or os.environ.get("NO_COLOR"):
-        return _Painter(False)
-    isatty = getattr(stream, "isatty", None)
-    return _Painter(bool(isatty and isatty()))
+def _discard(stream: TextIO) -> None:
+    """Send what is still buffered for a failing standard stream nowhere."""
+    if stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+
+
+def _warn(text: str) -> None:
+    with contextlib.suppress(OSError):
+        sys.stderr.write(printable(text) + "\n")
 
 
 # --------------------------------------------------------------------------- reading
 
 
 class _Reader:
-    """Reads the files named on the command line; standard input at most once."""
+    """Reads the files named on the command line; standard input at most once.
 
-    def __init__(self) -> None:
+    A file must be a regular file or a pipe (not a device such as ``/dev/zero``);
+    at most ``limits.max_input_bytes`` are read (per line for a JSONL pairs file).
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
         self._stdin_used = False
 
-    def text(self, path: str, what: str) -> str:
+    def _bytes(self, path: str, what: str, *, per_line: bool) -> bytes:
+        limit = self.limits.max_input_bytes
+        if path == STDIN:
+            if self._stdin_used:
+                raise BadInput(f"{what}: standard input ('-') can be used for one file only")
+            self._stdin_used = True
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:  # a text stream without bytes underneath
+                data = sys.stdin.read().encode("utf-8")
+                self._check_size(len(data), path, what, per_line=per_line)
+                return data
+            return self._read(stream, path, what, per_line=per_line)
+        try:
+            info = os.stat(path)
+            if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+                kind = ("a directory" if stat.S_ISDIR(info.st_mode) else
+                        "a character device" if stat.S_ISCHR(info.st_mode) else
+                        "a block device" if stat.S_ISBLK(info.st_mode) else
+                        "a socket" if stat.S_ISSOCK(info.st_mode) else "not a file")
+                raise BadInput(f"{path} ({what}): cannot read it: it is {kind}, not a regular "
+                               "file\n  fix: give a JSON file, or '-' for standard input")
+            if stat.S_ISREG(info.st_mode) and not per_line and info.st_size > limit:
+                raise BadInput(f"{path} ({what}): the file is {info.st_size:,} bytes, over "
+                               f"the limit of {limit:,} bytes (Limits.max_input_bytes)"
+                               "\n  fix: split the input")
+            with open(path, "rb") as handle:
+                return self._read(handle, path, what, per_line=per_line)
+        except OSError as exc:
+            raise BadInput(f"{path} ({what}): cannot read the file: "
+                           f"{exc.strerror or exc}") from None
+
+    def _read(self, stream: BinaryIO, path: str, what: str, *, per_line: bool) -> bytes:
+        """Read ``stream`` in chunks, refusing it as soon as it is over the limit."""
+        chunks: list[bytes] = []
+        total = 0
+        line_start = 0  # offset of the current line's start (per_line)
+        while True:
+            chunk = stream.read(_CHUNK)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                line_start = total + newline + 1
+            total += len(chunk)
+            self._check_size(total - line_start if per_line else total, path, what,
+                             per_line=per_line)
+        return b"".join(chunks)
+
+    def _check_size(self, size: int, path: str, what: str, *, per_line: bool) -> None:
+        limit = self.limits.max_input_bytes
+        if size > limit:
+            unit = "a line" if per_line else "the input"
+            raise BadInput(f"{_display(path)} ({what}): {unit} is over the limit of "
+                           f"{limit:,} bytes (Limits.max_input_bytes; stopped reading after "
+                           f"{size:,} bytes)\n  fix: give a smaller input (or, for a "
+                           "pairs file, one JSON value per line)")
+
+    def text(self, path: str, what: str, *, per_line: bool = False) -> str:
         """The text of ``path`` (``-`` is standard input).
 
         Raises
         ------
         BadInput
-            When the file cannot be read.
+            When the file cannot be read, is not a file, or is too big.
         """
-        if path == STDIN:
-            if self._stdin_used:
-                raise BadInput(f"{what}: standard input ('-') can be used for one file only")
-            self._stdin_used = True
-            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else (
-                sys.stdin.read().encode("utf-8"))
-        else:
-            try:
-                data = Path(path).read_bytes()
-            except OSError as exc:
-                raise BadInput(f"{path} ({what}): cannot read the file: "
-                               f"{exc.strerror or exc}") from None
+        data = self._bytes(path, what, per_line=per_line)
         try:
             return data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -169,29 +231,32 @@ class _Reader:
         text = self.text(path, document)
         name = _display(path)
         if path.lower().endswith(_JSONL_SUFFIXES):
-            return _jsonl_values(text, name, document)
+            return _jsonl_values(text, name, document, self.limits)
         try:
-            return [(name, loads(text, document=document))]  # type: ignore[arg-type]
+            return [(name, loads(text, document=document,  # type: ignore[arg-type]
+                                 limits=self.limits))]
         except OAError as exc:
             lines = [line for line in text.splitlines() if line.strip()]
             if len(lines) > 1:
                 try:
-                    return _jsonl_values(text, name, document)
+                    return _jsonl_values(text, name, document, self.limits)
                 except BadInput:
                     pass
-            raise BadInput(_describe(exc, name)) from None
+            raise BadInput(describe_error(exc, name)) from None
 
 
-def _jsonl_values(text: str, name: str, document: str) -> list[tuple[str, Any]]:
+def _jsonl_values(text: str, name: str, document: str,
+                  limits: Limits) -> list[tuple[str, Any]]:
     values = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         source = f"{name} line {number}"
         try:
-            values.append((source, loads(line, document=document)))  # type: ignore[arg-type]
+            values.append((source, loads(line, document=document,  # type: ignore[arg-type]
+                                         limits=limits)))
         except OAError as exc:
-            raise BadInput(_describe(exc, source)) from None
+            raise BadInput(describe_error(exc, source)) from None
     if not values:
         raise BadInput(f"{name} ({document}): the file holds no JSON value"
                        "\n  fix: write one JSON value per line")
@@ -206,12 +271,13 @@ def _one_value(reader: _Reader, path: str, document: str, hint: str) -> tuple[st
     return values[0]
 
 
-def _load_schema(reader: _Reader, path: str) -> tuple[str, Schema]:
+def _load_schema(reader: _Reader, path: str) -> tuple[str, Any, Schema]:
+    """The schema's source label, its JSON data and the parsed schema."""
     source, raw = _one_value(reader, path, "schema", "give one schema object")
     try:
-        return source, Schema.parse(raw)
+        return source, raw, Schema.parse(raw)
     except OAError as exc:
-        raise BadInput(_describe(exc, source)) from None
+        raise BadInput(describe_error(exc, source)) from None
 
 
 @dataclass(slots=True)
@@ -230,7 +296,7 @@ class _Pair:
 
 def _load_pairs(reader: _Reader, args: argparse.Namespace, *, many: bool) -> list[_Pair]:
     """Gold, candidate and schema of a pair command (JSONL files: several pairs)."""
-    schema_source, schema = _load_schema(reader, args.schema)
+    schema_source, _, schema = _load_schema(reader, args.schema)
     golds = reader.values(args.gold, "gold")
     candidates = reader.values(args.candidate, "candidate")
     if not many and (len(golds) > 1 or len(candidates) > 1):
@@ -246,13 +312,13 @@ def _load_pairs(reader: _Reader, args: argparse.Namespace, *, many: bool) -> lis
             for (gs, g), (cs, c) in zip(golds, candidates, strict=True)]
 
 
-def _align_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"wl_mode": args.wl_mode, "wl_blend_lambda": args.wl_lambda, "strict": args.strict}
-
-
-def _diagnostic_line(diag: Diagnostic, pair: _Pair) -> str:
-    return (f"{pair.source(diag.document)} ({diag.document}) at {diag.pointer or '(root)'}: "
-            f"[{diag.code}] {diag.message}")
+def _align_options(args: argparse.Namespace) -> AlignOptions:
+    """The one options object of a command, from ``--wl-mode/--wl-lambda/--strict``."""
+    try:
+        return AlignOptions(wl_mode=args.wl_mode, wl_blend_lambda=args.wl_lambda,
+                            strict=args.strict)
+    except OAError as exc:
+        raise BadInput(describe_error(exc, "command-line options")) from None
 
 
 def _report_diagnostics(alignment: Alignment, pair: _Pair, quiet: bool) -> None:
@@ -260,404 +326,61 @@ def _report_diagnostics(alignment: Alignment, pair: _Pair, quiet: bool) -> None:
         return
     for kind, diags in (("warning", alignment.warnings), ("violation", alignment.violations)):
         for diag in diags:
-            print(f"oa: {kind}: {_diagnostic_line(diag, pair)}", file=sys.stderr)
+            _warn(f"oa: {kind}: {diagnostic_line(diag, pair.source(diag.document))}")
 
 
-# --------------------------------------------------------------------------- score
-
-
-def _align_pair(pair: _Pair, options: Mapping[str, Any]) -> Alignment:
+def _align_pair(pair: _Pair, options: AlignOptions) -> Alignment:
     try:
-        return align(pair.gold, pair.candidate, pair.schema, **options)
+        return align(pair.gold, pair.candidate, pair.schema, options)
     except OAError as exc:
-        raise BadInput(_describe(exc, pair.source(exc.document))) from None
+        raise BadInput(describe_error(exc, pair.source(exc.document))) from None
 
 
-def _cmd_score(args: argparse.Namespace, reader: _Reader) -> int:
-    for pair in _load_pairs(reader, args, many=True):
-        alignment = _align_pair(pair, _align_options(args))
+# --------------------------------------------------------------------------- commands
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    options = _align_options(args)
+    for pair in _load_pairs(_Reader(options.limits), args, many=True):
+        alignment = _align_pair(pair, options)
         _report_diagnostics(alignment, pair, args.quiet)
         if args.json:
-            print(json.dumps(alignment.to_dict(), ensure_ascii=False, default=str))
+            _emit(json.dumps(alignment.to_dict(), ensure_ascii=False, default=str))
         else:
-            print(repr(alignment.score))
+            _emit(repr(alignment.score))
     return 0
 
 
-# --------------------------------------------------------------------------- feedback
-
-
-def _cmd_feedback(args: argparse.Namespace, reader: _Reader) -> int:
+def _cmd_feedback(args: argparse.Namespace) -> int:
+    options = _align_options(args)
     templates = None
     if args.templates:
         try:
             templates = load_templates(args.templates)
         except OAError as exc:
-            raise BadInput(_describe(exc, args.templates)) from None
-    (pair,) = _load_pairs(reader, args, many=False)
+            raise BadInput(describe_error(exc, args.templates)) from None
+    (pair,) = _load_pairs(_Reader(options.limits), args, many=False)
     try:
         result = feedback(pair.gold, pair.candidate, pair.schema, top_k=args.top_k,
                           min_delta=args.min_delta, style=args.style, templates=templates,
-                          describe_refs=args.describe_refs, **_align_options(args))
+                          describe_refs=args.describe_refs, options=options)
     except OAError as exc:  # an "options" error here is about a template
         source = args.templates if exc.document == "options" and args.templates else (
             pair.source(exc.document))
-        raise BadInput(_describe(exc, source)) from None
-    print(result.text)
+        raise BadInput(describe_error(exc, source)) from None
+    _emit(result.text)
     return 0
 
 
-# --------------------------------------------------------------------------- explain
-
-
-def _walk(node: MatchNode, depth: int, max_depth: int | None,
-          only_imperfect: bool) -> Iterator[tuple[int, MatchNode]]:
-    if only_imperfect and node.deficit <= 0.0 and depth > 0:
-        return
-    yield depth, node
-    if max_depth is None or depth < max_depth:
-        for child in node.children:
-            yield from _walk(child, depth + 1, max_depth, only_imperfect)
-
-
-def _short(value: Any, width: int = 32) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _node_path(node: MatchNode) -> str:
-    """The node's pointer, with the candidate's where it ends differently (a moved item)."""
-    path = node.path or "(root)"
-    if (node.gold_path is not None and node.candidate_path is not None
-            and node.gold_path.rpartition("/")[2] != node.candidate_path.rpartition("/")[2]):
-        path += f" ~ {node.candidate_path or '(root)'}"
-    return path
-
-
-def _node_values(node: MatchNode) -> str:
-    if node.kind in ("map", "sequence") and node.status == "matched":
-        return ""
-    if node.status == "missing":
-        return _short(node.gold)
-    if node.status == "excess":
-        return "+ " + _short(node.candidate)
-    return f"{_short(node.gold)} → {_short(node.candidate)}"
-
-
-def _status_color(node: MatchNode) -> tuple[str, ...]:
-    if node.status in ("missing", "excess"):
-        return (_RED,)
-    if node.status != "matched":
-        return (_MAGENTA,)
-    return (_GREEN,) if node.score >= 1.0 else (_YELLOW,)
-
-
-def explain_table(alignment: Alignment, paint: _Painter, *, max_depth: int | None = None,
-                  only_imperfect: bool = False) -> str:
-    """The match tree as an indented table (one row per node).
-
-    Parameters
-    ----------
-    alignment : Alignment
-        What :func:`oa_core.align` returned.
-    paint : _Painter
-        Colors (or none).
-    max_depth : int, optional
-        Deepest level shown (the root is level 0).
-    only_imperfect : bool
-        Hide the subtrees that cost nothing.
-    """
-    header = ("path", "kind", "status", "score", "eff. weight", "deficit", "gold → candidate")
-    rows = []
-    for depth, node in _walk(alignment.tree, 0, max_depth, only_imperfect):
-        cells = ("  " * depth + _node_path(node), node.kind, node.status, f"{node.score:.4f}",
-                 f"{node.effective_weight:.4f}", f"{node.deficit:.4f}", _node_values(node))
-        rows.append((cells, node))
-    widths = [max(len(h), *(len(cells[i]) for cells, _ in rows)) for i, h in enumerate(header)]
-    numeric = {3, 4, 5}
-
-    def line(cells: Sequence[str], colors: Sequence[tuple[str, ...]]) -> str:
-        out = []
-        for i, (cell, color) in enumerate(zip(cells, colors, strict=True)):
-            padded = cell.rjust(widths[i]) if i in numeric else cell.ljust(widths[i])
-            out.append(paint(padded, *color))
-        return "  ".join(out).rstrip()
-
-    lines = [line(header, [(_BOLD,)] * len(header))]
-    for cells, node in rows:
-        status = _status_color(node)
-        deficit = (_RED,) if node.deficit > 0.0 else (_DIM,)
-        perfect = (_DIM,) if node.deficit <= 0.0 else ()
-        lines.append(line(cells, [perfect, (_CYAN,), status, status, perfect, deficit, ()]))
-    return "\n".join(lines)
-
-
-def _cmd_explain(args: argparse.Namespace, reader: _Reader) -> int:
-    (pair,) = _load_pairs(reader, args, many=False)
-    alignment = _align_pair(pair, _align_options(args))
-    paint = _painter(args.color, sys.stdout)
-    print(paint(f"score {alignment.score:.4f}", _BOLD)
-          + f"  deficit {alignment.deficit:.4f}  ({pair.gold_source} vs "
-          f"{pair.candidate_source})")
-    print(explain_table(alignment, paint, max_depth=args.max_depth,
-                        only_imperfect=args.only_imperfect))
-    for name, mapping in alignment.bijections.items():
-        pairs = ", ".join(f"{_short(g)}→{_short(c)}" for g, c in mapping.items())
-        print(f"scope {name}: {pairs}")
-    for title, diags in (("warnings", alignment.warnings),
-                         ("violations", alignment.violations)):
-        if diags:
-            print(paint(f"{title}:", _BOLD))
-            for diag in diags:
-                print(f"  {_diagnostic_line(diag, pair)}")
+def _cmd_explain(args: argparse.Namespace) -> int:
+    options = _align_options(args)
+    (pair,) = _load_pairs(_Reader(options.limits), args, many=False)
+    alignment = _align_pair(pair, options)
+    _emit(render_explain(alignment, painter(args.color, sys.stdout),
+                         title=f"{pair.gold_source} vs {pair.candidate_source}",
+                         source=pair.source, max_depth=args.max_depth,
+                         only_imperfect=args.only_imperfect))
     return 0
-
-
-# --------------------------------------------------------------------------- batch
-
-
-@dataclass(frozen=True, slots=True)
-class BatchOptions:
-    """How ``oa batch`` scores each pair (the same for every worker).
-
-    Attributes
-    ----------
-    top_k : int
-        Repair operations written per pair.
-    min_delta : float
-        Operations recovering less are not written.
-    wl_mode, wl_blend_lambda, strict
-        Passed to :func:`oa_core.align`.
-    """
-
-    top_k: int = 5
-    min_delta: float = 0.0
-    wl_mode: str = "tie_break"
-    wl_blend_lambda: float = 0.5
-    strict: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class BatchResult:
-    """The outcome of one input line.
-
-    Attributes
-    ----------
-    record : dict
-        The output line: ``index``, ``id`` (when the input has one), ``score`` and
-        ``ops`` (the top repair operations); ``parse_error`` (pointer, message,
-        fix) when the raw prediction held no JSON (score 0); ``error`` (line,
-        document, pointer, message, fix) when the line itself is bad (no score).
-    op_stats : tuple of (str, str, float)
-        ``(path pattern, op kind, delta)`` of every operation (for the summary).
-    error : str or None
-        Why the line is bad input, with file, line and pointer.
-    """
-
-    record: dict[str, Any]
-    op_stats: tuple[tuple[str, str, float], ...] = ()
-    error: str | None = None
-
-
-_INDEX_SEGMENT = re.compile(r"(?<=/)\d+(?=/|$)")
-
-
-def path_pattern(pointer: str) -> str:
-    """A JSON Pointer with its array indices replaced by ``*``.
-
-    >>> path_pattern("/people/5/name")
-    '/people/*/name'
-    >>> path_pattern("")
-    '(root)'
-    """
-    return _INDEX_SEGMENT.sub("*", pointer) if pointer else "(root)"
-
-
-def _score_line(schema: Schema, options: BatchOptions, name: str, index: int, number: int,
-                text: str) -> BatchResult:
-    """Score one JSONL line; every problem is reported, none raised."""
-    source = f"{name} line {number}"
-    record: dict[str, Any] = {"index": index}
-
-    def bad(err: OAError, prefix: str = "", document: str = "") -> BatchResult:
-        document = document or err.document
-        record["error"] = {"line": number, "document": document,
-                           "pointer": prefix + err.pointer, "message": err.message,
-                           "fix": err.fix}
-        return BatchResult(record, error=_describe(err, source, prefix, document))
-
-    def malformed(pointer: str, message: str, fix: str) -> BatchResult:
-        return bad(InputError(pointer, message, fix=fix), document="pairs")
-
-    try:
-        item = loads(text, document="options")
-    except OAError as exc:
-        return bad(exc, document="pairs")
-    shape = ('write {"gold": ..., "candidate": ...} or {"gold": ..., "prediction": "raw '
-             'model text"}')
-    if not isinstance(item, dict):
-        return malformed("", f"a line must be a JSON object, got {type(item).__name__}", shape)
-    if "id" in item:
-        record["id"] = item["id"]
-    sides = [key for key in ("candidate", "prediction") if key in item]
-    if "gold" not in item or len(sides) != 1:
-        return malformed("", 'a line needs "gold" and exactly one of "candidate" (JSON) '
-                         'or "prediction" (raw model text)', shape)
-    if sides == ["prediction"]:
-        if not isinstance(item["prediction"], str):
-            return malformed("/prediction", '"prediction" must be a string of raw model '
-                             "text", 'put parsed JSON under "candidate"')
-        try:
-            candidate = extract_json(item["prediction"])
-        except OAError as exc:  # the model's fault: it scores 0
-            record.update(score=0.0, ops=[], parse_error={
-                "pointer": "/prediction", "message": exc.message, "fix": exc.fix})
-            return BatchResult(record)
-        candidate_prefix = ""  # pointers into the parsed prediction are its own
-    else:
-        candidate = item["candidate"]
-        candidate_prefix = "/candidate"
-    try:
-        result = feedback(item["gold"], candidate, schema, top_k=options.top_k,
-                          min_delta=options.min_delta, style="compact",
-                          wl_mode=options.wl_mode, wl_blend_lambda=options.wl_blend_lambda,
-                          strict=options.strict)
-    except OAError as exc:
-        return bad(exc, {"gold": "/gold", "candidate": candidate_prefix}.get(exc.document, ""))
-    record.update(score=result.score, ops=[op.to_dict() for op in result.shown])
-    stats = tuple((path_pattern(op.path), op.kind, op.delta) for op in result.ops
-                  if op.delta > 0.0)
-    return BatchResult(record, stats)
-
-
-_WORKER: tuple[Schema, BatchOptions, str] | None = None
-
-
-def _init_worker(raw_schema: Any, options: BatchOptions, name: str) -> None:
-    global _WORKER  # one parsed schema per worker process
-    _WORKER = (Schema.parse(raw_schema), options, name)
-
-
-def _work(task: tuple[int, int, str]) -> BatchResult:
-    assert _WORKER is not None, "the worker was not initialised"
-    schema, options, name = _WORKER
-    return _score_line(schema, options, name, *task)
-
-
-def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions | None = None,
-               workers: int = 1, name: str = "<pairs>") -> Iterator[BatchResult]:
-    """Score every pair line, in input order, with one or more processes.
-
-    Parameters
-    ----------
-    lines : sequence of str
-        The JSONL lines (blank lines are skipped; line numbers count them).
-    raw_schema : dict
-        The OA schema as JSON data; each worker parses it once.
-    options : BatchOptions, optional
-    workers : int
-        Processes to use (1 scores in this process).
-    name : str
-        The input's name, for error messages.
-
-    Yields
-    ------
-    BatchResult
-        One per non-blank line, in input order whatever ``workers`` is.
-    """
-    options = options or BatchOptions()
-    tasks = [(index, number, text) for index, (number, text) in enumerate(
-        (n, t) for n, t in enumerate(lines, 1) if t.strip())]
-    if workers <= 1 or len(tasks) <= 1:
-        schema = Schema.parse(raw_schema)
-        for task in tasks:
-            yield _score_line(schema, options, name, *task)
-        return
-    chunksize = max(1, min(32, len(tasks) // (workers * 8)))
-    with multiprocessing.get_context().Pool(
-            workers, initializer=_init_worker, initargs=(raw_schema, options, name)) as pool:
-        yield from pool.imap(_work, tasks, chunksize=chunksize)
-
-
-@dataclass(slots=True)
-class BatchSummary:
-    """Aggregate of a batch run.
-
-    Attributes
-    ----------
-    count : int
-        Pairs scored (including unparsable predictions, which score 0).
-    failed : int
-        Lines that were bad input (not scored).
-    unparsable : int
-        Raw predictions that held no JSON value.
-    scores : list of float
-    patterns : list of dict
-        ``{"path", "kind", "count", "loss"}`` per (path pattern, op kind), most
-        frequent first; ``loss`` is the summed delta divided by ``count`` of pairs
-        scored (the mean score it costs per pair).
-    """
-
-    count: int = 0
-    failed: int = 0
-    unparsable: int = 0
-    scores: list[float] = field(default_factory=list)
-    patterns: list[dict[str, Any]] = field(default_factory=list)
-
-    def quantiles(self) -> dict[str, float | None]:
-        """Mean and the 10th, 50th and 90th percentiles of the scores."""
-        if not self.scores:
-            return {"mean": None, "p10": None, "p50": None, "p90": None}
-        data = np.asarray(self.scores, dtype=float)
-        p10, p50, p90 = (float(q) for q in np.quantile(data, [0.1, 0.5, 0.9]))
-        return {"mean": float(np.mean(data)), "p10": p10, "p50": p50, "p90": p90}
-
-    def to_dict(self, top: int = 10) -> dict[str, Any]:
-        """The summary as JSON-ready data (the ``top`` most frequent patterns)."""
-        return {"count": self.count, "failed": self.failed, "unparsable": self.unparsable,
-                **self.quantiles(), "patterns": self.patterns[:top]}
-
-    def render(self, top: int = 10) -> str:
-        """The summary as text."""
-        stats = self.quantiles()
-        lines = [f"pairs: {self.count} scored, {self.failed} failed, "
-                 f"{self.unparsable} unparsable predictions"]
-        if stats["mean"] is not None:
-            lines.append("score: mean {mean:.4f}  p10 {p10:.4f}  p50 {p50:.4f}  "
-                         "p90 {p90:.4f}".format(**stats))
-        if self.patterns:
-            shown = self.patterns[:top]
-            width = max(len("path"), *(len(p["path"]) for p in shown))
-            kind_width = max(len("op kind"), *(len(p["kind"]) for p in shown))
-            lines.append(f"most frequent repair operations (top {len(shown)} of "
-                         f"{len(self.patterns)}):")
-            lines.append(f"  {'path':<{width}}  {'op kind':<{kind_width}}  {'count':>6}  "
-                         f"{'mean loss':>9}")
-            lines += [f"  {p['path']:<{width}}  {p['kind']:<{kind_width}}  {p['count']:>6}  "
-                      f"{p['loss']:>9.4f}" for p in shown]
-        return "\n".join(lines)
-
-
-def summarize(results: Sequence[BatchResult]) -> BatchSummary:
-    """Count, score quantiles and the op kinds per path pattern of a batch run."""
-    summary = BatchSummary()
-    counts: dict[tuple[str, str], int] = {}
-    losses: dict[tuple[str, str], float] = {}
-    for result in results:
-        if result.error is not None:
-            summary.failed += 1
-            continue
-        summary.count += 1
-        summary.scores.append(result.record["score"])
-        summary.unparsable += "parse_error" in result.record
-        for pattern, kind, delta in result.op_stats:
-            counts[pattern, kind] = counts.get((pattern, kind), 0) + 1
-            losses[pattern, kind] = losses.get((pattern, kind), 0.0) + delta
-    ranked = sorted(counts, key=lambda k: (-counts[k], -losses[k], k))
-    summary.patterns = [{"path": path, "kind": kind, "count": counts[path, kind],
-                         "loss": losses[path, kind] / max(summary.count, 1)}
-                        for path, kind in ranked]
-    return summary
 
 
 class _Progress:
@@ -681,121 +404,78 @@ class _Progress:
         rate = done / max(now - self.start, 1e-9)
         text = (f"[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} pairs "
                 f"{rate:7.1f} pairs/s")
-        if self.redraw:
-            self.stream.write("\r" + text + ("\n" if done >= self.total else ""))
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+        with contextlib.suppress(OSError):  # progress is optional
+            if self.redraw:
+                self.stream.write("\r" + text + ("\n" if done >= self.total else ""))
+            else:
+                self.stream.write(text + "\n")
+            self.stream.flush()
 
 
-def _cmd_batch(args: argparse.Namespace, reader: _Reader) -> int:
-    workers = args.workers or os.cpu_count() or 1
-    _, schema_value = _one_value(reader, args.schema, "schema", "give one schema object")
+def _write_results(results: Sequence[BatchResult] | Any, output: str,
+                   progress: _Progress | None) -> list[BatchResult]:
+    """Write each result line to ``output`` as it comes; a failed write is bad input."""
+    name = "<stdout>" if output == STDIN else output
     try:
-        Schema.parse(schema_value)
-    except OAError as exc:
-        raise BadInput(_describe(exc, _display(args.schema))) from None
+        out = sys.stdout if output == STDIN else open(  # noqa: SIM115 - closed below
+            output, "w", encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"{output} (output): cannot write the file: "
+                       f"{exc.strerror or exc}") from None
+    done: list[BatchResult] = []
+    try:
+        try:
+            for result in results:
+                out.write(printable(json.dumps(result.record, ensure_ascii=False,
+                                               default=str)) + "\n")
+                done.append(result)
+                if progress:
+                    progress.update(len(done))
+            out.flush()
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        _discard(out)
+        raise _write_error(name, exc) from None
+    return done
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    align_options = _align_options(args)
+    reader = _Reader(align_options.limits)
+    workers = args.workers or os.cpu_count() or 1
+    _, schema_value, _ = _load_schema(reader, args.schema)
     name = _display(args.pairs)
-    lines = reader.text(args.pairs, "pairs").splitlines()
-    options = BatchOptions(top_k=args.top_k, min_delta=args.min_delta, wl_mode=args.wl_mode,
-                           wl_blend_lambda=args.wl_lambda, strict=args.strict)
+    lines = reader.text(args.pairs, "pairs", per_line=True).splitlines()
+    options = BatchOptions(top_k=args.top_k, min_delta=args.min_delta,
+                           align_options=align_options)
     total = sum(1 for line in lines if line.strip())
     show = args.progress or (sys.stderr.isatty() and not args.quiet)
     progress = _Progress(total, sys.stderr, redraw=sys.stderr.isatty()) if show else None
-    results = []
-    try:
-        out = sys.stdout if args.output == STDIN else open(  # noqa: SIM115 - closed below
-            args.output, "w", encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"{args.output} (output): cannot write the file: "
-                       f"{exc.strerror or exc}") from None
-    try:
-        for result in iter_batch(lines, schema_value, options=options, workers=workers,
-                                 name=name):
-            out.write(json.dumps(result.record, ensure_ascii=False, default=str) + "\n")
-            results.append(result)
-            if progress:
-                progress.update(len(results))
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    results = _write_results(iter_batch(lines, schema_value, options=options,
+                                        workers=workers, name=name), args.output, progress)
     summary = summarize(results)
     report = sys.stderr if args.output == STDIN else sys.stdout
-    if args.json:
-        print(json.dumps(summary.to_dict(args.summary_top), ensure_ascii=False), file=report)
-    else:
-        print(summary.render(args.summary_top), file=report)
-    errors = [r.error for r in results if r.error is not None]
-    for error in errors[:10]:
-        print(f"oa: error: {error}", file=sys.stderr)
-    if len(errors) > 10:
-        print(f"oa: error: ... and {len(errors) - 10} more bad lines", file=sys.stderr)
-    return 2 if errors else 0
-
-
-# --------------------------------------------------------------------------- explore
-
-
-def app_entry() -> Path:
-    """Where the explorer's entry script should be: ``app/main.py`` beside ``oa_core``."""
-    return Path(__file__).resolve().parent.parent / "app" / "main.py"
-
-
-def _cmd_explore(args: argparse.Namespace, reader: _Reader) -> int:
-    entry = app_entry()
-    if not entry.is_file():
-        print(f"oa: error: the explorer is not installed: {entry} does not exist\n"
-              "  fix: run `oa explore` from a source checkout of Object Aligner Explorer",
-              file=sys.stderr)
-        return 1
-    if importlib.util.find_spec("streamlit") is None:
-        print("oa: error: the explorer needs streamlit, which is not installed\n"
-              "  fix: pip install 'streamlit>=1.67,<2'", file=sys.stderr)
-        return 1
-    url = f"http://127.0.0.1:{args.port}/"
-    if args.example:
-        sample = entry.parent.parent / "sample_data" / args.example
-        if not sample.is_dir():
-            known = sorted(p.name for p in sample.parent.iterdir() if p.is_dir()) if (
-                sample.parent.is_dir()) else []
-            raise BadInput(f"--example: there is no bundled example {args.example!r}"
-                           f"\n  fix: pick one of {', '.join(known) or '(none found)'}")
-        url += f"?example={quote(args.example)}"
-    command = [sys.executable, "-m", "streamlit", "run", str(entry),
-               "--server.address", "127.0.0.1", "--server.port", str(args.port),
-               "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    print(f"Object Aligner Explorer: {url}  (Ctrl-C stops it)", file=sys.stderr)
-    return _run_child(command)
-
-
-def _run_child(command: list[str]) -> int:
-    """Run ``command`` in the foreground; stop it too when ``oa`` is terminated."""
-    child = subprocess.Popen(command)
-
-    def terminate(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, terminate)
-    try:
-        return child.wait()
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        if child.poll() is None:
-            child.terminate()
-            try:
-                child.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                child.kill()
+    text = (json.dumps(summary.to_dict(args.summary_top), ensure_ascii=False) if args.json
+            else summary.render(args.summary_top))
+    _emit(text, report, "<stderr>" if report is sys.stderr else "<stdout>")
+    internal = [r.error for r in results if r.internal]
+    bad = [r.error for r in results if r.error is not None and not r.internal]
+    for error in bad[:10]:
+        _warn(f"oa: error: {error}")
+    if len(bad) > 10:
+        _warn(f"oa: error: ... and {len(bad) - 10} more bad lines")
+    for error in internal[:10]:
+        _warn(f"oa: internal error: {error} (please report it)")
+    if len(internal) > 10:
+        _warn(f"oa: internal error: ... and {len(internal) - 10} more lines")
+    return 1 if internal else 2 if bad else 0
 
 
 # --------------------------------------------------------------------------- parser
-
-
-def _port(text: str) -> int:
-    port = int(text)
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port must be in 1..65535, got {port}")
-    return port
 
 
 def _count(text: str) -> int:
@@ -812,8 +492,30 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _register_plugins(sub: Any) -> None:
+    """Add the commands of the ``oa_core.commands`` entry points (built-ins win)."""
+    for point in sorted(entry_points(group=COMMAND_GROUP), key=lambda p: p.name):
+        if point.name in sub.choices:
+            continue
+        try:
+            point.load()(sub)
+        except Exception as exc:  # a broken plug-in must not break the other commands
+            problem = f"{type(exc).__name__}: {exc}"
+            if point.name not in sub.choices:
+                stub = sub.add_parser(point.name, help=f"(unavailable: {problem})")
+                stub.set_defaults(run=_unavailable(point.name, point.value, problem))
+
+
+def _unavailable(name: str, target: str, problem: str) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        _warn(f"oa: error: the command {name!r} could not be loaded from {target}: "
+              f"{problem}\n  fix: reinstall the package that provides it")
+        return 1
+    return run
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``oa``."""
+    """The argument parser of ``oa`` (with the plug-in commands)."""
     parser = argparse.ArgumentParser(
         prog="oa", description="Object Aligner: schema-driven similarity of JSON documents.",
         epilog="Files may be JSON, JSONC or JSONL; '-' reads standard input. Exit codes: "
@@ -887,12 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--json", action="store_true", help="print the summary as JSON")
     batch.set_defaults(run=_cmd_batch)
 
-    explore = sub.add_parser("explore", help="start the visual explorer (Streamlit)",
-                             description="Start the Streamlit explorer on 127.0.0.1.")
-    explore.add_argument("--port", "-p", type=_port, default=8501)
-    explore.add_argument("--example", metavar="NAME",
-                         help="open a bundled example (a folder of sample_data/)")
-    explore.set_defaults(run=_cmd_explore)
+    _register_plugins(sub)
     return parser
 
 
@@ -913,14 +610,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error (argparse already printed it)
         return exc.code if isinstance(exc.code, int) else 2
-    run: Callable[[argparse.Namespace, _Reader], int] = args.run
+    run: Callable[[argparse.Namespace], int] = args.run
     try:
-        return run(args, _Reader())
+        code = run(args)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            _discard(sys.stdout)
+            raise _write_error("<stdout>", exc) from None
+        return code
     except BadInput as exc:
-        print(f"oa: error: {exc.text}", file=sys.stderr)
+        _warn(f"oa: error: {exc.text}")
         return 2
     except KeyboardInterrupt:
-        print("oa: interrupted", file=sys.stderr)
+        _warn("oa: interrupted")
         return 130
     except BrokenPipeError:  # e.g. `oa batch ... | head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -928,8 +633,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if args.debug:
             traceback.print_exc()
-        print(f"oa: internal error: {type(exc).__name__}: {exc} (rerun with --debug for "
-              "the traceback; please report it)", file=sys.stderr)
+        _warn(f"oa: internal error: {type(exc).__name__}: {exc} (rerun with --debug for "
+              "the traceback; please report it)")
         return 1
 
 

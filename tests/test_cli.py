@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 from oa_helpers import SPEC_FEEDBACK
 
-from oa_core import cli
-from oa_core.cli import main, path_pattern
+from app import launch
+from oa_core import batch, cli, report
+from oa_core.batch import path_pattern
+from oa_core.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNING = ROOT / "sample_data" / "running_example"
@@ -218,9 +220,9 @@ def test_explain_colors(monkeypatch: pytest.MonkeyPatch,
         def isatty(self) -> bool:
             return True
 
-    assert cli._painter("auto", Terminal()).enabled
+    assert report.painter("auto", Terminal()).enabled
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not cli._painter("auto", Terminal()).enabled
+    assert not report.painter("auto", Terminal()).enabled
 
 
 # --------------------------------------------------------------------------- batch
@@ -330,7 +332,7 @@ def test_subprocess_bad_input() -> None:
 def test_explore_command(monkeypatch: pytest.MonkeyPatch,
                          capsys: pytest.CaptureFixture[str]) -> None:
     calls = []
-    monkeypatch.setattr(cli, "_run_child", lambda cmd: calls.append(cmd) or 0)
+    monkeypatch.setattr(launch, "run_child", lambda cmd: calls.append(cmd) or 0)
     code, _, err = run(["explore", "--port", "8611", "--example", "running_example"], capsys)
     assert code == 0 and "http://127.0.0.1:8611/?example=running_example" in err
     (command,) = calls
@@ -342,9 +344,9 @@ def test_explore_command(monkeypatch: pytest.MonkeyPatch,
 
 def test_explore_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(cli, "_run_child", lambda cmd: pytest.fail("must not start"))
+    monkeypatch.setattr(launch, "run_child", lambda cmd: pytest.fail("must not start"))
     code, _, err = run(["explore", "--example", "nope"], capsys)
     assert code == 2 and "no bundled example 'nope'" in err and "running_example" in err
-    monkeypatch.setattr(cli, "app_entry", lambda: tmp_path / "app" / "main.py")
+    monkeypatch.setattr(launch, "app_entry", lambda: tmp_path / "app" / "main.py")
     code, _, err = run(["explore"], capsys)
     assert code == 1 and "the explorer is not installed" in err

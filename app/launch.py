@@ -1,0 +1,117 @@
+"""Starting the explorer from the command line: ``oa explore``.
+
+The ``oa`` command of :mod:`oa_core.cli` knows nothing of the explorer: this module
+adds its ``explore`` sub-command through the entry point group ``oa_core.commands``
+(``explore = "app.launch:register"`` in ``pyproject.toml``). ``oa explore`` runs
+``streamlit run app/main.py`` on 127.0.0.1, headless and without usage statistics,
+and stops Streamlit when it is stopped itself.
+
+Examples
+--------
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="oa")
+>>> register(parser.add_subparsers(dest="command"))
+>>> args = parser.parse_args(["explore", "--port", "8611"])
+>>> args.port, args.example, args.run is explore
+(8611, None, True)
+>>> streamlit_command(8611)[3:]  # doctest: +NORMALIZE_WHITESPACE
+['run', '.../app/main.py', '--server.address', '127.0.0.1', '--server.port', '8611',
+ '--server.headless', 'true', '--browser.gatherUsageStats', 'false']
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+__all__ = ["app_entry", "explore", "register", "run_child", "streamlit_command"]
+
+ADDRESS = "127.0.0.1"
+
+
+def app_entry() -> Path:
+    """The explorer's entry script, ``app/main.py`` (beside this module)."""
+    return Path(__file__).resolve().parent / "main.py"
+
+
+def streamlit_command(port: int, entry: Path | None = None) -> list[str]:
+    """The command that serves the explorer on ``127.0.0.1:port``."""
+    return [sys.executable, "-m", "streamlit", "run", str(entry or app_entry()),
+            "--server.address", ADDRESS, "--server.port", str(port),
+            "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port must be in 1..65535, got {port}")
+    return port
+
+
+def register(subparsers: Any) -> None:
+    """Add ``explore [--port P] [--example NAME]`` to ``oa`` (the entry point)."""
+    parser = subparsers.add_parser("explore", help="start the visual explorer (Streamlit)",
+                                   description=f"Start the Streamlit explorer on {ADDRESS}.")
+    parser.add_argument("--port", "-p", type=_port, default=8501)
+    parser.add_argument("--example", metavar="NAME",
+                        help="open a bundled example (a folder of sample_data/)")
+    parser.set_defaults(run=explore)
+
+
+def explore(args: argparse.Namespace) -> int:
+    """Run the explorer in the foreground; the exit code of Streamlit (1 if it cannot).
+
+    Raises
+    ------
+    oa_core.cli.BadInput
+        For an unknown ``--example`` (exit code 2).
+    """
+    entry = app_entry()
+    if not entry.is_file():
+        print(f"oa: error: the explorer is not installed: {entry} does not exist\n"
+              "  fix: run `oa explore` from a source checkout of Object Aligner Explorer",
+              file=sys.stderr)
+        return 1
+    if importlib.util.find_spec("streamlit") is None:
+        print("oa: error: the explorer needs streamlit, which is not installed\n"
+              "  fix: pip install 'streamlit>=1.67,<2'", file=sys.stderr)
+        return 1
+    url = f"http://{ADDRESS}:{args.port}/"
+    if args.example:
+        sample = entry.parent.parent / "sample_data" / args.example
+        if not sample.is_dir():
+            from oa_core.cli import BadInput
+
+            known = sorted(p.name for p in sample.parent.iterdir() if p.is_dir()) if (
+                sample.parent.is_dir()) else []
+            raise BadInput(f"--example: there is no bundled example {args.example!r}"
+                           f"\n  fix: pick one of {', '.join(known) or '(none found)'}")
+        url += f"?example={quote(args.example)}"
+    print(f"Object Aligner Explorer: {url}  (Ctrl-C stops it)", file=sys.stderr)
+    return run_child(streamlit_command(args.port, entry))
+
+
+def run_child(command: list[str]) -> int:
+    """Run ``command`` in the foreground; stop it too when ``oa`` is terminated."""
+    child = subprocess.Popen(command)
+
+    def terminate(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        return child.wait()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if child.poll() is None:
+            child.terminate()
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()

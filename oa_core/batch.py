@@ -1,0 +1,376 @@
+"""Scoring many gold/candidate pairs: the engine of ``oa batch``.
+
+Each input line is one JSON object: ``{"gold": ..., "candidate": ...}`` (parsed
+JSON) or ``{"gold": ..., "prediction": "raw model text"}`` (the JSON is taken out
+of the text with :func:`oa_core.jsonio.extract_json`); an ``"id"`` is copied to the
+output. :func:`iter_batch` scores the lines, in one process or several, and yields
+one :class:`BatchResult` per line in input order; :func:`summarize` aggregates them.
+
+One line never costs the others: a line that is bad input gets an ``error``, a
+prediction with no usable JSON scores 0 with a ``parse_error``, and an unexpected
+exception while scoring a line is reported for that line as an internal error.
+
+Examples
+--------
+>>> import json
+>>> schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+>>> lines = [json.dumps({"id": "a", "gold": {"city": "Paris"}, "candidate": {"city": "Paris"}}),
+...          json.dumps({"gold": {"city": "Paris"}, "prediction": "no idea"}),
+...          '{"gold": ']
+>>> results = list(iter_batch(lines, schema))
+>>> results[0].record
+{'index': 0, 'id': 'a', 'score': 1.0, 'ops': []}
+>>> results[1].record["score"], results[1].record["parse_error"]["pointer"]
+(0.0, '/prediction')
+>>> results[2].record["error"]["line"], results[2].error.splitlines()[0]
+(3, '<pairs> line 3 (pairs) at (root): invalid JSON at line 1, column 10: Expecting value')
+>>> print(summarize(results).render())
+pairs: 2 scored, 1 failed, 1 unparsable predictions
+score: mean 0.5000  p10 0.1000  p50 0.5000  p90 0.9000
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError, OAError
+from .feedback import feedback
+from .jsonio import extract_json, loads
+from .options import AlignOptions
+from .report import describe_error
+from .schema import Schema
+
+__all__ = [
+    "BatchOptions",
+    "BatchResult",
+    "BatchSummary",
+    "iter_batch",
+    "path_pattern",
+    "score_line",
+    "summarize",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOptions:
+    """How each pair is scored (the same for every worker).
+
+    Attributes
+    ----------
+    top_k : int
+        Repair operations written per pair.
+    min_delta : float
+        Operations recovering less are not written.
+    align_options : AlignOptions
+        Passed to :func:`oa_core.align`; its ``limits`` also bound the reading of
+        each line and prediction.
+
+    >>> BatchOptions(top_k=3, align_options=AlignOptions(wl_mode="none")).align_options.wl_mode
+    <WLMode.NONE: 'none'>
+    >>> try:
+    ...     BatchOptions(top_k=-1)
+    ... except InputError as err:
+    ...     print(err.message)
+    top_k must be a non-negative integer, got -1
+    """
+
+    top_k: int = 5
+    min_delta: float = 0.0
+    align_options: AlignOptions = field(default_factory=AlignOptions)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 0:
+            raise InputError("/top_k", f"top_k must be a non-negative integer, got "
+                             f"{self.top_k!r}", fix="pass top_k=5", document="options")
+        delta = self.min_delta
+        if isinstance(delta, bool) or not isinstance(delta, int | float) or not (
+                0.0 <= delta <= 1.0):
+            raise InputError("/min_delta", f"min_delta must be in [0, 1], got {delta!r}",
+                             fix="pass a number between 0 and 1", document="options")
+        object.__setattr__(self, "align_options", AlignOptions.coerce(self.align_options))
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    """The outcome of one input line.
+
+    Attributes
+    ----------
+    record : dict
+        The output line: ``index``, ``id`` (when the input has one), ``score`` and
+        ``ops`` (the top repair operations); ``parse_error`` (pointer, message,
+        fix) when the raw prediction held no usable JSON (score 0); ``error``
+        (line, document, pointer, message, fix) when the line itself is bad (no
+        score), or (line, ``internal: true``, message) when scoring it failed
+        unexpectedly.
+    op_stats : tuple of (str, str, float)
+        ``(path pattern, op kind, delta)`` of every operation (for the summary).
+    error : str or None
+        Why the line was not scored, with file, line and pointer.
+    internal : bool
+        The line was not scored because of an unexpected exception (a bug).
+    """
+
+    record: dict[str, Any]
+    op_stats: tuple[tuple[str, str, float], ...] = ()
+    error: str | None = None
+    internal: bool = False
+
+
+_INDEX_SEGMENT = re.compile(r"(?<=/)\d+(?=/|$)")
+
+
+def path_pattern(pointer: str) -> str:
+    """A JSON Pointer with its array indices replaced by ``*``.
+
+    >>> path_pattern("/people/5/name")
+    '/people/*/name'
+    >>> path_pattern("")
+    '(root)'
+    """
+    return _INDEX_SEGMENT.sub("*", pointer) if pointer else "(root)"
+
+
+_SHAPE = ('write {"gold": ..., "candidate": ...} or {"gold": ..., "prediction": "raw '
+          'model text"}')
+
+
+def score_line(schema: Schema, options: BatchOptions, name: str, index: int, number: int,
+               text: str) -> BatchResult:
+    """Score one JSONL line; every problem is reported in the result, none raised.
+
+    Parameters
+    ----------
+    schema : Schema
+    options : BatchOptions
+    name : str
+        The input's name, for messages (``pairs.jsonl``).
+    index : int
+        The pair's index (non-blank lines counted from 0).
+    number : int
+        The line number (from 1), for messages.
+    text : str
+        The line.
+
+    >>> schema = Schema.parse({"type": "object"})
+    >>> print(score_line(schema, BatchOptions(), "p.jsonl", 0, 1, "[1]").error)
+    p.jsonl line 1 (pairs) at (root): a line must be a JSON object, got list
+      fix: write {"gold": ..., "candidate": ...} or {"gold": ..., "prediction": "raw model text"}
+    """
+    record: dict[str, Any] = {"index": index}
+    try:
+        return _score_line(schema, options, name, number, text, record)
+    except Exception as exc:  # a bug: reported for this line, the others go on
+        message = f"{type(exc).__name__}: {exc}"
+        kept = {key: record[key] for key in ("index", "id") if key in record}
+        kept["error"] = {"line": number, "internal": True, "message": message}
+        return BatchResult(kept, error=f"{name} line {number}: {message}", internal=True)
+
+
+def _score_line(schema: Schema, options: BatchOptions, name: str, number: int, text: str,
+                record: dict[str, Any]) -> BatchResult:
+    source = f"{name} line {number}"
+    limits = options.align_options.limits
+
+    def bad(err: OAError, prefix: str = "", document: str = "") -> BatchResult:
+        document = document or err.document
+        record["error"] = {"line": number, "document": document,
+                           "pointer": prefix + err.pointer, "message": err.message,
+                           "fix": err.fix}
+        return BatchResult(record, error=describe_error(err, source, prefix, document))
+
+    def malformed(pointer: str, message: str, fix: str) -> BatchResult:
+        return bad(InputError(pointer, message, fix=fix), document="pairs")
+
+    def unparsable(err: OAError) -> BatchResult:  # the model's fault: it scores 0
+        where = f"at {err.pointer}: " if err.pointer else ""
+        record.update(score=0.0, ops=[], parse_error={
+            "pointer": "/prediction", "message": where + err.message, "fix": err.fix})
+        return BatchResult(record)
+
+    try:  # the documents sit one level down in the line
+        item = loads(text, document="options",
+                     limits=replace(limits, max_depth=limits.max_depth + 1))
+    except OAError as exc:
+        return bad(exc, document="pairs")
+    if not isinstance(item, dict):
+        return malformed("", f"a line must be a JSON object, got {type(item).__name__}", _SHAPE)
+    if "id" in item:
+        record["id"] = item["id"]
+    sides = [key for key in ("candidate", "prediction") if key in item]
+    if "gold" not in item or len(sides) != 1:
+        return malformed("", 'a line needs "gold" and exactly one of "candidate" (JSON) '
+                         'or "prediction" (raw model text)', _SHAPE)
+    prediction = sides == ["prediction"]
+    if prediction:
+        if not isinstance(item["prediction"], str):
+            return malformed("/prediction", '"prediction" must be a string of raw model '
+                             "text", 'put parsed JSON under "candidate"')
+        try:
+            candidate = extract_json(item["prediction"], limits=limits)
+        except OAError as exc:
+            return unparsable(exc)
+        candidate_prefix = ""  # pointers into the parsed prediction are its own
+    else:
+        candidate = item["candidate"]
+        candidate_prefix = "/candidate"
+    try:
+        result = feedback(item["gold"], candidate, schema, top_k=options.top_k,
+                          min_delta=options.min_delta, style="compact",
+                          options=options.align_options)
+    except OAError as exc:
+        if prediction and exc.document == "candidate":  # JSON, but not usable (too deep...)
+            return unparsable(exc)
+        return bad(exc, {"gold": "/gold", "candidate": candidate_prefix}.get(exc.document, ""))
+    record.update(score=result.score, ops=[op.to_dict() for op in result.shown])
+    stats = tuple((path_pattern(op.path), str(op.kind), op.delta) for op in result.ops
+                  if op.delta > 0.0)
+    return BatchResult(record, stats)
+
+
+_WORKER: tuple[Schema, BatchOptions, str] | None = None
+
+
+def _init_worker(raw_schema: Any, options: BatchOptions, name: str) -> None:
+    global _WORKER  # one parsed schema per worker process
+    _WORKER = (Schema.parse(raw_schema), options, name)
+
+
+def _work(task: tuple[int, int, str]) -> BatchResult:
+    assert _WORKER is not None, "the worker was not initialised"
+    schema, options, name = _WORKER
+    return score_line(schema, options, name, *task)
+
+
+def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions | None = None,
+               workers: int = 1, name: str = "<pairs>") -> Iterator[BatchResult]:
+    """Score every pair line, in input order, with one or more processes.
+
+    Parameters
+    ----------
+    lines : sequence of str
+        The JSONL lines (blank lines are skipped; line numbers count them).
+    raw_schema : dict
+        The OA schema as JSON data; each worker parses it once.
+    options : BatchOptions, optional
+    workers : int
+        Processes to use (1 scores in this process).
+    name : str
+        The input's name, for error messages.
+
+    Yields
+    ------
+    BatchResult
+        One per non-blank line, in input order whatever ``workers`` is.
+
+    Raises
+    ------
+    SchemaError
+        When the schema is invalid (before any line is scored).
+    """
+    options = options or BatchOptions()
+    schema = Schema.parse(raw_schema)
+    tasks = [(index, number, text) for index, (number, text) in enumerate(
+        (n, t) for n, t in enumerate(lines, 1) if t.strip())]
+    if workers <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            yield score_line(schema, options, name, *task)
+        return
+    chunksize = max(1, min(32, len(tasks) // (workers * 8)))
+    with multiprocessing.get_context().Pool(
+            workers, initializer=_init_worker, initargs=(raw_schema, options, name)) as pool:
+        yield from pool.imap(_work, tasks, chunksize=chunksize)
+
+
+@dataclass(slots=True)
+class BatchSummary:
+    """Aggregate of a batch run.
+
+    Attributes
+    ----------
+    count : int
+        Pairs scored (including unparsable predictions, which score 0).
+    failed : int
+        Lines not scored: bad input, or an internal error.
+    unparsable : int
+        Raw predictions that held no usable JSON value.
+    internal : int
+        Lines not scored because of an unexpected exception (included in
+        ``failed``).
+    scores : list of float
+    patterns : list of dict
+        ``{"path", "kind", "count", "loss"}`` per (path pattern, op kind), most
+        frequent first; ``loss`` is the summed delta divided by ``count`` of pairs
+        scored (the mean score it costs per pair).
+    """
+
+    count: int = 0
+    failed: int = 0
+    unparsable: int = 0
+    internal: int = 0
+    scores: list[float] = field(default_factory=list)
+    patterns: list[dict[str, Any]] = field(default_factory=list)
+
+    def quantiles(self) -> dict[str, float | None]:
+        """Mean and the 10th, 50th and 90th percentiles of the scores."""
+        if not self.scores:
+            return {"mean": None, "p10": None, "p50": None, "p90": None}
+        data = np.asarray(self.scores, dtype=float)
+        p10, p50, p90 = (float(q) for q in np.quantile(data, [0.1, 0.5, 0.9]))
+        return {"mean": float(np.mean(data)), "p10": p10, "p50": p50, "p90": p90}
+
+    def to_dict(self, top: int = 10) -> dict[str, Any]:
+        """The summary as JSON-ready data (the ``top`` most frequent patterns)."""
+        return {"count": self.count, "failed": self.failed, "unparsable": self.unparsable,
+                "internal": self.internal, **self.quantiles(),
+                "patterns": self.patterns[:top]}
+
+    def render(self, top: int = 10) -> str:
+        """The summary as text."""
+        stats = self.quantiles()
+        first = (f"pairs: {self.count} scored, {self.failed} failed, "
+                 f"{self.unparsable} unparsable predictions")
+        lines = [first + (f", {self.internal} internal errors" if self.internal else "")]
+        if stats["mean"] is not None:
+            lines.append("score: mean {mean:.4f}  p10 {p10:.4f}  p50 {p50:.4f}  "
+                         "p90 {p90:.4f}".format(**stats))
+        if self.patterns:
+            shown = self.patterns[:top]
+            width = max(len("path"), *(len(p["path"]) for p in shown))
+            kind_width = max(len("op kind"), *(len(p["kind"]) for p in shown))
+            lines.append(f"most frequent repair operations (top {len(shown)} of "
+                         f"{len(self.patterns)}):")
+            lines.append(f"  {'path':<{width}}  {'op kind':<{kind_width}}  {'count':>6}  "
+                         f"{'mean loss':>9}")
+            lines += [f"  {p['path']:<{width}}  {p['kind']:<{kind_width}}  {p['count']:>6}  "
+                      f"{p['loss']:>9.4f}" for p in shown]
+        return "\n".join(lines)
+
+
+def summarize(results: Sequence[BatchResult]) -> BatchSummary:
+    """Count, score quantiles and the op kinds per path pattern of a batch run."""
+    summary = BatchSummary()
+    counts: dict[tuple[str, str], int] = {}
+    losses: dict[tuple[str, str], float] = {}
+    for result in results:
+        if result.error is not None:
+            summary.failed += 1
+            summary.internal += result.internal
+            continue
+        summary.count += 1
+        summary.scores.append(result.record["score"])
+        summary.unparsable += "parse_error" in result.record
+        for pattern, kind, delta in result.op_stats:
+            counts[pattern, kind] = counts.get((pattern, kind), 0) + 1
+            losses[pattern, kind] = losses.get((pattern, kind), 0.0) + delta
+    ranked = sorted(counts, key=lambda k: (-counts[k], -losses[k], k))
+    summary.patterns = [{"path": path, "kind": kind, "count": counts[path, kind],
+                         "loss": losses[path, kind] / max(summary.count, 1)}
+                        for path, kind in ranked]
+    return summary
