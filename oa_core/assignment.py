@@ -154,7 +154,7 @@ def canonical_matching(matrix: np.ndarray, bonus: np.ndarray | None,
     return sorted((int(row_order[i]), int(col_order[j])) for i, j in pairs)
 
 
-Level = np.ndarray | Callable[[dict[int, int]], np.ndarray]
+Level = np.ndarray | Callable[[dict[int, int], list[int], list[int]], np.ndarray]
 
 
 def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
@@ -173,8 +173,10 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
         An optimal matching of ``matrix``.
     matrix : ndarray, shape (n, m)
     levels : sequence of ndarray of non-negative int64, shape (n, m), or callables
-        A callable level is computed from the current pairing (``{i: j}``) at the
-        start of each pass (e.g. how many references agree through it).
+        A callable level ``level(pairing, rows, cols)`` gives the (rows x cols) values
+        from the current pairing ``{i: j}`` (e.g. how many references agree through
+        it); it is evaluated for each group as it is re-paired, so every group sees
+        the groups re-paired before it.
     row_colours, col_colours : ndarray
         A canonical order for the remaining ties (see :func:`bipartite_colours`).
     passes : int
@@ -202,7 +204,6 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
         groups_of.append(sorted((m for m in groups.values() if len(m) > 1),
                                 key=lambda m: min(colours[k] for k in m)))
     for _ in range(passes if any(callable(level) for level in levels) else 1):
-        grids = [level(dict(partner)) if callable(level) else level for level in levels]
         for axis, members in ((a, m) for a in (0, 1) for m in groups_of[a]):
             if axis == 0:
                 rows = sorted(members, key=lambda i: row_colours[i])
@@ -215,22 +216,69 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
                               key=lambda i: row_colours[i])
             if not rows or not cols:
                 continue
-            grid = np.ix_(rows, cols)
-            objective = np.zeros((len(rows), len(cols)), dtype=np.float64)
-            for level in grids:  # integers: lexicographic and exact
-                sub = level[grid].astype(np.float64)
-                objective = objective * (float(sub.max(initial=0)) * min(len(rows),
-                                                                         len(cols)) + 1) + sub
-            r, c = linear_sum_assignment(objective, maximize=True)
-            deciding = next((k for k, level in enumerate(grids)
-                             if _spread(level[grid].astype(np.float64)) > 0), len(grids))
             for i in rows:
                 partner.pop(i, None)
-            for a, b in zip(r, c, strict=True):
-                partner[rows[a]] = cols[b]
-                decided[rows[a], cols[b]] = deciding
+            grid = np.ix_(rows, cols)
+            subs = [(level(partner, rows, cols) if callable(level) else level[grid]).astype(
+                np.float64) for level in levels]
+            deciding = next((k for k, sub in enumerate(subs) if _spread(sub) > 0), len(subs))
+            dynamic = [level for level in levels if callable(level)]
+            if dynamic and len(rows) * len(cols) <= _GREEDY_CELLS:
+                chosen = _greedy(rows, cols, subs[:len(levels) - len(dynamic)], dynamic,
+                                 partner)
+            else:
+                r, c = linear_sum_assignment(_lexicographic(subs, len(rows), len(cols)),
+                                             maximize=True)
+                chosen = [(rows[a], cols[b]) for a, b in zip(r, c, strict=True)]
+            for i, j in chosen:
+                partner[i] = j
+                decided[i, j] = deciding
     result = sorted(partner.items())
     return result, {p: decided[p] for p in result if p in decided}
+
+
+# Groups up to this many cells are re-paired greedily with the dynamic levels
+# recomputed after each pair; larger ones in one assignment (documented limit).
+_GREEDY_CELLS = 250_000
+
+
+def _lexicographic(subs: Sequence[np.ndarray], rows: int, cols: int) -> np.ndarray:
+    """One objective ordering pairings by ``subs`` lexicographically (exact integers)."""
+    objective = np.zeros((rows, cols), dtype=np.float64)
+    for sub in subs:
+        objective = objective * (float(sub.max(initial=0)) * min(rows, cols) + 1) + sub
+    return objective
+
+
+def _greedy(rows: list[int], cols: list[int], static: Sequence[np.ndarray],
+            dynamic: Sequence[Callable[[dict[int, int], list[int], list[int]], np.ndarray]],
+            partner: dict[int, int]) -> list[tuple[int, int]]:
+    """Pair a group one pair at a time: the best remaining cell by the static levels,
+    then the dynamic ones given every pair made so far (the most constrained first,
+    as in individualization-refinement); ties go to the first row, then column, in
+    the canonical order of ``rows`` and ``cols``.
+
+    The static levels here are equivalences and their refinements (equal colours,
+    rounds of agreement), for which taking the deepest agreement first is optimal.
+    """
+    free_rows, free_cols = list(range(len(rows))), list(range(len(cols)))
+    base = _lexicographic(static, len(rows), len(cols)) if static else np.zeros(
+        (len(rows), len(cols)))
+    chosen: list[tuple[int, int]] = []
+    while free_rows and free_cols:
+        sub_rows = [rows[a] for a in free_rows]
+        sub_cols = [cols[b] for b in free_cols]
+        values = [base[np.ix_(free_rows, free_cols)]]
+        values += [level(partner, sub_rows, sub_cols).astype(np.float64) for level in dynamic]
+        objective = values[0]
+        for extra in values[1:]:
+            objective = objective * (float(extra.max(initial=0)) + 1) + extra
+        flat = int(np.argmax(objective))
+        a, b = divmod(flat, len(free_cols))
+        i, j = rows[free_rows.pop(a)], cols[free_cols.pop(b)]
+        partner[i] = j
+        chosen.append((i, j))
+    return chosen
 
 
 def _spread(values: np.ndarray) -> float:

@@ -486,7 +486,23 @@ class Scorer:
                 target = pairs_by_pointer.get(join(node.gold_path or "", offset + i))
                 if target is not None and target in cand_index:
                     pairs.append((i, cand_index[target]))
-            return pairs
+            # items that are not records (an untyped record schema admits them) are
+            # aligned among themselves, as in any list
+            rest_g = [i for i, g in enumerate(gold) if not isinstance(g, dict)]
+            rest_c = [j for j, p in enumerate(candidate) if not isinstance(p, dict)]
+            if rest_g and rest_c:
+                extra, _ = self._solve(node, [gold[i] for i in rest_g],
+                                       [candidate[j] for j in rest_c], schema, item)
+                pairs += [(rest_g[a], rest_c[b]) for a, b in extra]
+            return sorted(pairs)
+        pairs, node.matrix = self._solve(node, gold, candidate, schema, item)
+        return pairs
+
+    def _solve(self, node: MatchNode, gold: list[Any], candidate: list[Any],
+               schema: SchemaNode, item: SchemaNode) -> tuple[list[tuple[int, int]],
+                                                              np.ndarray]:
+        """Pair the elements of two lists by their scores (fixed or align order);
+        the pairs and the score matrix."""
         cells = len(gold) * len(candidate)
         if cells > self.limits.max_matrix_cells:
             raise InputError(node.candidate_path or "", f"comparing {len(gold)} gold with "
@@ -495,13 +511,13 @@ class Scorer:
                              fix="raise Limits.max_matrix_cells if the memory is there "
                              "(8 bytes a score), or split the list")
         similarity = self.matrix(gold, candidate, item)
-        node.matrix = similarity
         if schema.order == "fixed":
-            return monotone_matching(similarity)
+            return monotone_matching(similarity), similarity
         gold_order = sorted(range(len(gold)), key=lambda i: canonical_json(gold[i]))
         cand_order = sorted(range(len(candidate)), key=lambda j: canonical_json(candidate[j]))
         permuted = similarity[np.ix_(gold_order, cand_order)]
-        return sorted((gold_order[i], cand_order[j]) for i, j in max_weight_matching(permuted))
+        return sorted((gold_order[i], cand_order[j])
+                      for i, j in max_weight_matching(permuted)), similarity
 
     def _score_tail(self, node: MatchNode, gold: list[Any], candidate: list[Any],
                     schema: SchemaNode, offset: int, share: float) -> float:

@@ -338,19 +338,21 @@ def _id_warnings(records: list[Record], decl: ScopeDecl, document: str,
                                    f"{where} only"))
 
 
-def _targets(records: list[Record], partner_quality: dict[int, tuple[float, ...]]
+def _targets(records: list[Record], priority: dict[int, tuple[float, ...]]
              ) -> dict[tuple[str, Any], int]:
     """The record each id designates: among records sharing an id, the one with the
-    best partner (``partner_quality``, higher is better), then the first."""
-    best: dict[tuple[str, Any], int] = {}
+    highest ``priority``, then the smallest canonical JSON (never the list order,
+    unless the records are equal)."""
+    groups: dict[tuple[str, Any], list[int]] = {}
     for index, record in enumerate(records):
-        if record.key is None:
-            continue
-        current = best.get(record.key)
-        if current is None or partner_quality.get(index, ()) > partner_quality.get(
-                current, ()):
-            best[record.key] = index
-    return best
+        if record.key is not None:
+            groups.setdefault(record.key, []).append(index)
+    chosen: dict[tuple[str, Any], int] = {}
+    for key, members in groups.items():
+        best = max(priority.get(k, ()) for k in members)
+        top = [k for k in members if priority.get(k, ()) == best]
+        chosen[key] = min(top, key=lambda k: (_text(records[k].value), k))
+    return chosen
 
 
 def _check_size(gold: list[Record], candidate: list[Record], limits: Limits) -> None:
@@ -388,8 +390,10 @@ class _Structure:
     gold_edges: list[list[tuple[str, str, str, int]]]  # per record: (dir, rel, label, other)
     candidate_edges: list[list[tuple[str, str, str, int]]]
 
-    def reference_agreement(self, partner: dict[int, int]) -> np.ndarray:
-        """How many of gold record i's edges record j also has, through ``partner``.
+    def reference_agreement(self, partner: dict[int, int], rows: list[int],
+                            cols: list[int]) -> np.ndarray:
+        """How many of gold record i's edges record j also has, through ``partner``
+        (for i in ``rows``, j in ``cols``).
 
         An edge to another record agrees when the candidate record has the same edge
         (direction, role, label) to that record's partner; a self-loop when the
@@ -397,22 +401,21 @@ class _Structure:
         tied records' final score through the pairing of everything else (the
         content rule); hub edges are left to the colours.
         """
-        n, m = len(self.gold_edges), len(self.candidate_edges)
-        agreement = np.zeros((n, m), dtype=np.int64)
+        agreement = np.zeros((len(rows), len(cols)), dtype=np.int64)
         holders: dict[tuple[str, str, str, int], list[int]] = {}
-        for j, edges in enumerate(self.candidate_edges):
-            for edge in edges:
-                holders.setdefault(edge, []).append(j)
-        for i, edges in enumerate(self.gold_edges):
-            for direction, role, label, other in edges:
+        for b, j in enumerate(cols):
+            for edge in self.candidate_edges[j]:
+                holders.setdefault(edge, []).append(b)
+        for a, i in enumerate(rows):
+            for direction, role, label, other in self.gold_edges[i]:
                 if other == i:
                     key = (direction, role, label, -1)
                 elif other in partner:
                     key = (direction, role, label, partner[other])
                 else:
                     continue
-                for j in holders.get(key, ()):
-                    agreement[i, j] += 1
+                for b in holders.get(key, ()):
+                    agreement[a, b] += 1
         return agreement
 
 
@@ -557,12 +560,14 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
                 structure = _structure(trace, name)
             pairs, rules = _pair_scope(matrix, mode, wl_lambda, structure, g_records,
                                        c_records)
-            quality = {j: (float(matrix[i, j]),
-                           *((float(structure.same[i, j]), float(structure.depth[i, j]))
-                             if structure is not None else ()))
-                       for i, j in pairs}
-            targets = _targets(c_records, quality)
-            gold_targets = _targets(g_records, {i: quality[j] for i, j in pairs})
+            quality = {(i, j): (1.0, float(matrix[i, j]), *(
+                (float(structure.same[i, j]), float(structure.depth[i, j]))
+                if structure is not None else ())) for i, j in pairs}
+            # gold targets first; a shared candidate id then goes to the partner of one
+            gold_targets = _targets(g_records, {i: quality[i, j] for i, j in pairs})
+            chosen = set(gold_targets.values())
+            targets = _targets(c_records, {j: (float(i in chosen), *quality[i, j])
+                                           for i, j in pairs})
             _id_warnings(g_records, decl, "gold", gold_targets, warnings)
             _id_warnings(c_records, decl, "candidate", targets, warnings)
             mapping: dict[Any, Any] = {r.key: None for r in g_records if r.key is not None}
