@@ -365,16 +365,12 @@ def _check_size(gold: list[Record], candidate: list[Record], limits: Limits) -> 
                          "Limits.max_matrix_cells if the memory is there (8 bytes a score)")
 
 
-def _cell_labels(levels: list[np.ndarray]) -> np.ndarray:
-    """One int64 label per cell: equal for cells equal on every level."""
-    codes = np.zeros(levels[0].shape, dtype=np.int64)
-    for level in levels:
-        _, inverse = np.unique(level, return_inverse=True)
-        inverse = inverse.reshape(level.shape)
-        codes = codes * (int(inverse.max(initial=0)) + 1) + inverse
-        _, codes = np.unique(codes, return_inverse=True)
-        codes = codes.reshape(level.shape).astype(np.int64)
-    return codes
+def _cell_labels(matrix: np.ndarray, same: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """One int64 label per cell, equal for cells equal in C, b and a."""
+    _, codes = np.unique(matrix, return_inverse=True)
+    rounds = int(depth.max(initial=0)) + 1
+    return (codes.reshape(matrix.shape).astype(np.int64) * 2
+            + same.astype(np.int64)) * rounds + depth
 
 
 @dataclass(slots=True)
@@ -479,7 +475,7 @@ def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
         objective, bonus = (1.0 - wl_lambda) * matrix + wl_lambda * same, None
     else:
         objective, bonus = matrix, tie_epsilon(matrix) * same
-    labels = _cell_labels([matrix, same, structure.depth.astype(np.float64)])
+    labels = _cell_labels(matrix, same, structure.depth)
     rows, cols = bipartite_colours(labels, structure.gold_colours,
                                    structure.candidate_colours)
     rows, cols = _with_texts(rows, gold), _with_texts(cols, candidate)
