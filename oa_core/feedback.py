@@ -161,8 +161,13 @@ class Feedback:
                 "ops": [op.to_dict() for op in self.ops]}
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
+VALUE_STYLES = ("python", "json")
+
+
+def _show(value: Any, values: str = "python") -> str:
+    """A value as the feedback text shows it: Python literals (the paper's figure) or
+    JSON, cut to a readable length."""
+    text = repr(value) if values == "python" else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= _MAX_SHOWN_VALUE else text[: _MAX_SHOWN_VALUE - 3] + "..."
 
 
@@ -223,7 +228,7 @@ class _Translator:
         return value
 
 
-def _describe_target(alignment: Alignment, scope: str, gold_id: Any) -> str:
+def _describe_target(alignment: Alignment, scope: str, gold_id: Any, values: str) -> str:
     """The gold record a reference should reach, by its properties."""
     decl = alignment.schema.scopes[scope]
     wanted = id_key(gold_id)
@@ -231,16 +236,17 @@ def _describe_target(alignment: Alignment, scope: str, gold_id: Any) -> str:
                                   alignment.scopes[scope].gold_ids, strict=True):
         if wanted is not None and id_key(record_id) == wanted:
             record = resolve(alignment.gold, pointer)
-            props = ", ".join(f"{k} {_show(v)}" for k, v in record.items()
+            props = ", ".join(f"{k} {_show(v, values)}" for k, v in record.items()
                               if k != decl.id_field and not isinstance(v, dict | list))
             return f"the {scope} with {props}" if props else f"the {scope} record {pointer}"
-    return f"{scope} {gold_id!r}"
+    return f"{scope} {_show(gold_id, values)}"
 
 
 class _Collector:
-    def __init__(self, alignment: Alignment, describe_refs: bool) -> None:
+    def __init__(self, alignment: Alignment, describe_refs: bool, values: str) -> None:
         self.alignment = alignment
         self.describe_refs = describe_refs
+        self.values = values
         self.translator = _Translator(alignment)
         self.ops: list[RepairOp] = []
         self.order = 0
@@ -303,7 +309,8 @@ class _Collector:
         self.add(RepairOp(OpKind.ID_VALUE, node.candidate_path, node.gold_path,
                           node.candidate_path, node.gold, node.candidate, 0.0, value,
                           [{"op": "replace", "path": node.candidate_path, "value": value}],
-                          details={"target": _show(value)}, container=node.candidate_path))
+                          details={"target": _show(value, self.values)},
+                          container=node.candidate_path))
 
     def replace(self, node: MatchNode, kind: OpKind) -> None:
         value = self.translator.translate(node.gold, self.schema_of(node))
@@ -322,8 +329,8 @@ class _Collector:
         wanted = id_key(node.candidate)
         kind = (OpKind.WRONG_REFERENCE if wanted is not None and any(
             id_key(c) == wanted for c in existing) else OpKind.UNRESOLVED_REFERENCE)
-        target = (_describe_target(self.alignment, scope, node.gold) if self.describe_refs
-                  else _show(value))
+        target = (_describe_target(self.alignment, scope, node.gold, self.values)
+                  if self.describe_refs else _show(value, self.values))
         self.add(RepairOp(kind, node.gold_path or "", node.gold_path, node.candidate_path,
                           node.gold, node.candidate, node.effective_weight * (1.0 - node.score),
                           value, [{"op": "replace", "path": node.candidate_path, "value": value}],
@@ -398,15 +405,23 @@ def _anchor(sequence: MatchNode, gold_index: int, arity: int) -> int | None:
 
 
 def repair_ops(alignment: Alignment, *, describe_refs: bool = False,
-               templates: Mapping[str, str] | None = None) -> list[RepairOp]:
-    """Every repair operation of an alignment, ranked by (-delta, path, kind)."""
-    collector = _Collector(alignment, describe_refs)
+               templates: Mapping[str, str] | None = None,
+               values: str = "python") -> list[RepairOp]:
+    """Every repair operation of an alignment, ranked by (-delta, path, kind).
+
+    ``values`` says how messages write values: ``"python"`` (the paper's figure,
+    ``{'id': 6}``) or ``"json"`` (``{"id": 6}``).
+    """
+    if values not in VALUE_STYLES:
+        raise InputError("/values", f"values must be python or json, got {values!r}",
+                         fix="pass values='json' for JSON text", document="options")
+    collector = _Collector(alignment, describe_refs, values)
     collector.violations()
     collector.walk(alignment.tree, None)
     table = {**DEFAULT_TEMPLATES, **(templates or {})}
     _check_templates(table)
     for op in collector.ops:
-        op.message = _render_op(op, table)
+        op.message = _render_op(op, table, values)
     return sorted(collector.ops, key=lambda op: (-op.delta, op.path, op.kind, op.rank_key))
 
 
@@ -458,13 +473,13 @@ def _format(table: Mapping[str, str], name: str, /, **fields: Any) -> str:
                          document="options") from None
 
 
-def _render_op(op: RepairOp, table: Mapping[str, str]) -> str:
+def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
     key: str = op.kind
     if op.kind == OpKind.MISSING_LIST_ITEM and op.details.get("unordered") and (
             "missing-list-item.unordered" in table):
         key = "missing-list-item.unordered"
     fields = {"path": op.path or "/", "kind": op.kind, "delta": op.delta,
-              "gold": _show(op.gold), "candidate": _show(op.candidate),
+              "gold": _show(op.gold, values), "candidate": _show(op.candidate, values),
               "key": op.details.get("key", ""), "scope": op.details.get("scope", ""),
               "target": op.details.get("target", ""), **{
                   k: v for k, v in op.details.items() if isinstance(v, str)}}
@@ -487,7 +502,7 @@ def _synthesis(shown: Sequence[RepairOp], table: Mapping[str, str]) -> str:
 
 def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 0.0,
                     style: str = "text", templates: Mapping[str, str] | None = None,
-                    describe_refs: bool = False) -> Feedback:
+                    describe_refs: bool = False, values: str = "python") -> Feedback:
     """Rank the repair operations of an alignment and render them.
 
     Parameters
@@ -502,6 +517,9 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
         Overrides of :data:`DEFAULT_TEMPLATES` (see :func:`load_templates`).
     describe_refs : bool
         Name the intended target of a wrong reference by its properties.
+    values : {"python", "json"}
+        How values are written: Python literals as in the paper's figure (default),
+        or JSON.
     """
     if style not in ("text", "compact", "json"):
         raise InputError("/style", f"style must be text, compact or json, got {style!r}",
@@ -519,7 +537,7 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
                          document="options")
     table = {**DEFAULT_TEMPLATES, **(templates or {})}
     _check_templates(table)
-    ops = repair_ops(alignment, describe_refs=describe_refs, templates=table)
+    ops = repair_ops(alignment, describe_refs=describe_refs, templates=table, values=values)
     eligible = [op for op in ops if op.delta > 0 and op.delta >= min_delta]
     shown = eligible[:top_k]
     synthesis = _synthesis(shown, table)
@@ -549,11 +567,11 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
 def feedback(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str, *,
              top_k: int = 5, min_delta: float = 0.0, style: str = "text",
              templates: Mapping[str, str] | None = None, describe_refs: bool = False,
-             **align_options: Any) -> Feedback:
+             values: str = "python", **align_options: Any) -> Feedback:
     """Align, score and render ranked feedback in one call (see :func:`render_feedback`)."""
     alignment = align(gold, candidate, schema, **align_options)
     return render_feedback(alignment, top_k=top_k, min_delta=min_delta, style=style,
-                           templates=templates, describe_refs=describe_refs)
+                           templates=templates, describe_refs=describe_refs, values=values)
 
 
 def load_templates(path: str | Path) -> dict[str, str]:

@@ -160,3 +160,12 @@ def test_broken_templates_are_input_errors(tmp_path, running):
     not_a_table.write_text("5")
     with pytest.raises(InputError, match="table"):
         load_templates(not_a_table)
+
+
+def test_values_can_be_written_as_json(running):
+    gold, candidate, schema = running
+    text = oa_core.feedback(gold, candidate, schema, values="json").text
+    assert '/people: list is missing item {"id": 6, "name": "Eve", "role": "Intern"}' in text
+    assert "'" not in text.split("\n", 1)[1]
+    with pytest.raises(oa_core.InputError):
+        oa_core.feedback(gold, candidate, schema, values="yaml")
