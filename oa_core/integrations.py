@@ -35,7 +35,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +43,11 @@ from .aligner import align
 from .errors import InputError, OAError
 from .feedback import load_templates, render_feedback
 from .jsonio import extract_json
+from .options import AlignOptions
 from .schema import Schema
 
 __all__ = ["MetricResult", "OAMetric", "dspy_metric"]
 
-_ALIGN_OPTIONS = frozenset({"wl_mode", "wl_blend_lambda", "strict"})
 _FEEDBACK_OPTIONS = frozenset({"min_delta", "style", "templates", "describe_refs"})
 _MISSING = object()
 
@@ -79,10 +79,6 @@ class _NoJSON(Exception):
         self.text = text
 
 
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:] if text else text
-
-
 class OAMetric:
     """A GEPA-compatible metric scoring one JSON field with Object Aligner.
 
@@ -101,9 +97,10 @@ class OAMetric:
     make_result : callable
         ``make_result(score=..., feedback=...)`` builds the returned object.
     options : dict
-        Options of :func:`oa_core.align` (``wl_mode``, ``wl_blend_lambda``,
-        ``strict``) and of :func:`oa_core.render_feedback` (``min_delta``,
-        ``style``, ``templates``, ``describe_refs``).
+        Options of :func:`oa_core.render_feedback` (``min_delta``, ``style``,
+        ``templates``, ``describe_refs``), ``comparators``, and any other name is an
+        option of :func:`oa_core.align`, read with :meth:`AlignOptions.coerce`
+        (``options`` itself may hold an :class:`AlignOptions`).
     """
 
     def __init__(self, schema: Schema | Mapping[str, Any] | str, *, field: str,
@@ -114,7 +111,9 @@ class OAMetric:
         self.gold_field = gold_field
         self.top_k = top_k
         self.make_result = make_result
-        self.align_options = {k: v for k, v in options.items() if k in _ALIGN_OPTIONS}
+        align_options = {k: v for k, v in options.items()
+                         if k not in _FEEDBACK_OPTIONS and k not in ("comparators", "options")}
+        self.align_options = AlignOptions.coerce(options.get("options"), **align_options)
         self.feedback_options = {k: v for k, v in options.items() if k in _FEEDBACK_OPTIONS}
         templates = self.feedback_options.get("templates")
         if isinstance(templates, str | Path):
@@ -136,7 +135,7 @@ class OAMetric:
         gold_value = self._gold_value(gold)
         try:
             candidate = self._candidate_value(pred)
-            alignment = align(gold_value, candidate, self.schema, **self.align_options)
+            alignment = align(gold_value, candidate, self.schema, self.align_options)
         except _NoJSON as exc:
             return self.make_result(score=0.0, feedback=f"The prediction scored 0.00: {exc.text}")
         except OAError as exc:
@@ -164,7 +163,7 @@ class OAMetric:
                              document="gold")
         if isinstance(value, str):
             try:
-                return extract_json(value)
+                return extract_json(value, limits=self.align_options.limits)
             except InputError as exc:
                 raise InputError("", f"the gold field {self.gold_field!r} holds no JSON value: "
                                  f"{exc.message}", fix="store the gold as JSON text or data",
@@ -178,7 +177,7 @@ class OAMetric:
                           f"program produce the {self.field!r} field holding one JSON value.")
         if isinstance(value, str):
             try:
-                return extract_json(value)
+                return extract_json(value, limits=self.align_options.limits)
             except InputError as exc:
                 raise _NoJSON(f"the {self.field!r} output is not JSON: {exc.message}. "
                               f"Fix: {exc.fix}.") from None
@@ -224,9 +223,10 @@ def dspy_metric(schema: Schema | Mapping[str, Any] | str, *, field: str = "answe
     top_k : int
         Repair operations named in the feedback (default 5).
     **options
-        ``wl_mode``, ``wl_blend_lambda``, ``strict`` (see :func:`oa_core.align`);
-        ``min_delta``, ``style``, ``templates`` (a mapping or a TOML/JSON file
-        path), ``describe_refs`` (see :func:`oa_core.render_feedback`);
+        ``options`` (an :class:`~oa_core.AlignOptions`) and/or its fields as
+        keywords: ``wl_mode``, ``wl_blend_lambda``, ``strict``, ``limits`` (see
+        :func:`oa_core.align`); ``min_delta``, ``style``, ``templates`` (a mapping
+        or a TOML/JSON file path), ``describe_refs`` (see :func:`oa_core.render_feedback`);
         ``comparators`` (custom comparators, see :meth:`oa_core.Schema.parse`).
 
     Returns
@@ -242,7 +242,7 @@ def dspy_metric(schema: Schema | Mapping[str, Any] | str, *, field: str = "answe
     TypeError
         For an unknown option.
     SchemaError, InputError
-        For a bad schema, comparators or templates.
+        For a bad schema, option value, comparators or templates.
 
     Examples
     --------
@@ -251,7 +251,9 @@ def dspy_metric(schema: Schema | Mapping[str, Any] | str, *, field: str = "answe
         metric = dspy_metric(schema, field="graph", describe_refs=True)
         optimizer = dspy.GEPA(metric=metric, auto="light", reflection_lm=lm)
     """
-    unknown = sorted(set(options) - _ALIGN_OPTIONS - _FEEDBACK_OPTIONS - {"comparators"})
+    known = {f.name for f in fields(AlignOptions)} | _FEEDBACK_OPTIONS | {
+        "comparators", "options"}
+    unknown = sorted(set(options) - known)
     if unknown:
         raise TypeError(f"dspy_metric() got unexpected option(s): {', '.join(unknown)}")
     return OAMetric(schema, field=field, gold_field=gold_field or field, top_k=top_k,

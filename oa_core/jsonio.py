@@ -444,16 +444,20 @@ def extract_json(text: str, *, limits: Limits | None = None) -> Any:
         return loads(fence.group(1), limits=limits)
     offset = text.find(stripped)
     whole = (offset, offset + len(stripped))
+    reason = first_error.message  # why the first bracketed span failed, if there is one
     for tried, (start, end) in enumerate(_candidate_spans(text)):
         if tried >= MAX_SPANS:
             raise InputError("", f"the model output holds no JSON value in its first "
-                             f"{MAX_SPANS:,} bracketed spans ({first_error.message})",
+                             f"{MAX_SPANS:,} bracketed spans ({reason})",
                              fix="make the model answer with one JSON object or array")
         if (start, end) == whole:
             continue  # already tried as the whole text
         try:
             return loads(text[start:end], limits=limits)
-        except InputError:
-            continue
-    raise InputError("", f"the model output holds no JSON value ({first_error.message})",
+        except InputError as exc:
+            if tried == 0 and whole[0] != start:
+                line = text.count("\n", 0, start) + 1
+                where = f"line {line}, column {start - text.rfind(chr(10), 0, start)}"
+                reason = f"in the bracketed span from {where}: {exc.message}"
+    raise InputError("", f"the model output holds no JSON value ({reason})",
                      fix="make the model answer with one JSON object or array")

@@ -17,6 +17,7 @@ from app import launch
 from oa_core import batch, cli, report
 from oa_core.batch import path_pattern
 from oa_core.cli import main
+from oa_core.options import AlignOptions, Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNING = ROOT / "sample_data" / "running_example"
@@ -350,3 +351,149 @@ def test_explore_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     monkeypatch.setattr(launch, "app_entry", lambda: tmp_path / "app" / "main.py")
     code, _, err = run(["explore"], capsys)
     assert code == 1 and "the explorer is not installed" in err
+
+
+# --------------------------------------------------------------------------- defects
+
+
+def test_defect_02_one_internal_error_costs_one_line(pairs: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    real = batch.feedback
+    calls = []
+
+    def flaky(gold: Any, candidate: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:  # the second pair scored: the line {"gold": g, "candidate": g}
+            raise TypeError("unhashable type: 'dict'")
+        return real(gold, candidate, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "feedback", flaky)
+    out = tmp_path / "out.jsonl"
+    code, summary, err = run(["batch", str(pairs), "--schema", SCHEMA, "-o", str(out)], capsys)
+    assert code == 1  # an internal error, reported once every other line is scored
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 7 and records[0]["score"] == float(RUNNING_SCORE)
+    assert records[1] == {"index": 1, "error": {
+        "line": 2, "internal": True, "message": "TypeError: unhashable type: 'dict'"}}
+    assert records[2]["score"] == float(RUNNING_SCORE)  # the lines after it are scored
+    assert f"oa: internal error: {pairs} line 2: TypeError: unhashable type" in err
+    assert f"{pairs} line 6 (gold) at /gold/people/0/name:" in err  # bad lines still listed
+    assert summary.splitlines()[0] == ("pairs: 3 scored, 4 failed, 1 unparsable predictions, "
+                                       "1 internal errors")
+    assert "Traceback" not in err
+
+
+def test_defect_15_lone_surrogates_print_escaped(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    gold, cand, schema = (tmp_path / f"{n}.json" for n in ("gold", "cand", "schema"))
+    gold.write_text('{"a": "\\ud800", "\\udfff": 1}')
+    cand.write_text('{"a": "x", "\\udfff": 1}')
+    schema.write_text('{"type": "object"}')
+    files = [str(gold), str(cand), "--schema", str(schema)]
+    proc = oa("explain", *files)
+    assert proc.returncode == 0, proc.stderr
+    assert '"\\ud800" → "x"' in proc.stdout and "/\\udfff" in proc.stdout
+    for argv in (["explain", *files], ["score", *files, "--json"]):
+        code, out, err = run(argv, capsys)
+        assert code == 0 and "\\udfff" in out, (argv, err)
+    tree = json.loads(run(["score", *files, "--json"], capsys)[1])["tree"]
+    assert tree["children"][1]["label"] == "\udfff"  # the escape reads back as the same str
+    assert "'\\ud800'" in run(["feedback", *files], capsys)[1]
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"id": "\\ud800", "gold": {"a": "\\ud800"}, "candidate": {"a": "y"}}\n')
+    out = tmp_path / "out.jsonl"
+    code, _, _ = run(["batch", str(pairs), "--schema", str(schema), "-o", str(out)], capsys)
+    assert code == 0 and json.loads(out.read_text())["id"] == "\ud800"
+
+
+@pytest.mark.parametrize(("target", "reason"), [
+    ("/dev/full", "No space left on device (ENOSPC)"),
+    ("/proc/version", "(E"),  # EIO as root, EACCES otherwise
+])
+def test_defect_16_unwritable_output_devices(pairs: Path, target: str, reason: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    if not Path(target).exists():
+        pytest.skip(f"{target} does not exist here")
+    code, _, err = run(["batch", str(pairs), "--schema", SCHEMA, "-o", target], capsys)
+    assert code == 2 and "internal error" not in err
+    assert f"oa: error: {target} (output): cannot write the file: " in err and reason in err
+    assert "fix:" in err
+
+
+def test_defect_16_stdout_on_a_full_device() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("/dev/full does not exist here")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "oa_core.cli", "explain", *PAIR],
+                              stdout=full, stderr=subprocess.PIPE, text=True, env=env,
+                              cwd=ROOT, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("oa: error: <stdout> (output): cannot write the file: No "
+                                  "space left on device (ENOSPC)")
+    assert "Exception ignored" not in proc.stderr
+
+
+@pytest.mark.timeout(20)
+def test_defect_16_device_inputs_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["score", "/dev/zero", CANDIDATE, "--schema", SCHEMA], capsys)
+    assert code == 2
+    assert "/dev/zero (gold): cannot read it: it is a character device, not a regular" in err
+    code, _, err = run(["score", GOLD, CANDIDATE, "--schema", str(ROOT)], capsys)
+    assert code == 2 and "it is a directory" in err
+
+
+@pytest.mark.timeout(20)
+def test_defect_16_inputs_over_max_input_bytes(monkeypatch: pytest.MonkeyPatch,
+                                               tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    small = Limits(max_input_bytes=300)
+    monkeypatch.setattr(cli, "AlignOptions",
+                        lambda **kwargs: AlignOptions(**kwargs, limits=small))
+    code, _, err = run(["score", GOLD, CANDIDATE, "--schema", SCHEMA], capsys)
+    size = Path(SCHEMA).stat().st_size
+    assert code == 2 and f"{SCHEMA} (schema): the file is {size:,} bytes, over the limit " \
+                         "of 300 bytes (Limits.max_input_bytes)" in err
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"type": "object"}')
+    set_stdin(monkeypatch, "[" + "1, " * 200 + "1]")
+    code, _, err = run(["score", "-", "-", "--schema", str(schema)], capsys)
+    assert code == 2 and "<stdin> (gold): the input is over the limit of 300 bytes" in err
+    # a pairs file is bounded per line, not as a whole
+    line = json.dumps({"gold": {"a": 1}, "candidate": {"a": 1}})
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text((line + "\n") * 20)
+    code, out, _ = run(["batch", str(pairs), "--schema", str(schema)], capsys)
+    assert code == 0 and len(out.splitlines()) == 20
+    pairs.write_text(line + "\n" + json.dumps({"gold": {"a": "x" * 400}, "candidate": {}}))
+    code, _, err = run(["batch", str(pairs), "--schema", str(schema)], capsys)
+    assert code == 2 and "a line is over the limit of 300 bytes" in err
+
+
+def test_defect_21_unusable_predictions_score_zero(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"type": "object"}')
+    predictions = ["[" * 150 + "]" * 150,  # nested deeper than 100 levels
+                   '{"a": ' + "9" * 5000 + "}",  # too long for int()
+                   'Sure: {"a": ' + "9" * 5000 + "}",
+                   '{"a": ' + "9" * 400 + "}",  # read, but beyond any float
+                   '{"a": 1}']
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({"gold": {"a": 1}, "prediction": p}) + "\n"
+                             for p in predictions))
+    out = tmp_path / "out.jsonl"
+    code, summary, err = run(["batch", str(pairs), "--schema", str(schema), "-o", str(out)],
+                             capsys)
+    assert code == 0, err
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    for record in records[:4]:
+        assert record["score"] == 0.0 and record["ops"] == [] and "error" not in record
+        assert record["parse_error"]["pointer"] == "/prediction"
+    assert "nested deeper than 100 levels" in records[0]["parse_error"]["message"]
+    assert "integer of 5000 digits" in records[1]["parse_error"]["message"]
+    assert "integer of 5000 digits" in records[2]["parse_error"]["message"]
+    assert records[3]["parse_error"]["message"].startswith("at /a: integer beyond the range")
+    assert records[4]["score"] == 1.0
+    assert summary.splitlines()[0] == "pairs: 5 scored, 0 failed, 4 unparsable predictions"

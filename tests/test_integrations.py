@@ -149,3 +149,26 @@ def test_real_dspy_evaluate_and_gepa(running: tuple[Any, Any, Any]) -> None:
     prompts = json.dumps([entry.get("messages") or entry.get("prompt")
                           for entry in reflection.history])
     assert "The prediction scored 0.77" in prompts  # OA feedback reached GEPA's reflection
+
+
+@pytest.mark.usefixtures("no_dspy")
+def test_align_options_go_through_align_options_coerce() -> None:
+    gold, pred = {"answer": {"city": "Paris"}}, {"answer": {"city": "Pariss"}}
+    by_keyword = dspy_metric(FIELD_SCHEMA, wl_mode="none")
+    by_object = dspy_metric(FIELD_SCHEMA, options=oa_core.AlignOptions(wl_mode="none"))
+    assert by_keyword.align_options == by_object.align_options
+    assert by_keyword(gold, pred) == by_object(gold, pred)
+    with pytest.raises(oa_core.InputError) as info:  # a bad value: one validation for all
+        dspy_metric(FIELD_SCHEMA, wl_blend_lambda=2)
+    assert info.value.pointer == "/wl_blend_lambda"
+    # the limits reach the reading of the raw prediction too: too deep scores 0
+    shallow = dspy_metric(FIELD_SCHEMA, limits=oa_core.Limits(max_depth=2))
+    result = shallow(gold, {"answer": '{"city": [[["Paris"]]]}'})
+    assert result.score == 0.0 and "nested deeper than 2 levels" in result.feedback
+
+
+def test_defect_22_no_dead_helpers_or_option_lists() -> None:
+    from oa_core import integrations
+
+    assert not hasattr(integrations, "_sentence")
+    assert not hasattr(integrations, "_ALIGN_OPTIONS")  # AlignOptions is the one list
