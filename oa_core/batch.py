@@ -197,8 +197,9 @@ def _score_line(schema: Schema, options: BatchOptions, name: str, number: int, t
     try:  # the documents sit one level down in the line
         item = loads(text, document="options",
                      limits=replace(limits, max_depth=limits.max_depth + 1))
-    except OAError as exc:
-        return bad(exc, document="pairs")
+    except OAError as exc:  # a problem inside the gold or candidate is that document's
+        document = exc.pointer.split("/", 2)[1] if exc.pointer.startswith("/") else ""
+        return bad(exc, document=document if document in ("gold", "candidate") else "pairs")
     if not isinstance(item, dict):
         return malformed("", f"a line must be a JSON object, got {type(item).__name__}", _SHAPE)
     if "id" in item:

@@ -1,0 +1,124 @@
+"""The batch engine of ``oa batch`` (:mod:`oa_core.batch`), without the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+
+from oa_core import AlignOptions, InputError, Limits, Schema, WLMode, batch
+from oa_core.batch import BatchOptions, iter_batch, score_line, summarize
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
+
+
+def line(**item: Any) -> str:
+    return json.dumps(item)
+
+
+def test_batch_options_hold_one_align_options() -> None:
+    names = {f.name for f in dataclasses.fields(BatchOptions)}
+    assert names == {"top_k", "min_delta", "align_options"}  # no repeated align options
+    options = BatchOptions(align_options={"wl_mode": "blend", "wl_blend_lambda": 0.25})
+    assert options.align_options == AlignOptions(wl_mode=WLMode.BLEND, wl_blend_lambda=0.25)
+    for bad in ({"top_k": -1}, {"top_k": 1.5}, {"min_delta": 2}, {"min_delta": True}):
+        with pytest.raises(InputError) as info:
+            BatchOptions(**bad)
+        assert info.value.document == "options"
+    with pytest.raises(InputError, match="unknown option 'wl_modes'"):
+        BatchOptions(align_options={"wl_modes": "none"})
+
+
+def test_align_options_reach_every_line() -> None:
+    gold = {"city": "Paris", "extra": 1}
+    text = line(gold=gold, candidate={"city": "Paris", "extra": "1"})
+    strict = BatchOptions(align_options=AlignOptions(strict=True))
+    (lax_result,) = iter_batch([text], {"type": "object", "properties": {
+        "city": {"type": "string"}, "extra": {"type": "integer"}}})
+    (strict_result,) = iter_batch([text], {"type": "object", "properties": {
+        "city": {"type": "string"}, "extra": {"type": "integer"}}}, options=strict)
+    assert lax_result.record["score"] > 0 and strict_result.record["score"] == 0.0
+
+
+def test_line_depth_leaves_room_for_the_documents() -> None:
+    deep: Any = "x"
+    for _ in range(100):  # a gold at the depth limit sits one level deeper in its line
+        deep = {"a": deep}
+    result = score_line(Schema.parse({"type": "object"}), BatchOptions(), "p", 0, 1,
+                        line(gold=deep, candidate=deep))
+    assert result.error is None and result.record["score"] == 1.0
+    result = score_line(Schema.parse({"type": "object"}), BatchOptions(), "p", 0, 1,
+                        line(gold={"b": deep}, candidate=deep))
+    assert result.record["error"]["document"] == "gold"
+    assert result.record["error"]["pointer"] == "/gold/b" + "/a" * 100
+
+
+def test_defect_02_any_exception_is_one_line_internal_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    real = batch.feedback
+
+    def flaky(gold: Any, candidate: Any, *args: Any, **kwargs: Any) -> Any:
+        if gold == {"city": "Rome"}:
+            raise TypeError("unhashable type: 'dict'")
+        return real(gold, candidate, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "feedback", flaky)
+    lines = [line(id=1, gold={"city": "Paris"}, candidate={"city": "Paris"}),
+             line(id=2, gold={"city": "Rome"}, candidate={"city": "Rome"}),
+             "",
+             line(id=3, gold={"city": 5}, candidate={}),
+             line(id=4, gold={"city": "Oslo"}, candidate={"city": "Oslo"})]
+    results = list(iter_batch(lines, SCHEMA, name="p.jsonl"))
+    assert [r.record["index"] for r in results] == [0, 1, 2, 3]
+    assert results[1].internal and results[1].record == {"index": 1, "id": 2, "error": {
+        "line": 2, "internal": True, "message": "TypeError: unhashable type: 'dict'"}}
+    assert results[1].error == "p.jsonl line 2: TypeError: unhashable type: 'dict'"
+    assert not results[2].internal and results[2].record["error"]["document"] == "gold"
+    assert results[3].record["score"] == 1.0  # the lines after it are scored
+    summary = summarize(results)
+    assert (summary.count, summary.failed, summary.internal) == (2, 2, 1)
+    assert summary.to_dict()["internal"] == 1
+    assert summary.render().splitlines()[0] == (
+        "pairs: 2 scored, 2 failed, 0 unparsable predictions, 1 internal errors")
+
+
+def test_defect_21_prediction_without_usable_json_is_unparsable() -> None:
+    schema = Schema.parse({"type": "object"})
+    options = BatchOptions(align_options=AlignOptions(limits=Limits(max_depth=5)))
+    cases = {"[" * 50 + "]" * 50: "nested deeper than 5 levels",
+             "[" * 5000: "nested deeper than 5 levels",
+             '{"a": ' + "1" * 4400 + "}": "integer of 4400 digits",
+             '{"a": [1e999]}': "not finite",
+             '{"a": {"b": {"c": {"d": {"e": {"f": 1}}}}}}': "nested deeper than 5 levels"}
+    for prediction, reason in cases.items():
+        result = score_line(schema, options, "p", 0, 1, line(gold={"a": 1},
+                                                             prediction=prediction))
+        assert result.error is None, prediction
+        assert result.record["score"] == 0.0 and result.record["ops"] == []
+        assert reason in result.record["parse_error"]["message"], result.record
+    assert summarize([result]).unparsable == 1
+
+
+def test_candidate_lines_stay_bad_input() -> None:
+    # parsed JSON under "candidate" is the data set's fault, not the model's
+    deep: Any = 1
+    for _ in range(3):
+        deep = [deep]
+    options = BatchOptions(align_options=AlignOptions(limits=Limits(max_depth=2)))
+    result = score_line(Schema.parse({"type": "object"}), options, "p", 0, 7,
+                        line(gold={"a": 1}, candidate={"a": deep}))
+    assert result.record["error"]["document"] == "candidate"
+    assert result.record["error"]["pointer"].startswith("/candidate/a")
+    assert "score" not in result.record
+
+
+def test_reading_problems_inside_a_document_name_that_document() -> None:
+    schema = Schema.parse({"type": "object"})
+    for text, document, pointer in [
+            ('{"gold": {"a": 1, "a": 2}, "candidate": {}}', "gold", "/gold"),
+            ('{"gold": {}, "candidate": {"x": [1e400]}}', "candidate", "/candidate/x/0"),
+            ('{"gold": {}, "candidate": {}, "gold": {}}', "pairs", "")]:
+        error = score_line(schema, BatchOptions(), "p", 0, 1, text).record["error"]
+        assert (error["document"], error["pointer"]) == (document, pointer)
