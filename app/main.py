@@ -1,7 +1,8 @@
 """Entry script of the Object Aligner explorer: ``streamlit run app/main.py``.
 
-Sets up the page, the session state and the sidebar, then runs the selected view
-from ``pages/``.
+Sets up the page, the session state (restored from the URL on a session's first run)
+and the sidebar, runs the selected view from ``pages/``, and writes the state back into
+the URL on every run (a page switch drops the parameters; this puts them back).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ if str(ROOT) not in sys.path:  # `streamlit run` puts only app/ on the path
     sys.path.insert(0, str(ROOT))
 
 import streamlit as st  # noqa: E402
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException  # noqa: E402
 
 from app import session, sidebar  # noqa: E402
 
@@ -41,5 +43,12 @@ def _root() -> None:
 navigation = st.navigation([*pages, st.Page(_root, title=PAGES[0][1], url_path="",
                                             default=True, visibility="hidden")])
 sidebar.render()
+session.sync_url()
 sidebar.show_errors()
-navigation.run()
+sidebar.show_warnings()
+try:
+    navigation.run()
+except StopException:  # st.stop() in a page: its options are still worth keeping
+    session.sync_url()
+    raise
+session.sync_url()

@@ -16,14 +16,14 @@ _SCHEMA_WIDGET = "w.example.schema"
 _CANDIDATE_WIDGET = "w.example.candidate"
 _UPLOAD = "w.upload.{}"
 _PASTE = "w.paste.{}"
+_LINE_WIDGET = "w.jsonl_line"
 
 
 def _on_example() -> None:
     name = st.session_state.get(_EXAMPLE_WIDGET)
     if name:
         session.select_example(name)
-        st.session_state[session.QUERY_SEEN] = name
-        st.query_params["example"] = name
+        st.session_state[session.JSONL] = None
 
 
 def _on_variant() -> None:
@@ -41,17 +41,48 @@ def _load(texts: dict[str, tuple[str, str | bytes]],
         st.session_state[session.ERRORS] = errors
         return
     session.set_trio(trio)
-    st.session_state[session.QUERY_SEEN] = None
-    if "example" in st.query_params:
-        del st.query_params["example"]
 
 
 def _on_upload(document: str) -> None:
-    """Load an uploaded file as soon as the server has it (removing one loads nothing)."""
+    """Load an uploaded file as soon as the server has it (removing one loads nothing).
+
+    A whole trio (the "Current trio (JSON)" download) loads as a trio in any uploader;
+    a JSONL file loads its first line and offers a picker of its lines.
+    """
     upload = st.session_state.get(_UPLOAD.format(document))
-    if upload is not None:
-        _load({document: (upload.name, upload.getvalue())},
-              {document: ("upload", upload.name)})
+    if upload is None:
+        return
+    data = upload.getvalue()
+    lines = None
+    if upload.name.lower().endswith(session.JSONL_SUFFIXES):
+        values, error = session.read_values(document, upload.name, data)
+        if error is not None:
+            st.session_state[session.ERRORS] = [error]
+            return
+        if len(values) > 1:
+            lines = {"document": document, "name": upload.name, "values": values}
+    st.session_state[session.JSONL] = lines
+    _load({document: (upload.name, data)}, {document: ("upload", upload.name)})
+    st.session_state[_LINE_WIDGET] = 0
+
+
+def _on_line() -> None:
+    """Load the JSONL line picked in the sidebar."""
+    lines = st.session_state.get(session.JSONL)
+    index = st.session_state.get(_LINE_WIDGET)
+    if not lines or index is None:
+        return
+    label, value = lines["values"][index]
+    _load({lines["document"]: (label, session.canonical(value))},
+          {lines["document"]: ("upload", label)})
+
+
+def _line_label(lines: dict[str, Any], index: int) -> str:
+    label, value = lines["values"][index]
+    kind = ("trio" if session.is_bundle(value) and "schema" in value
+            else "pair" if session.is_bundle(value) else lines["document"])
+    name = f" “{value['id']}”" if session.is_bundle(value) and "id" in value else ""
+    return f"{label.removeprefix(lines['name']).strip()}: {kind}{name}"
 
 
 def _on_paste() -> None:
@@ -65,7 +96,19 @@ def _on_paste() -> None:
             "input", "sidebar", "nothing pasted",
             fix="paste at least one of gold, candidate, schema (or upload a file)")]
         return
+    st.session_state[session.JSONL] = None
     _load(texts, {document: ("paste", "") for document in texts})
+
+
+def short_title(title: str) -> str:
+    """An example's title up to its colon: what the picker shows.
+
+    Examples
+    --------
+    >>> short_title("Org2Graph: relabelled graph"), short_title("Plain")
+    ('Org2Graph', 'Plain')
+    """
+    return title.partition(":")[0].strip() or title
 
 
 def _reset_edits() -> None:
@@ -89,13 +132,18 @@ def render() -> None:
         st.header("Documents")
         source = trio.source if trio is not None else None
         st.session_state[_EXAMPLE_WIDGET] = source if source in by_name else None
+        # the picker shows the short name (never cut off), the caption the rest
         st.selectbox("Bundled example", list(by_name), key=_EXAMPLE_WIDGET,
-                     format_func=lambda name: by_name[name].title,
+                     format_func=lambda name: short_title(by_name[name].title),
                      placeholder="custom input", on_change=_on_example)
         if source in by_name and trio is not None:
             example = by_name[source]
-            if example.description:
-                st.caption(example.description)
+            subtitle = example.title.partition(":")[2].strip()
+            about = " ".join(part for part in (
+                f"**{md_inline(subtitle[:1].upper() + subtitle[1:])}.**" if subtitle else "",
+                md_inline(example.description)) if part)
+            if about:
+                st.caption(about)
             for widget, variants, current, label in (
                     (_SCHEMA_WIDGET, example.schemas, trio.schema_file, "Schema"),
                     (_CANDIDATE_WIDGET, example.candidates, trio.candidate_file, "Candidate")):
@@ -112,17 +160,34 @@ def render() -> None:
                         icon=":material/merge:")
             else:
                 st.caption(f"Custom input: {md_inline(where)}")
+            st.caption(":material/link: A link to this view names these documents in this "
+                       "explorer's memory: a refresh keeps them while it runs, but a link "
+                       "does not carry documents, so elsewhere it reproduces the options only. "
+                       "To share the documents, download the current trio below: it loads "
+                       "back as a trio in any uploader.")
+        lines = st.session_state.get(session.JSONL)
+        if lines and trio is not None and trio.source == "custom":
+            count = len(lines["values"])
+            st.selectbox(f"Line of {md_inline(lines['name'])} ({count} values)",
+                         range(count), key=_LINE_WIDGET, on_change=_on_line,
+                         format_func=lambda k: _line_label(lines, k))
         with st.expander("Upload or paste your own", expanded=False):
-            st.caption("JSON or JSONC (comments, trailing commas). A file loads as soon as "
+            st.caption("JSON or JSONC (comments, trailing commas), or JSONL (one value per "
+                       "line: the first loads, then pick a line). A file loads as soon as "
                        "it is uploaded; pasted text when you press the button. Documents "
-                       "you do not give keep their current value.")
+                       "you do not give keep their current value. A whole trio "
+                       "(`{\"gold\", \"candidate\", \"schema\"}`, as downloaded below) "
+                       "or a pair (a line of `oa batch` input) loads all its documents, "
+                       "whichever box takes it.")
             for document in DOCUMENTS:
                 st.file_uploader(f"{document.capitalize()} file",
-                                 type=["json", "jsonc", "txt"], key=_UPLOAD.format(document),
+                                 type=["json", "jsonc", "txt", "jsonl", "ndjson"],
+                                 key=_UPLOAD.format(document),
                                  on_change=_on_upload, args=(document,))
                 st.text_area(f"…or paste the {document}", key=_PASTE.format(document),
                              height=80)
-            st.button("Load the pasted documents", on_click=_on_paste, type="primary")
+            st.button("Load the pasted documents", on_click=_on_paste, type="primary",
+                      key="w.load_pasted")
         edits = session.schema_edits()
         fixes = st.session_state.get(session.FIXES, [])
         if edits:
@@ -157,3 +222,22 @@ def show_errors() -> None:
         if session.trio() is not None:
             lines += ["", "The previously loaded documents are still in use."]
         st.error("\n".join(lines), icon=":material/warning:")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _warnings(gold: str, candidate: str, schema: str) -> list[str]:
+    return session.trio_warnings(json.loads(gold), json.loads(candidate), json.loads(schema))
+
+
+def show_warnings() -> None:
+    """Warn in the main area about a likely mix-up: undeclared gold keys, no shared keys."""
+    trio = session.trio()
+    if trio is None:
+        return
+    try:
+        texts = (session.canonical(trio.gold), session.canonical(session.current_candidate()),
+                 session.canonical(session.edited_schema()))
+    except (TypeError, ValueError):
+        return
+    for warning in _warnings(*texts):
+        st.warning(md_escape(warning), icon=":material/help:")

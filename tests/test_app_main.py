@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from apptest_helpers import errors, metric, open_app
+from streamlit.testing.v1 import AppTest
 
 from app.text import WORD_JOINER, md_inline
 
@@ -51,7 +52,7 @@ def test_choosing_an_example_and_a_variant_rescores() -> None:
 def test_malformed_paste_shows_line_and_column_and_keeps_the_documents() -> None:
     at = open_app()
     at.text_area(key="w.paste.candidate").input('{"people": [\n  {"id": 1,, }\n]}')
-    at.button[0].click().run()
+    at.button(key="w.load_pasted").click().run()
     text = errors(at)
     assert "Could not load the candidate" in text
     assert "line 2, column 14" in text
@@ -64,7 +65,7 @@ def test_schema_error_names_its_pointer() -> None:
     schema = json.loads((RUNNING / "schema.json").read_text())
     schema["properties"]["agenda"]["items"]["score"] = "jaro_winklr"
     at.text_area(key="w.paste.schema").input(json.dumps(schema))
-    at.button[0].click().run()
+    at.button(key="w.load_pasted").click().run()
     text = errors(at)
     assert "/properties/agenda/items/score" in text.replace("\\", "")
     assert "jaro\\_winkler" in text  # the fix suggests the right name
@@ -75,7 +76,7 @@ def test_pasted_jsonc_candidate_replaces_only_the_candidate() -> None:
     candidate = json.loads((RUNNING / "gold.json").read_text())
     at.text_area(key="w.paste.candidate").input(
         "// the gold itself\n" + json.dumps(candidate) + "\n")
-    at.button[0].click().run()
+    at.button(key="w.load_pasted").click().run()
     assert not at.error
     assert metric(at, "Score") == "1.00"
     assert at.session_state["oa.trio"].source == "custom"
@@ -83,12 +84,12 @@ def test_pasted_jsonc_candidate_replaces_only_the_candidate() -> None:
 
 def test_state_survives_page_switches() -> None:
     at = open_app()
-    at.toggle(key="w.oa.hide_perfect").set_value(True).run()
+    at.toggle(key="w.oa.hide_perfect").set_value(False).run()
     at.switch_page("../pages/match_tree.py").run()
     assert at.title[0].value == "Match tree"
     at.switch_page("../pages/overview.py").run()
-    assert at.toggle(key="w.oa.hide_perfect").value is True
-    assert at.session_state["oa.hide_perfect"] is True
+    assert at.toggle(key="w.oa.hide_perfect").value is False
+    assert at.session_state["oa.hide_perfect"] is False
 
 
 def test_gold_that_violates_the_schema_is_reported_with_file_and_pointer() -> None:
@@ -96,7 +97,7 @@ def test_gold_that_violates_the_schema_is_reported_with_file_and_pointer() -> No
     gold = json.loads((RUNNING / "gold.json").read_text())
     gold["people"][1]["id"] = "two"
     at.text_area(key="w.paste.gold").input(json.dumps(gold))
-    at.button[0].click().run()
+    at.button(key="w.load_pasted").click().run()
     assert not at.exception
     text = errors(at).replace("\\", "")
     assert "In the gold (pasted gold) at /people/1/id" in text
@@ -135,14 +136,14 @@ def test_uploading_a_file_loads_it_at_once_and_says_what_is_mixed() -> None:
 def test_pasting_only_a_gold_names_where_the_others_come_from() -> None:
     at = open_app()
     at.text_area(key="w.paste.gold").input((RUNNING / "candidate.json").read_text())
-    at.button[0].click().run()
+    at.button(key="w.load_pasted").click().run()
     assert metric(at, "Score") == "1.00"
     notice = shown("\n".join(i.value for i in at.sidebar.info))
     assert "gold: pasted; candidate and schema: from running_example" in notice
     for document in ("candidate", "schema"):  # the rest given too: no longer a mix
         text = (RUNNING / f"{document}.json").read_text()
         at.text_area(key=f"w.paste.{document}").input(text)
-    at.button[0].click().run()
+    at.button(key="w.load_pasted").click().run()
     assert not [i for i in at.sidebar.info if "Mixed" in i.value]
     assert "Custom input: gold, candidate and schema: pasted" in [
         shown(c.value) for c in at.sidebar.caption]
@@ -159,3 +160,165 @@ def test_defect_25_uploaded_file_name_is_shown_literally_in_the_sidebar() -> Non
     assert f"candidate: {name}" in shown(notice)
     assert r"\*\*B\*\* \$y\$ \[L\]\(http\:" in notice
     assert unescaped_markup(notice.replace("**Mixed documents.**", "")) == []
+
+
+# ------------------------------------------------------------ state in the URL
+
+
+def params(at: AppTest) -> dict[str, str]:
+    """The URL query parameters after the last run."""
+    return {key: at.query_params[key] for key in at.query_params}
+
+
+def test_url_restores_example_variant_options_edits_and_fixes() -> None:
+    fix = [{"op": "replace", "path": "/period/1", "value": 2025}]
+    edits = {"/properties/agenda/valueWeight": 3}
+    hide = not open_app().session_state["oa.bound"]["oa.hide_perfect"]  # not the default
+    query = {"example": "running_example", "wl_mode": "blend", "wl_lambda": "0.25",
+             "hide_perfect": str(hide).lower(), "edits": json.dumps(edits),
+             "fixes": json.dumps([fix])}
+    at = open_app(query=query)
+    state = at.session_state
+    assert state["oa.wl_mode"] == "blend" and state["oa.wl_lambda"] == 0.25
+    assert state["oa.schema_edits"] == edits
+    fixes = state["oa.applied_fixes"]
+    assert [f["patch"] for f in fixes] == [fix] and fixes[0]["after"]["period"] == [2023, 2025]
+    assert at.toggle(key="w.oa.hide_perfect").value is hide
+    assert state["oa.hide_perfect"] is hide
+    url = params(at)
+    assert json.loads(url.pop("edits")) == edits and json.loads(url.pop("fixes")) == [fix]
+    assert url == {"example": "running_example", "wl_mode": "blend", "wl_lambda": "0.25",
+                   "hide_perfect": str(hide).lower()}
+
+
+def test_url_selects_a_variant_and_a_page_option_waits_for_its_page() -> None:
+    at = open_app(query={"example": "facts2order", "schema": "schema_set.json",
+                         "candidate": "candidates/fully_reversed.json", "fb_k": "2"})
+    trio = at.session_state["oa.trio"]
+    assert (trio.schema_file, trio.candidate_file) == (
+        "schema_set.json", "candidates/fully_reversed.json")
+    assert params(at)["fb_k"] == "2"  # kept while the Feedback page is not open
+    at.switch_page("../pages/feedback.py").run()
+    assert at.slider(key="w.oa.fb_k").value == 2
+    at.switch_page("../pages/match_tree.py").run()  # a page switch keeps every parameter
+    assert params(at) == {"example": "facts2order", "schema": "schema_set.json",
+                          "candidate": "candidates/fully_reversed.json", "fb_k": "2"}
+
+
+def test_widget_changes_write_the_url_and_defaults_leave_it() -> None:
+    at = open_app()
+    assert params(at) == {"example": "running_example"}
+    hide = not at.session_state["oa.bound"]["oa.hide_perfect"]
+    at.toggle(key="w.oa.hide_perfect").set_value(hide).run()
+    assert params(at)["hide_perfect"] == str(hide).lower()
+    at.selectbox(key="w.example").select("org2graph").run()
+    assert params(at)["example"] == "org2graph"
+    at.toggle(key="w.oa.hide_perfect").set_value(not hide).run()
+    assert "hide_perfect" not in params(at)
+    at.switch_page("../pages/referential.py").run()
+    at.radio(key="w.oa.wl_mode").set_value("none").run()
+    assert params(at)["wl_mode"] == "none"
+    at.switch_page("../pages/overview.py").run()
+    assert params(at) == {"example": "org2graph", "wl_mode": "none"}
+
+
+def test_invalid_url_values_are_ignored() -> None:
+    at = open_app(query={"example": "facts2order", "candidate": "../../etc/passwd",
+                         "wl_mode": "sideways", "wl_lambda": "nan", "hide_perfect": "maybe",
+                         "edits": "{not json", "fixes": '[[{"op": "remove", "path": "/x"}]]'})
+    assert not at.error
+    state = at.session_state
+    assert state["oa.trio"].candidate_file == "candidates/one_adjacent_swap.json"
+    assert (state["oa.wl_mode"], state["oa.wl_lambda"]) == ("tie_break", 0.5)
+    assert state["oa.schema_edits"] == {} and state["oa.applied_fixes"] == []
+    assert state["oa.hide_perfect"] is state["oa.bound"]["oa.hide_perfect"]
+    assert params(at) == {"example": "facts2order"}
+
+
+def test_a_custom_trio_is_named_in_the_url_and_restored_on_refresh() -> None:
+    at = open_app()
+    gold = (RUNNING / "gold.json").read_bytes()
+    at.file_uploader(key="w.upload.candidate").set_value(
+        ("copy.json", gold, "application/json")).run()
+    url = params(at)
+    assert "example" not in url and len(url["trio"]) == 16
+    again = open_app(query=url)  # a refresh: a new session on the same URL
+    assert again.session_state["oa.trio"].candidate == json.loads(gold)
+    assert metric(again, "Score") == "1.00"
+    assert any("a link does not carry documents" in c.value for c in again.sidebar.caption)
+    lost = open_app(query={"trio": "0123456789abcdef", "wl_mode": "none"})
+    assert "a link does not carry documents" in errors(lost)
+    assert lost.session_state["oa.wl_mode"] == "none"  # the options still apply
+    assert metric(lost, "Score") == "0.68"
+
+
+# ------------------------------------------------------------ trios, JSONL, warnings
+
+
+def _running() -> dict[str, object]:
+    return {d: json.loads((RUNNING / f"{d}.json").read_text())
+            for d in ("gold", "candidate", "schema")}
+
+
+def test_the_downloaded_trio_loads_back_as_a_trio_in_any_uploader() -> None:
+    trio = _running()
+    trio["candidate"]["period"] = [2023, 2025]  # type: ignore[index]
+    for document in ("gold", "candidate", "schema"):
+        at = open_app()
+        at.file_uploader(key=f"w.upload.{document}").set_value(
+            ("running_example-trio.json", json.dumps(trio).encode(), "application/json")).run()
+        assert not at.error and not at.warning, document
+        loaded = at.session_state["oa.trio"]
+        assert (loaded.gold, loaded.candidate, loaded.schema) == (
+            trio["gold"], trio["candidate"], trio["schema"])
+        assert metric(at, "Score") == "0.83"
+        assert "Custom input: gold, candidate and schema: running_example-trio.json" in [
+            shown(c.value) for c in at.sidebar.caption]
+
+
+def test_a_pasted_trio_loads_as_a_trio() -> None:
+    at = open_app(query={"example": "facts2order"})
+    at.text_area(key="w.paste.gold").input(json.dumps(_running()))
+    at.button(key="w.load_pasted").click().run()
+    assert metric(at, "Score") == "0.77"
+
+
+def test_jsonl_loads_the_first_line_and_offers_a_picker() -> None:
+    trio = _running()
+    pair = {"id": "doc-2", "gold": trio["gold"], "candidate": trio["gold"]}
+    lines = "\n".join([json.dumps(trio["candidate"]), "", json.dumps(pair)]) + "\n"
+    at = open_app()
+    at.file_uploader(key="w.upload.candidate").set_value(
+        ("runs.jsonl", lines.encode(), "application/jsonl")).run()
+    assert not at.error
+    assert metric(at, "Score") == "0.77"
+    picker = at.selectbox(key="w.jsonl_line")
+    assert picker.options == ["line 1: candidate", "line 3: pair “doc-2”"]
+    picker.set_value(1).run()
+    assert metric(at, "Score") == "1.00"
+    assert at.session_state["oa.trio"].files["gold"] == "runs.jsonl line 3"
+
+
+def test_a_broken_jsonl_line_is_named() -> None:
+    at = open_app()
+    at.file_uploader(key="w.upload.gold").set_value(
+        ("runs.jsonl", b'{"a": 1}\n{"b" 2}\n', "application/jsonl")).run()
+    assert "runs.jsonl line 2" in errors(at).replace("\\", "")
+    assert metric(at, "Score") == "0.77"
+
+
+def test_warns_about_undeclared_gold_keys_and_documents_sharing_no_keys() -> None:
+    at = open_app()
+    assert not at.warning
+    gold = _running()["gold"]
+    gold["people"][0]["nickname"] = "Al"  # type: ignore[index]
+    at.text_area(key="w.paste.gold").input(json.dumps(gold))
+    at.button(key="w.load_pasted").click().run()
+    text = "\n".join(w.value for w in at.warning).replace("\\", "")
+    assert "keys the schema does not declare: “nickname” (at /people/0/nickname)" in text
+    assert "share no keys" not in text
+    at.text_area(key="w.paste.gold").input("")
+    at.text_area(key="w.paste.candidate").input('{"title": "x", "rows": [1, 2]}')
+    at.button(key="w.load_pasted").click().run()
+    text = "\n".join(w.value for w in at.warning)
+    assert "share no keys at all" in text
