@@ -64,8 +64,51 @@ def score_color(score: float | None) -> str:
 
 
 def class_color(index: int) -> str:
-    """A qualitative color for WL class number ``index`` (cycles past the palette)."""
-    return CLASS_COLORS[index % len(CLASS_COLORS)]
+    """A color for WL class number ``index``, different for every class number.
+
+    The first :data:`CLASS_COLORS` are the qualitative palette; past it, colors are
+    generated (golden-angle hues at alternating lightness and saturation) and never
+    repeat an earlier one, so two classes never share a color silently. Beyond a
+    few dozen classes colors get close: the views also print the class numbers.
+
+    Examples
+    --------
+    >>> class_color(0), class_color(17) != class_color(0)
+    ('#E69F00', True)
+    >>> len({class_color(k) for k in range(500)})
+    500
+    """
+    if index < 0:
+        raise ValueError(f"class numbers are non-negative, not {index}")
+    while len(_GENERATED) <= index:
+        _GENERATED.append(_next_color(len(_GENERATED)))
+    return _GENERATED[index]
+
+
+_GENERATED: list[str] = list(CLASS_COLORS)
+_TAKEN: set[str] = {c.lower() for c in CLASS_COLORS}
+
+
+def _next_color(index: int) -> str:
+    k = index - len(CLASS_COLORS)
+    hue = (k * 137.508 + 17.0) % 360.0
+    levels = ((0.50, 0.65), (0.36, 0.55), (0.66, 0.75), (0.44, 0.40))
+    lightness, saturation = levels[k % len(levels)]
+    while True:
+        color = _hsl(hue, saturation, lightness)
+        if color.lower() not in _TAKEN:
+            _TAKEN.add(color.lower())
+            return color
+        hue = (hue + 1.3) % 360.0  # a rounding collision: nudge the hue
+
+
+def _hsl(hue: float, saturation: float, lightness: float) -> str:
+    c = (1 - abs(2 * lightness - 1)) * saturation
+    x = c * (1 - abs((hue / 60.0) % 2 - 1))
+    m = lightness - c / 2
+    r, g, b = [(c, x, 0.0), (x, c, 0.0), (0.0, c, x), (0.0, x, c), (x, 0.0, c),
+               (c, 0.0, x)][int(hue // 60) % 6]
+    return "#{:02x}{:02x}{:02x}".format(*(round((v + m) * 255) for v in (r, g, b)))
 
 
 def legend_html(marks: dict[str, str] | None = None) -> str:

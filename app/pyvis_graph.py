@@ -33,7 +33,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from pyvis.network import Network
 from oa_core.wl import WLTrace
 
 from .wl_graph import (
+    CHANGED_OUTLINE,
     DIVIDER_X,
     bijection_links,
     dense,
@@ -110,7 +111,8 @@ def frame_height(trace: WLTrace) -> int:
 
 def network(trace: WLTrace, positions: Sequence[tuple[float, float]], classes: Sequence[int],
             bijection: Mapping[Any, Any], names: Mapping[int, str], *,
-            captions: Mapping[int, str] | None = None, show_pairs: bool = True) -> Network:
+            captions: Mapping[int, str] | None = None, show_pairs: bool = True,
+            changed: Collection[int] = ()) -> Network:
     """The union graph at one round as a pyvis network (no physics, fixed start positions).
 
     Parameters
@@ -128,6 +130,8 @@ def network(trace: WLTrace, positions: Sequence[tuple[float, float]], classes: S
         Attribute summaries, shown in the record tooltips.
     show_pairs : bool
         Whether to draw the bijection.
+    changed : collection of int
+        Vertices the round shown recoloured (outlined, as in the plotly figure).
 
     Returns
     -------
@@ -144,22 +148,28 @@ def network(trace: WLTrace, positions: Sequence[tuple[float, float]], classes: S
     def place(x: float, y: float) -> dict[str, float]:
         return {"x": round(x * _SCALE_X, 2), "y": round(-y * scale_y, 2)}
 
-    for v in drawn_vertices(trace, positions, classes, names, captions):
+    for v in drawn_vertices(trace, positions, classes, names, captions, changed):
         lines = [f"{v.side} {v.name}"]
         if v.caption and v.caption not in v.name:
             lines.append(v.caption)
-        lines.append(f"WL class {v.display_class}")
-        color = {"background": v.color, "border": "#222222",
+        lines.append(f"WL class {v.display_class}" + (" (new in this round)" * v.changed))
+        border = CHANGED_OUTLINE if v.changed else "#222222"
+        color = {"background": v.color, "border": border,
                  "highlight": {"background": v.color, "border": "#000000"},
                  "hover": {"background": v.color, "border": "#000000"}}
         if v.kind == "record" and not small:
             look: dict[str, Any] = {"shape": "circle", "margin": 7,
+                                    "borderWidth": 4 if v.changed else 1,
                                     "font": {"color": v.text_color, "size": 14}}
         elif v.kind == "record":
             look = {"shape": "dot", "size": 6}
         else:
             look = {"shape": "square", "size": 3 if small else 6}
-        _add_node(net, v.index, v.label if look["shape"] == "circle" else "",
+        if v.kind == "record" and small:
+            look["borderWidth"] = 3 if v.changed else 1
+        # the class number under the id: colours alone may be close past 17 classes
+        text = f"{v.label}\nclass {v.display_class}" if look["shape"] == "circle" else ""
+        _add_node(net, v.index, text,
                   title=_Text("\n".join(lines)), color=color, **look, **place(v.x, v.y))
     for e in drawn_edges(trace, names):
         net.add_edge(e.source, e.target, title=_Text(e.hover), color=_EDGE,
@@ -193,7 +203,7 @@ def _add_node(net: Network, node_id: int | str, label: str, **options: Any) -> N
 def network_html(trace: WLTrace, positions: Sequence[tuple[float, float]],
                  classes: Sequence[int], bijection: Mapping[Any, Any],
                  names: Mapping[int, str], *, captions: Mapping[int, str] | None = None,
-                 show_pairs: bool = True) -> str:
+                 show_pairs: bool = True, changed: Collection[int] = ()) -> str:
     """The self-contained, offline HTML page of :func:`network` (see :func:`offline_html`).
 
     Examples
@@ -211,13 +221,13 @@ def network_html(trace: WLTrace, positions: Sequence[tuple[float, float]],
     >>> nodes, edges = parse_network(html)
     >>> [(n["label"], n["color"]["background"], n["title"]) for n in nodes
     ...  if isinstance(n["id"], int)]  # doctest: +NORMALIZE_WHITESPACE
-    [('1', '#E69F00', 'gold 1 <img src=x onerror=alert(1)>\\nWL class 0'),
-     ('10', '#E69F00', 'candidate 10 <b>Ann</b>\\nWL class 0')]
+    [('1\\nclass 0', '#E69F00', 'gold 1 <img src=x onerror=alert(1)>\\nWL class 0'),
+     ('10\\nclass 0', '#E69F00', 'candidate 10 <b>Ann</b>\\nWL class 0')]
     >>> [(e["from"], e["to"], e["dashes"]) for e in edges if isinstance(e["from"], int)]
     [(0, 1, True)]
     """
     return offline_html(network(trace, positions, classes, bijection, names,
-                                captions=captions, show_pairs=show_pairs))
+                                captions=captions, show_pairs=show_pairs, changed=changed))
 
 
 def offline_html(net: Network) -> str:
@@ -292,10 +302,11 @@ def parse_network(html: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
 
 def render(trace: WLTrace, positions: Sequence[tuple[float, float]], classes: Sequence[int],
            bijection: Mapping[Any, Any], names: Mapping[int, str], *,
-           captions: Mapping[int, str] | None = None, show_pairs: bool = True) -> None:
+           captions: Mapping[int, str] | None = None, show_pairs: bool = True,
+           changed: Collection[int] = ()) -> None:
     """Show the interactive graph in the page (``st.iframe``; arguments as :func:`network`)."""
     st.iframe(network_html(trace, positions, classes, bijection, names, captions=captions,
-                           show_pairs=show_pairs),
+                           show_pairs=show_pairs, changed=changed),
               height=frame_height(trace) + 4,
               alt="Interactive reference graph: drag the vertices, scroll to zoom")
 

@@ -16,7 +16,24 @@ from oa_core.pointer import resolve
 from .palette import class_color
 from .text import md_escape, shorten
 from .tree_views import MatrixView
-from .wl_graph import RoundSummary
+from .wl_graph import RoundSummary, ScopedPairs, edge_role, label_words
+
+RULE_WORDS = {
+    "attributes": "attributes (C)",
+    "colour": "stable colour (b)",
+    "depth": "agreement depth (a)",
+    "content": "content rule",
+    "position": "list position (WL off)",
+}
+"""What decided a pair (``oa_core.TieRule`` values), as the bijection table says it."""
+
+RULE_HELP = (
+    "What decided each pair, in order: the attribute score C; on a tie in C, the paper's "
+    "bonus b (the stable WL colours agree); then the agreement depth a (the share of WL "
+    "rounds in which the two records share a colour); then the content rule (records "
+    "that nothing structural tells apart are paired by their references through the "
+    "pairing of everything else, then by their JSON: they are interchangeable). With WL "
+    "off, ties go to the list position.")
 
 _SUMMARY_LIMIT = 48
 TWIN_LIMIT = 8  # twins explained one by one; the rest are flagged in the bijection table
@@ -79,7 +96,7 @@ def scope_matrix(alignment: Alignment, scope: str) -> MatrixView:
 
 def bijection_frame(alignments: Mapping[str, Alignment], scope: str,
                     mode: str) -> pd.DataFrame:
-    """The bijection of ``mode`` with what every other mode pairs instead.
+    """The bijection of ``mode``, why each pair was chosen, and what other modes pair.
 
     Parameters
     ----------
@@ -87,33 +104,94 @@ def bijection_frame(alignments: Mapping[str, Alignment], scope: str,
         The same documents aligned under each WL mode.
     scope : str
     mode : str
-        The mode whose bijection is listed (and whose C values are shown).
+        The mode whose bijection is listed (and whose C, b, a and rules are shown).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per gold record: its partner, ``C`` (attribute score), ``b`` (1 when
+        the stable WL colours agree), ``a`` (share of WL rounds with equal colours;
+        None with WL off), ``decided by`` (:data:`RULE_WORDS`) and one column per
+        other mode with the candidate id it pairs instead.
     """
     alignment = alignments[mode]
     aligned = alignment.scopes[scope]
     names = scope_records(alignment, scope)
-    by_id = dict(zip(aligned.candidate_ids, names.candidate, strict=True))
-    col_of = {cid: j for j, cid in enumerate(aligned.candidate_ids)}
-    structural = {i for i, _ in aligned.structural_pairs}
-    tie_rule = "structure (WL)" if scope in alignment.wl else "tie (list order)"
+    partner = dict(aligned.pairs)
+    colour, depth = aligned.colour_agreement, aligned.depth_agreement
     rows = []
     for i, gold_id in enumerate(aligned.gold_ids):
-        cand_id = alignment.bijections[scope].get(gold_id)
+        j = partner.get(i)
+        rule = aligned.rules.get((i, j)) if j is not None else None
         row: dict[str, Any] = {
             "gold record": names.gold[i],
-            "candidate record": by_id.get(cand_id, "— unmatched —") if cand_id is not None
-            else "— unmatched —",
-            "C (attributes)": float(aligned.matrix[i, col_of[cand_id]])
-            if cand_id in col_of else None,
-            "decided by": (tie_rule if i in structural else
-                           "attributes" if cand_id is not None else "no partner"),
+            "candidate record": names.candidate[j] if j is not None else "— unmatched —",
+            "C (attributes)": float(aligned.matrix[i, j]) if j is not None else None,
+            "b (colour)": float(colour[i, j]) if j is not None and colour is not None
+            else None,
+            "a (depth)": float(depth[i, j]) if j is not None and depth is not None
+            else None,
+            "decided by": RULE_WORDS.get(str(rule), str(rule)) if rule is not None
+            else "no partner",
         }
         for other, other_alignment in alignments.items():
             if other != mode:
-                partner = other_alignment.bijections[scope].get(gold_id)
-                row[f"with {other}"] = "—" if partner is None else str(partner)
+                other_partner = other_alignment.bijections[scope].get(gold_id)
+                row[f"with {other}"] = "—" if other_partner is None else str(other_partner)
         rows.append(row)
     return pd.DataFrame.from_records(rows)
+
+
+@dataclass(frozen=True)
+class TieGroup:
+    """The pairs of a scope one tie rule settled.
+
+    Parameters
+    ----------
+    rule : str
+        ``"colour"``, ``"depth"``, ``"content"`` or ``"position"``.
+    pairs : list of (str, str)
+        (gold record, candidate record) names.
+    """
+
+    rule: str
+    pairs: list[tuple[str, str]]
+
+
+_TIE_EXPLAINED = {
+    "colour": ("Settled by the stable colour (b)", "their attributes tie; the paper's bonus "
+               "paired records whose final WL colours agree"),
+    "depth": ("Settled by agreement depth (a) — warning tie-depth", "their attributes tie "
+              "and no stable colour told them apart (b), so the pair that shared a colour "
+              "for the most WL rounds was chosen"),
+    "content": ("Settled by the content rule — warning tie-content", "nothing structural "
+                "tells them apart: they were paired by their references through the "
+                "pairing of everything else, then by their JSON; such records are "
+                "interchangeable"),
+    "position": ("Settled by list position (WL off)", "with WL off nothing breaks the tie: "
+                 "the first optimal assignment, i.e. the list order, decided"),
+}
+
+
+def tie_groups(alignment: Alignment, scope: str) -> list[TieGroup]:
+    """The scope's pairs settled by a tie rule (anything but attributes), by rule."""
+    aligned = alignment.scopes[scope]
+    names = scope_records(alignment, scope)
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for (i, j), rule in sorted(aligned.rules.items()):
+        if str(rule) != "attributes":
+            groups.setdefault(str(rule), []).append((names.gold[i], names.candidate[j]))
+    return [TieGroup(rule, groups[rule]) for rule in _TIE_EXPLAINED if rule in groups]
+
+
+def tie_markdown(group: TieGroup, limit: int = 12) -> str:
+    """One tie group in (escaped) Markdown: what the rule means and its pairs."""
+    title, why = _TIE_EXPLAINED[group.rule]
+    count = len(group.pairs)
+    listed = "; ".join(f"{md_escape(g)} → {md_escape(c)}" for g, c in group.pairs[:limit])
+    more = f"; … and {count - limit} more" if count > limit else ""
+    return (f"**{md_escape(title)}** ({count} pair{'s' * (count != 1)}): "
+            f"{md_escape(why)}.\n\n{listed}{more}")
 
 
 @dataclass(frozen=True)
@@ -134,6 +212,10 @@ class Twin:
         Its references, which is what told the twins apart.
     structural : bool
         False when WL was off and the tie went to the first optimal assignment.
+    rule : str
+        What decided the pair (an ``oa_core.TieRule`` value).
+    agreement : str
+        For a pair settled by depth: ``"3 of 5"`` WL rounds with equal colours.
     """
 
     gold: str
@@ -142,21 +224,22 @@ class Twin:
     round: int | None
     context: str
     structural: bool = True
+    rule: str = "colour"
+    agreement: str = ""
 
 
 def neighbourhood(trace: WLTrace, vertex: int, names: Mapping[int, str]) -> str:
     """The vertex's incident references in words: "mentee of 1 (Alice, Manager)"."""
     parts = []
     for edge in trace.edges:
-        relation = edge.relation + (f" [{edge.label}]" if edge.label else "")
+        words = label_words(edge.label)
+        label = f" ({words})" if words else ""
         if edge.source == vertex and edge.target == vertex:
-            parts.append(f"{relation} to itself")
+            parts.append(f"{edge.relation.replace('->', ' → ')}{label} to itself")
         elif edge.target == vertex:
-            role = relation.split("->")[-1] if "->" in relation else relation
-            parts.append(f"{role} of {names.get(edge.source, '?')}")
+            parts.append(f"{edge_role(edge, vertex)}{label} of {names.get(edge.source, '?')}")
         elif edge.source == vertex:
-            role = relation.split("->")[0] if "->" in relation else relation
-            parts.append(f"{role} of {names.get(edge.target, '?')}")
+            parts.append(f"{edge_role(edge, vertex)}{label} of {names.get(edge.target, '?')}")
     return "; ".join(parts) or "no references"
 
 
@@ -174,10 +257,15 @@ def twins(alignment: Alignment, scope: str) -> list[Twin]:
     if trace is not None:
         gold_vertex = {vx.record_index: v for v, vx in enumerate(trace.vertices)
                        if vx.side == "gold" and vx.kind == "record"
-                       and vx.record_index is not None}
+                       and vx.record_index is not None and (vx.scope or scope) == scope}
         all_names = vertex_names(alignment, scope, trace)
     out = []
+    depth = aligned.depth_agreement
     for i, j in aligned.structural_pairs:
+        rule = str(aligned.rules.get((i, j), "colour"))
+        agreement = ""
+        if depth is not None and trace is not None:
+            agreement = f"{round(float(depth[i, j]) * len(trace.rounds))} of {len(trace.rounds)}"
         tied = [t for t in groups[matrix[i].tobytes()] if t != i]
         first_round: int | None = None
         context = ""
@@ -188,15 +276,23 @@ def twins(alignment: Alignment, scope: str) -> list[Twin]:
             first_round = next((r for r, colors in enumerate(trace.rounds)
                                 if all(colors[me] != colors[o] for o in others)), None)
         out.append(Twin(names.gold[i], names.candidate[j], [names.gold[t] for t in tied],
-                        first_round, context, structural=trace is not None))
+                        first_round, context, structural=trace is not None, rule=rule,
+                        agreement=agreement))
     return out
 
 
 def class_table_html(trace: WLTrace, classes: Sequence[int],
-                     names: Mapping[int, str]) -> str:
-    """HTML table: one row per WL class with its swatch, gold and candidate members."""
+                     names: Mapping[int, str], new: Sequence[int] = (),
+                     only: Sequence[int] | None = None) -> str:
+    """HTML table: one row per WL class with its swatch, gold and candidate members.
+
+    Classes holding a vertex of ``new`` (recoloured by the round shown) are marked;
+    ``only`` restricts the table to some vertices.
+    """
     members: dict[int, dict[str, list[str]]] = {}
-    for v, vertex in enumerate(trace.vertices):
+    fresh = {classes[v] for v in new}
+    for v in (range(len(trace.vertices)) if only is None else only):
+        vertex = trace.vertices[v]
         side = members.setdefault(classes[v], {"gold": [], "candidate": []})
         side[vertex.side].append(names.get(v, vertex.key))
     rows = ['<table style="border-collapse:collapse;font-size:0.9em;width:100%">'
@@ -207,6 +303,8 @@ def class_table_html(trace: WLTrace, classes: Sequence[int],
         side = members[cls]
         balanced = len(side["gold"]) == len(side["candidate"])
         note = "" if balanced else " ⚠ unequal sizes"
+        if cls in fresh:
+            note += " (new in this round)"
         rows.append(
             '<tr style="border-top:1px solid #ddd">'
             f'<td><span style="display:inline-block;width:14px;height:14px;border-radius:7px;'
@@ -218,13 +316,19 @@ def class_table_html(trace: WLTrace, classes: Sequence[int],
 
 
 def vertex_captions(alignment: Alignment, scope: str, trace: WLTrace) -> dict[int, str]:
-    """The attribute summary of every record vertex (no id): ``Dave, Engineer``."""
-    aligned = alignment.scopes[scope]
-    decl = alignment.schema.scopes.get(scope)
-    id_field = decl.id_field if decl is not None else None
+    """The attribute summary of every record vertex (no id): ``Dave, Engineer``.
+
+    A reference cycle's graph holds records of several scopes: each is summarized
+    from its own scope (``WLVertex.scope``).
+    """
     out = {}
     for v, vertex in enumerate(trace.vertices):
-        if vertex.kind == "record" and vertex.record_index is not None:
+        own = vertex.scope or scope
+        if vertex.kind == "record" and vertex.record_index is not None \
+                and own in alignment.scopes:
+            aligned = alignment.scopes[own]
+            decl = alignment.schema.scopes.get(own)
+            id_field = decl.id_field if decl is not None else None
             gold = vertex.side == "gold"
             paths = aligned.gold_paths if gold else aligned.candidate_paths
             document = alignment.gold if gold else alignment.candidate
@@ -232,31 +336,63 @@ def vertex_captions(alignment: Alignment, scope: str, trace: WLTrace) -> dict[in
     return out
 
 
+def graph_scopes(trace: WLTrace, scope: str) -> list[str]:
+    """The scopes whose records the graph holds (several for a reference cycle)."""
+    found = dict.fromkeys(v.scope or scope for v in trace.vertices if v.kind == "record")
+    return list(found) or [scope]
+
+
 def vertex_names(alignment: Alignment, scope: str, trace: WLTrace) -> dict[int, str]:
-    """Display name of every vertex of the scope's union graph (not escaped)."""
-    names = scope_records(alignment, scope)
+    """Display name of every vertex of the scope's union graph (not escaped).
+
+    In a graph of several scopes, records of another scope than ``scope`` are
+    prefixed with their scope: ``company 1 (Acme)``.
+    """
+    records = {name: scope_records(alignment, name) for name in graph_scopes(trace, scope)
+               if name in alignment.scopes}
     out = {}
     for v, vertex in enumerate(trace.vertices):
-        if vertex.kind == "record" and vertex.record_index is not None:
-            side = names.gold if vertex.side == "gold" else names.candidate
-            out[v] = side[vertex.record_index]
+        own = vertex.scope or scope
+        if vertex.kind == "record" and vertex.record_index is not None and own in records:
+            side = records[own].gold if vertex.side == "gold" else records[own].candidate
+            prefix = f"{own} " if own != scope else ""
+            out[v] = prefix + side[vertex.record_index]
         else:
             out[v] = f"hub {vertex.key}"
     return out
 
 
+def graph_pairs(alignment: Alignment, trace: WLTrace, scope: str) -> ScopedPairs:
+    """The bijections of every scope in the graph, keyed ``(scope, gold id)``."""
+    pairs = ScopedPairs()
+    for name in graph_scopes(trace, scope):
+        for gold_id, cand_id in alignment.bijections.get(name, {}).items():
+            pairs[name, gold_id] = cand_id
+    return pairs
+
+
 def twin_markdown(twin: Twin) -> str:
     """The twin called out in (escaped) Markdown."""
     tied = ", ".join(twin.tied_with) or "another record"
-    if not twin.structural:
-        return (f"**Gold {md_escape(twin.gold)} → candidate {md_escape(twin.candidate)}.** "
-                f"Its attributes tie with {md_escape(tied)}; with WL off nothing breaks the "
-                "tie, so the assignment solver's first optimum (list order) decided it.")
+    head = f"**Gold {md_escape(twin.gold)} → candidate {md_escape(twin.candidate)}.** "
+    if not twin.structural or twin.rule == "position":
+        return (head + f"Its attributes tie with {md_escape(tied)}; with WL off nothing "
+                "breaks the tie, so the assignment solver's first optimum (list order) "
+                "decided it.")
+    context = f" Its references: {md_escape(twin.context)}." if twin.context else ""
+    if twin.rule == "depth":
+        return (head + f"Its attributes tie with {md_escape(tied)}, and no stable WL colour "
+                "agrees across the sides; the pair shares a colour in "
+                f"{twin.agreement} WL rounds, longer than any other pairing of the twins "
+                f"(agreement depth a), which decided it.{context}")
+    if twin.rule == "content":
+        return (head + f"Its attributes tie with {md_escape(tied)} and nothing structural "
+                "tells them apart: the content rule paired them (references through the "
+                f"rest of the pairing, then the records' JSON).{context}")
     when = f"in WL round {twin.round}" if twin.round is not None else "through the blend"
-    return (f"**Gold {md_escape(twin.gold)} → candidate {md_escape(twin.candidate)}.** "
-            f"Its attributes tie with {md_escape(tied)}, so C cannot tell them apart; its "
-            f"references ({md_escape(twin.context)}) gave it a color of its own {when}, "
-            "which decided this pairing.")
+    return (head + f"Its attributes tie with {md_escape(tied)}, so C cannot tell them "
+            f"apart; its references ({md_escape(twin.context)}) gave it a color of its own "
+            f"{when}, which decided this pairing.")
 
 
 def round_markdown(trace: WLTrace, names: Mapping[int, str], summary: RoundSummary,
@@ -282,7 +418,8 @@ def default_scope(alignment: Alignment) -> str:
 
 
 def signature_frame(trace: WLTrace, display: Sequence[Sequence[int]], round_index: int,
-                    names: Mapping[int, str]) -> pd.DataFrame:
+                    names: Mapping[int, str], only: Sequence[int] | None = None
+                    ) -> pd.DataFrame:
     """How one WL round recolored every vertex: its previous class and neighbourhood.
 
     Parameters
@@ -294,32 +431,43 @@ def signature_frame(trace: WLTrace, display: Sequence[Sequence[int]], round_inde
         The round to explain; round 0 lists the starting classes.
     names : mapping vertex index -> str
         Vertex display names.
+    only : sequence of int, optional
+        The vertices to list (all by default).
 
     Returns
     -------
     pandas.DataFrame
-        One row per vertex: side, record, class before, the sorted multiset of
-        (direction, relation, label, neighbour class) it was refined with, class after.
+        One row per vertex: side, record, class before, its references in words
+        (``mentee of a class-0 record``; repeats counted, ``2 × ...``), class after and
+        whether the round changed its class.
     """
     previous = display[max(round_index - 1, 0)]
     incident: dict[int, list[str]] = {v: [] for v in range(len(trace.vertices))}
     for edge in trace.edges:
-        label = f" [{edge.label}]" if edge.label else ""
+        words = label_words(edge.label)
+        label = f" ({words})" if words else ""
         if edge.source == edge.target:
-            incident[edge.source].append(f"loop {edge.relation}{label} (class "
-                                         f"{previous[edge.source]})")
+            incident[edge.source].append(
+                f"{edge.relation.replace('->', ' → ')}{label} to itself")
             continue
-        incident[edge.source].append(
-            f"out {edge.relation}{label} → class {previous[edge.target]}")
-        incident[edge.target].append(
-            f"in {edge.relation}{label} ← class {previous[edge.source]}")
+        for me, other in ((edge.source, edge.target), (edge.target, edge.source)):
+            kind = "hub" if trace.vertices[other].kind == "hub" else "record"
+            incident[me].append(f"{edge_role(edge, me)}{label} of a class-{previous[other]} "
+                                f"{kind}")
     rows = []
-    for v, vertex in enumerate(trace.vertices):
+    for v in (range(len(trace.vertices)) if only is None else only):
+        vertex = trace.vertices[v]
+        counts: dict[str, int] = {}
+        for text in incident[v]:
+            counts[text] = counts.get(text, 0) + 1
+        words = [f"{n} × {text}" if n > 1 else text for text, n in sorted(counts.items())]
+        after = display[round_index][v]
         rows.append({
             "side": vertex.side,
             "record": names.get(v, vertex.key),
             "class before": previous[v] if round_index else None,
-            "neighbourhood (round before)": "; ".join(sorted(incident[v])) or "—",
-            "class after": display[round_index][v],
+            "references (classes of the round before)": "; ".join(words) or "—",
+            "class after": after,
+            "changed": bool(round_index) and after != previous[v],
         })
     return pd.DataFrame.from_records(rows)

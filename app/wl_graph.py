@@ -15,8 +15,9 @@ so "a color change marks a refinement step" (as in the paper's WL figure).
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,7 @@ import networkx as nx
 import plotly.graph_objects as go
 import streamlit as st
 
-from oa_core.wl import WLTrace
+from oa_core.wl import WLEdge, WLTrace, WLVertex
 
 from .palette import class_color, text_color_on
 from .text import plotly_text
@@ -32,6 +33,145 @@ from .text import plotly_text
 _GAP = 0.6  # horizontal gap between the two sides (layout units)
 CAPTION_LIMIT = 60  # up to this many records: big labelled vertices; beyond: small dots
 DIVIDER_X = 1.0 + _GAP / 2  # the dashed line between the gold and the candidate side
+
+
+def label_words(label: str) -> str:
+    r"""An edge's exact label (canonical JSON rows) in words: ``role :ARG1``.
+
+    Examples
+    --------
+    >>> label_words('[["role","string","\\":ARG1\\""]]')
+    'role :ARG1'
+    >>> label_words('[["predicate","string","\\"USED-FOR\\""],["score","number","0.5"]]')
+    'predicate USED-FOR, score 0.5'
+    >>> label_words("")
+    ''
+    """
+    if not label:
+        return ""
+    try:
+        rows = json.loads(label)
+        parts = []
+        for role, _kind, text in rows:
+            try:
+                value = json.loads(text) if isinstance(text, str) else text
+            except ValueError:
+                value = text
+            if value == ["unmatched"]:
+                shown = "(a record with no partner)"
+            elif isinstance(value, str):
+                shown = value
+            else:
+                shown = json.dumps(value, ensure_ascii=False)
+            parts.append(f"{role} {shown}")
+        return ", ".join(parts)
+    except (ValueError, TypeError):
+        return label
+
+
+def relation_words(relation: str, label: str = "") -> str:
+    r"""A reference's relation (and exact label) in words: ``mentor → mentee (role x)``.
+
+    Examples
+    --------
+    >>> relation_words("source->target", '[["role","string","\\":ARG0\\""]]')
+    'source → target (role :ARG0)'
+    >>> relation_words("boss")
+    'boss'
+    """
+    text = relation.replace("->", " → ")
+    words = label_words(label)
+    return f"{text} ({words})" if words else text
+
+
+def edge_role(edge: WLEdge, vertex: int) -> str:
+    """What ``vertex`` is in ``edge``, in words: ``mentee`` (of the source), ``mentor``...
+
+    A record carrying a single reference (``boss``) is the ``boss``-referrer; the
+    target is its ``boss``.
+    """
+    if "->" in edge.relation:
+        source_role, target_role = edge.relation.split("->", 1)
+        return source_role if edge.source == vertex else target_role
+    return f"referrer by {edge.relation}" if edge.source == vertex else edge.relation
+
+
+class ScopedPairs(dict):  # type: ignore[type-arg]
+    """Bijections of several scopes: ``(scope, gold id) -> candidate id``.
+
+    A graph of a reference cycle holds the records of several scopes, whose ids may
+    coincide (company 1, person 1): pass this instead of one scope's bijection.
+    """
+
+
+def scoped_pairs(trace: WLTrace, bijection: Mapping[Any, Any]) -> dict[tuple[str, Any], Any]:
+    """``bijection`` keyed by ``(scope, gold id)``; a plain one is the trace's scope's."""
+    if isinstance(bijection, ScopedPairs):
+        return dict(bijection)
+    return {(trace.scope, g): c for g, c in bijection.items()}
+
+
+def _vertex_scope(trace: WLTrace, vertex: WLVertex) -> str:
+    return vertex.scope or trace.scope
+
+
+def record_vertices(trace: WLTrace, side: str) -> dict[tuple[str, Any], int]:
+    """``(scope, record id) -> vertex`` of one side's records."""
+    return {(_vertex_scope(trace, v), v.record_id): i for i, v in enumerate(trace.vertices)
+            if v.side == side and v.kind == "record"}
+
+
+def neighbourhood_vertices(trace: WLTrace, centres: Collection[int], hops: int,
+                           bijection: Mapping[Any, Any]) -> list[int]:
+    """The vertices within ``hops`` references of ``centres``, on both sides.
+
+    The bijection partners of every record reached are added (and their own
+    neighbourhoods), so a pair is never cut in half.
+
+    Returns
+    -------
+    list of int
+        Sorted vertex indices.
+    """
+    adjacent: dict[int, set[int]] = {i: set() for i in range(len(trace.vertices))}
+    for e in trace.edges:
+        adjacent[e.source].add(e.target)
+        adjacent[e.target].add(e.source)
+    for g, c in bijection_links(trace, bijection):
+        adjacent[g].add(c)
+        adjacent[c].add(g)
+    reached = set(centres)
+    frontier = set(centres)
+    for _ in range(max(0, hops)):
+        frontier = {n for v in frontier for n in adjacent[v]} - reached
+        reached |= frontier
+        # hubs stand for one reference: go through them without spending a hop
+        hubs = {v for v in frontier if trace.vertices[v].kind == "hub"}
+        while hubs:
+            beyond = {n for v in hubs for n in adjacent[v]} - reached
+            reached |= beyond
+            frontier |= beyond
+            hubs = {v for v in beyond if trace.vertices[v].kind == "hub"}
+    partners = {n for v in reached for n in adjacent[v]
+                if trace.vertices[v].kind == "record"
+                and trace.vertices[n].side != trace.vertices[v].side}
+    return sorted(reached | partners)
+
+
+def subgraph(trace: WLTrace, keep: Sequence[int]) -> WLTrace:
+    """The induced subgraph on the vertices ``keep`` (in that order), rounds included.
+
+    Vertex ``k`` of the result is vertex ``keep[k]`` of ``trace``; the colours are the
+    full graph's (a record keeps the class it has in the whole refinement).
+    """
+    new = {old: k for k, old in enumerate(keep)}
+    vertices = [trace.vertices[old] for old in keep]
+    vertices = [v if v.scope else WLVertex(v.side, v.key, v.record_index, v.record_id, v.kind,
+                                           v.label, trace.scope) for v in vertices]
+    edges = [WLEdge(e.side, new[e.source], new[e.target], e.relation, e.label)
+             for e in trace.edges if e.source in new and e.target in new]
+    rounds = [[colours[old] for old in keep] for colours in trace.rounds]
+    return WLTrace(trace.scope, trace.mode, vertices, edges, rounds)
 
 
 def stable_classes(rounds: Sequence[Sequence[int]]) -> list[list[int]]:
@@ -108,7 +248,7 @@ def layout(trace: WLTrace, bijection: Mapping[Any, Any]) -> list[tuple[float, fl
     ----------
     trace : WLTrace
         The scope's refinement (vertices and edges).
-    bijection : mapping gold id -> candidate id or None
+    bijection : mapping gold id -> candidate id or None, or ScopedPairs
         Paired candidate records are placed level with their gold partner.
 
     Returns
@@ -117,9 +257,11 @@ def layout(trace: WLTrace, bijection: Mapping[Any, Any]) -> list[tuple[float, fl
         One position per vertex; gold x in [0, 1], candidate x in [1 + gap, 2 + gap].
         Cached on the graph and the bijection.
     """
-    vertices = tuple((v.side, v.kind, v.record_id) for v in trace.vertices)
+    vertices = tuple((v.side, v.kind, (_vertex_scope(trace, v), v.record_id))
+                     for v in trace.vertices)
     edges = tuple((e.side, e.source, e.target) for e in trace.edges)
-    pairs = tuple((g, c) for g, c in bijection.items() if c is not None)
+    pairs = tuple((g, (g[0], c)) for g, c in scoped_pairs(trace, bijection).items()
+                  if c is not None)
     return _layout(vertices, edges, pairs)
 
 
@@ -197,6 +339,8 @@ class DrawnVertex:
         The class's color (``#rrggbb``).
     text_color : str
         Black or white, whichever reads on ``color``.
+    changed : bool
+        Whether the round shown gave the vertex a new class (it is outlined).
     """
 
     index: int
@@ -210,6 +354,10 @@ class DrawnVertex:
     display_class: int
     color: str
     text_color: str
+    changed: bool = False
+
+
+CHANGED_OUTLINE = "#d62728"  # the outline of a vertex the round shown recoloured
 
 
 @dataclass(frozen=True)
@@ -221,7 +369,8 @@ class DrawnEdge:
     source, target : int
         Vertex indices (equal for a self-reference).
     relation : str
-        The relation, with the exact edge label in brackets when there is one.
+        The relation in words, with the exact edge label in words (see
+        :func:`relation_words`).
     hover : str
         ``source name → target name: relation``.
     """
@@ -249,7 +398,8 @@ def side_titles() -> list[tuple[str, float, float]]:
 
 def drawn_vertices(trace: WLTrace, positions: Sequence[tuple[float, float]],
                    classes: Sequence[int], names: Mapping[int, str],
-                   captions: Mapping[int, str] | None = None) -> list[DrawnVertex]:
+                   captions: Mapping[int, str] | None = None,
+                   changed: Collection[int] = ()) -> list[DrawnVertex]:
     """Every vertex with its place, texts and class color for one round.
 
     Parameters
@@ -263,12 +413,15 @@ def drawn_vertices(trace: WLTrace, positions: Sequence[tuple[float, float]],
         Display names.
     captions : mapping vertex index -> str, optional
         Attribute summaries of the record vertices.
+    changed : collection of int
+        The vertices the round shown recoloured (drawn outlined).
 
     Returns
     -------
     list of DrawnVertex
         In vertex order.
     """
+    changed = set(changed)
     out = []
     for i, v in enumerate(trace.vertices):
         color = class_color(classes[i])
@@ -277,7 +430,8 @@ def drawn_vertices(trace: WLTrace, positions: Sequence[tuple[float, float]],
             index=i, side=v.side, kind=v.kind, x=positions[i][0], y=positions[i][1],
             label=str(v.record_id) if record else "", name=names.get(i, "?"),
             caption=(captions or {}).get(i, "") if record else "",
-            display_class=classes[i], color=color, text_color=text_color_on(color)))
+            display_class=classes[i], color=color, text_color=text_color_on(color),
+            changed=i in changed))
     return out
 
 
@@ -285,7 +439,7 @@ def drawn_edges(trace: WLTrace, names: Mapping[int, str]) -> list[DrawnEdge]:
     """Every reference edge with its (raw) relation and hover text, in trace order."""
     out = []
     for e in trace.edges:
-        relation = e.relation + (f" [{e.label}]" if e.label else "")
+        relation = relation_words(e.relation, e.label)
         out.append(DrawnEdge(e.source, e.target, relation,
                              f"{names.get(e.source, '?')} → {names.get(e.target, '?')}: "
                              f"{relation}"))
@@ -293,19 +447,22 @@ def drawn_edges(trace: WLTrace, names: Mapping[int, str]) -> list[DrawnEdge]:
 
 
 def bijection_links(trace: WLTrace, bijection: Mapping[Any, Any]) -> list[tuple[int, int]]:
-    """(gold vertex, candidate vertex) of every pair of the bijection present in the graph."""
-    gold_at = {v.record_id: i for i, v in enumerate(trace.vertices)
-               if v.side == "gold" and v.kind == "record"}
-    cand_at = {v.record_id: i for i, v in enumerate(trace.vertices)
-               if v.side == "candidate" and v.kind == "record"}
-    return [(gold_at[gold_id], cand_at[cand_id]) for gold_id, cand_id in bijection.items()
-            if gold_id in gold_at and cand_id in cand_at]
+    """(gold vertex, candidate vertex) of every pair of the bijection present in the graph.
+
+    ``bijection`` is one scope's (gold id -> candidate id, for the trace's scope) or a
+    :class:`ScopedPairs` covering every scope of a reference cycle's graph.
+    """
+    gold_at = record_vertices(trace, "gold")
+    cand_at = record_vertices(trace, "candidate")
+    return [(gold_at[key], cand_at[key[0], cand_id])
+            for key, cand_id in scoped_pairs(trace, bijection).items()
+            if key in gold_at and (key[0], cand_id) in cand_at]
 
 
 def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
            classes: Sequence[int], bijection: Mapping[Any, Any], names: Mapping[int, str], *,
            captions: Mapping[int, str] | None = None, show_pairs: bool = True,
-           title: str = "") -> go.Figure:
+           title: str = "", changed: Collection[int] = ()) -> go.Figure:
     """The union graph at one round, one color per display class.
 
     Parameters
@@ -326,10 +483,12 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
         Whether to draw the bijection.
     title : str
         Figure title.
+    changed : collection of int
+        Vertices the round shown recoloured: outlined in :data:`CHANGED_OUTLINE`.
     """
     small = dense(trace)
     loop = 0.02 if small else 0.05  # self-loop radius
-    drawn = drawn_vertices(trace, positions, classes, names, captions)
+    drawn = drawn_vertices(trace, positions, classes, names, captions, changed)
     fig = go.Figure()
     if show_pairs:
         xs: list[float | None] = []
@@ -379,12 +538,23 @@ def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
             mode="markers" if small else "markers+text", name=f"{kind}s", showlegend=False,
             text=[plotly_text(d.label) for d in members],
             textfont={"size": 10, "color": [d.text_color for d in members]},
-            customdata=[[d.side, plotly_text(d.name), d.display_class] for d in members],
+            customdata=[[d.side, plotly_text(d.name), d.display_class,
+                          " (new in this round)" if d.changed else ""] for d in members],
             hovertemplate="%{customdata[0]} %{customdata[1]}<br>class %{customdata[2]}"
-                          "<extra></extra>",
+                          "%{customdata[3]}<extra></extra>",
             marker={"symbol": symbol, "size": size, "color": [d.color for d in members],
-                    "line": {"color": "#222222", "width": 1}}))
+                    "line": {"color": [CHANGED_OUTLINE if d.changed else "#222222"
+                                       for d in members],
+                             "width": [4 if d.changed else 1 for d in members]}}))
     records = [d for d in drawn if d.kind == "record"]
+    if not small:  # the class number above every record: colours alone may be close
+        fig.add_trace(go.Scatter(
+            x=[d.x for d in records], y=[d.y + 0.058 for d in records],
+            mode="text", name="class numbers", hoverinfo="skip", showlegend=False,
+            text=[f"<b>class {d.display_class}</b>" if d.changed
+                  else f"class {d.display_class}" for d in records],
+            textfont={"size": 9, "color": [CHANGED_OUTLINE if d.changed else "#444444"
+                                           for d in records]}))
     if captions and not small:
         fig.add_trace(go.Scatter(
             x=[d.x for d in records], y=[d.y - 0.055 for d in records],

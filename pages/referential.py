@@ -6,13 +6,17 @@ import streamlit as st
 
 from app import pyvis_graph, scoring, session, views, wl_graph
 from app.scope_views import (
+    RULE_HELP,
     TWIN_LIMIT,
     bijection_frame,
     class_table_html,
     default_scope,
+    graph_pairs,
     round_markdown,
     scope_matrix,
     signature_frame,
+    tie_groups,
+    tie_markdown,
     twin_markdown,
     twins,
     vertex_captions,
@@ -20,6 +24,14 @@ from app.scope_views import (
 )
 from app.text import md_inline
 from app.tree_views import heatmap
+
+ROUND = "oa.wl_round"
+PLAYING = "oa.wl_playing"
+PLAY_SECONDS = 1.0  # one WL round per second while playing
+FOCUS = "oa.graph_focus"
+FOCUS_RECORD = "oa.focus_record"
+FOCUS_HOPS = "oa.focus_hops"
+GRAPH_CONFIG = {"displayModeBar": False}  # no toolbar in the Tab order before the controls
 
 started = time.perf_counter()
 st.title("Referential alignment")
@@ -70,45 +82,153 @@ if trace is None and scope in alignments["tie_break"].wl:
     trace = alignments["tie_break"].wl[scope]
     st.caption("WL is off in this mode: the colors are what tie-break mode computes, shown "
                "for comparison; the bijection (gray links) did not use them.")
-if trace is None:
-    st.info("No WL refinement was run for this scope (see the warnings on the Overview).")
-else:
-    rounds = len(trace.rounds)
-    round_index = st.slider("WL round (0 = start, last = stable)", 0, max(1, rounds - 1),
-                            **session.bind("oa.wl_round", rounds - 1,
-                                           bounds=(0, rounds - 1)),
-                            disabled=rounds == 1)
+
+
+def _step(delta: int, last: int) -> None:
+    st.session_state[PLAYING] = False
+    st.session_state[ROUND] = min(max(st.session_state.get(ROUND, last) + delta, 0), last)
+
+
+def _stop() -> None:
+    st.session_state[PLAYING] = False
+
+
+def graph_section(last: int) -> None:
+    """Round controls, the graph and the round's tables (a fragment: redrawn alone)."""
+    state = st.session_state
+    assert trace is not None
+    if state.get(PLAYING):  # a tick of the player: one round further, stop at the end
+        if state.pop("oa.wl_play_started", False):
+            pass  # the run that started playing shows round 0 first
+        elif state.get(ROUND, last) < last:
+            state[ROUND] = state.get(ROUND, last) + 1
+        if state[ROUND] >= last:
+            state[PLAYING] = False
+            state["oa.wl_play_done"] = True
+    slider_column, back, forward, play = st.columns([8, 1, 1, 1],
+                                                    vertical_alignment="bottom")
+    with slider_column:
+        binding = session.bind(ROUND, last, bounds=(0, last))
+        binding["on_change"] = _chain(binding["on_change"], _stop)
+        round_index = st.slider("WL round (0 = start, last = stable)", 0, max(1, last),
+                                disabled=last == 0, **binding)
+    back.button("◀ Back", on_click=_step, args=(-1, last), disabled=round_index <= 0,
+                help="the round before", use_container_width=True)
+    forward.button("Next ▶", on_click=_step, args=(1, last), disabled=round_index >= last,
+                   help="the next round", use_container_width=True)
+    if state.get(PLAYING):
+        play.button("⏸ Pause", on_click=_stop, use_container_width=True,
+                    help="stop at this round")
+    elif play.button("▶ Play", disabled=last == 0, use_container_width=True,
+                     help="step through every round from round 0, one a second"):
+        state[ROUND] = 0
+        state[PLAYING] = True
+        state["oa.wl_play_started"] = True
+        st.rerun()  # the whole page, so the player's timer starts
+    if state.pop("oa.wl_play_done", False):
+        st.rerun()  # the whole page, so the player's timer stops
+
     display = wl_graph.stable_classes(trace.rounds)
-    summary = wl_graph.summarize_rounds(display)[round_index]
+    summaries = wl_graph.summarize_rounds(display)
+    summary = summaries[round_index]
     names = vertex_names(alignment, scope, trace)
-    bijection = alignment.bijections[scope]
+    pairs = graph_pairs(alignment, trace, scope)
     view_column, pairs_column = st.columns([2, 1])
     with view_column:
-        views = {"plotly": "static (plotly)", "pyvis": "interactive (drag & zoom)"}
-        view = st.radio("Graph", list(views), horizontal=True, format_func=views.get,
+        graph_views = {"plotly": "static (plotly)", "pyvis": "interactive (drag & zoom)"}
+        view = st.radio("Graph", list(graph_views), horizontal=True,
+                        format_func=graph_views.get,
                         help="interactive: drag the vertices, scroll to zoom, hover for "
-                             "names and classes", **session.bind("oa.graph_view", "plotly",
-                                                                  options=list(views)))
+                             "names and classes",
+                        **session.bind("oa.graph_view", "plotly", options=list(graph_views)))
     with pairs_column:
         show_pairs = st.toggle("Show the bijection as gray links",
                                **session.bind("oa.show_pairs", True))
-    drawing = (trace, wl_graph.layout(trace, bijection), display[round_index], bijection,
-               names)
+    shown = focus_controls(names)
+    sub = trace if shown is None else wl_graph.subgraph(trace, shown)
+    old = list(range(len(trace.vertices))) if shown is None else shown
+    sub_names = {k: names[v] for k, v in enumerate(old)}
+    sub_display = [[r[v] for v in old] for r in display]
+    changed = {k for k, v in enumerate(old) if v in set(summary.split)}
     captions = vertex_captions(alignment, scope, trace)
+    sub_captions = {k: captions[v] for k, v in enumerate(old) if v in captions}
+    drawing = (sub, wl_graph.layout(sub, pairs), sub_display[round_index], pairs, sub_names)
     if view == "pyvis":
-        pyvis_graph.render(*drawing, captions=captions, show_pairs=show_pairs)
+        pyvis_graph.render(*drawing, captions=sub_captions, show_pairs=show_pairs,
+                           changed=changed)
     else:
-        st.plotly_chart(wl_graph.figure(*drawing, captions=captions, show_pairs=show_pairs),
-                        key="wl_graph")
-    st.markdown(round_markdown(trace, names, summary, rounds))
+        st.plotly_chart(wl_graph.figure(*drawing, captions=sub_captions,
+                                        show_pairs=show_pairs, changed=changed),
+                        key="wl_graph", config=GRAPH_CONFIG)
+    st.markdown(round_markdown(trace, names, summary, last + 1))
+    if summary.split:
+        st.caption("Outlined in red, with its class number in bold: what this round "
+                   "recolored. Class numbers are printed on the vertices, so two classes "
+                   "never hide behind similar colors.")
     with st.expander("Classes in this round", expanded=False):
-        st.html(class_table_html(trace, display[round_index], names))
+        st.html(class_table_html(trace, display[round_index], names, summary.split,
+                                 only=shown))
     with st.expander("How this round was computed (signatures)", expanded=False):
         st.caption("A record's new class is decided by its class in the round before and "
-                   "the sorted multiset of its references (direction, relation, exact edge "
-                   "label, neighbour's class); equal signatures get the same class on both "
-                   "sides.")
-        st.dataframe(signature_frame(trace, display, round_index, names), hide_index=True)
+                   "the multiset of its references (its role, the reference's exact "
+                   "fields, the other end's class); equal signatures get the same class on "
+                   "both sides.")
+        st.dataframe(signature_frame(trace, display, round_index, names, only=shown),
+                     hide_index=True)
+
+
+def focus_controls(names: dict[int, str]) -> list[int] | None:
+    """For big graphs: show one record's neighbourhood (the vertices to draw), or all."""
+    assert trace is not None
+    records = [v for v, vx in enumerate(trace.vertices)
+               if vx.kind == "record" and vx.side == "gold"]
+    big = wl_graph.dense(trace)
+    if not records or len(trace.vertices) <= 24:
+        return None
+    choices = {"around": "around one record", "whole": "the whole graph"}
+    where, record_column, hops_column = st.columns([2, 3, 1], vertical_alignment="bottom")
+    with where:
+        focus = st.radio("Show", list(choices), format_func=choices.get, horizontal=True,
+                         help="a big graph is a hairball: draw one record's neighbourhood",
+                         **session.bind(f"{FOCUS}.{scope}", "around" if big else "whole",
+                                        options=list(choices)))
+    structural = [i for i, _ in alignment.scopes[scope].structural_pairs]
+    by_index = {trace.vertices[v].record_index: v for v in records
+                if (trace.vertices[v].scope or scope) == scope}
+    first = next((by_index[i] for i in structural if i in by_index), records[0])
+    with record_column:
+        centre = st.selectbox("Record (gold)", records, format_func=names.get,
+                              disabled=focus != "around",
+                              **session.bind(f"{FOCUS_RECORD}.{scope}", first,
+                                             options=records))
+    with hops_column:
+        hops = st.number_input("Hops", 1, 6, disabled=focus != "around",
+                               help="references to follow from the record",
+                               **session.bind(FOCUS_HOPS, 2))
+    if focus != "around":
+        return None
+    shown = wl_graph.neighbourhood_vertices(trace, [centre], int(hops), graph_pairs(
+        alignment, trace, scope))
+    st.caption(f"Showing {len(shown)} of {len(trace.vertices)} vertices: the records within "
+               f"{hops} reference{'s' * (hops != 1)} of the chosen one and their partners; "
+               "class numbers are the whole graph's.")
+    return shown
+
+
+def _chain(*callbacks):  # type: ignore[no-untyped-def]
+    def run(*args):  # type: ignore[no-untyped-def]
+        callbacks[0](*args)
+        for callback in callbacks[1:]:
+            callback()
+    return run
+
+
+if trace is None:
+    st.info("No WL refinement was run for this scope (see the warnings on the Overview).")
+else:
+    last_round = len(trace.rounds) - 1
+    ticking = st.session_state.get(PLAYING, False) and last_round > 0
+    st.fragment(graph_section, run_every=PLAY_SECONDS if ticking else None)(last_round)
 
 found = twins(alignment, scope)
 st.subheader("Twins that only structure separated")
@@ -120,9 +240,19 @@ if len(found) > TWIN_LIMIT:
     st.caption(f"… and {len(found) - TWIN_LIMIT} more twins; the bijection table below "
                "marks every pair decided by structure.")
 
+ties = tie_groups(alignment, scope)
+if ties:
+    st.subheader("Ties and how they were settled")
+    for group in ties:
+        (st.warning if group.rule in ("depth", "content") else st.success)(
+            tie_markdown(group), icon=":material/balance:")
+
 st.subheader("Bijection")
+st.caption("C: attribute score (ids masked); b: 1 when the stable WL colors agree; a: the "
+           "share of WL rounds in which the two records share a color. " + RULE_HELP)
 st.dataframe(bijection_frame(alignments, scope, mode), hide_index=True,
-             column_config={"C (attributes)": st.column_config.NumberColumn(format="%.3f")})
+             column_config={name: st.column_config.NumberColumn(format="%.3f")
+                            for name in ("C (attributes)", "b (colour)", "a (depth)")})
 st.subheader("Record similarity C")
 st.caption("Each cell scores a gold record against a candidate record with the id masked; "
            "boxes mark the chosen pairs. Equal rows are twins.")

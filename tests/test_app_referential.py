@@ -44,7 +44,8 @@ def test_running_example_bijection_and_twins() -> None:
     assert pairs["5 (Dave, Engineer)"] == "90 (Dave, Engineer)"
     assert pairs["6 (Eve, Intern)"] == "— unmatched —"
     frame = next(d.value for d in at.dataframe if "gold record" in d.value.columns)
-    assert list(frame["decided by"]).count("structure (WL)") == 2
+    assert list(frame["decided by"]) == ["attributes (C)"] * 3 + ["stable colour (b)"] * 2 + [
+        "no partner"]
     assert list(frame["with none"])[3:5] == ["90", "92"]  # WL off swaps the twins
     twins = [i.value.replace("\\", "") for i in at.info]
     assert len(twins) == 2
@@ -66,8 +67,8 @@ def test_round_slider_steps_through_the_refinement() -> None:
     assert len(set(record_colors(at))) == 4
     signatures = at.dataframe[0].value  # how round 1 was computed
     dave = signatures[signatures["record"] == "4 (Dave, Engineer)"].iloc[0]
-    assert dave["class before"] == 0 and "in mentor->mentee ← class 0" in dave[
-        "neighbourhood (round before)"]
+    assert dave["class before"] == 0
+    assert dave["references (classes of the round before)"] == "mentee of a class-0 record"
     # the colors of a class survive its split (class of gold 1 keeps its color)
     at.slider(key="w.oa.wl_round").set_value(2).run()
     assert record_colors(at) == stable
@@ -83,7 +84,8 @@ def test_switching_wl_off_swaps_the_twins_everywhere() -> None:
     twins = [i.value.replace("\\", "") for i in at.info]
     assert len(twins) == 2 and "with WL off nothing breaks the tie" in twins[0]
     frame = next(d.value for d in at.dataframe if "gold record" in d.value.columns)
-    assert list(frame["decided by"]).count("tie (list order)") == 2
+    assert list(frame["decided by"]).count("list position (WL off)") == 2
+    assert frame["b (colour)"].isna().all() and frame["a (depth)"].isna().all()
     at.switch_page("../pages/overview.py").run()
     assert next(m.value for m in at.metric if m.label == "Score") == "0.68"
     at.switch_page("../pages/referential.py").run()
@@ -112,12 +114,15 @@ def test_two_hundred_record_graph_loads_and_steps() -> None:
     gold, candidate = _org(200, seed=3)
     at.text_area(key="w.paste.gold").input(json.dumps(gold))
     at.text_area(key="w.paste.candidate").input(json.dumps(candidate))
-    at.button[0].click().run()
+    at.sidebar.button[0].click().run()  # "Load the pasted documents"
     assert not at.exception and not at.error
     at.slider(key="w.oa.wl_round").set_value(1).run()
     assert not at.exception
     spec = graph(at)
     records = next(t for t in spec["data"] if t.get("name") == "records")
+    assert 2 < len(records["x"]) < 60  # a big graph opens on one record's neighbourhood
+    at.radio(key="w.oa.graph_focus.person").set_value("whole").run()
+    records = next(t for t in graph(at)["data"] if t.get("name") == "records")
     assert len(records["x"]) == 400
     assert {m.label: m.value for m in at.metric}["Score with tie_break"] == "1.0000"
 
@@ -170,7 +175,7 @@ def test_defect_25_scope_name_is_shown_literally_in_the_subheader() -> None:
     for role in ("mentor", "mentee"):
         schema["properties"]["mentorships"]["items"]["properties"][role]["ref"] = NAME
     at.text_area(key="w.paste.schema").input(json.dumps(schema))
-    at.button[0].click().run()
+    at.sidebar.button[0].click().run()  # "Load the pasted documents"
     assert not at.exception and not at.error
     assert at.selectbox(key="w.oa.scope").value == NAME
     header = next(h.value for h in at.subheader if h.value.startswith("Reference graph"))
@@ -178,3 +183,215 @@ def test_defect_25_scope_name_is_shown_literally_in_the_subheader() -> None:
     assert r"\*\*B\*\* \$y\$ \[L\]\(http\:" + WORD_JOINER + r"//x\)" in header
     assert re.sub(r"\\(.)", r"\1", header).replace(WORD_JOINER, "") == (
         f"Reference graph of scope “{NAME}”")
+
+
+# --- issue 11: C, b, a and the rule per pair; the tie warnings -------------------------
+
+PEOPLE = {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+    "id": {"type": "integer", "idScope": "person"},
+    "name": {"type": "string", "score": "exact"}}}}
+MENTORING = {"type": "object", "properties": {
+    "people": PEOPLE,
+    "mentorships": {"type": "array", "order": "align", "items": {
+        "type": "object", "properties": {"mentor": {"type": "integer", "ref": "person"},
+                                         "mentee": {"type": "integer", "ref": "person"}}}}}}
+# tests/test_engine_defects.py: twins that no stable colour tells apart, settled by depth
+DEPTH_GOLD = {"people": [{"id": 1, "name": "T"}, {"id": 2, "name": "T"}, {"id": 3, "name": "a"},
+                         {"id": 4, "name": "b"}, {"id": 5, "name": "c"}, {"id": 6, "name": "d"},
+                         {"id": 7, "name": "e"}],
+              "mentorships": [{"mentor": 1, "mentee": 3}, {"mentor": 1, "mentee": 4},
+                              {"mentor": 1, "mentee": 5}, {"mentor": 2, "mentee": 6},
+                              {"mentor": 6, "mentee": 7}]}
+DEPTH_CANDIDATE = {"people": [{"id": 12, "name": "T"}, {"id": 11, "name": "T"},
+                              {"id": 13, "name": "a"}, {"id": 14, "name": "b"},
+                              {"id": 16, "name": "d"}],
+                   "mentorships": [{"mentor": 11, "mentee": 13}, {"mentor": 11, "mentee": 14},
+                                   {"mentor": 12, "mentee": 16}]}
+
+
+def load(at: AppTest, gold: object, candidate: object, schema: object) -> AppTest:
+    """Make a trio current through the session state (as the sidebar does) and rerun."""
+    from app import session
+
+    at.session_state[session.TRIO] = session.Trio("custom", gold, candidate, schema)
+    at.session_state[session.SCHEMA_EDITS] = {}
+    at.session_state[session.FIXES] = []
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def bijection_table(at: AppTest):  # type: ignore[no-untyped-def]
+    return next(d.value for d in at.dataframe if "gold record" in d.value.columns)
+
+
+def test_running_example_shows_c_b_a_and_the_rule_of_every_pair() -> None:
+    at = open_app("referential.py", timeout=60)
+    frame = bijection_table(at).set_index("gold record")
+    dave4, dave5 = frame.loc["4 (Dave, Engineer)"], frame.loc["5 (Dave, Engineer)"]
+    assert dave4["C (attributes)"] == dave5["C (attributes)"] == 1.0  # twins tie in C
+    assert dave4["b (colour)"] == dave5["b (colour)"] == 1.0  # their stable colours agree
+    assert dave4["a (depth)"] == dave5["a (depth)"] == 1.0
+    assert dave4["decided by"] == dave5["decided by"] == "stable colour (b)"
+    assert frame.loc["1 (Alice, Manager)", "decided by"] == "attributes (C)"
+    assert frame.loc["6 (Eve, Intern)", "decided by"] == "no partner"
+    assert "b: 1 when the stable WL colors agree" in "\n".join(c.value for c in at.caption)
+    ties = [s.value.replace("\\", "") for s in at.success]
+    assert len(ties) == 1 and "Settled by the stable colour (b)** (2 pairs)" in ties[0]
+    assert "4 (Dave, Engineer) → 92 (Dave, Engineer)" in ties[0]
+    assert not at.warning  # no tie needed depth or the content rule
+
+
+def test_twins_settled_by_agreement_depth_are_shown_and_warned() -> None:
+    at = load(open_app("referential.py", timeout=60), DEPTH_GOLD, DEPTH_CANDIDATE, MENTORING)
+    frame = bijection_table(at).set_index("gold record")
+    first, second = frame.loc["1 (T)"], frame.loc["2 (T)"]
+    assert (first["candidate record"], second["candidate record"]) == ("11 (T)", "12 (T)")
+    assert first["decided by"] == second["decided by"] == "agreement depth (a)"
+    assert first["b (colour)"] == second["b (colour)"] == 0.0  # no stable colour agrees
+    assert second["a (depth)"] > 0 and 0 < first["a (depth)"] < 1
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert len(warnings) == 1
+    assert "Settled by agreement depth (a) — warning tie-depth** (2 pairs)" in warnings[0]
+    assert "1 (T) → 11 (T); 2 (T) → 12 (T)" in warnings[0]
+    twins = [i.value.replace("\\", "") for i in at.info]
+    assert len(twins) == 2 and "shares a colour in" in twins[0]
+    assert "agreement depth a" in twins[0]
+    # with WL off the list position decides, and says so
+    at.radio(key="w.oa.wl_mode").set_value("none").run()
+    frame = bijection_table(at).set_index("gold record")
+    assert frame.loc["1 (T)", "candidate record"] == "12 (T)"
+    assert frame.loc["1 (T)", "decided by"] == "list position (WL off)"
+
+
+def test_twins_nothing_tells_apart_follow_the_content_rule_and_say_so() -> None:
+    gold = {"people": [{"id": 1, "name": "T"}, {"id": 2, "name": "T"}], "mentorships": []}
+    candidate = {"people": [{"id": 8, "name": "T"}, {"id": 9, "name": "T"}],
+                 "mentorships": []}
+    at = load(open_app("referential.py", timeout=60), gold, candidate, MENTORING)
+    assert set(bijection_table(at)["decided by"]) == {"content rule"}
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert len(warnings) == 1 and "warning tie-content** (2 pairs)" in warnings[0]
+    assert "interchangeable" in warnings[0]
+
+
+# --- issue 12: palette, words, step/play, what a round changed, neighbourhoods ----------
+
+def test_bio_amr_classes_never_share_a_colour_and_carry_their_numbers() -> None:
+    at = open_app("referential.py", query={"example": "bio_amr"}, timeout=60)
+    assert "Round 6 of 6: **27 classes**" in "\n".join(m.value for m in at.markdown)
+    colors = record_colors(at)
+    assert len(set(colors)) == 27  # 27 classes, 27 colours: none repeats past 17
+    numbers = next(t for t in graph(at)["data"] if t.get("name") == "class numbers")
+    assert len({t for t in numbers["text"]}) == 27
+    assert all(re.fullmatch(r"(<b>)?class \d+(</b>)?", t) for t in numbers["text"])
+
+
+def test_edge_labels_and_signatures_are_in_words() -> None:
+    at = open_app("referential.py", query={"example": "bio_amr"}, timeout=60)
+    arrows = next(t for t in graph(at)["data"] if t.get("name") == "direction")
+    assert any("source → target (role :ARG1)" in text for text in arrows["text"])
+    assert not any("[[" in text or "\\\"" in text for text in arrows["text"])
+    signatures = at.dataframe[0].value["references (classes of the round before)"]
+    joined = "\n".join(signatures)
+    assert "[[" not in joined and "->" not in joined
+    assert re.search(r"source \(role :ARG\d\) of a class-\d+ record", joined)
+    assert re.search(r"target \(role :ARG\d\) of a class-\d+ record", joined)
+
+
+def test_step_buttons_move_through_the_rounds() -> None:
+    at = open_app("referential.py", timeout=60)
+    back = next(b for b in at.button if b.label == "◀ Back")
+    forward = next(b for b in at.button if b.label == "Next ▶")
+    assert forward.disabled and not back.disabled  # opens on the stable round (2)
+    back.click().run()
+    assert at.slider(key="w.oa.wl_round").value == 1
+    assert "Round 1 of 2" in "\n".join(m.value for m in at.markdown)
+    next(b for b in at.button if b.label == "◀ Back").click().run()
+    assert at.slider(key="w.oa.wl_round").value == 0
+    assert next(b for b in at.button if b.label == "◀ Back").disabled
+    next(b for b in at.button if b.label == "Next ▶").click().run()
+    assert at.slider(key="w.oa.wl_round").value == 1
+    assert len(set(record_colors(at))) == 4
+
+
+def test_play_starts_at_round_zero_and_steps_to_the_stable_round() -> None:
+    at = open_app("referential.py", timeout=60)
+    next(b for b in at.button if b.label == "▶ Play").click().run()
+    assert at.session_state["oa.wl_playing"] is True
+    assert at.slider(key="w.oa.wl_round").value == 0
+    assert any(b.label == "⏸ Pause" for b in at.button)
+    at.run()  # a tick of the player (the fragment's timer in the browser)
+    assert at.slider(key="w.oa.wl_round").value == 1
+    at.run()  # the last round: the player stops itself
+    assert at.slider(key="w.oa.wl_round").value == 2
+    assert at.session_state["oa.wl_playing"] is False
+    assert any(b.label == "▶ Play" for b in at.button)
+    # pausing keeps the round
+    next(b for b in at.button if b.label == "▶ Play").click().run()
+    at.run()
+    next(b for b in at.button if b.label == "⏸ Pause").click().run()
+    at.run()
+    assert at.slider(key="w.oa.wl_round").value == 1
+
+
+def test_the_round_shown_outlines_what_it_recoloured() -> None:
+    at = open_app("referential.py", timeout=60)
+    at.slider(key="w.oa.wl_round").set_value(1).run()
+    records = next(t for t in graph(at)["data"] if t.get("name") == "records")
+    widths = records["marker"]["line"]["width"]
+    outlined = [i for i, w in enumerate(widths) if w > 1]
+    signatures = at.dataframe[0].value
+    assert len(outlined) == int(signatures["changed"].sum()) > 0
+    assert "Outlined in red" in "\n".join(c.value for c in at.caption)
+    at.slider(key="w.oa.wl_round").set_value(0).run()
+    records = next(t for t in graph(at)["data"] if t.get("name") == "records")
+    assert set(records["marker"]["line"]["width"]) == {1}  # round 0 changes nothing
+
+
+def test_a_big_graph_draws_one_records_neighbourhood() -> None:
+    at = open_app("referential.py", timeout=60)
+    gold, candidate = _org(200, seed=3)
+    at = load(at, gold, candidate, json.loads((RUNNING / "schema.json").read_text()))
+    assert at.radio(key="w.oa.graph_focus.person").value == "around"
+    centre = at.selectbox(key="w.oa.focus_record.person")
+    records = next(t for t in graph(at)["data"] if t.get("name") == "records")
+    drawn = len(records["x"])
+    assert 2 <= drawn < 60
+    assert any(c.value.startswith("Showing ") for c in at.caption)
+    hovered = [row[1] for row in records["customdata"]]
+    assert centre.options[centre.index] in hovered  # the chosen record is drawn
+    at.number_input(key="w.oa.focus_hops").set_value(1).run()
+    fewer = len(next(t for t in graph(at)["data"] if t.get("name") == "records")["x"])
+    assert fewer <= drawn
+    at.radio(key="w.oa.graph_focus.person").set_value("whole").run()
+    assert len(next(t for t in graph(at)["data"] if t.get("name") == "records")["x"]) == 400
+
+
+def test_a_reference_cycle_graph_names_each_scope_and_links_its_own_pairs() -> None:
+    schema = {"type": "object", "properties": {
+        "companies": {"type": "array", "order": "align", "items": {
+            "type": "object", "properties": {
+                "cid": {"type": "integer", "idScope": "company"}, "name": {"type": "string"},
+                "ceo": {"type": "integer", "ref": "person"}}}},
+        "people": {"type": "array", "order": "align", "items": {
+            "type": "object", "properties": {
+                "pid": {"type": "integer", "idScope": "person"}, "name": {"type": "string"},
+                "employer": {"type": "integer", "ref": "company"}}}}}}
+    gold = {"companies": [{"cid": 1, "name": "Acme", "ceo": 1},
+                          {"cid": 2, "name": "Bolt", "ceo": 2}],
+            "people": [{"pid": 1, "name": "X", "employer": 1},
+                       {"pid": 2, "name": "Y", "employer": 2}]}
+    candidate = {"companies": [{"cid": 5, "name": "Bolt", "ceo": 9},
+                               {"cid": 6, "name": "Acme", "ceo": 8}],
+                 "people": [{"pid": 9, "name": "Y", "employer": 5},
+                            {"pid": 8, "name": "X", "employer": 6}]}
+    at = load(open_app("referential.py", timeout=60), gold, candidate, schema)
+    at.selectbox(key="w.oa.scope").set_value("company").run()
+    records = next(t for t in graph(at)["data"] if t.get("name") == "records")
+    hovered = sorted(row[1] for row in records["customdata"])
+    assert hovered == ["1 (Acme, 1)", "2 (Bolt, 2)", "5 (Bolt, 9)", "6 (Acme, 8)",
+                       "person 1 (X, 1)", "person 2 (Y, 2)", "person 8 (X, 6)",
+                       "person 9 (Y, 5)"]
+    links = next(t for t in graph(at)["data"] if t.get("name") == "bijection")
+    assert len([x for x in links["x"] if x is None]) == 4  # 2 companies + 2 people

@@ -68,7 +68,9 @@ def test_every_record_is_a_node_at_its_layout_place(drawing: dict[str, Any]) -> 
     nodes = vertex_nodes(html)
     trace = drawing["trace"]
     assert sorted(nodes) == list(range(len(trace.vertices)))
-    labels = {(v.side, nodes[i]["label"]) for i, v in enumerate(trace.vertices)}
+    labels = {(v.side, nodes[i]["label"].split("\n")[0]) for i, v in enumerate(trace.vertices)}
+    assert all(nodes[i]["label"].endswith(f"class {drawing['display'][-1][i]}")
+               for i in nodes)
     assert labels == {("gold", str(k)) for k in range(1, 7)} | {
         ("candidate", str(k)) for k in range(90, 95)}
     for i in range(len(trace.vertices)):
