@@ -1,7 +1,10 @@
-"""Throughput of ``oa batch`` on Org2Graph-sized pairs, with 1 and 2 workers.
+"""Throughput of ``oa batch`` on Org2Graph-sized pairs, with 1 and 2 workers; and
+the speed of reading JSON (``--reading``).
 
-Each pair is drawn like a gold of the paper's intrinsic study (people ``n_p ~
-U{3..10}``, companies ``U{2..ceil(n_p/2)}``, twin density ``U[0, 1]``; see
+The batch engine is :mod:`oa_core.batch` (``iter_batch``, ``score_line``,
+``summarize``); the command in front of it is :mod:`oa_core.cli`. Each pair is
+drawn like a gold of the paper's intrinsic study (people ``n_p ~ U{3..10}``,
+companies ``U{2..ceil(n_p/2)}``, twin density ``U[0, 1]``; see
 :func:`oa_core.synthetic.org2graph.sample_params`) and its candidate is a
 relabelled, shuffled copy with ``U{0..3}`` random edits. The pairs are written to a
 JSONL file and scored by the real command (``oa_core.cli.main(["batch", ...])``,
@@ -12,6 +15,13 @@ Run from the repository root::
 
     python -m benchmarks.batch                      # 400 pairs, workers 1 and 2
     python -m benchmarks.batch --pairs 1000 --workers 1 2 --repeat 5 --json out.json
+    python -m benchmarks.batch --reading            # oa_core.jsonio on 10 MB and hostile text
+
+``--reading`` times :func:`oa_core.jsonio.loads` on a 10 MB JSON document (records
+of strings, integers, floats, arrays and objects), the same text as JSONC (a comment
+and a trailing comma, so the comment-blanking pass runs) and with a duplicate key at
+its very end (the slow path that locates it), and :func:`oa_core.jsonio.extract_json`
+on 16,000 ``[`` and 16,000 ``{"a":`` (quadratic before the fix).
 """
 
 from __future__ import annotations
@@ -31,10 +41,12 @@ from typing import Any
 import numpy as np
 
 from oa_core.cli import main as oa_main
+from oa_core.errors import InputError
+from oa_core.jsonio import extract_json, loads
 from oa_core.synthetic import make_org2graph_example
 from oa_core.synthetic.org2graph import sample_params
 
-__all__ = ["main", "make_pairs", "measure"]
+__all__ = ["main", "make_pairs", "measure", "measure_reading", "reading_document"]
 
 
 def make_pairs(count: int, seed: int = 0) -> tuple[list[str], dict[str, Any]]:
@@ -83,6 +95,45 @@ def measure(pairs_file: Path, schema_file: Path, workers: int, repeat: int) -> l
     return times
 
 
+def reading_document(megabytes: float = 10.0, seed: int = 0) -> str:
+    """A JSON array of records of about ``megabytes`` MB (UTF-8)."""
+    rng = np.random.default_rng(seed)
+    records: list[dict[str, Any]] = []
+    size = 2  # the brackets of the array
+    while size < megabytes * 1e6:
+        i = len(records)
+        records.append({"id": i, "name": f"person {i} \"q\" é", "score": float(rng.random()),
+                        "tags": ["a", "b", str(i)],
+                        "nested": {"x": i, "y": [1, 2.5, None, True]}})
+        size += len(json.dumps(records[-1], ensure_ascii=False).encode("utf-8")) + 2
+    return json.dumps(records, ensure_ascii=False)
+
+
+def measure_reading(megabytes: float = 10.0, repeat: int = 3) -> list[dict[str, Any]]:
+    """Best and median seconds of each reading case (see the module docstring)."""
+    text = reading_document(megabytes)
+    jsonc = "// records\n" + text[:-1] + ",]"
+    duplicate = text[:-1] + ', {"a": 1, "a": 2}]'
+    cases = [("json.loads (stdlib, no checks)", lambda: json.loads(text)),
+             ("loads, JSON", lambda: loads(text)),
+             ("loads, JSON as bytes", lambda: loads(text.encode("utf-8"))),
+             ("loads, JSONC", lambda: loads(jsonc)),
+             ("loads, duplicate key at the end", lambda: loads(duplicate)),
+             ("extract_json, 16,000 '['", lambda: extract_json("[" * 16000)),
+             ("extract_json, 16,000 '{\"a\":'", lambda: extract_json('{"a":' * 16000))]
+    rows = []
+    for label, run in cases:
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            with contextlib.suppress(InputError):  # hostile text is refused: timed too
+                run()
+            times.append(time.perf_counter() - start)
+        rows.append({"case": label, "mb": len(text.encode("utf-8")) / 1e6,
+                     "best_s": min(times), "median_s": statistics.median(times)})
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Generate the pairs, time ``oa batch`` per worker count and print a table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -92,7 +143,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per worker count (3)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--reading", action="store_true",
+                        help="time oa_core.jsonio instead (10 MB JSON, hostile text)")
+    parser.add_argument("--megabytes", type=float, default=10.0,
+                        help="size of the --reading document (10)")
     args = parser.parse_args(argv)
+    if args.reading:
+        rows = measure_reading(args.megabytes, args.repeat)
+        print(f"reading a {rows[0]['mb']:.1f} MB document; best and median of "
+              f"{args.repeat} runs; {os.cpu_count()} CPUs")
+        for row in rows:
+            print(f"  {row['case']:<34} {row['best_s']:7.3f} s  {row['median_s']:7.3f} s")
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+        return 0
 
     lines, schema = make_pairs(args.pairs, args.seed)
     sizes = [len(line) for line in lines]
