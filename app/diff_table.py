@@ -1,9 +1,11 @@
 """The aligned side-by-side diff of the Overview: one row per match-tree node.
 
 Paired values sit on the same row; a missing gold item has an empty candidate
-cell and an excess candidate item an empty gold cell. Every value cell is colored
-by its node's score (see :mod:`app.palette`) and carries a status mark, so the
-diff does not rely on color alone. All document text is HTML-escaped.
+cell and an excess candidate item an empty gold cell. Items come in document order
+(the gold's, with excess candidate items after the item they follow in the
+candidate). Only what is wrong is colored, by its node's score (see
+:mod:`app.palette`); perfect rows stay neutral. Every row carries a status mark, so
+the diff does not rely on color alone. All document text is HTML-escaped.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from html import escape
 from typing import Any
 
 from oa_core.matchtree import MatchNode
-from oa_core.pointer import unescape
+from oa_core.pointer import split, unescape
 
 from .palette import legend_html, score_color
 from .text import shorten
+from .views import fmt_score
 
 PERFECT = 1.0 - 1e-12
 STATUS_MARKS = {
@@ -52,6 +55,10 @@ class DiffRow:
         The node's score (None for a "hidden" note).
     deficit : float
         What the node costs the root score.
+    mismatch : int or None
+        The node's number among the mismatches (1-based; see :func:`mismatches`).
+    current : bool
+        The mismatch the user navigated to.
     """
 
     depth: int
@@ -62,6 +69,8 @@ class DiffRow:
     candidate_text: str | None
     score: float | None
     deficit: float
+    mismatch: int | None = None
+    current: bool = False
 
 
 def is_perfect(node: MatchNode) -> bool:
@@ -143,8 +152,98 @@ def hidden_note(kind: str, labels: list[str], shown: int = 4) -> str:
     return f"{count} perfect key{'s' * (count != 1)} hidden: {names}"
 
 
-def diff_rows(tree: MatchNode, *, hide_perfect: bool) -> list[DiffRow]:
-    """The rows of the diff, depth first.
+def _position(node: MatchNode, side: str) -> int | None:
+    """The node's index in its parent on one side (key order for objects)."""
+    path = node.gold_path if side == "gold" else node.candidate_path
+    if path is None or path == "":
+        return None
+    last = split(path)[-1]
+    return int(last) if last.isdigit() else None
+
+
+def ordered_children(node: MatchNode) -> list[MatchNode]:
+    """The node's children in document order.
+
+    The engine keeps an object's slots in canonical (sorted-key) order: here they
+    follow the gold's key order, list items the gold's item order; an excess
+    candidate key or item comes right after the item it follows in the candidate.
+
+    Examples
+    --------
+    >>> import oa_core
+    >>> schema = {"type": "object", "properties": {"b": {"type": "string"}}}
+    >>> tree = oa_core.align({"z": 1, "b": "x"}, {"z": 1, "c": 2, "b": "x"}, schema).tree
+    >>> [child.label for child in ordered_children(tree)]
+    ['z', 'c', 'b']
+    """
+    children = node.children
+    if len(children) < 2:
+        return list(children)
+    if node.kind == "map":
+        gold_at = {key: i for i, key in enumerate(node.gold)} if isinstance(node.gold, dict) else {}
+        cand_at = ({key: i for i, key in enumerate(node.candidate)}
+                   if isinstance(node.candidate, dict) else {})
+        gold_pos = [gold_at.get(c.gold_key) if c.gold_key is not None else None
+                    for c in children]
+        cand_pos = [cand_at.get(c.candidate_key) if c.candidate_key is not None else None
+                    for c in children]
+    else:
+        gold_pos = [_position(c, "gold") for c in children]
+        cand_pos = [_position(c, "candidate") for c in children]
+    # an item absent from gold goes after the gold item paired with its predecessor
+    # in the candidate (or first, if none precedes it)
+    anchors = sorted((c, g) for c, g in zip(cand_pos, gold_pos, strict=True)
+                     if c is not None and g is not None)
+    keys = []
+    for k, (g, c) in enumerate(zip(gold_pos, cand_pos, strict=True)):
+        if g is not None:
+            keys.append((g, 0, 0, k))
+        else:
+            before = [anchor for cand, anchor in anchors if c is not None and cand < c]
+            keys.append((before[-1] if before else -1, 1, c if c is not None else k, k))
+    return [children[key[-1]] for key in sorted(keys)]
+
+
+def walk(tree: MatchNode) -> list[tuple[MatchNode, int]]:
+    """Every node with its depth, parents first, children in document order."""
+    out: list[tuple[MatchNode, int]] = []
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        out.append((node, depth))
+        stack.extend((child, depth + 1) for child in reversed(ordered_children(node)))
+    return out
+
+
+def mismatches(tree: MatchNode) -> list[MatchNode]:
+    """Where the candidate is wrong, in document order: every imperfect node none of
+    whose children is imperfect (a wrong value, a missing or excess item, a key
+    matched to a differently spelled one)."""
+    return [node for node, _ in walk(tree) if not is_perfect(node)
+            and not any(not is_perfect(child) for child in node.children)]
+
+
+def _haystack(node: MatchNode) -> str:
+    parts = [node.label, node.gold_path or "", node.candidate_path or ""]
+    if not node.children:  # values only for leaves (an object would match everywhere)
+        for side, path in (("gold", node.gold_path), ("candidate", node.candidate_path)):
+            if path is not None:
+                parts.append(value_text(node.gold if side == "gold" else node.candidate))
+    return "\n".join(parts).casefold()
+
+
+def search(tree: MatchNode, query: str) -> list[MatchNode]:
+    """The nodes whose label, gold or candidate pointer, or (for a leaf) value
+    contains ``query`` (case-insensitive), in document order."""
+    needle = query.strip().casefold()
+    if not needle:
+        return []
+    return [node for node, _ in walk(tree) if needle in _haystack(node)]
+
+
+def diff_rows(tree: MatchNode, *, hide_perfect: bool, query: str = "",
+              focus: MatchNode | None = None) -> list[DiffRow]:
+    """The rows of the diff, depth first, in document order.
 
     Parameters
     ----------
@@ -153,16 +252,32 @@ def diff_rows(tree: MatchNode, *, hide_perfect: bool) -> list[DiffRow]:
     hide_perfect : bool
         Leave out every perfect subtree (the root stays); a note row says how
         many were left out under each parent.
+    query : str
+        Show only the nodes matching it (see :func:`search`), with their ancestors.
+    focus : MatchNode, optional
+        The current mismatch: marked, and shown whatever the filters.
     """
+    numbers = {id(node): k for k, node in enumerate(mismatches(tree), start=1)}
+    keep: set[int] | None = None
+    if query.strip():
+        keep = set()
+        parents = {id(child): node for node in tree.iter_nodes() for child in node.children}
+        for node in search(tree, query) + ([focus] if focus is not None else []):
+            while node is not None and id(node) not in keep:
+                keep.add(id(node))
+                node = parents.get(id(node))
     rows: list[DiffRow] = []
 
     def visit(node: MatchNode, depth: int) -> None:
         rows.append(DiffRow(depth, row_label(node), node.path, mark(node),
                             _side_text(node, "gold"), _side_text(node, "candidate"),
-                            node.score, node.deficit))
+                            node.score, node.deficit, numbers.get(id(node)), node is focus))
         hidden: list[str] = []
-        for child in node.children:
-            if hide_perfect and is_perfect(child):
+        for child in ordered_children(node):
+            if keep is not None:
+                if id(child) in keep:
+                    visit(child, depth + 1)
+            elif hide_perfect and is_perfect(child) and child is not focus:
                 hidden.append(child.label)
             else:
                 visit(child, depth + 1)
@@ -179,18 +294,28 @@ _STYLE = """<style>
           font-family: ui-monospace, SFMono-Regular, Menlo, monospace;}
 .oa-diff th {text-align: left; border-bottom: 2px solid #888; padding: 4px 8px;
              font-family: sans-serif;}
-.oa-diff td {padding: 3px 8px; border-bottom: 1px solid #e4e4e4; vertical-align: top;
-             white-space: pre-wrap; word-break: break-word;}
+.oa-diff td {padding: 3px 8px; border-bottom: 1px solid rgba(128, 128, 128, 0.25);
+             vertical-align: top; white-space: pre-wrap; word-break: break-word;}
 .oa-diff td.absent {background: repeating-linear-gradient(45deg, #f4f4f4, #f4f4f4 6px,
                     #e6e6e6 6px, #e6e6e6 12px); color: #555; font-style: italic;}
 .oa-diff td.num {text-align: right; white-space: nowrap;}
 .oa-diff td.where {white-space: nowrap;}
+.oa-diff tr.bad td:not(.absent) {color: #000;}
+.oa-diff tr.perfect td {opacity: 0.85;}
+.oa-diff tr.current td {border-top: 3px solid #000; border-bottom: 3px solid #000;}
+.oa-diff tr.current td:first-child {border-left: 3px solid #000;}
+.oa-diff tr.current td:last-child {border-right: 3px solid #000;}
+.oa-diff .tag {font-size: 0.8em; color: #555; margin-left: 0.4em; font-family: sans-serif;}
 .oa-diff tr.note td {color: #666; font-style: italic; border-bottom: none;}
 </style>"""
 
 
 def diff_html(rows: list[DiffRow]) -> str:
-    """The rows as an escaped HTML table with the score legend above it."""
+    """The rows as an escaped HTML table with the score legend above it.
+
+    Perfect rows have no background; the others are colored by their score. The
+    current mismatch's row is boxed and has the id ``oa-current``.
+    """
     out = [_STYLE, legend_html(STATUS_MARKS),
            '<table class="oa-diff"><thead><tr><th>where</th><th></th><th>gold</th>'
            "<th>candidate</th><th>score</th><th>costs</th></tr></thead><tbody>"]
@@ -200,18 +325,24 @@ def diff_html(rows: list[DiffRow]) -> str:
             out.append(f'<tr class="note"><td style="{indent}" colspan="6">'
                        f"… {escape(row.label)}</td></tr>")
             continue
-        color = score_color(row.score)
+        perfect = row.mark == "✓"
+        color = "" if perfect else f' style="background:{score_color(row.score)}"'
         cells = []
         for text, absent in ((row.gold_text, "excess"), (row.candidate_text, "missing")):
             if text is None:
                 cells.append(f'<td class="absent">({absent})</td>')
             else:
-                cells.append(f'<td style="background:{color}">{escape(text)}</td>')
+                cells.append(f"<td{color}>{escape(text)}</td>")
+        classes = ["perfect" if perfect else "bad"] + (["current"] if row.current else [])
+        anchor = ' id="oa-current"' if row.current else ""
+        tag = (f'<span class="tag">mismatch {row.mismatch}</span>'
+               if row.mismatch is not None else "")
+        cost = "" if row.deficit < 0.5 * 10 ** -4 else f"−{fmt_score(row.deficit)}"
         out.append(
-            f'<tr><td class="where" style="{indent}" title="{escape(row.path)}">'
-            f"{escape(row.label)}</td>"
+            f'<tr class="{" ".join(classes)}"{anchor}><td class="where" style="{indent}" '
+            f'title="{escape(row.path)}">{escape(row.label)}{tag}</td>'
             f'<td aria-label="{escape(STATUS_MARKS[row.mark])}">{row.mark}</td>{"".join(cells)}'
-            f'<td class="num" style="background:{color}">{row.score:.3f}</td>'
-            f'<td class="num">{"" if row.deficit < 5e-4 else f"−{row.deficit:.3f}"}</td></tr>')
+            f'<td class="num"{color}>{fmt_score(row.score)}</td>'
+            f'<td class="num">{cost}</td></tr>')
     out.append("</tbody></table>")
     return "".join(out)

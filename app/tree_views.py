@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -12,9 +13,10 @@ import plotly.graph_objects as go
 
 from oa_core.matchtree import MatchNode
 
-from .diff_table import mark, row_label, value_text
+from .diff_table import mark, row_label, value_text, walk
 from .palette import PLOTLY_SCORE_SCALE
 from .text import plotly_text, shorten
+from .views import fmt_score
 
 ICICLE_LIMIT = 4000  # nodes drawn in the icicle (the largest deficits first)
 ANNOTATE_LIMIT = 400  # matrix cells printed with their value
@@ -22,19 +24,13 @@ TICK_LIMIT = 32  # characters of a record name on a matrix axis
 
 
 def node_depths(tree: MatchNode) -> list[tuple[MatchNode, int]]:
-    """Every node with its depth, depth first."""
-    out: list[tuple[MatchNode, int]] = []
-    stack = [(tree, 0)]
-    while stack:
-        node, depth = stack.pop()
-        out.append((node, depth))
-        stack.extend((child, depth + 1) for child in reversed(node.children))
-    return out
+    """Every node with its depth, depth first, children in document order."""
+    return walk(tree)
 
 
 def containers(tree: MatchNode) -> list[MatchNode]:
-    """The nodes with children (candidates for focusing the table)."""
-    return [node for node in tree.iter_nodes() if node.children]
+    """The nodes with children (candidates for focusing the table), in document order."""
+    return [node for node, _ in walk(tree) if node.children]
 
 
 def find(tree: MatchNode, path: str) -> MatchNode:
@@ -42,7 +38,17 @@ def find(tree: MatchNode, path: str) -> MatchNode:
     return next((node for node in tree.iter_nodes() if node.path == path), tree)
 
 
-def tree_frame(root: MatchNode, *, depth: int, imperfect_only: bool) -> pd.DataFrame:
+ORDERS = ("deficit", "tree")
+COLUMNS = ("path", "deficit", "status", "score", "similarity", "key score", "weight",
+           "effective weight", "contribution", "gold", "candidate", "gold pointer",
+           "candidate pointer", "kind", "comparator")
+NUMBER_COLUMNS = ("deficit", "score", "similarity", "key score", "weight",
+                  "effective weight", "contribution")
+ABSENT = "—"  # a pointer on a side the node does not exist on
+
+
+def tree_frame(root: MatchNode, *, depth: int, imperfect_only: bool,
+               order: str = "tree") -> pd.DataFrame:
     """The subtree of ``root`` as a table, expanded ``depth`` levels below it.
 
     Parameters
@@ -53,28 +59,55 @@ def tree_frame(root: MatchNode, *, depth: int, imperfect_only: bool) -> pd.DataF
         How many levels below ``root`` to show.
     imperfect_only : bool
         Leave out nodes that cost nothing.
+    order : {"tree", "deficit"}
+        ``"tree"``: document order, the path indented by depth; ``"deficit"``: the
+        largest deficit first (ties in document order), the path written in full.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :data:`COLUMNS`; numbers are floats, with NaN where a number
+        does not apply (a container's similarity, a list item's key score: show them
+        with a placeholder, never "None"); ``gold pointer`` and ``candidate pointer``
+        say where the node is in each document (:data:`ABSENT` where it is not).
     """
     records: list[dict[str, Any]] = []
     for node, level in node_depths(root):
         if level > depth or (imperfect_only and level and node.deficit < 1e-12):
             continue
         more = f"  (+{len(node.children)})" if node.children and level == depth else ""
+        if order == "deficit":
+            path = (node.path or "/ (root)") + more
+        else:
+            path = "    " * level + (node.label or "(root)") + more
         records.append({
-            "path": "    " * level + (node.label or "(root)") + more,
-            "pointer": node.path,
-            "kind": node.kind,
+            "path": path,
+            "deficit": node.deficit,
             "status": f"{mark(node)} {node.status}",
-            "gold": value_text(node.gold) if node.gold_path is not None else "",
-            "candidate": value_text(node.candidate) if node.candidate_path is not None else "",
-            "comparator": node.comparator or "",
-            "similarity": node.similarity,
             "score": node.score,
+            "similarity": math.nan if node.similarity is None else node.similarity,
+            "key score": math.nan if node.key_score is None else node.key_score,
             "weight": node.weight,
             "effective weight": node.effective_weight,
             "contribution": node.contribution,
-            "deficit": node.deficit,
+            "gold": value_text(node.gold) if node.gold_path is not None else "",
+            "candidate": value_text(node.candidate) if node.candidate_path is not None else "",
+            "gold pointer": _pointer(node.gold_path),
+            "candidate pointer": _pointer(node.candidate_path),
+            "kind": str(node.kind),
+            "comparator": node.comparator or "",
         })
-    return pd.DataFrame.from_records(records)
+    frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
+    if order == "deficit":
+        frame = frame.sort_values("deficit", ascending=False, kind="stable",
+                                  ignore_index=True)
+    return frame
+
+
+def _pointer(path: str | None) -> str:
+    if path is None:
+        return ABSENT
+    return path or "/ (root)"
 
 
 def icicle(tree: MatchNode) -> go.Figure:
@@ -82,8 +115,10 @@ def icicle(tree: MatchNode) -> go.Figure:
 
     A node's own share (its key term, or what its children do not explain) is
     the remainder beyond its children's areas. Perfect subtrees have no area.
+    Every tile prints its label, deficit and score (the explorer's 4-decimal
+    format).
     """
-    nodes = [n for n in tree.iter_nodes() if n is tree or n.deficit > 1e-12]
+    nodes = [n for n, _ in walk(tree) if n is tree or n.deficit > 1e-12]
     if len(nodes) > ICICLE_LIMIT:
         keep = {id(n) for n in sorted(nodes, key=lambda n: -n.deficit)[:ICICLE_LIMIT]}
         nodes = [n for n in nodes if id(n) in keep or n is tree]
@@ -94,14 +129,9 @@ def icicle(tree: MatchNode) -> go.Figure:
     values: list[float] = []
     colors: list[float] = []
     hover: list[str] = []
+    texts: list[str] = []
     index = {id(n): f"n{k}" for k, n in enumerate(nodes)}
-
-    def parent_of(node: MatchNode) -> dict[int, MatchNode]:
-        return {id(c): node for c in node.children}
-
-    parent_map: dict[int, MatchNode] = {}
-    for node in nodes:
-        parent_map.update(parent_of(node))
+    parent_map = {id(c): node for node in nodes for c in node.children}
     for node in nodes:
         shown_children = [c for c in node.children if id(c) in present]
         own = max(0.0, node.deficit - sum(c.deficit for c in shown_children))
@@ -113,10 +143,12 @@ def icicle(tree: MatchNode) -> go.Figure:
         labels.append(plotly_text(row_label(node)) + suffix)
         values.append(own)
         colors.append(node.score)
-        hover.append(f"{plotly_text(node.path or '/')}<br>{node.status}, score {node.score:.3f}"
-                     f"<br>deficit {node.deficit:.4f}")
+        texts.append(f"−{fmt_score(node.deficit)} · score {fmt_score(node.score)}")
+        hover.append(f"{plotly_text(node.path or '/')}<br>{node.status}, score "
+                     f"{fmt_score(node.score)}<br>deficit {fmt_score(node.deficit)}")
     fig = go.Figure(go.Icicle(
         ids=ids, parents=parents, labels=labels, values=values, branchvalues="remainder",
+        text=texts, texttemplate="<b>%{label}</b><br>%{text}",
         customdata=hover, hovertemplate="%{customdata}<extra></extra>",
         marker={"colors": colors, "colorscale": PLOTLY_SCORE_SCALE, "cmin": 0, "cmax": 1,
                 "showscale": True, "colorbar": {"title": {"text": "score"}}},
@@ -179,7 +211,7 @@ def heatmap(view: MatrixView) -> go.Figure:
     annotate = view.matrix.size <= ANNOTATE_LIMIT
     fig = go.Figure(go.Heatmap(
         z=view.matrix, x=columns, y=rows, zmin=0, zmax=1, colorscale=PLOTLY_SCORE_SCALE,
-        text=np.round(view.matrix, 3) if annotate else None,
+        text=[[fmt_score(v) for v in row] for row in view.matrix] if annotate else None,
         texttemplate="%{text}" if annotate else None,
         hovertemplate="gold %{y}<br>candidate %{x}<br>%{z:.4f}<extra></extra>",
         colorbar={"title": {"text": "similarity"}}))

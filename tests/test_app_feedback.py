@@ -1,12 +1,21 @@
-"""AppTest: the Feedback page (ranked ops, K and min-delta, text, applying a fix)."""
+"""AppTest: the Feedback page (ranked ops, K and min-delta, JSON text, delta vs applied
+alone, the chart following the filter, applying a fix)."""
 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
-from apptest_helpers import open_app
+from apptest_helpers import metric, open_app
 from streamlit.testing.v1 import AppTest
+
+import oa_core
+from app.views import alone_note
+
+SCORE = 0.7678571428571429
+RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
 
 
 def apply_buttons(at: AppTest) -> list:
@@ -14,20 +23,74 @@ def apply_buttons(at: AppTest) -> list:
 
 
 def ops_markdown(at: AppTest) -> list[str]:
-    return [m.value.replace("\\", "") for m in at.markdown if m.value[:3] in {"1. ", "2. ",
-                                                                           "3. ", "4. ", "5. "}]
+    return [m.value.replace("\\", "") for m in at.markdown if re.match(r"\d+\. ", m.value)]
+
+
+def numbers(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("delta **")]
+
+
+def deltas_chart(at: AppTest) -> dict:
+    return json.loads(next(c for c in at.get("plotly_chart") if c.key == "deltas").proto.spec)
 
 
 def test_feedback_text_and_ranked_ops() -> None:
     at = open_app("feedback.py")
     text = at.code[0].value
     assert text.startswith("The prediction scored 0.77 (deficit 0.23). Top 5 of 5")
-    assert "/period/1: expected 2025, got 2026" in text
+    assert "/period/1: expected 2025, got 2026. Fixing this recovers +0.0625." in text
     assert len(apply_buttons(at)) == 5
-    chart = json.loads(next(c for c in at.get("plotly_chart") if c.key == "deltas").proto.spec)
-    deltas = chart["data"][0]["x"]
-    assert deltas == sorted(deltas, reverse=True)
-    assert sum(deltas) == pytest.approx(1 - 0.7678571428571429)
+    bars = deltas_chart(at)["data"][0]
+    assert bars["x"] == sorted(bars["x"], reverse=True)
+    assert sum(bars["x"]) == pytest.approx(1 - SCORE)
+    assert bars["text"][0] == "+0.0625"  # the explorer's 4-decimal format
+
+
+def test_feedback_text_is_json_not_python() -> None:
+    at = open_app("feedback.py")
+    text = at.code[0].value
+    assert '{"id": 6, "name": "Eve", "role": "Intern"}' in text
+    assert "{'id'" not in text and "'Eve'" not in text
+    assert '"closing", got "closin"' in text
+
+
+def test_each_op_shows_its_delta_and_what_applying_it_alone_moves() -> None:
+    at = open_app("feedback.py")
+    shown = numbers(at)
+    assert len(shown) == 5
+    # the extraneous "reviews": a +0.0625 share, but alone the agenda re-pairs: +0.0407
+    assert shown[0] == "delta **+0.0625** · alone **+0.0407**"
+    assert "delta **+0.0625** · alone **+0.0625**" in shown  # the period fix: exactly
+    notes = [c.value for c in at.caption if c.value.startswith("moves")]
+    assert notes[0].startswith("moves it less than its delta") and "re-pairs" in notes[0]
+    assert "moves the score by exactly its delta" in notes
+    assert any("share of the deficit" in m.value and "aligned again" in m.value
+               for m in at.markdown)
+    # the figure is what oa_core says when the op alone is applied and rescored
+    gold, candidate, schema = (json.loads((RUNNING / f"{d}.json").read_text())
+                               for d in ("gold", "candidate", "schema"))
+    alignment = oa_core.align(gold, candidate, schema)
+    first = oa_core.render_feedback(alignment).shown[0]
+    moved = oa_core.score(gold, oa_core.apply_ops(candidate, [first]), schema) - SCORE
+    assert f"{moved:+.4f}" == "+0.0407"
+    # the chart marks the applied-alone moves with diamonds
+    diamonds = deltas_chart(at)["data"][1]
+    assert diamonds["marker"]["symbol"] == "diamond"
+    assert diamonds["x"][0] == pytest.approx(moved)
+
+
+def test_alone_is_computed_only_for_the_shown_ops() -> None:
+    at = open_app("feedback.py")
+    at.slider(key="w.oa.fb_k").set_value(2).run()
+    assert len(numbers(at)) == 2
+    assert len(deltas_chart(at)["data"][1]["x"]) == 2
+
+
+def test_alone_note_in_words() -> None:
+    assert alone_note(0.0625, 0.0625) == "moves the score by exactly its delta"
+    assert alone_note(0.0625, 0.0407).startswith("moves it less than its delta")
+    assert alone_note(0.01, 0.02).startswith("moves it more than its delta")
+    assert alone_note(0.01, None) == "could not be applied alone"
 
 
 def test_k_and_min_delta_limit_what_is_shown() -> None:
@@ -41,19 +104,44 @@ def test_k_and_min_delta_limit_what_is_shown() -> None:
     assert "closin" not in at.code[0].value
 
 
+def test_the_chart_follows_the_minimum_delta() -> None:
+    at = open_app("feedback.py")
+    assert len(deltas_chart(at)["data"][0]["x"]) == 5
+    at.number_input(key="w.oa.fb_min_delta").set_value(0.05).run()
+    bars = deltas_chart(at)["data"][0]
+    assert len(bars["x"]) == 3 and min(bars["x"]) >= 0.05
+    assert any("2 ops below the minimum delta left out" in c.value for c in at.caption)
+    at.slider(key="w.oa.fb_k").set_value(2).run()
+    colors = deltas_chart(at)["data"][0]["marker"]["color"]
+    assert colors.count("#bbbbbb") == 1  # the third, ranked below K, in gray
+
+
+def test_chart_toolbar_is_off() -> None:
+    at = open_app("feedback.py")
+    chart = next(c for c in at.get("plotly_chart") if c.key == "deltas")
+    assert json.loads(chart.proto.config)["displayModeBar"] is False
+
+
 def test_apply_a_fix_moves_the_score_by_its_delta_and_undo() -> None:
     at = open_app("feedback.py")
     ops = ops_markdown(at)
     index = next(i for i, text in enumerate(ops) if "/period/1" in text)
     apply_buttons(at)[index].click().run()
     assert not at.exception
-    score = next(m.value for m in at.metric if m.label == "Score")
-    assert score == "0.83"  # 0.768 + 0.0625
+    assert metric(at, "Score") == "0.83"  # 0.768 + 0.0625
     moved = at.success[0].value
     assert "moved +0.0625" in moved and "delta was +0.0625" in moved
+    assert "0.7679 → **0.8304**" in moved
     assert "2025, got 2026" not in at.code[0].value
     at.switch_page("../pages/overview.py").run()
-    assert next(m.value for m in at.metric if m.label == "Score") == "0.83"
+    assert metric(at, "Score") == "0.83"
     at.switch_page("../pages/feedback.py").run()
     next(b for b in at.button if b.label == "Undo this fix").click().run()
-    assert next(m.value for m in at.metric if m.label == "Score") == "0.77"
+    assert metric(at, "Score") == "0.77"
+
+
+def test_a_high_minimum_delta_says_so() -> None:
+    at = open_app("feedback.py")
+    at.number_input(key="w.oa.fb_min_delta").set_value(0.5).run()
+    assert not apply_buttons(at)
+    assert "No operation recovers at least 0.5000" in at.info[0].value

@@ -1,24 +1,43 @@
-"""AppTest: the Overview page (score, diagnostics, aligned diff, hiding, escaping)."""
+"""AppTest: the Overview page (score, diagnostics, aligned diff, hiding, search,
+mismatch navigation, document order, number format, escaping)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import pytest
 from apptest_helpers import open_app
 from streamlit.testing.v1 import AppTest
 
-RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
+import oa_core
+from app.diff_table import diff_html, diff_rows, mismatches, ordered_children
+from app.views import fmt_delta, fmt_score
+
+DATA = Path(__file__).resolve().parents[1] / "sample_data"
+RUNNING = DATA / "running_example"
+HIDE = "w.oa.hide_perfect"
 
 
 def diff(at: AppTest) -> str:
     return str(at.get("html")[0].proto.body)
 
 
+def rows(html: str) -> list[str]:
+    return re.findall(r"<tr class=\"[^\"]*\"[^>]*>(.*?)</tr>", html)
+
+
 def paste(at: AppTest, document: str, value: object) -> None:
     at.text_area(key=f"w.paste.{document}").input(json.dumps(value))
-    at.button[0].click().run()
+    next(b for b in at.button if b.label == "Load the pasted documents").click().run()
     assert not at.exception, at.exception
+
+
+def trio(name: str) -> tuple[object, object, object]:
+    folder = DATA / name
+    return tuple(json.loads((folder / f"{doc}.json").read_text())  # type: ignore[return-value]
+                 for doc in ("gold", "candidate", "schema"))
 
 
 def test_score_deficit_and_aligned_rows() -> None:
@@ -26,24 +45,140 @@ def test_score_deficit_and_aligned_rows() -> None:
     values = {m.label: m.value for m in at.metric}
     assert values == {"Score": "0.77", "Deficit": "0.23", "Warnings": "0",
                       "Schema violations": "0"}
+    at.toggle(key=HIDE).set_value(False).run()
     html = diff(at)
     # the twins are paired across differing list positions, on one row each
     assert "3 ↔ 2" in html and "4 ↔ 0" in html
     assert "(missing)" in html and "(excess)" in html  # Eve and the moved 'reviews'
-    assert "&quot;closin&quot;" in html and "0.952" in html
+    assert "&quot;closin&quot;" in html and "0.9524" in html
     assert "linear-gradient" in html  # the score legend
 
 
-def test_hide_perfect_subtrees_leaves_only_the_deficit() -> None:
+def test_perfect_subtrees_are_hidden_by_default() -> None:
     at = open_app("overview.py")
-    assert "Alice" in diff(at)
-    at.toggle(key="w.oa.hide_perfect").set_value(True).run()
+    assert at.toggle(key=HIDE).value is True
     html = diff(at)
     assert "Alice" not in html
     assert html.count("mentorships") == 1  # only in the note that stands for it
     assert "1 perfect key hidden: mentorships" in html
     assert "5 perfect items hidden" in html  # the people Eve is not
     assert "&quot;closin&quot;" in html and "2026" in html
+    at.toggle(key=HIDE).set_value(False).run()
+    assert "Alice" in diff(at)
+    at.switch_page("../pages/feedback.py").run()
+    at.switch_page("../pages/overview.py").run()
+    assert at.toggle(key=HIDE).value is False  # the choice survives a page switch
+
+
+def test_scierc_is_short_with_perfect_subtrees_hidden() -> None:
+    gold, candidate, schema = trio("scierc")
+    tree = oa_core.align(gold, candidate, schema).tree
+    assert len(mismatches(tree)) == 6
+    short, full = (diff_rows(tree, hide_perfect=hide) for hide in (True, False))
+    assert len(short) * 4 < len(full)
+
+
+def test_perfect_rows_are_neutral_and_wrong_ones_colored() -> None:
+    at = open_app("overview.py")
+    at.toggle(key=HIDE).set_value(False).run()
+    table = rows(diff(at))
+    alice = next(r for r in table if "&quot;Alice&quot;" in r)
+    closin = next(r for r in table if "&quot;closin&quot;" in r)
+    assert "background" not in alice  # perfect: no color at all
+    assert "background:#" in closin
+    assert "background" not in next(r for r in table if "&quot;Bob&quot;" in r)
+
+
+def test_items_in_document_order() -> None:
+    at = open_app("overview.py")
+    at.toggle(key=HIDE).set_value(False).run()
+    html = diff(at)
+    # gold keys: people, mentorships, agenda, period (sorted would be agenda first)
+    gold = json.loads((RUNNING / "gold.json").read_text())
+    positions = [html.index(f">{key}<") for key in gold]
+    assert positions == sorted(positions)
+    # a person's keys in the gold's order too: id, name, role
+    keys = [html.index(f'title="/people/0/{key}"') for key in ("id", "name", "role")]
+    assert keys == sorted(keys)
+
+
+def test_ordered_children_follow_the_documents() -> None:
+    schema = {"type": "object", "properties": {"xs": {"type": "array", "order": "align",
+                                                      "items": {"type": "string"}}}}
+    gold = {"zeta": 1, "xs": ["a", "b"], "alpha": 2}
+    candidate = {"alpha": 2, "zeta": 1, "extra": 3, "xs": ["b", "new", "a"]}
+    tree = oa_core.align(gold, candidate, schema).tree
+    assert [c.label for c in ordered_children(tree)] == ["zeta", "extra", "xs", "alpha"]
+    items = next(c for c in tree.children if c.label == "xs")
+    order = [(c.gold_path, c.candidate_path) for c in ordered_children(items)]
+    assert order == [("/xs/0", "/xs/2"), ("/xs/1", "/xs/0"), (None, "/xs/1")]
+
+
+def test_search_by_path_or_value() -> None:
+    at = open_app("overview.py")
+    at.text_input(key="w.oa.ov_search").input("Carol").run()
+    html = diff(at)
+    assert "&quot;Carol&quot;" in html  # a perfect value is found too
+    assert "&quot;Dave&quot;" not in html and "closin" not in html
+    assert "1 node match" in at.caption[0].value
+    at.text_input(key="w.oa.ov_search").input("/period").run()
+    html = diff(at)
+    assert "2026" in html and "&quot;Carol&quot;" not in html
+    at.text_input(key="w.oa.ov_search").input("no such thing").run()
+    assert "Nothing matches" in at.caption[0].value
+    at.text_input(key="w.oa.ov_search").input("").run()
+    assert "closin" in diff(at)
+
+
+def test_next_and_previous_mismatch() -> None:
+    at = open_app("overview.py")
+    assert "**5 mismatches**" in at.markdown[-1].value or any(
+        "**5 mismatches**" in m.value for m in at.markdown)
+    at.button(key="ov.next").click().run()
+    line = next(m.value for m in at.markdown if "Mismatch " in m.value)
+    assert "Mismatch 1 of 5" in line and "people/5" in line and "missing" in line
+    html = diff(at)
+    assert html.count('id="oa-current"') == 1
+    current = next(r for r in rows(html) if 'id="oa-current"' in html and "mismatch 1<" in r)
+    assert "Eve" in current
+    assert len(at.get("html")) == 2  # the scroll script follows the table
+    at.button(key="ov.next").click().run()
+    at.button(key="ov.next").click().run()
+    assert any("Mismatch 3 of 5" in m.value for m in at.markdown)
+    at.button(key="ov.prev").click().run()
+    assert any("Mismatch 2 of 5" in m.value for m in at.markdown)
+    at.button(key="ov.prev").click().run()
+    at.button(key="ov.prev").click().run()  # wraps around
+    line = next(m.value for m in at.markdown if "Mismatch " in m.value)
+    assert "Mismatch 5 of 5" in line and "period/1" in line and "2026" in line
+
+
+def test_the_current_mismatch_is_shown_even_when_search_hides_it() -> None:
+    at = open_app("overview.py")
+    at.text_input(key="w.oa.ov_search").input("Carol").run()
+    at.button(key="ov.prev").click().run()  # the last mismatch: /period/1
+    html = diff(at)
+    assert 'id="oa-current"' in html and "2026" in html
+
+
+def test_one_score_format() -> None:
+    assert fmt_score(0.7678571428571429) == "0.7679"
+    assert fmt_score(0.7678571428571429, headline=True) == "0.77"
+    assert fmt_delta(0.0625) == "+0.0625"
+    at = open_app("overview.py")
+    html = diff(at)
+    numbers = re.findall(r'<td class="num"[^>]*>−?(\d+\.\d+)</td>', html)
+    assert numbers and all(len(n.split(".")[1]) == 4 for n in numbers)
+    assert "0.7679" in html  # the root's score
+    caption = next(m.value for m in at.markdown if "mismatches" in m.value)
+    assert caption
+
+
+def test_diff_html_marks_absent_sides() -> None:
+    gold, candidate, schema = trio("running_example")
+    html = diff_html(diff_rows(oa_core.align(gold, candidate, schema).tree,
+                               hide_perfect=True))
+    assert html.count('class="absent"') == 3  # Eve, and 'reviews' moved
 
 
 def test_user_text_is_escaped() -> None:
@@ -54,6 +189,9 @@ def test_user_text_is_escaped() -> None:
     html = diff(at)
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    at.text_input(key="w.oa.ov_search").input("<script>").run()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in diff(at)
+    assert "<script>" not in "".join(c.value for c in at.caption).replace("\\<", "")
 
 
 def test_warnings_and_violations_are_listed() -> None:
@@ -69,3 +207,13 @@ def test_warnings_and_violations_are_listed() -> None:
     warnings = "\n".join(w.value for w in at.warning)
     assert "unknown\\-keyword" in warnings and "itemz" in warnings
     assert "/people/0/role" in "\n".join(e.value for e in at.error).replace("\\", "")
+
+
+@pytest.mark.parametrize("name", ["scierc", "bio_amr", "biored"])
+def test_largest_examples_open_with_their_mismatches(name: str) -> None:
+    at = open_app("overview.py", query={"example": name})
+    gold, candidate, schema = trio(name)
+    found = mismatches(oa_core.align(gold, candidate, schema).tree)
+    assert any(f"**{len(found)} mismatch" in m.value for m in at.markdown)
+    html = diff(at)
+    assert html.count("<tr class=\"bad") >= len(found)
