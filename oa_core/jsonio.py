@@ -413,8 +413,9 @@ def extract_json(text: str, *, limits: Limits | None = None) -> Any:
     """Find the one JSON value in raw model output.
 
     Tries, in order: the whole text; the contents of the first fenced code block;
-    the first balanced ``{...}`` or ``[...]`` span that parses. Raises
-    :class:`InputError` (document "candidate") saying why nothing was found.
+    the first outermost balanced ``{...}`` or ``[...]`` span that parses (a span
+    inside one that fails is not tried, unless the outer bracket never closes).
+    Raises :class:`InputError` (document "candidate") saying why nothing was found.
 
     The work is linear in the length of the text: one scan finds the candidate
     spans, which do not overlap, and each is parsed at most once (at most
