@@ -121,7 +121,7 @@ def _none(g: Any, p: Any) -> Any:
 
 
 def _boolean_result(g: Any, p: Any) -> Any:
-    return g == p  # a bool is not a number
+    return 1.0 if g == p else False  # a bool is not a number
 
 
 def _square(g: Any, p: Any) -> float:
