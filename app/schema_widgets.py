@@ -7,11 +7,15 @@ change stores ``pointer -> value`` in the session's schema edits, which
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
+import oa_core
+from oa_core.errors import OAError
 from oa_core.matchtree import MatchNode
 from oa_core.pointer import join, split
 from oa_core.schema import Schema, SchemaNode
@@ -189,32 +193,157 @@ def render_knob(knob: Knob, node: SchemaNode) -> None:
         st.checkbox(label, **common)
 
 
-def moved_nodes(before: MatchNode, after: MatchNode) -> list[dict[str, Any]]:
-    """Nodes whose score or contribution changed between two trees.
+def matches(node: SchemaNode, knob: Knob, query: str) -> bool:
+    """Whether a search ``query`` (words, any order, case-insensitive) finds ``knob``.
 
-    Nodes are matched by their (gold pointer, candidate pointer); a node in one
-    tree only counts as moved from/to nothing.
+    The words are looked up in the node's readable path, its JSON Pointer, its type,
+    the knob's label and its kind.
+
+    Examples
+    --------
+    >>> node = Schema.parse({"type": "object", "properties": {"agenda": {
+    ...     "type": "array", "items": {"type": "string"}}}}).root.properties["agenda"]
+    >>> knob = knobs_of(node, Schema.parse({}))[0]
+    >>> matches(node, knob, "agenda ORDER"), matches(node, knob, "threshold")
+    (True, False)
     """
-    def index(tree: MatchNode) -> dict[tuple[str | None, str | None], MatchNode]:
-        return {(n.gold_path, n.candidate_path): n for n in tree.iter_nodes()}
+    text = " ".join((readable(node.pointer), node.pointer, str(node.type), knob.label,
+                     knob.kind, knob.pointer)).casefold()
+    return all(word in text for word in query.casefold().split())
 
-    old, new = index(before), index(after)
+
+def search(groups: Iterable[tuple[SchemaNode, list[Knob]]], query: str
+           ) -> list[tuple[SchemaNode, list[Knob]]]:
+    """The groups with only the knobs ``query`` finds (all of them for an empty query)."""
+    if not query.strip():
+        return list(groups)
+    found = []
+    for node, knobs in groups:
+        hits = [k for k in knobs if matches(node, k, query)]
+        if hits:
+            found.append((node, hits))
+    return found
+
+
+WEIGHT_STEP = 0.1  # the finite-difference step of a weight (weights are relative)
+
+
+def _with_value(schema: Any, knob: Knob, value: float, defaults: list[float] | None) -> Any:
+    if knob.index is None:
+        return session.apply_edits(schema, {knob.pointer: value})
+    weights = list(defaults or [])
+    weights[knob.index] = value
+    return session.apply_edits(schema, {knob.pointer: weights})
+
+
+def sensitivity(gold: Any, candidate: Any, schema: Any,
+                options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """How much the score moves per unit change of each weight (finite differences).
+
+    Every weight knob is moved by :data:`WEIGHT_STEP` both ways (forward only when it
+    cannot go lower) and the documents rescored; the slope is the score change per
+    +1 of the weight. Uncached (the page caches it on the documents' text).
+
+    Parameters
+    ----------
+    gold, candidate, schema : JSON values
+        The documents, and the schema with the current edits.
+    options : mapping, optional
+        ``oa_core.align`` options (``wl_mode``, ``wl_blend_lambda``).
+
+    Returns
+    -------
+    list of dict
+        One row per weight: ``setting``, ``pointer``, ``value``, ``score per +1``
+        (None when a rescoring was refused), sorted by the slope's size, largest first.
+    """
+    options = dict(options or {})
+    parsed = Schema.parse(schema)
+    base = oa_core.score(gold, candidate, schema, **options)
     rows = []
+    for node, knobs in grouped_knobs(parsed):
+        defaults = list(node.prefix_weights) if node.type == "array" else None
+        for knob in knobs:
+            if knob.kind != "weight":
+                continue
+            value = float(knob.default)
+            low = value - WEIGHT_STEP if value >= WEIGHT_STEP else value
+            high = value + WEIGHT_STEP
+            try:
+                up = oa_core.score(gold, candidate, _with_value(schema, knob, high, defaults),
+                                   **options)
+                down = base if low == value else oa_core.score(
+                    gold, candidate, _with_value(schema, knob, low, defaults), **options)
+                slope: float | None = (up - down) / (high - low)
+            except OAError:
+                slope = None
+            if slope is not None and abs(slope) < 1e-12:
+                slope = 0.0
+            rows.append({"setting": f"{readable(node.pointer)} · {knob.label}",
+                         "pointer": knob.pointer + (f"/{knob.index}"
+                                                    if knob.index is not None else ""),
+                         "value": value, "score per +1": slope})
+    rows.sort(key=lambda r: (-abs(r["score per +1"]) if r["score per +1"] is not None
+                             else math.inf, r["setting"]))
+    return rows
+
+
+def _edited_nodes(edits: Mapping[str, Any]) -> set[str]:
+    """Schema pointers of the nodes that own an edited keyword."""
+    return {pointer.rsplit("/", 1)[0] for pointer in edits}
+
+
+def moved_nodes(before: MatchNode, after: MatchNode,
+                edits: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Where the score moved between two trees, one row per schema node.
+
+    A node counts as moved when its own score changed, when it exists in one tree
+    only, or when one of its own settings was edited (``edits``, keyword pointer ->
+    value). A node whose only change is a renormalised weight (a sibling's weight was
+    edited) is left out: that is arithmetic, not a change of what was matched. Nodes
+    of one schema node (the items of a list) make one row listing their paths once.
+
+    Returns
+    -------
+    list of dict
+        ``where`` (the schema node as a document path), ``paths`` (document paths,
+        each once), ``nodes``, ``score before``/``score after`` (the mean over the
+        row's nodes; None where absent), ``contribution Δ`` (their summed change of
+        contribution to the total), sorted by its size.
+    """
+    def index(tree: MatchNode) -> dict[tuple[str | None, str | None, str], MatchNode]:
+        return {(n.gold_path, n.candidate_path, n.schema_path): n for n in tree.iter_nodes()}
+
+    edited = _edited_nodes(edits or {})
+    old, new = index(before), index(after)
+    groups: dict[str, list[tuple[MatchNode | None, MatchNode | None]]] = {}
     for key in list(old) + [k for k in new if k not in old]:
         a, b = old.get(key), new.get(key)
-        score_a = a.score if a else None
-        score_b = b.score if b else None
-        contrib_a = a.contribution if a else 0.0
-        contrib_b = b.contribution if b else 0.0
-        if a and b and abs(score_a - score_b) < 1e-9 and abs(contrib_a - contrib_b) < 1e-9 and (
-                abs(a.effective_weight - b.effective_weight) < 1e-9):
+        if a and b and abs(a.score - b.score) < 1e-9 and (
+                abs((a.key_score or 0.0) - (b.key_score or 0.0)) < 1e-9) and (
+                a.schema_path not in edited):
             continue
         node = b or a
         assert node is not None
-        rows.append({"path": node.path or "/", "kind": node.kind,
-                     "score before": score_a, "score after": score_b,
-                     "weight before": a.effective_weight if a else None,
-                     "weight after": b.effective_weight if b else None,
-                     "contribution Δ": contrib_b - contrib_a})
-    rows.sort(key=lambda r: -abs(r["contribution Δ"]))
+        groups.setdefault(node.schema_path, []).append((a, b))
+    rows = []
+    for schema_path, members in groups.items():
+        paths = list(dict.fromkeys((b or a).path or "/" for a, b in members  # type: ignore[union-attr]
+                                   ))
+        before_scores = [a.score for a, _ in members if a is not None]
+        after_scores = [b.score for _, b in members if b is not None]
+        rows.append({
+            "where": readable(schema_path),
+            "paths": ", ".join(paths[:6]) + (f", … ({len(paths) - 6} more)"
+                                              if len(paths) > 6 else ""),
+            "nodes": len(members),
+            "score before": math.fsum(before_scores) / len(before_scores)
+            if before_scores else None,
+            "score after": math.fsum(after_scores) / len(after_scores)
+            if after_scores else None,
+            "contribution Δ": math.fsum((b.contribution if b else 0.0)
+                                        - (a.contribution if a else 0.0)
+                                        for a, b in members),
+        })
+    rows.sort(key=lambda r: (r["where"] != "(root)", -abs(r["contribution Δ"])))
     return rows

@@ -460,13 +460,13 @@ def signature_frame(trace: WLTrace, display: Sequence[Sequence[int]], round_inde
         counts: dict[str, int] = {}
         for text in incident[v]:
             counts[text] = counts.get(text, 0) + 1
-        words = [f"{n} × {text}" if n > 1 else text for text, n in sorted(counts.items())]
+        listed = [f"{n} × {text}" if n > 1 else text for text, n in sorted(counts.items())]
         after = display[round_index][v]
         rows.append({
             "side": vertex.side,
             "record": names.get(v, vertex.key),
             "class before": previous[v] if round_index else None,
-            "references (classes of the round before)": "; ".join(words) or "—",
+            "references (classes of the round before)": "; ".join(listed) or "—",
             "class after": after,
             "changed": bool(round_index) and after != previous[v],
         })

@@ -197,7 +197,8 @@ def focus_controls(names: dict[int, str]) -> list[int] | None:
                 if (trace.vertices[v].scope or scope) == scope}
     first = next((by_index[i] for i in structural if i in by_index), records[0])
     with record_column:
-        centre = st.selectbox("Record (gold)", records, format_func=names.get,
+        centre = st.selectbox("Record (gold)", records,
+                              format_func=lambda v: names.get(v, str(v)),
                               disabled=focus != "around",
                               **session.bind(f"{FOCUS_RECORD}.{scope}", first,
                                              options=records))
@@ -207,7 +208,7 @@ def focus_controls(names: dict[int, str]) -> list[int] | None:
                                **session.bind(FOCUS_HOPS, 2))
     if focus != "around":
         return None
-    shown = wl_graph.neighbourhood_vertices(trace, [centre], int(hops), graph_pairs(
+    shown = wl_graph.neighbourhood_vertices(trace, [int(centre)], int(hops), graph_pairs(
         alignment, trace, scope))
     st.caption(f"Showing {len(shown)} of {len(trace.vertices)} vertices: the records within "
                f"{hops} reference{'s' * (hops != 1)} of the chosen one and their partners; "

@@ -3,11 +3,17 @@
 import json
 import time
 
+import pandas as pd
 import streamlit as st
 
 from app import schema_widgets, scoring, session, views
 from app.text import md_inline
 from oa_core import OAError, Schema
+
+SEARCH = "oa.tune_search"
+SENSITIVITY_AT = "oa.sensitivity_at"  # canonical JSON of the schema the slopes were taken at
+SENSITIVE_SHOWN = 10
+AUTO_SECONDS = 0.05  # compute the slopes unasked when one alignment takes less than this
 
 started = time.perf_counter()
 st.title("Schema tuning")
@@ -22,6 +28,55 @@ except OAError as exc:
     st.stop()
 st.markdown("Change any scoring setting below: the documents are rescored at once with the "
             "edited schema, which every other page then uses too. A • marks an edited knob.")
+
+
+@st.cache_data(max_entries=32, show_spinner="Rescoring once per weight…")
+def _sensitivity(gold: str, candidate: str, schema: str, wl_mode: str,
+                 wl_lambda: float) -> list[dict]:
+    return schema_widgets.sensitivity(json.loads(gold), json.loads(candidate),
+                                      json.loads(schema),
+                                      {"wl_mode": wl_mode, "wl_blend_lambda": wl_lambda})
+
+
+def sensitive_settings(seconds: float) -> None:
+    """The weights that move the score most per unit (taken at the original schema, or at
+    the edited one on request)."""
+    state = st.session_state
+    assert trio is not None
+    original_text = session.canonical(trio.schema)
+    edited_text = session.canonical(session.edited_schema())
+    at = state.get(SENSITIVITY_AT)
+    if at not in (original_text, edited_text):
+        at = original_text
+    st.subheader("Most sensitive settings")
+    auto = seconds < AUTO_SECONDS
+    if not auto and not state.get("oa.sensitivity_asked"):
+        st.caption("Rescoring once per weight takes a while on documents this size.")
+        if st.button("Compute the most sensitive settings"):
+            state["oa.sensitivity_asked"] = True
+            st.rerun()
+        return
+    rows = _sensitivity(session.canonical(trio.gold),
+                        session.canonical(session.current_candidate()), at,
+                        state.get(session.WL_MODE, "tie_break"),
+                        float(state.get(session.WL_LAMBDA, 0.5)))
+    where = "the original schema" if at == original_text and session.schema_edits() \
+        else "the current settings"
+    st.caption(f"How much the score moves per +1 of each weight, at {where} (finite "
+               f"differences of ±{schema_widgets.WEIGHT_STEP}, each a rescoring). Weights "
+               "are relative: raising one lowers the share of its siblings.")
+    if at != edited_text and st.button("Recompute at the edited settings"):
+        state[SENSITIVITY_AT] = edited_text
+        st.rerun()
+    frame = pd.DataFrame.from_records(rows[:SENSITIVE_SHOWN],
+                                      columns=["setting", "value", "score per +1", "pointer"])
+    st.dataframe(frame, hide_index=True, column_config={
+        "value": st.column_config.NumberColumn(format="%.3f"),
+        "score per +1": st.column_config.NumberColumn(format="%+.4f")})
+    if len(rows) > SENSITIVE_SHOWN:
+        st.caption(f"The {SENSITIVE_SHOWN} largest of {len(rows)} weights.")
+
+
 original = scoring.current(schema=trio.schema)
 edited = scoring.current()
 if original is not None and edited is not None:
@@ -31,19 +86,39 @@ if original is not None and edited is not None:
                          if session.schema_edits() else {}))
     columns[1].metric("Score with the original schema", f"{original.alignment.score:.4f}")
     columns[2].metric("Edited settings", len(session.schema_edits()))
-    moved = schema_widgets.moved_nodes(original.alignment.tree, edited.alignment.tree)
-    with st.expander(f"Nodes that moved ({len(moved)})", expanded=bool(moved)):
+    moved = schema_widgets.moved_nodes(original.alignment.tree, edited.alignment.tree,
+                                       session.schema_edits())
+    with st.expander(f"Where the score moved ({len(moved)})", expanded=bool(moved)):
         if moved:
-            st.dataframe(moved, hide_index=True)
+            st.caption("Nodes whose own score changed or whose settings you edited, one row "
+                       "per schema node (list items together); weights that only shifted "
+                       "because a sibling's weight changed are left out.")
+            st.dataframe(moved, hide_index=True, column_config={
+                name: st.column_config.NumberColumn(format="%.4f")
+                for name in ("score before", "score after", "contribution Δ")})
         else:
-            st.caption("No node changed its score or weight.")
+            st.caption("No node changed its score.")
+    sensitive_settings(original.seconds)
 
 st.subheader("Settings")
-st.button("Reset all edits", on_click=session.schema_edits().clear,
-          disabled=not session.schema_edits())
-for node, knobs in schema_widgets.grouped_knobs(original_schema):
+groups = schema_widgets.grouped_knobs(original_schema)
+search_column, reset_column = st.columns([3, 1], vertical_alignment="bottom")
+with search_column:
+    query = st.text_input("Search settings", placeholder="e.g. agenda threshold",
+                          help="words of a path, a keyword or a type, in any order",
+                          **session.bind(SEARCH, ""))
+with reset_column:
+    st.button("Reset all edits", on_click=session.schema_edits().clear,
+              disabled=not session.schema_edits())
+found = schema_widgets.search(groups, query)
+total = sum(len(knobs) for _, knobs in groups)
+if query.strip():
+    shown = sum(len(knobs) for _, knobs in found)
+    st.caption(f"{shown} of {total} settings match “{md_inline(query)}”."
+               if found else f"No setting matches “{md_inline(query)}”.")
+for node, knobs in found:
     title = f"{md_inline(schema_widgets.readable(node.pointer))}  ·  {node.type}"
-    with st.expander(title, expanded=node.pointer == ""):
+    with st.expander(title, expanded=node.pointer == "" or bool(query.strip())):
         columns = st.columns(3)
         for index, knob in enumerate(knobs):
             with columns[index % 3]:

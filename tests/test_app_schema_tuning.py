@@ -43,7 +43,8 @@ def test_changing_the_order_rescores_everywhere() -> None:
     assert delta.startswith("+0.")  # a gain, signed
     assert metric(at, "Score with the original schema") == "0.7679"
     moved = at.dataframe[0].value
-    assert "/agenda" in set(moved["path"]) and "/" in set(moved["path"])
+    assert next(iter(moved["where"])) == "(root)"  # the total first
+    assert "agenda" in set(moved["where"]) and "agenda[]" in set(moved["where"])
     assert '"order": "align"' in at.code[0].value
     at.switch_page("../pages/overview.py").run()
     assert next(m.value for m in at.metric if m.label == "Score") == f"{edited:.2f}"
@@ -102,3 +103,66 @@ def test_defect_25_property_name_is_shown_literally_in_labels() -> None:
     assert weight.label == f"valueWeight of {escaped}"
     assert NAME not in "\n".join([*labels, weight.label, weight.help])  # nothing raw
     assert metric(at, "Score with the edited schema") == "0.7679"
+
+
+def test_search_narrows_the_sections_to_the_matching_settings() -> None:
+    at = open_app("schema_tuning.py")
+    everything = len(at.expander)
+    at.text_input(key="w.oa.tune_search").input("agenda threshold").run()
+    assert not at.exception
+    keys = {w.key for w in [*at.number_input, *at.slider, *at.selectbox, *at.checkbox]
+            if w.key.startswith("tune:")}
+    assert keys == {"tune:/properties/agenda/items/threshold"}
+    assert "1 of" in "\n".join(c.value for c in at.caption)
+    shown = [e for e in at.expander if "·" in e.label]
+    assert len(shown) == 1 and shown[0].label == "agenda\\[\\]  ·  string"
+    assert len(at.expander) < everything
+    at.text_input(key="w.oa.tune_search").input("no such knob").run()
+    assert "No setting matches" in "\n".join(c.value for c in at.caption)
+    at.text_input(key="w.oa.tune_search").input("").run()
+    assert len(at.expander) == everything
+
+
+def test_most_sensitive_settings_are_finite_differences_of_the_score() -> None:
+    at = open_app("schema_tuning.py")
+    table = next(d.value for d in at.dataframe if "score per +1" in d.value.columns)
+    assert len(table) == 10
+    slopes = list(table["score per +1"])
+    assert slopes == sorted(slopes, key=lambda s: -abs(s))  # largest moves first
+    agenda = table[table["pointer"] == "/properties/agenda/valueWeight"].iloc[0]
+    assert agenda["score per +1"] < 0  # the agenda is the worst part: weighing it more hurts
+    # check one slope by rescoring by hand
+    schema = json.loads((RUNNING / "schema.json").read_text())
+    gold = json.loads((RUNNING / "gold.json").read_text())
+    candidate = json.loads((RUNNING / "candidate.json").read_text())
+    import oa_core
+
+    def at_weight(w: float) -> float:
+        schema["properties"]["agenda"]["valueWeight"] = w
+        return oa_core.score(gold, candidate, schema)
+
+    assert abs(agenda["score per +1"] - (at_weight(1.1) - at_weight(0.9)) / 0.2) < 1e-12
+    # an edit: the table stays at the original schema until asked
+    at.number_input(key="tune:/properties/agenda/valueWeight").set_value(3.0).run()
+    assert "at the original schema" in "\n".join(c.value for c in at.caption)
+    next(b for b in at.button if b.label == "Recompute at the edited settings").click().run()
+    assert "at the current settings" in "\n".join(c.value for c in at.caption)
+    table = next(d.value for d in at.dataframe if "score per +1" in d.value.columns)
+    assert table[table["pointer"] == "/properties/agenda/valueWeight"].iloc[0]["value"] == 3.0
+
+
+def test_moved_nodes_leave_out_renormalised_siblings_and_repeated_paths() -> None:
+    at = open_app("schema_tuning.py")
+    at.number_input(key="tune:/properties/agenda/valueWeight").set_value(3.0).run()
+    moved = at.dataframe[0].value
+    # the total and the edited node only: people, period and mentorships merely lost
+    # weight share to the agenda, their scores did not move
+    assert list(moved["where"]) == ["(root)", "agenda"]
+    assert list(moved["paths"]) == ["/", "/agenda"]
+    next(b for b in at.button if b.label == "Reset all edits").click().run()
+    at.slider(key="tune:/properties/agenda/items/threshold").set_value(0.99).run()
+    moved = at.dataframe[0].value.set_index("where")
+    assert set(moved.index) == {"(root)", "agenda", "agenda[]"}
+    items = moved.loc["agenda[]"]
+    assert items["paths"] == "/agenda/0, /agenda/1, /agenda/2"  # each path once
+    assert items["score after"] < items["score before"]
