@@ -24,7 +24,9 @@ and replaces a worker that does not answer ``--timeout`` seconds later (a hang i
 code). When the first call refuses the triple with an :class:`~oa_core.OAError`
 (a sabotaged schema, an invalid candidate, a custom comparator that raised) the
 triple counts as *refused* and the other invariants are not checked; when a later
-call of a check raises an ``OAError``, that check counts as *skipped*.
+call of a check raises a :class:`~oa_core.errors.ComparatorError` (a misbehaving custom
+comparator met a new pair), that check counts as *skipped*; any other ``OAError`` there
+(the same documents, permuted, relabelled or repaired, refused) fails the check.
 
 Every failure is a JSON line in ``benchmarks/results/fuzz-failures.jsonl`` (seed,
 size, invariant, stage, exception or values, and the variant parameters needed to
@@ -64,6 +66,7 @@ from typing import Any
 
 import oa_core
 from oa_core import OAError
+from oa_core.errors import ComparatorError
 from oa_core.synthetic import hostile
 
 __all__ = ["INVARIANTS", "check_triple", "digest", "fingerprint", "main", "run", "shrink",
@@ -127,6 +130,15 @@ class _Check:
             self.fail("a", stage, during=invariant, exception=type(exc).__name__,
                       message=str(exc)[:500], traceback="".join(lines[-6:])[-2000:])
             return "raw", exc
+
+    def refused(self, invariant: str, stage: str, exc: BaseException) -> None:
+        """An OAError in a later call of a triple that the engine accepted: a custom
+        comparator that misbehaves on some pair skips the check; any other refusal of
+        the same documents (or of their permutation, relabelling or repair) fails it."""
+        if isinstance(exc, ComparatorError):
+            self.skipped[invariant] += 1
+        else:
+            self.fail(invariant, stage, exception=type(exc).__name__, message=str(exc)[:500])
 
     def bounds(self, stage: str, value: Any) -> None:
         self.checked["b"] += 1
@@ -207,7 +219,7 @@ def check_triple(seed: int, *, size: int = hostile.DEFAULT_SIZE, perms: int = 2,
         if same != 1.0:
             check.fail("c", "score(g, g)", score=_short(same))
     elif status == "refused":
-        check.skipped["c"] += 1
+        check.refused("c", "score(g, g)", same)
 
     # (d) strict mode
     status, strict = check.call("d", "feedback strict", lambda: oa_core.feedback(
@@ -216,7 +228,7 @@ def check_triple(seed: int, *, size: int = hostile.DEFAULT_SIZE, perms: int = 2,
         check.bounds("feedback strict", strict.score)
         _deltas(check, "feedback strict", strict)
     elif status == "refused":
-        check.skipped["d"] += 1
+        check.refused("d", "feedback strict", strict)
 
     # (e) applying every op reaches 1.0
     status, fixed = check.call("e", "apply_ops", lambda: oa_core.apply_ops(candidate, fb.ops))
@@ -229,9 +241,9 @@ def check_triple(seed: int, *, size: int = hostile.DEFAULT_SIZE, perms: int = 2,
                            repaired=_short(repaired), ops=len(fb.ops),
                            kinds=sorted(Counter(str(op.kind) for op in fb.ops).items()))
         elif status == "refused":
-            check.skipped["e"] += 1
+            check.refused("e", "score(g, apply_ops)", repaired)
     elif status == "refused":
-        check.skipped["e"] += 1
+        check.refused("e", "apply_ops", fixed)
 
     bases: dict[str, Any] = {"tie_break": base}
 
@@ -242,6 +254,8 @@ def check_triple(seed: int, *, size: int = hostile.DEFAULT_SIZE, perms: int = 2,
             bases[mode] = value if status == "ok" else None
             if status == "ok":
                 check.bounds(f"score wl_mode={mode}", value)
+            elif status == "refused":
+                check.refused("f" if mode == "blend" else "g", f"score wl_mode={mode}", value)
         return bases[mode]
 
     # (f) permutations of align lists
@@ -260,7 +274,7 @@ def check_triple(seed: int, *, size: int = hostile.DEFAULT_SIZE, perms: int = 2,
                 status, after = check.call("f", f"permuted {sides} wl_mode={mode}",
                                            score(g2, c2, wl_mode=mode))
                 if status == "refused":
-                    check.skipped["f"] += 1
+                    check.refused("f", f"permuted {sides} wl_mode={mode}", after)
                 if status != "ok":
                     continue
                 check.checked["f"] += 1
@@ -283,7 +297,7 @@ def check_triple(seed: int, *, size: int = hostile.DEFAULT_SIZE, perms: int = 2,
                 status, after = check.call("g", f"relabelled {relabel_sides} wl_mode={mode}",
                                            score(g3, c3, wl_mode=mode))
                 if status == "refused":
-                    check.skipped["g"] += 1
+                    check.refused("g", f"relabelled {relabel_sides} wl_mode={mode}", after)
                 if status != "ok":
                     continue
                 check.checked["g"] += 1
