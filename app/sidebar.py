@@ -150,8 +150,9 @@ def render() -> None:
                 if len(variants) > 1:
                     labels = {v.file: v.label for v in variants}
                     st.session_state[widget] = current if current in labels else None
-                    st.selectbox(label, list(labels), key=widget, format_func=labels.get,
-                                 on_change=_on_variant)
+                    # radio buttons wrap long labels, where a select box cuts them off
+                    st.radio(label, list(labels), key=widget, format_func=labels.get,
+                             on_change=_on_variant)
         elif trio is not None and source == "custom":
             where, mixed = session.provenance(trio)
             if mixed:

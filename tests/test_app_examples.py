@@ -30,7 +30,7 @@ def test_example_variant_on_every_page(name: str, schema_file: str,
                                    ("w.example.candidate", candidate_file,
                                     example.candidates[0])):
         if value != default.file:
-            at.selectbox(key=widget).set_value(value).run()
+            at.radio(key=widget).set_value(value).run()
     trio = at.session_state["oa.trio"]
     assert (trio.source, trio.schema_file, trio.candidate_file) == (
         name, schema_file, candidate_file)

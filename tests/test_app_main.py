@@ -42,7 +42,7 @@ def test_choosing_an_example_and_a_variant_rescores() -> None:
     at.selectbox(key="w.example").select("facts2order").run()
     assert at.query_params["example"] == "facts2order"
     first = metric(at, "Score")
-    variants = at.selectbox(key="w.example.candidate")
+    variants = at.radio(key="w.example.candidate")
     variants.select("candidates/fully_reversed.json").run()
     assert not at.exception
     assert at.session_state["oa.trio"].candidate_file == "candidates/fully_reversed.json"
