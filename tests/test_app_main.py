@@ -43,7 +43,7 @@ def test_choosing_an_example_and_a_variant_rescores() -> None:
     assert at.query_params["example"] == "facts2order"
     first = metric(at, "Score")
     variants = at.radio(key="w.example.candidate")
-    variants.select("candidates/fully_reversed.json").run()
+    variants.set_value("candidates/fully_reversed.json").run()
     assert not at.exception
     assert at.session_state["oa.trio"].candidate_file == "candidates/fully_reversed.json"
     assert metric(at, "Score") != first
