@@ -18,10 +18,12 @@ g. relabelling the ids of the candidate (and, for every fourth seed, of the gold
 h. on a sample (every ``--sample-every``-th triple), the same bits under two other
    ``PYTHONHASHSEED`` values (two subprocesses after the run).
 
-A triple over ``--timeout`` seconds (all its checks together) is a *hang*: an alarm
-inside the worker reports the stage it was in, and a watchdog in the parent kills
-and replaces a worker that does not answer ``--timeout`` seconds later (a hang in C
-code). When the first call refuses the triple with an :class:`~oa_core.OAError`
+A triple over ``--timeout`` seconds of CPU time (all its checks together) is a
+*hang*: a CPU-time alarm (``ITIMER_PROF``, so that a loaded machine does not make
+hangs of slow triples) inside the worker reports the stage it was in, and a
+watchdog in the parent kills and replaces a worker that has not answered after
+``6 * timeout + 10`` seconds of wall time (a hang in C code, or a worker blocked).
+When the first call refuses the triple with an :class:`~oa_core.OAError`
 (a sabotaged schema, an invalid candidate, a custom comparator that raised) the
 triple counts as *refused* and the other invariants are not checked; when a later
 call of a check raises a :class:`~oa_core.errors.ComparatorError` (a misbehaving custom
@@ -333,6 +335,7 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 def _quiet() -> None:
     warnings.simplefilter("ignore")
+    signal.signal(signal.SIGPROF, _on_alarm)
     signal.signal(signal.SIGALRM, _on_alarm)
 
 
@@ -340,7 +343,7 @@ def _one(seed: int, size: int, perms: int, timeout: float, want_fingerprint: boo
          ) -> dict[str, Any]:
     check = _Check(seed, size)
     started = time.perf_counter()
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_PROF, timeout)
     try:
         result = check_triple(seed, size=size, perms=perms,
                               want_fingerprint=want_fingerprint, check=check)
@@ -352,7 +355,7 @@ def _one(seed: int, size: int, perms: int, timeout: float, want_fingerprint: boo
                    message=str(exc)[:500], traceback=traceback.format_exc()[-2000:])
         result = _finish({"seed": seed, "outcome": "harness-error"}, check)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
     result["seconds"] = time.perf_counter() - started
     return result
 
@@ -435,7 +438,7 @@ def _pool(seeds: Iterable[int], *, workers: int, size: int, perms: int, timeout:
                     else:
                         slot.seed = None
                     yield result
-                elif time.monotonic() - slot.started > 2 * timeout + 2:
+                elif time.monotonic() - slot.started > 6 * timeout + 10:
                     seconds = time.monotonic() - slot.started
                     result = {"seed": slot.seed, "outcome": "hang", "checked": {},
                               "skipped": {}, "seconds": seconds, "failures": [{
@@ -462,7 +465,7 @@ def _fingerprints_main(size: int, timeout: float) -> None:
     seeds = json.load(sys.stdin)
     out: dict[str, Any] = {}
     for seed in seeds:
-        signal.setitimer(signal.ITIMER_REAL, timeout)
+        signal.setitimer(signal.ITIMER_PROF, timeout)
         try:
             triple = hostile.generate(seed, size=size)
             schema, gold, candidate = triple.materialize()
@@ -473,7 +476,7 @@ def _fingerprints_main(size: int, timeout: float) -> None:
         except Exception as exc:
             out[str(seed)] = f"{type(exc).__name__}: {str(exc)[:200]}"
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
     json.dump(out, sys.stdout)
 
 
@@ -1021,7 +1024,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--size", type=int, default=hostile.DEFAULT_SIZE)
     parser.add_argument("--perms", type=int, default=2, help="permutations per triple")
-    parser.add_argument("--timeout", type=float, default=5.0, help="seconds per triple")
+    parser.add_argument("--timeout", type=float, default=5.0,
+                        help="CPU seconds per triple (a hang beyond)")
     parser.add_argument("--sample-every", type=int, default=500,
                         help="PYTHONHASHSEED check on every N-th seed (0: never)")
     parser.add_argument("--out", type=Path, default=RESULTS)

@@ -631,9 +631,15 @@ class _Generator:
             info = self.scopes[name]
             id_schema: dict[str, Any] = {"type": [info["type"], "null"] if info["nullable"]
                                          else info["type"], "idScope": name}
-            props: dict[str, Any] = {info["field"]: id_schema,
-                                     "name": {"type": "string",
-                                              "score": self.rng.choice(["exact", "jaro"])}}
+            name: dict[str, Any] = {"type": "string",
+                                    "score": self.rng.choice(["exact", "jaro"])}
+            r = self.rng.random()
+            if r < 0.35:  # twins everywhere: only the references tell records apart
+                name["enum"] = ["Ann"]
+                self.feature("twins")
+            elif r < 0.6:
+                name["enum"] = ["Ann", "Bob"]
+            props: dict[str, Any] = {info["field"]: id_schema, "name": name}
             if self.chance(0.3):
                 props["kind"] = {"type": "string", "enum": _LABELS, "score": "exact"}
             for target in names:
@@ -673,7 +679,7 @@ class _Generator:
         # mutual references are frequent: make sure some scopes reference each other
         if len(names) > 1 and self.chance(0.4):
             self.feature("mutual")
-        for k in range(self.rng.randint(0, 2)):
+        for k in range(self.rng.randint(0, 3)):
             a, b = self.rng.choice(names), self.rng.choice(names)
             link = {"type": "object", "properties": {
                 "src": self.ref_schema(a), "dst": self.ref_schema(b),
