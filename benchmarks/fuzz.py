@@ -518,10 +518,12 @@ def _hashseed_check(fingerprints: dict[int, Any], size: int, timeout: float
 
 def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DEFAULT_SIZE,
         perms: int = 2, timeout: float = 5.0, sample_every: int = 500,
-        out_dir: Path = RESULTS, progress: bool = True) -> dict[str, Any]:
+        out_dir: Path = RESULTS, progress: bool = True,
+        max_seconds: float | None = None) -> dict[str, Any]:
     """Fuzz ``triples`` seeds and write the failures and the summary.
 
-    Seeds are ``seed * 10**7 + i`` for ``i < triples``.
+    Seeds are ``seed * 10**7 + i`` for ``i < triples``; with ``max_seconds``, no new
+    triple starts after that much wall time (the summary counts the triples run).
 
     Returns
     -------
@@ -543,12 +545,19 @@ def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DE
     done = 0
     slowest: list[tuple[float, int]] = []
     last_report = time.monotonic()
-    seeds = range(seed * 10**7, seed * 10**7 + triples)
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
+
+    def seeds() -> Iterable[int]:
+        for k in range(seed * 10**7, seed * 10**7 + triples):
+            if deadline is not None and time.monotonic() > deadline:
+                return
+            yield k
+
     with failures_path.open("w", encoding="utf-8") as sink:
         def record(failure: dict[str, Any]) -> None:
             sink.write(json.dumps(failure, default=repr) + "\n")
 
-        for result in _pool(seeds, workers=workers, size=size, perms=perms, timeout=timeout,
+        for result in _pool(seeds(), workers=workers, size=size, perms=perms, timeout=timeout,
                             sample_every=sample_every, progress=progress):
             done += 1
             outcomes[result["outcome"]] += 1
@@ -582,7 +591,8 @@ def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DE
         violations["h"] += len({f["seed"] for f in hash_failures})
     wall = time.perf_counter() - started
     summary = {
-        "triples": done, "seed": seed, "size": size, "workers": workers, "perms": perms,
+        "triples": done, "triples_asked": triples, "seed": seed, "size": size,
+        "workers": workers, "perms": perms,
         "timeout_s": timeout, "wall_time_s": round(wall, 2),
         "throughput_per_s": round(done / wall, 1) if wall else None,
         "outcomes": dict(outcomes.most_common()),
@@ -1028,6 +1038,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="CPU seconds per triple (a hang beyond)")
     parser.add_argument("--sample-every", type=int, default=500,
                         help="PYTHONHASHSEED check on every N-th seed (0: never)")
+    parser.add_argument("--max-seconds", type=float, default=None,
+                        help="start no new triple after this much wall time")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--replay", type=int, nargs="+", metavar="SEED",
@@ -1061,7 +1073,7 @@ def main(argv: list[str] | None = None) -> int:
         summary = run(triples=args.triples, workers=args.workers, seed=args.seed,
                       size=args.size, perms=args.perms, timeout=args.timeout,
                       sample_every=args.sample_every, out_dir=args.out,
-                      progress=not args.quiet)
+                      progress=not args.quiet, max_seconds=args.max_seconds)
     print(_table(summary))
     if args.digest:
         _quiet()
