@@ -664,7 +664,8 @@ def _slots(root: Any, schema: Any, doc: Any, path: tuple[Any, ...] = ()
                 yield from _slots(root, props[key], value, (*path, key))
     elif isinstance(doc, list):
         prefix = eff.get("prefixItems") or []
-        if eff.get("order") == "align":
+        if eff.get("order") == "align" and _is_array(eff) and not (
+                prefix and "items" not in eff):
             yield "align", path, eff
         for k, value in enumerate(doc):
             sub = prefix[k] if k < len(prefix) else eff.get("items", {})

@@ -844,7 +844,8 @@ class _Generator:
             out.append(self.value(prefix[len(out)], depth + 1) if len(out) < len(prefix)
                        else self.value(items if items is not None else {}, depth + 1))
         del out[high:]
-        if eff.get("order") == "align":
+        if eff.get("order") == "align" and not (prefix and items is None):
+            # without items, positions past a prefix are compared one to one
             return _Align(out, len(prefix))
         return out
 
