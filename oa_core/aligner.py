@@ -13,6 +13,7 @@ Examples
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,6 +81,20 @@ class Alignment:
         }
 
 
+# Python frames one level of document nesting may take (scorer, matrix, validator).
+_FRAMES_PER_LEVEL = 40
+
+
+def _allow_depth(max_depth: int) -> None:
+    """Let the recursion limit hold documents nested ``max_depth`` levels.
+
+    The limit is only ever raised (it is shared by every thread of the process).
+    """
+    needed = max_depth * _FRAMES_PER_LEVEL + 1000
+    if sys.getrecursionlimit() < needed:
+        sys.setrecursionlimit(needed)
+
+
 def _set_effective_weights(root: MatchNode) -> None:
     root.effective_weight = 1.0
     root.key_effective_weight = 0.0
@@ -116,6 +131,7 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
         Bad schema, gold, candidate or option; each names a JSON Pointer.
     """
     opts = AlignOptions.coerce(options, **option_overrides)
+    _allow_depth(opts.limits.max_depth)
     wl_mode, wl_blend_lambda, strict = opts.wl_mode, opts.wl_blend_lambda, opts.strict
     if isinstance(schema, Schema):
         if comparators:

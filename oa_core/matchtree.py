@@ -261,6 +261,7 @@ class Scorer:
         self.unresolved = unresolved
         self.record_pairs = record_pairs or {}
         self.limits = limits or Limits()
+        self._scores: dict[tuple[int, int, int], tuple[float, Any, Any, SchemaNode]] = {}
         self._key_slots: dict[tuple[Any, ...], list[tuple[str | None, str | None, float]]] = {}
 
     # -- single pairs ------------------------------------------------------------
@@ -596,9 +597,25 @@ class Scorer:
 
     def _pairwise_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
                          schema: SchemaNode) -> np.ndarray:
-        return np.array([[self.node(g, p, schema, "", "").score for p in candidates]
+        return np.array([[self._pair_score(g, p, schema) for p in candidates]
                          for g in golds], dtype=np.float64).reshape(len(golds),
                                                                    len(candidates))
+
+    def _pair_score(self, gold: Any, candidate: Any, schema: SchemaNode) -> float:
+        """The score of one pair, remembered for this scorer's lifetime.
+
+        Nested lists are scored once for the cost matrix of their parent and again
+        when the match tree is built; without the memo each level of nesting doubles
+        the work. The key is the identity of the two values and of the schema node:
+        the documents are not changed while a scorer lives, and the memo keeps the
+        values alive, so an identity is never reused for another value.
+        """
+        key = (id(gold), id(candidate), id(schema))
+        found = self._scores.get(key)
+        if found is None:
+            found = (self.node(gold, candidate, schema, "", "").score, gold, candidate, schema)
+            self._scores[key] = found
+        return found[0]
 
     def _ref_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
                     scope: str) -> np.ndarray:
