@@ -30,6 +30,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 __all__ = [
+    "Level",
     "bipartite_colours",
     "canonical_matching",
     "max_weight_matching",

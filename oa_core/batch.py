@@ -168,7 +168,7 @@ def score_line(schema: Schema, options: BatchOptions, name: str, index: int, num
         return _score_line(schema, options, name, number, text, record)
     except Exception as exc:  # a bug: reported for this line, the others go on
         message = f"{type(exc).__name__}: {exc}"
-        kept = {key: record[key] for key in ("index", "id") if key in record}
+        kept: dict[str, Any] = {key: record[key] for key in ("index", "id") if key in record}
         kept["error"] = {"line": number, "internal": True, "message": message}
         return BatchResult(kept, error=f"{name} line {number}: {message}", internal=True)
 
@@ -339,8 +339,9 @@ class BatchSummary:
                  f"{self.unparsable} unparsable predictions")
         lines = [first + (f", {self.internal} internal errors" if self.internal else "")]
         if stats["mean"] is not None:
-            lines.append("score: mean {mean:.4f}  p10 {p10:.4f}  p50 {p50:.4f}  "
-                         "p90 {p90:.4f}".format(**stats))
+            lines.append("score: " + "  ".join(f"{name} {value:.4f}"
+                                                for name, value in stats.items()
+                                                if value is not None))
         if self.patterns:
             shown = self.patterns[:top]
             width = max(len("path"), *(len(p["path"]) for p in shown))

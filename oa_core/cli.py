@@ -462,7 +462,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     text = (json.dumps(summary.to_dict(args.summary_top), ensure_ascii=False) if args.json
             else summary.render(args.summary_top))
     _emit(text, report, "<stderr>" if report is sys.stderr else "<stdout>")
-    internal = [r.error for r in results if r.internal]
+    internal = [r.error for r in results if r.internal and r.error is not None]
     bad = [r.error for r in results if r.error is not None and not r.internal]
     for error in bad[:10]:
         _warn(f"oa: error: {error}")

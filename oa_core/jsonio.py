@@ -47,6 +47,7 @@ from .errors import (
     INTEGER_OUT_OF_RANGE_FIX,
     Document,
     InputError,
+    OAError,
     SchemaError,
 )
 from .options import Limits
@@ -108,7 +109,7 @@ def _line_column(text: str, offset: int) -> str:
     return f"line {line}, column {offset - text.rfind(chr(10), 0, offset)}"
 
 
-def _size_error(size: int, limits: Limits, what: str) -> InputError:
+def _size_error(size: int, limits: Limits, what: str) -> OAError:
     return InputError("", f"{what} is {size:,} bytes, over the limit of "
                       f"{limits.max_input_bytes:,} bytes", fix="split the input, or raise "
                       "Limits.max_input_bytes")
@@ -250,7 +251,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
 
 
-def _as_text(text: str | bytes, limits: Limits, error: type[InputError],
+def _as_text(text: str | bytes, limits: Limits, error: type[OAError],
              document: Document) -> str:
     """``text`` as a str without a BOM, within ``limits.max_input_bytes``."""
     size = len(text) if isinstance(text, bytes) else _utf8_size(text, limits.max_input_bytes)
@@ -322,8 +323,8 @@ def loads(text: str | bytes, *, document: Document = "candidate",
     return value
 
 
-def _problem(source: str, limits: Limits, error: type[InputError], document: Document,
-             fallback: str) -> InputError:
+def _problem(source: str, limits: Limits, error: type[OAError], document: Document,
+             fallback: str) -> OAError:
     """The first problem of ``source``, at its pointer, line and column."""
     found = _first_problem(source, limits)
     if found is None:
@@ -332,19 +333,19 @@ def _problem(source: str, limits: Limits, error: type[InputError], document: Doc
     return _located(found, error, document)
 
 
-def _syntax_error(exc: json.JSONDecodeError, error: type[InputError],
-                  document: Document) -> InputError:
+def _syntax_error(exc: json.JSONDecodeError, error: type[OAError],
+                  document: Document) -> OAError:
     return error("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
                  fix="correct the JSON syntax there", document=document)
 
 
-def _located(found: tuple[str, str, str], error: type[InputError],
-             document: Document) -> InputError:
+def _located(found: tuple[str, str, str], error: type[OAError],
+             document: Document) -> OAError:
     pointer, message, fix = found
     return error(pointer, message, fix=fix, document=document)
 
 
-def _check_depth(text: str, limits: Limits, error: type[InputError],
+def _check_depth(text: str, limits: Limits, error: type[OAError],
                  document: Document) -> None:
     if _may_be_deeper(text, limits.max_depth):
         found = _first_problem(text, limits)
@@ -353,7 +354,7 @@ def _check_depth(text: str, limits: Limits, error: type[InputError],
 
 
 def _parse_stripped(source: str, problems: _Problems, limits: Limits,
-                    error: type[InputError], document: Document) -> Any:
+                    error: type[OAError], document: Document) -> Any:
     """Parse JSONC text whose comments and trailing commas are blanked."""
     _check_depth(source, limits, error, document)  # before the recursive parser
     problems.found = False

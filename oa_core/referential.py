@@ -58,6 +58,7 @@ import networkx as nx
 import numpy as np
 
 from .assignment import (
+    Level,
     bipartite_colours,
     canonical_matching,
     max_weight_matching,
@@ -481,7 +482,8 @@ def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
     rows, cols = _with_texts(rows, gold), _with_texts(cols, candidate)
     pairs = canonical_matching(objective, bonus, rows, cols)
     pairs = [(i, j) for i, j in pairs if matrix[i, j] > 0]
-    levels = [same.astype(np.int64), structure.depth, structure.reference_agreement]
+    levels: list[Level] = [same.astype(np.int64), structure.depth,
+                           structure.reference_agreement]
     pairs, decided = repair_twins(pairs, objective if mode == WLMode.BLEND else matrix,
                                   levels, rows, cols)
     rules = {p: (_LEVEL_RULES[decided[p]] if p in decided else TieRule.ATTRIBUTES)
