@@ -40,6 +40,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError as _JSONSchemaError
@@ -47,7 +48,7 @@ from jsonschema.exceptions import SchemaError as _JSONSchemaError
 from .comparators import DEFAULT_FOR_KIND, ComparatorRegistry
 from .errors import Diagnostic, SchemaError
 from .jsonio import loads
-from .pointer import join, split
+from .pointer import join, resolve
 
 __all__ = [
     "ANY",
@@ -374,25 +375,18 @@ class _Parser:
         if not isinstance(ref, str) or not ref.startswith("#"):
             raise SchemaError(join(pointer, "$ref"), f"only local $ref is supported, got {ref!r}",
                               fix="inline the referenced schema or move it under #/$defs")
-        target_pointer = ref[1:]
-        node: Any = self.raw
+        # the fragment of a URI: percent-decoded, as the JSON Schema validator reads it
+        target_pointer = unquote(ref[1:])
         try:
-            tokens = split(target_pointer)
-        except ValueError:
-            tokens = None
-        for token in tokens or []:
-            if isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            elif isinstance(node, dict) and token in node:
-                node = node[token]
-            else:
-                tokens = None
-                break
-        if tokens is None or not isinstance(node, dict | bool):
-            raise SchemaError(join(pointer, "$ref"), f"$ref {ref!r} points at "
-                              + ("nothing" if tokens is None else f"a {type(node).__name__}, "
-                                 "not a schema"), fix="point $ref at an existing definition "
-                              "(an object under #/$defs)")
+            node = resolve(self.raw, target_pointer)
+        except (KeyError, ValueError):
+            raise SchemaError(join(pointer, "$ref"), f"$ref {ref!r} points at nothing",
+                              fix="point $ref at an existing definition (an object under "
+                              "#/$defs)") from None
+        if not isinstance(node, dict | bool):
+            raise SchemaError(join(pointer, "$ref"), f"$ref {ref!r} points at a "
+                              f"{type(node).__name__}, not a schema",
+                              fix="point $ref at a definition (an object under #/$defs)")
         return target_pointer, node
 
     def follow_refs(self, spec: dict[str, Any], pointer: str) -> tuple[str, Any, dict[str, Any]]:
