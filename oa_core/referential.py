@@ -38,8 +38,8 @@ of the graph (a self-referencing scope) is an endpoint: an edge from it to each
 record it references, labelled by the role. Edge labels are the carrier's
 exactly-compared scalars (``exact`` comparator, booleans, ``enum`` fields; never
 ids) plus its references into already-resolved scopes, gold ones mapped through
-their bijection. A reference to an id that several records share points at none of
-them in the graph (it is ambiguous).
+their bijection. A reference to an id that several records share reaches all of them
+in the graph (it is ambiguous; through a hub vertex).
 
 Identifiers. Only strings and numbers are identifiers; a record whose id is null,
 a boolean, an object or an array has none (a warning), and no reference can
@@ -261,29 +261,19 @@ def _carrier_label(carrier: Carrier, group: frozenset[str], side: str,
     return _label(items)
 
 
-def _unique_keys(records: list[Record]) -> set[tuple[str, Any]]:
-    seen: set[tuple[str, Any]] = set()
-    repeated: set[tuple[str, Any]] = set()
-    for record in records:
-        if record.key is not None:
-            (repeated if record.key in seen else seen).add(record.key)
-    return seen - repeated
-
-
 def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
                  bijections: dict[str, dict[Any, Any]], resolved: set[str],
                  vertices: list[WLVertex], edges: list[WLEdge], seeds: list[str],
                  blend: bool) -> None:
-    vertex_of: dict[tuple[str, Any], int] = {}
+    vertices_of: dict[tuple[str, Any], list[int]] = {}
     record_vertex: dict[tuple[str, int], int] = {}
     for scope in sorted(group):
         records = index.records[scope]
-        unique = _unique_keys(records)
         for i, record in enumerate(records):
             vertex = len(vertices)
             record_vertex[scope, i] = vertex
-            if record.key in unique:
-                vertex_of[scope, record.key] = vertex
+            if record.key is not None:
+                vertices_of.setdefault((scope, record.key), []).append(vertex)
             short = json.dumps(record.value, ensure_ascii=False, default=str)
             vertices.append(WLVertex(side, record.pointer, i, record.id, "record",
                                      short if len(short) <= 80 else short[:77] + "...",
@@ -294,9 +284,10 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
             seeds.append((scope if len(group) > 1 else "") + "|" + (
                 _carrier_label(carrier, group, side, bijections, resolved) if blend else ""))
     for carrier in index.carriers.values():
-        ends = [(role, vertex_of[target, key]) for target, role, v in carrier.refs
+        # a reference to an id that several records share reaches all of them
+        ends = [(role, vertex) for target, role, v in carrier.refs
                 if target in group and (key := id_key(v)) is not None
-                and (target, key) in vertex_of]
+                for vertex in vertices_of.get((target, key), ())]
         if not ends:
             continue
         label = _carrier_label(carrier, group, side, bijections, resolved)
