@@ -228,6 +228,11 @@ if trace is None:
     st.info("No WL refinement was run for this scope (see the warnings on the Overview).")
 else:
     last_round = len(trace.rounds) - 1
+    shape = f"{scope}|{len(trace.rounds)}|{len(trace.vertices)}|{len(trace.edges)}"
+    if st.session_state.get("oa.wl_round_graph") != shape:  # another graph: its stable round
+        st.session_state["oa.wl_round_graph"] = shape
+        st.session_state[ROUND] = last_round
+        st.session_state[PLAYING] = False
     ticking = st.session_state.get(PLAYING, False) and last_round > 0
     st.fragment(graph_section, run_every=PLAY_SECONDS if ticking else None)(last_round)
 
@@ -251,7 +256,8 @@ if ties:
 st.subheader("Bijection")
 st.caption("C: attribute score (ids masked); b: 1 when the stable WL colors agree; a: the "
            "share of WL rounds in which the two records share a color. " + RULE_HELP)
-st.dataframe(bijection_frame(alignments, scope, mode), hide_index=True,
+table = bijection_frame(alignments, scope, mode)
+st.dataframe(table, hide_index=True, height=min(35 * (len(table) + 1) + 3, 720),
              column_config={name: st.column_config.NumberColumn(format="%.3f")
                             for name in ("C (attributes)", "b (colour)", "a (depth)")})
 st.subheader("Record similarity C")

@@ -13,7 +13,7 @@ from oa_core import OAError, Schema
 SEARCH = "oa.tune_search"
 SENSITIVITY_AT = "oa.sensitivity_at"  # canonical JSON of the schema the slopes were taken at
 SENSITIVE_SHOWN = 10
-AUTO_SECONDS = 0.05  # compute the slopes unasked when one alignment takes less than this
+AUTO_SECONDS = 1.0  # compute the slopes unasked when they should take less than this
 
 started = time.perf_counter()
 st.title("Schema tuning")
@@ -49,9 +49,12 @@ def sensitive_settings(seconds: float) -> None:
     if at not in (original_text, edited_text):
         at = original_text
     st.subheader("Most sensitive settings")
-    auto = seconds < AUTO_SECONDS
-    if not auto and not state.get("oa.sensitivity_asked"):
-        st.caption("Rescoring once per weight takes a while on documents this size.")
+    weights = sum(1 for _, knobs in schema_widgets.grouped_knobs(original_schema)
+                  for knob in knobs if knob.kind == "weight")
+    estimate = 2 * weights * seconds
+    if estimate >= AUTO_SECONDS and not state.get("oa.sensitivity_asked"):
+        st.caption(f"Rescoring twice per weight ({weights} weights) takes about "
+                   f"{estimate:.0f} s on documents this size.")
         if st.button("Compute the most sensitive settings"):
             state["oa.sensitivity_asked"] = True
             st.rerun()
