@@ -3,7 +3,8 @@
 Paired values sit on the same row; a missing gold item has an empty candidate
 cell and an excess candidate item an empty gold cell. Items come in document order
 (the gold's, with excess candidate items after the item they follow in the
-candidate). Only what is wrong is colored, by its node's score (see
+candidate). Only what is wrong is colored, by its node's score (the values of a
+mismatch, the score cell of the rows above it) (see
 :mod:`app.palette`); perfect rows stay neutral. Every row carries a status mark, so
 the diff does not rely on color alone. All document text is HTML-escaped.
 """
@@ -313,8 +314,9 @@ _STYLE = """<style>
 def diff_html(rows: list[DiffRow]) -> str:
     """The rows as an escaped HTML table with the score legend above it.
 
-    Perfect rows have no background; the others are colored by their score. The
-    current mismatch's row is boxed and has the id ``oa-current``.
+    Perfect rows have no background; a mismatch's values are colored by its score,
+    and every imperfect row's score cell. The current mismatch's row is boxed and
+    has the id ``oa-current``.
     """
     out = [_STYLE, legend_html(STATUS_MARKS),
            '<table class="oa-diff"><thead><tr><th>where</th><th></th><th>gold</th>'
@@ -327,12 +329,15 @@ def diff_html(rows: list[DiffRow]) -> str:
             continue
         perfect = row.mark == "✓"
         color = "" if perfect else f' style="background:{score_color(row.score)}"'
+        # the values are colored where they are wrong (a mismatch), not on every
+        # container above it: those show their score's color in the score cell only
+        value_color = color if row.mismatch is not None else ""
         cells = []
         for text, absent in ((row.gold_text, "excess"), (row.candidate_text, "missing")):
             if text is None:
                 cells.append(f'<td class="absent">({absent})</td>')
             else:
-                cells.append(f"<td{color}>{escape(text)}</td>")
+                cells.append(f"<td{value_color}>{escape(text)}</td>")
         classes = ["perfect" if perfect else "bad"] + (["current"] if row.current else [])
         anchor = ' id="oa-current"' if row.current else ""
         tag = (f'<span class="tag">mismatch {row.mismatch}</span>'

@@ -204,7 +204,8 @@ def sequence_views(tree: MatchNode) -> list[MatrixView]:
 
 
 def heatmap(view: MatrixView) -> go.Figure:
-    """The matrix as a heat map with the chosen pairs marked by ✕."""
+    """The matrix as a heat map (values printed in the 4-decimal format when it is
+    small) with the chosen pairs boxed."""
     # long names would squeeze the matrix: tick labels are shortened (hover too)
     rows = [plotly_text(r) for r in _unique([shorten(r, TICK_LIMIT) for r in view.rows])]
     columns = [plotly_text(c) for c in _unique([shorten(c, TICK_LIMIT) for c in view.columns])]
@@ -216,11 +217,17 @@ def heatmap(view: MatrixView) -> go.Figure:
         hovertemplate="gold %{y}<br>candidate %{x}<br>%{z:.4f}<extra></extra>",
         colorbar={"title": {"text": "similarity"}}))
     if view.pairs:
+        # small matrices: a box around each chosen cell (a shape scales with the cell,
+        # a marker would cover its printed value); large ones: a small square marker
         fig.add_trace(go.Scatter(
             x=[columns[j] for _, j in view.pairs], y=[rows[i] for i, _ in view.pairs],
             mode="markers", name="chosen pair", hoverinfo="skip",
-            marker={"symbol": "square-open", "size": 34 if annotate else 6,
-                    "color": "#000000", "line": {"width": 3 if annotate else 1}}))
+            marker={"symbol": "square-open", "size": 6, "color": "#000000",
+                    "line": {"width": 1}, "opacity": 0 if annotate else 1}))
+        if annotate:
+            for i, j in view.pairs:
+                fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
+                              line={"color": "#000000", "width": 3})
     fig.update_layout(height=min(900, max(260, 60 + 42 * len(rows))), xaxis={"side": "top"},
                       yaxis={"autorange": "reversed"}, showlegend=False,
                       margin={"l": 10, "r": 10, "t": 60, "b": 10})

@@ -63,7 +63,7 @@ def operations(key: str, alignment: Any, inputs: Any) -> None:
     st.subheader("Apply a fix")
     st.markdown(EXPLAIN)
     for rank, op in enumerate(feedback.shown, start=1):
-        text, numbers, button = st.columns([5, 2, 1], vertical_alignment="center")
+        text, numbers, button = st.columns([5, 2.4, 1.1], vertical_alignment="center")
         text.markdown(f"{rank}. {md_escape(op.message)}")
         alone = moved.get(id(op))
         numbers.markdown(f"delta **{views.fmt_delta(op.delta)}** · alone **"

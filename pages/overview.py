@@ -4,22 +4,25 @@ The diff is a fragment: hiding perfect subtrees, searching and stepping through 
 mismatches redraw only the diff, and its HTML is cached on the documents' content.
 """
 
+import json
 import time
 from typing import Any
 
 import streamlit as st
 
 from app import scoring, session, views
-from app.diff_table import STATUS_MARKS, diff_html, diff_rows, mark, mismatches, search, value_text
+from app.diff_table import STATUS_MARKS, diff_html, diff_rows, mark, mismatches, search
 from app.text import md_escape, shorten
 
 MISMATCH = "oa.ov_mismatch"  # 0-based index of the current mismatch, -1 for none
 SCROLL = "oa.ov_scroll"  # bumped by a navigation click: scroll the diff to the mismatch
 # A fixed script (no document text in it): bring the current mismatch into view.
 _SCROLL_JS = """<script>/* {nonce} */
-const row = window.parent.document.getElementById("oa-current")
-    || document.getElementById("oa-current");
-if (row) row.scrollIntoView({{block: "center"}});
+window.__oaScroll = (window.__oaScroll || 0) + 1;
+requestAnimationFrame(() => requestAnimationFrame(() => {{
+  const row = document.getElementById("oa-current");
+  if (row) row.scrollIntoView({{block: "center"}});
+}}));
 </script>"""
 
 
@@ -46,7 +49,7 @@ def _describe(node: Any) -> str:
     for side, path, value in (("gold", node.gold_path, node.gold),
                               ("candidate", node.candidate_path, node.candidate)):
         if path is not None:
-            parts.append(f"{side} {md_escape(shorten(value_text(value), 60))}")
+            parts.append(f"{side} {md_escape(shorten(json.dumps(value, ensure_ascii=False), 80))}")
     parts.append(f"score {views.fmt_score(node.score)}, costs {views.fmt_score(node.deficit)}")
     return " · ".join(parts)
 
@@ -63,7 +66,7 @@ def diff_section(key: str, alignment: Any) -> None:
     query = search_col.text_input("Search by path or value", placeholder="e.g. /entities/4 "
                                   "or decoder", **session.bind("oa.ov_search", ""))
     current = st.session_state.get(MISMATCH, -1)
-    prev_col, next_col, where_col = st.columns([1, 1, 5], vertical_alignment="center")
+    prev_col, next_col, where_col = st.columns([1.4, 1.4, 4], vertical_alignment="center")
     prev_col.button("Previous mismatch", icon=":material/arrow_upward:", key="ov.prev",
                     on_click=_step, args=(len(found), -1), disabled=not found,
                     width="stretch")

@@ -1,0 +1,150 @@
+"""Real-browser tests of Overview, Match tree and Feedback on the three largest bundled
+examples (by document size: SciERC, Bio AMR, BioRED), with screenshots.
+
+Every wait is on what the page shows (Playwright's auto-retrying ``expect``), never a
+sleep; the network is blocked by the ``page`` fixture.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+Shot = Callable[[Page, str], Path]
+
+LARGEST = ("scierc", "bio_amr", "biored")
+MISMATCHES = {"scierc": 6, "bio_amr": 3, "biored": 8}
+SETTLED = """() => !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
+    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+        .every(chart => chart.querySelector(".main-svg"))"""
+
+
+def open_view(page: Page, app_url: str, path: str, example: str) -> None:
+    page.goto(f"{app_url}/{path}?example={example}")
+    expect(page.get_by_role("heading", level=1).first).to_be_visible()
+    expect(page.get_by_text("Alignment computed in")).to_be_visible()
+
+
+def settled(page: Page) -> None:
+    page.wait_for_function(SETTLED)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+@pytest.mark.parametrize("example", LARGEST)
+def test_overview_shows_the_mismatches_first(
+        page: Page, app_url: str, example: str, screenshot: Shot) -> None:
+    open_view(page, app_url, "overview", example)
+    count = MISMATCHES[example]
+    expect(page.get_by_text(f"{count} mismatches", exact=False)).to_be_visible()
+    table = page.locator("table.oa-diff")
+    expect(table).to_be_visible()
+    expect(table.locator("tr.note").first).to_contain_text("hidden")  # perfect parts hidden
+    settled(page)
+    height = page.evaluate(
+        "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    assert height < 3000, f"the overview is {height} px tall"
+    screenshot(page, f"pages-overview-{example}")
+    page.get_by_role("button", name="Next mismatch").click()
+    expect(page.get_by_text(f"Mismatch 1 of {count}:")).to_be_visible()
+    current = page.locator("#oa-current")
+    expect(current).to_be_visible()
+    expect(current).to_be_in_viewport()
+    page.get_by_role("button", name="Previous mismatch").click()
+    expect(page.get_by_text(f"Mismatch {count} of {count}:")).to_be_visible()
+    expect(page.locator("#oa-current")).to_be_in_viewport()
+    settled(page)
+    screenshot(page, f"pages-overview-{example}-last-mismatch")
+
+
+def test_overview_search_and_show_everything(
+        page: Page, app_url: str, screenshot: Shot) -> None:
+    open_view(page, app_url, "overview", "scierc")
+    table = page.locator("table.oa-diff")
+    expect(table).to_be_visible()
+    expect(table.get_by_text('"cascaded systems"')).to_have_count(0)  # perfect: hidden
+    box = page.get_by_label("Search by path or value")
+    box.fill("cascaded")
+    box.press("Enter")
+    expect(table.get_by_text('"cascaded systems"').first).to_be_visible()
+    expect(page.get_by_text(re.compile(r"\d+ nodes? match"))).to_be_visible()
+    settled(page)
+    screenshot(page, "pages-overview-scierc-search")
+    box.fill("")
+    box.press("Enter")
+    expect(table.get_by_text('"cascaded systems"')).to_have_count(0)
+    page.get_by_text("Hide perfect subtrees").click()
+    expect(table.get_by_text('"cascaded systems"').first).to_be_visible()
+    # perfect rows are neutral: no background on them
+    perfect = table.locator("tr.perfect td[style*='background']")
+    expect(perfect).to_have_count(0)
+
+
+@pytest.mark.parametrize("example", LARGEST)
+def test_match_tree_pins_path_and_deficit(
+        page: Page, app_url: str, example: str, screenshot: Shot) -> None:
+    open_view(page, app_url, "match-tree", example)
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()
+    headers = grid.locator('th[role="columnheader"]')
+    expect(headers.first).to_have_text("path")
+    expect(headers.nth(1)).to_have_text("deficit")
+    # scrolled all the way right, the grid draws the last columns and keeps the pinned
+    # ones (it only renders the header cells of the columns in view)
+    grid.locator(".dvn-scroller").evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+    expect(headers.filter(has_text="comparator")).to_have_count(1)
+    expect(headers.filter(has_text="similarity")).to_have_count(0)
+    expect(headers.first).to_have_text("path")
+    expect(headers.nth(1)).to_have_text("deficit")
+    expect(page.locator(".st-key-icicle text.slicetext").first).to_contain_text("score")
+    settled(page)
+    screenshot(page, f"pages-match-tree-{example}")
+
+
+def test_match_tree_table_has_no_none_cells(page: Page, app_url: str) -> None:
+    open_view(page, app_url, "match-tree", "scierc")
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()
+    cells = grid.locator('td[role="gridcell"]')
+    expect(cells.first).to_be_attached()
+    expect(cells.filter(has_text=re.compile(r"^—$")).first).to_be_attached()  # absent side
+    assert "None" not in cells.all_inner_texts()
+
+
+@pytest.mark.parametrize("example", LARGEST)
+def test_feedback_shows_delta_and_applied_alone(
+        page: Page, app_url: str, example: str, screenshot: Shot) -> None:
+    open_view(page, app_url, "feedback", example)
+    expect(page.get_by_text(re.compile(r"delta \+\d\.\d{4} · alone [+-]\d\.\d{4}")).first
+           ).to_be_visible()
+    code = page.locator('[data-testid="stCode"]').first
+    expect(code).to_contain_text("The prediction scored")
+    assert "{'" not in code.inner_text()  # JSON values, not Python literals
+    settled(page)
+    screenshot(page, f"pages-feedback-{example}")
+
+
+def test_feedback_filters_keep_the_page(page: Page, app_url: str, screenshot: Shot) -> None:
+    open_view(page, app_url, "feedback", "scierc")
+    expect(page.get_by_text("Top 5 of")).to_be_visible()
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    slider.press("ArrowLeft")
+    expect(page.get_by_text("Top 4 of")).to_be_visible()
+    expect(page.get_by_role("button", name="Apply this fix")).to_have_count(4)
+    minimum = page.get_by_label("Minimum delta")
+    minimum.fill("0.02")
+    minimum.press("Enter")
+    expect(page.get_by_text("below the minimum delta left out")).to_be_visible()
+    settled(page)
+    screenshot(page, "pages-feedback-scierc-filtered")
+
+
+def test_chart_toolbars_are_not_in_the_tab_order(page: Page, app_url: str) -> None:
+    open_view(page, app_url, "feedback", "running_example")
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_attached()
+    assert page.locator(".modebar-btn").count() == 0
