@@ -723,6 +723,16 @@ def bind(name: str, default: Any, *, options: Sequence[Any] | None = None,
 
 def _copy_widget(widget_key: str, name: str) -> None:
     st.session_state[name] = st.session_state[widget_key]
+    sync_url()  # a widget in a fragment reruns only the fragment, not main.py's sync
+
+
+def changed() -> None:
+    """Call after changing the state in a callback: writes the URL at once.
+
+    ``main.py`` writes the URL on every full run; a widget inside ``st.fragment``
+    reruns only its fragment, so its callback (or the fragment) calls this.
+    """
+    sync_url()
 
 
 def apply_fix(op: Any, score_before: float) -> None:
@@ -741,6 +751,7 @@ def apply_fix(op: Any, score_before: float) -> None:
         "message": op.message, "kind": op.kind, "delta": op.delta,
         "score_before": score_before, "before": before, "after": after,
         "patch": copy.deepcopy(op.patch)})
+    sync_url()
 
 
 def undo_fix() -> None:
@@ -748,6 +759,7 @@ def undo_fix() -> None:
     fixes: list[dict[str, Any]] = st.session_state.get(FIXES, [])
     if fixes:
         fixes.pop()
+    sync_url()
 
 
 # ---------------------------------------------------------------- warnings
