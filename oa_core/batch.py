@@ -3,8 +3,10 @@
 Each input line is one JSON object: ``{"gold": ..., "candidate": ...}`` (parsed
 JSON) or ``{"gold": ..., "prediction": "raw model text"}`` (the JSON is taken out
 of the text with :func:`oa_core.jsonio.extract_json`); an ``"id"`` is copied to the
-output. :func:`iter_batch` scores the lines, in one process or several, and yields
-one :class:`BatchResult` per line in input order; :func:`summarize` aggregates them.
+output. :func:`iter_batch` scores the lines, in one process, several, or on a Dask
+cluster (``client=``, see :mod:`oa_core.cluster`), and yields one :class:`BatchResult`
+per line in input order; :func:`summarize` aggregates them; :func:`score_pairs` returns
+the records of a batch as a pandas DataFrame.
 
 One line never costs the others: a line that is bad input gets an ``error``, a
 prediction with no usable JSON scores 0 with a ``parse_error``, and an unexpected
@@ -31,11 +33,12 @@ score: mean 0.5000  p10 0.1000  p50 0.5000  p90 0.9000
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,6 +49,9 @@ from .options import AlignOptions
 from .report import describe_error
 from .schema import Schema
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "BatchOptions",
     "BatchResult",
@@ -53,6 +59,7 @@ __all__ = [
     "iter_batch",
     "path_pattern",
     "score_line",
+    "score_pairs",
     "summarize",
 ]
 
@@ -250,8 +257,9 @@ def _work(task: tuple[int, int, str]) -> BatchResult:
 
 
 def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions | None = None,
-               workers: int = 1, name: str = "<pairs>") -> Iterator[BatchResult]:
-    """Score every pair line, in input order, with one or more processes.
+               workers: int = 1, name: str = "<pairs>", client: Any = None,
+               chunk_size: int | None = None) -> Iterator[BatchResult]:
+    """Score every pair line, in input order, with one or more processes or on Dask.
 
     Parameters
     ----------
@@ -264,21 +272,33 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
         Processes to use (1 scores in this process).
     name : str
         The input's name, for error messages.
+    client : distributed.Client, optional
+        Score on this Dask cluster instead (``workers`` is then unused); see
+        :func:`oa_core.cluster.iter_batch_dask`. The results are the same.
+    chunk_size : int, optional
+        Lines per Dask task (default: automatic).
 
     Yields
     ------
     BatchResult
-        One per non-blank line, in input order whatever ``workers`` is.
+        One per non-blank line, in input order whatever ``workers`` or ``client`` is.
 
     Raises
     ------
     SchemaError
         When the schema is invalid (before any line is scored).
+    ClusterError
+        When the Dask cluster is lost mid-run (:mod:`oa_core.cluster`).
     """
     options = options or BatchOptions()
     schema = Schema.parse(raw_schema)
     tasks = [(index, number, text) for index, (number, text) in enumerate(
         (n, t) for n, t in enumerate(lines, 1) if t.strip())]
+    if client is not None:
+        from .cluster import iter_batch_dask  # Dask is optional
+        yield from iter_batch_dask(tasks, raw_schema, client=client, options=options,
+                                   name=name, chunk_size=chunk_size)
+        return
     if workers <= 1 or len(tasks) <= 1:
         for task in tasks:
             yield score_line(schema, options, name, *task)
@@ -287,6 +307,92 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
     with multiprocessing.get_context().Pool(
             workers, initializer=_init_worker, initargs=(raw_schema, options, name)) as pool:
         yield from pool.imap(_work, tasks, chunksize=chunksize)
+
+
+COLUMNS = ("index", "id", "score", "ops", "parse_error", "error")
+"""The columns of :func:`score_pairs`, the keys of a result record."""
+
+
+def score_pairs(pairs: Iterable[str | bytes | Any], schema: Any, *,
+                options: BatchOptions | None = None, client: Any = None, workers: int = 1,
+                name: str = "<pairs>", chunk_size: int | None = None) -> pd.DataFrame:
+    """Score many pairs; one DataFrame row per pair, in input order.
+
+    Parameters
+    ----------
+    pairs : iterable of str or dict
+        JSONL lines (blank ones skipped, as in a file) or pair objects
+        (``{"gold": ..., "candidate"|"prediction": ..., "id": ...}``), mixed freely.
+    schema : dict
+        The OA schema as JSON data.
+    options : BatchOptions, optional
+    client : distributed.Client, optional
+        Score on this Dask cluster (the rows are the same as without it).
+    workers : int
+        Local processes when there is no ``client``.
+    name : str
+        The input's name, for error messages.
+    chunk_size : int, optional
+        Lines per Dask task.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`: ``index`` (int), ``id``, ``score`` (float; NaN when
+        the line was not scored), ``ops`` (list of dicts), ``parse_error`` and ``error``
+        (dicts, as in the ``oa batch`` records; None when absent).
+        ``frame.attrs["summary"]`` is :meth:`BatchSummary.to_dict` of the run.
+
+    Raises
+    ------
+    SchemaError
+        When the schema is invalid.
+
+    >>> schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    >>> frame = score_pairs([{"id": "a", "gold": {"city": "Paris"},
+    ...                       "candidate": {"city": "Paris"}}, '{"gold": '], schema)
+    >>> frame[["index", "id", "score"]].to_dict("records")
+    [{'index': 0, 'id': 'a', 'score': 1.0}, {'index': 1, 'id': None, 'score': nan}]
+    >>> frame.attrs["summary"]["failed"]
+    1
+    """
+    import pandas as pd
+
+    lines: list[str] = []
+    refused: dict[int, str] = {}  # position in ``lines`` -> why the pair is not JSON data
+    for item in pairs:
+        if isinstance(item, str):
+            lines.append(item)
+            continue
+        try:
+            lines.append(item.decode("utf-8") if isinstance(item, bytes)
+                         else json.dumps(item, ensure_ascii=False, allow_nan=False))
+        except (TypeError, ValueError) as exc:  # not JSON data: that pair's error
+            refused[len(lines)] = f"{type(exc).__name__}: {exc}"
+            lines.append("null")
+    results = list(iter_batch(lines, schema, options=options, workers=workers, name=name,
+                              client=client, chunk_size=chunk_size))
+    if refused:
+        numbers = [n for n, text in enumerate(lines) if text.strip()]  # index -> position
+        for result_index, position in enumerate(numbers):
+            if position in refused:
+                results[result_index] = BatchResult(
+                    {"index": result_index, "error": {
+                        "line": position + 1, "document": "pairs", "pointer": "",
+                        "message": f"the pair is not JSON data ({refused[position]})",
+                        "fix": "give JSON data (dicts, lists, str, finite numbers, bool, "
+                               "None) or a JSONL line"}},
+                    error=f"{name} line {position + 1} (pairs): the pair is not JSON data "
+                          f"({refused[position]})")
+    records = [result.record for result in results]
+    frame = pd.DataFrame({
+        "index": pd.Series([r["index"] for r in records], dtype="int64"),
+        "id": pd.Series([r.get("id") for r in records], dtype=object),
+        "score": pd.Series([r.get("score", np.nan) for r in records], dtype="float64"),
+        **{key: pd.Series([r.get(key) for r in records], dtype=object)
+           for key in ("ops", "parse_error", "error")}}, columns=list(COLUMNS))
+    frame.attrs["summary"] = summarize(results).to_dict()
+    return frame
 
 
 @dataclass(slots=True)

@@ -54,6 +54,7 @@ from typing import Any, BinaryIO, TextIO
 
 from .aligner import WL_MODES, Alignment, align
 from .batch import BatchOptions, BatchResult, iter_batch, summarize
+from .cluster import ClusterError, dask_client  # imports Dask only when a client is made
 from .errors import OAError
 from .feedback import feedback, load_templates
 from .jsonio import loads
@@ -443,6 +444,14 @@ def _write_results(results: Sequence[BatchResult] | Any, output: str,
     return done
 
 
+def _dask_client(address: str, workers: int, stack: contextlib.ExitStack) -> Any:
+    """A Dask client (of a new local cluster of ``workers`` processes for ``local``)."""
+    try:
+        return stack.enter_context(dask_client(address, workers))
+    except ClusterError as exc:
+        raise BadInput(f"--dask {address}: {exc}") from None
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     align_options = _align_options(args)
     reader = _Reader(align_options.limits)
@@ -454,9 +463,15 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                            align_options=align_options)
     total = sum(1 for line in lines if line.strip())
     show = args.progress or (sys.stderr.isatty() and not args.quiet)
-    progress = _Progress(total, sys.stderr, redraw=sys.stderr.isatty()) if show else None
-    results = _write_results(iter_batch(lines, schema_value, options=options,
-                                        workers=workers, name=name), args.output, progress)
+    with contextlib.ExitStack() as stack:
+        client = _dask_client(args.dask, workers, stack) if args.dask else None
+        progress = _Progress(total, sys.stderr, redraw=sys.stderr.isatty()) if show else None
+        try:
+            results = _write_results(iter_batch(lines, schema_value, options=options,
+                                                workers=workers, name=name, client=client),
+                                     args.output, progress)
+        except ClusterError as exc:  # the cluster went away mid-run
+            raise BadInput(f"--dask {args.dask}: {exc}") from None
     summary = summarize(results)
     report = sys.stderr if args.output == STDIN else sys.stdout
     text = (json.dumps(summary.to_dict(args.summary_top), ensure_ascii=False) if args.json
@@ -577,7 +592,11 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--output", "-o", default=STDIN, metavar="OUT",
                        help="where to write the result lines (default: standard output)")
     batch.add_argument("--workers", "-j", type=_count, default=1, metavar="N",
-                       help="worker processes (0: one per CPU; default 1)")
+                       help="worker processes (0: one per CPU; default 1); with --dask "
+                            "local, the local cluster's workers")
+    batch.add_argument("--dask", metavar="ADDRESS",
+                       help="score on the Dask cluster of this scheduler (tcp://HOST:8786), "
+                            "or 'local' for a new local cluster; needs the dask extra")
     batch.add_argument("--top-k", "-k", type=_count, default=5, metavar="K",
                        help="repair operations written per pair (default 5)")
     batch.add_argument("--min-delta", type=_fraction, default=0.0, metavar="D",
