@@ -16,6 +16,12 @@ Run from the repository root::
     python -m benchmarks.batch                      # 400 pairs, workers 1 and 2
     python -m benchmarks.batch --pairs 1000 --workers 1 2 --repeat 5 --json out.json
     python -m benchmarks.batch --reading            # oa_core.jsonio on 10 MB and hostile text
+    python -m benchmarks.batch --dask local         # also on Dask (needs the dask extra)
+
+``--dask local`` adds, per worker count N, ``oa batch --dask local --workers N`` (the
+time includes starting a ``LocalCluster`` of N processes and closing it) and
+``oa batch --dask tcp://...`` against a LocalCluster of N workers started beforehand
+(the time of a run on a running cluster: connecting, the tasks, the results).
 
 ``--reading`` times :func:`oa_core.jsonio.loads` on a 10 MB JSON document (records
 of strings, integers, floats, arrays and objects), the same text as JSONC (a comment
@@ -78,13 +84,15 @@ def make_pairs(count: int, seed: int = 0) -> tuple[list[str], dict[str, Any]]:
     return lines, schema
 
 
-def measure(pairs_file: Path, schema_file: Path, workers: int, repeat: int) -> list[float]:
-    """Wall-clock seconds of ``oa batch`` over ``pairs_file``, ``repeat`` times."""
+def measure(pairs_file: Path, schema_file: Path, workers: int, repeat: int,
+            dask: str | None = None) -> list[float]:
+    """Wall-clock seconds of ``oa batch`` over ``pairs_file``, ``repeat`` times
+    (``dask``: the ``--dask`` address)."""
     times = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.jsonl"
         argv = ["batch", str(pairs_file), "--schema", str(schema_file), "-o", str(out),
-                "--workers", str(workers)]
+                "--workers", str(workers), *(["--dask", dask] if dask else [])]
         for _ in range(repeat):
             start = time.perf_counter()
             with contextlib.redirect_stdout(io.StringIO()):
@@ -93,6 +101,22 @@ def measure(pairs_file: Path, schema_file: Path, workers: int, repeat: int) -> l
             if code != 0:
                 raise RuntimeError(f"oa batch exited with {code}")
     return times
+
+
+def _measure_running_cluster(pairs_file: Path, schema_file: Path, workers: int,
+                             repeat: int, pairs: int) -> dict[str, Any]:
+    """``oa batch --dask ADDRESS`` on a LocalCluster of ``workers`` started beforehand."""
+    import logging
+
+    import distributed
+
+    with distributed.LocalCluster(n_workers=workers, processes=True, threads_per_worker=1,
+                                  dashboard_address=None,
+                                  silence_logs=logging.ERROR) as cluster:
+        times = measure(pairs_file, schema_file, workers, repeat, cluster.scheduler_address)
+    return {"mode": "dask, running", "workers": workers, "pairs": pairs,
+            "best_s": min(times), "median_s": statistics.median(times),
+            "pairs_per_s": pairs / min(times)}
 
 
 def reading_document(megabytes: float = 10.0, seed: int = 0) -> str:
@@ -147,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="time oa_core.jsonio instead (10 MB JSON, hostile text)")
     parser.add_argument("--megabytes", type=float, default=10.0,
                         help="size of the --reading document (10)")
+    parser.add_argument("--dask", choices=("local",),
+                        help="also time --dask local and a running LocalCluster")
     args = parser.parse_args(argv)
     if args.reading:
         rows = measure_reading(args.megabytes, args.repeat)
@@ -170,15 +196,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         pairs_file.write_text("\n".join(lines) + "\n")
         schema_file.write_text(json.dumps(schema))
         for workers in args.workers:
-            times = measure(pairs_file, schema_file, workers, args.repeat)
-            rows.append({"workers": workers, "pairs": args.pairs, "best_s": min(times),
-                         "median_s": statistics.median(times),
-                         "pairs_per_s": args.pairs / min(times)})
+            runs = [("local", None)]
+            if args.dask:
+                runs.append(("dask local", "local"))
+            for mode, dask in runs:
+                times = measure(pairs_file, schema_file, workers, args.repeat, dask)
+                rows.append({"mode": mode, "workers": workers, "pairs": args.pairs,
+                             "best_s": min(times), "median_s": statistics.median(times),
+                             "pairs_per_s": args.pairs / min(times)})
+            if args.dask:
+                rows.append(_measure_running_cluster(pairs_file, schema_file, workers,
+                                                     args.repeat, args.pairs))
     base = rows[0]["pairs_per_s"]
-    print(f"{'workers':>7}  {'best s':>7}  {'median s':>8}  {'pairs/s':>8}  {'speedup':>7}")
+    print(f"{'mode':<18}  {'workers':>7}  {'best s':>7}  {'median s':>8}  {'pairs/s':>8}  "
+          f"{'speedup':>7}")
     for row in rows:
-        print(f"{row['workers']:>7}  {row['best_s']:>7.2f}  {row['median_s']:>8.2f}  "
-              f"{row['pairs_per_s']:>8.1f}  {row['pairs_per_s'] / base:>6.2f}x")
+        print(f"{row['mode']:<18}  {row['workers']:>7}  {row['best_s']:>7.2f}  "
+              f"{row['median_s']:>8.2f}  {row['pairs_per_s']:>8.1f}  "
+              f"{row['pairs_per_s'] / base:>6.2f}x")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0
