@@ -180,12 +180,16 @@ class _Translator:
 
     A gold record with no candidate counterpart keeps its id when the candidate
     does not use it, else gets a fresh one; references are mapped through the
-    bijections extended by these new ids.
+    bijections extended by these new ids. A gold reference that dangles (no gold
+    record has its id) is written as a value that dangles in the repaired candidate
+    too: its own value unless a record will have that id, else a fresh one.
     """
 
     def __init__(self, alignment: Alignment) -> None:
         self.schema = alignment.schema
         self.mapping: dict[str, dict[Any, Any]] = {}
+        self.taken: dict[str, set[tuple[str, Any]]] = {}
+        self.dangling: dict[str, dict[Any, Any]] = {}
         for scope, bijection in alignment.bijections.items():
             taken = {key for c in alignment.scopes[scope].candidate_ids
                      if (key := id_key(c)) is not None}
@@ -208,10 +212,36 @@ class _Translator:
                 taken.add(fresh_key)
                 extended[id_key(gold_id)] = fresh
             self.mapping[scope] = extended
+            self.taken[scope] = taken
+            self.dangling[scope] = {}
 
     def target(self, scope: str, gold_id: Any) -> Any:
         key = id_key(gold_id)
-        return gold_id if key is None else self.mapping.get(scope, {}).get(key, gold_id)
+        if key is None:
+            return gold_id
+        mapped = self.mapping.get(scope, {})
+        if key in mapped:
+            return mapped[key]
+        return self.dangling_value(scope, gold_id)
+
+    def dangling_value(self, scope: str, gold_id: Any) -> Any:
+        """A value no record of the repaired candidate has (for a dangling gold ref)."""
+        taken = self.taken.get(scope)
+        key = id_key(gold_id)
+        if taken is None or key is None or key not in taken:
+            return gold_id
+        chosen = self.dangling[scope].get(key)
+        if chosen is None:
+            chosen = gold_id
+            while id_key(chosen) in taken or chosen in self.dangling[scope].values():
+                chosen = (chosen + 1) if is_number(chosen) else f"{chosen}_dangling"
+            self.dangling[scope][key] = chosen
+        return chosen
+
+    def resolves(self, scope: str, value: Any) -> bool:
+        """Whether ``value`` will name a record of the repaired candidate."""
+        key = id_key(value)
+        return key is not None and key in self.taken.get(scope, set())
 
     def translate(self, value: Any, node: SchemaNode) -> Any:
         node = concrete(node, value, value)
@@ -280,6 +310,8 @@ class _Collector:
             self.rename(node, parent)
         if node.kind == NodeKind.ID:
             self.identifier(node)
+        if node.kind == NodeKind.REF and node.score >= 1.0:
+            self.keep_dangling(node)
         if node.score >= 1.0 and not node.children:
             return
         if node.status == Status.TYPE_MISMATCH:
@@ -310,6 +342,21 @@ class _Collector:
                           node.candidate_path, node.gold, node.candidate, 0.0, value,
                           [{"op": "replace", "path": node.candidate_path, "value": value}],
                           details={"target": _show(value, self.values)},
+                          container=node.candidate_path))
+
+    def keep_dangling(self, node: MatchNode) -> None:
+        """A gold reference that dangles agrees with a candidate one that dangles; if
+        the repairs give some record the candidate's value, it must change (delta 0)."""
+        scope = node.scope or ""
+        bijection = self.alignment.bijections.get(scope)
+        if (bijection is None or node.gold is None or node.candidate is None
+                or node.gold in bijection or not self.translator.resolves(scope, node.candidate)):
+            return
+        value = self.translator.target(scope, node.gold)
+        self.add(RepairOp(OpKind.UNRESOLVED_REFERENCE, node.gold_path or "", node.gold_path,
+                          node.candidate_path, node.gold, node.candidate, 0.0, value,
+                          [{"op": "replace", "path": node.candidate_path, "value": value}],
+                          details={"scope": scope, "target": _show(value, self.values)},
                           container=node.candidate_path))
 
     def replace(self, node: MatchNode, kind: OpKind) -> None:

@@ -236,6 +236,22 @@ def _resolution_groups(schema: Schema) -> tuple[list[list[str]], set[str], list[
     return groups, cyclic, warnings
 
 
+def _order_free(value: Any) -> Any:
+    """``value`` with every list sorted by its elements' canonical text."""
+    if isinstance(value, dict):
+        return {k: _order_free(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return sorted((_order_free(v) for v in value), key=_text)
+    return value
+
+
+def _record_key(record: Record) -> tuple[str, str]:
+    """The last, position-free tie-break between records: their canonical JSON with
+    lists in a canonical order (so permuting a list inside a record changes nothing),
+    then as written (records equal up to list order are interchangeable)."""
+    return _text(_order_free(record.value)), _text(record.value)
+
+
 def _text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
@@ -343,7 +359,7 @@ def _targets(records: list[Record], priority: dict[int, tuple[float, ...]]
     for key, members in groups.items():
         best = max(priority.get(k, ()) for k in members)
         top = [k for k in members if priority.get(k, ()) == best]
-        chosen[key] = min(top, key=lambda k: (_text(records[k].value), k))
+        chosen[key] = min(top, key=lambda k: (_record_key(records[k]), k))
     return chosen
 
 
@@ -445,7 +461,7 @@ def _structure(trace: WLTrace, scope: str) -> _Structure:
 
 def _with_texts(colours: np.ndarray, records: list[Record]) -> np.ndarray:
     """Colours refined by the records' canonical JSON: the last, position-free order."""
-    texts = [_text(r.value) for r in records]
+    texts = [_record_key(r) for r in records]
     order = sorted(range(len(records)), key=lambda k: (int(colours[k]), texts[k]))
     keys = np.empty(len(records), dtype=np.int64)
     keys[order] = np.arange(len(records))

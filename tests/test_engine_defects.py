@@ -445,3 +445,30 @@ def test_nested_lists_cost_linear_work_and_fit_the_stack():
     for _ in range(45):
         alternating = [{"a": alternating}]
     assert oa_core.score(alternating, copy.deepcopy(alternating), {}) == 1.0
+
+
+def test_a_dangling_gold_reference_stays_dangling_after_the_repairs():
+    # The candidate's reference dangles like the gold's (they agree); the repairs then
+    # give a record that id, so the reference must change too.
+    schema = {"properties": {
+        "p": {"items": {"properties": {"id": {"type": "string", "idScope": "org"},
+                                       "to": {"items": {"type": "string", "ref": "org"}}}}}}}
+    gold = {"p": [{"id": "p1", "to": ["z"]}]}
+    cand = {"p": [{"to": ["p1"]}]}
+    deltas_add_up(gold, cand, schema)
+
+
+def test_permuting_a_list_inside_records_with_a_shared_id_keeps_the_score():
+    schema = {"type": "object", "properties": {
+        "a": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+            "id": {"type": "integer", "idScope": "A"},
+            "to": {"type": "array", "order": "align", "items": {"type": "string",
+                                                                "ref": "B"}}}}},
+        "b": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+            "id": {"type": "string", "idScope": "B"}, "back": {"type": "integer", "ref": "A"}}}}}}
+    gold = {"a": [{"id": 1, "to": ["x", "x"]}, {"id": 3, "to": ["x"]}], "b": [{"back": 1}]}
+    cand = {"a": [{"id": 9, "to": ["", "y"]}, {"id": 9, "to": ["r", "x"]}],
+            "b": [{"id": "y", "back": 9}]}
+    reordered = copy.deepcopy(cand)
+    reordered["a"][0]["to"].reverse()
+    assert oa_core.score(gold, cand, schema) == oa_core.score(gold, reordered, schema)
