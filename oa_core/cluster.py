@@ -31,6 +31,7 @@ import hashlib
 import json
 import logging
 import math
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError
@@ -141,16 +142,18 @@ def check_workers(client: Any) -> None:
 
 _SCHEMAS: dict[str, Schema] = {}
 _SCHEMA_CACHE = 8
+_SCHEMAS_LOCK = threading.Lock()  # a worker may run several threads
 
 
 def _worker_schema(text: str, digest: str) -> Schema:
-    schema = _SCHEMAS.get(digest)
-    if schema is None:  # once per worker process (per schema)
-        schema = Schema.parse(json.loads(text))
-        if len(_SCHEMAS) >= _SCHEMA_CACHE:
-            _SCHEMAS.pop(next(iter(_SCHEMAS)))
-        _SCHEMAS[digest] = schema
-    return schema
+    with _SCHEMAS_LOCK:
+        schema = _SCHEMAS.get(digest)
+        if schema is None:  # once per worker process (per schema)
+            schema = Schema.parse(json.loads(text))
+            if len(_SCHEMAS) >= _SCHEMA_CACHE:
+                _SCHEMAS.pop(next(iter(_SCHEMAS)))
+            _SCHEMAS[digest] = schema
+        return schema
 
 
 def _internal(task: Task, name: str, exc: BaseException) -> BatchResult:

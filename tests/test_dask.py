@@ -213,3 +213,15 @@ def test_unreachable_scheduler_is_bad_input() -> None:
             cluster.dask_client("tcp://127.0.0.1:9", timeout=1):
         pass
     assert batch.COLUMNS[0] == "index"
+
+
+def test_workers_without_this_oa_core_are_refused(client: Any,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import oa_core
+
+    cluster.check_workers(client)  # same version everywhere
+    monkeypatch.setattr(oa_core, "__version__", "9.9.9")
+    with pytest.raises(cluster.ClusterError, match=r"2 Dask worker\(s\) cannot run oa_core "
+                                                   r"9\.9\.9 .*oa_core 0\.1\.0") as info:
+        cluster.check_workers(client)
+    assert "object-aligner-explorer[dask]" in str(info.value)
