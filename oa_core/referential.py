@@ -38,7 +38,9 @@ of the graph (a self-referencing scope) is an endpoint: an edge from it to each
 record it references, labelled by the role. Edge labels are the carrier's
 exactly-compared scalars (``exact`` comparator, booleans, ``enum`` fields; never
 ids) plus its references into already-resolved scopes, gold ones mapped through
-their bijection. A reference to an id that several records share reaches all of them
+their bijection, plus its position when it is an item of a fixed-order list (there
+positions are scored); references that are items of a fixed-order list have their
+position in their role. A reference to an id that several records share reaches all of them
 in the graph (it is ambiguous; through a hub vertex).
 
 Identifiers. Only strings and numbers are identifiers; a record whose id is null,
@@ -82,6 +84,7 @@ __all__ = [
 ]
 
 _UNMATCHED = ["unmatched"]
+_POSITION = "\x00position"  # the role of an item's position in a fixed-order list
 _LEVEL_RULES = (TieRule.COLOUR, TieRule.DEPTH, TieRule.CONTENT, TieRule.CONTENT)
 _LISTED = 5  # records named per warning
 
@@ -176,10 +179,15 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
                      f"{role}/{key}" if role else key)
         elif isinstance(value, list) and node.type in ("array", "any"):
             decl = schema.scope_of_records(node)
+            # in a fixed-order list (a scope's records excepted) positions are scored,
+            # so they are part of the structure: the item's position labels its edges
+            positional = decl is None and node.order == "fixed"
             for i, item in enumerate(value):
                 item_pointer = join(pointer, i)
                 if isinstance(item, dict):
                     inner = index.carriers.setdefault(item_pointer, Carrier(item_pointer))
+                    if positional:
+                        inner.scalars.append((_POSITION, i))
                     if decl is not None:
                         records = index.records[decl.name]
                         inner.record = (decl.name, len(records))
@@ -187,8 +195,9 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
                         records.append(Record(item_pointer, item, record_id, id_key(record_id)))
                     walk(item, node.item_schema(i), item_pointer, inner, "")
                 else:
+                    slot = str(i) if positional else "*"
                     walk(item, node.item_schema(i), item_pointer, carrier,
-                         f"{role}/*" if role else "*")
+                         f"{role}/{slot}" if role else slot)
         elif value_kind(value) in ("string", "number", "boolean") and _is_exact(node):
             carrier.scalars.append((role, value))
 
