@@ -172,7 +172,8 @@ def render() -> None:
             st.selectbox(f"Line of {md_inline(lines['name'])} ({count} values)",
                          range(count), key=_LINE_WIDGET, on_change=_on_line,
                          format_func=lambda k: _line_label(lines, k))
-        with st.expander("Upload or paste your own", expanded=False):
+        # a key keeps the expander (open or not) when the elements above it change
+        with st.expander("Upload or paste your own", expanded=False, key="w.upload_open"):
             st.caption("JSON or JSONC (comments, trailing commas), or JSONL (one value per "
                        "line: the first loads, then pick a line). A file loads as soon as "
                        "it is uploaded; pasted text when you press the button. Documents "
