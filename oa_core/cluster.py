@@ -53,7 +53,7 @@ INSTALL_HINT = ("pip install 'object-aligner-explorer[dask]' (or pip install "
                 "'dask[distributed]'), here and on every worker")
 
 _MAX_CHUNK_LINES = 256
-_MAX_CHUNK_BYTES = 4 << 20  # task arguments pass through the scheduler: keep them small
+_MAX_CHUNK_BYTES = 1 << 20  # task arguments pass through the scheduler: keep them small
 _CHUNKS_PER_THREAD = 4
 
 Task = tuple[int, int, str]  # (pair index, line number, line text)
@@ -214,7 +214,7 @@ def iter_batch_dask(tasks: Iterable[Task], raw_schema: Any, *, client: Any,
         The input's name, for messages.
     chunk_size : int, optional
         Lines per task (default: about four tasks per worker thread, at most 256
-        lines and 4 MiB of text).
+        lines and 1 MiB of text).
 
     Raises
     ------
