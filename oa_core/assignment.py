@@ -190,7 +190,8 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
     decided : dict (i, j) -> int
         For pairs inside a twin group: the first level that tells the group's
         pairings apart (some pairing of the group scores higher on it than another),
-        ``len(levels)`` when none does.
+        ``len(levels)`` when none does or when the pair was one of several equally
+        good choices (the canonical order decided).
     """
     partner = dict(pairs)
     decided: dict[tuple[int, int], int] = {}
@@ -224,16 +225,17 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
                 np.float64) for level in levels]
             deciding = next((k for k, sub in enumerate(subs) if _spread(sub) > 0), len(subs))
             dynamic = [level for level in levels if callable(level)]
+            arbitrary: set[tuple[int, int]] = set()
             if dynamic and len(rows) * len(cols) <= _GREEDY_CELLS:
-                chosen = _greedy(rows, cols, subs[:len(levels) - len(dynamic)], dynamic,
-                                 partner)
+                chosen, arbitrary = _greedy(rows, cols, subs[:len(levels) - len(dynamic)],
+                                            dynamic, partner)
             else:
                 r, c = linear_sum_assignment(_lexicographic(subs, len(rows), len(cols)),
                                              maximize=True)
                 chosen = [(rows[a], cols[b]) for a, b in zip(r, c, strict=True)]
             for i, j in chosen:
                 partner[i] = j
-                decided[i, j] = deciding
+                decided[i, j] = len(levels) if (i, j) in arbitrary else deciding
     result = sorted(partner.items())
     return result, {p: decided[p] for p in result if p in decided}
 
@@ -253,7 +255,7 @@ def _lexicographic(subs: Sequence[np.ndarray], rows: int, cols: int) -> np.ndarr
 
 def _greedy(rows: list[int], cols: list[int], static: Sequence[np.ndarray],
             dynamic: Sequence[Callable[[dict[int, int], list[int], list[int]], np.ndarray]],
-            partner: dict[int, int]) -> list[tuple[int, int]]:
+            partner: dict[int, int]) -> tuple[list[tuple[int, int]], set[tuple[int, int]]]:
     """Pair a group one pair at a time: the best remaining cell by the static levels,
     then the dynamic ones given every pair made so far (the most constrained first,
     as in individualization-refinement); ties go to the first row, then column, in
@@ -261,11 +263,14 @@ def _greedy(rows: list[int], cols: list[int], static: Sequence[np.ndarray],
 
     The static levels here are equivalences and their refinements (equal colours,
     rounds of agreement), for which taking the deepest agreement first is optimal.
+    Returns the pairs and those chosen among several equally good cells (the
+    canonical order decided them).
     """
     free_rows, free_cols = list(range(len(rows))), list(range(len(cols)))
     base = _lexicographic(static, len(rows), len(cols)) if static else np.zeros(
         (len(rows), len(cols)))
     chosen: list[tuple[int, int]] = []
+    arbitrary: set[tuple[int, int]] = set()
     while free_rows and free_cols:
         sub_rows = [rows[a] for a in free_rows]
         sub_cols = [cols[b] for b in free_cols]
@@ -276,10 +281,15 @@ def _greedy(rows: list[int], cols: list[int], static: Sequence[np.ndarray],
             objective = objective * (float(extra.max(initial=0)) + 1) + extra
         flat = int(np.argmax(objective))
         a, b = divmod(flat, len(free_cols))
+        best = objective.flat[flat]  # another as good a partner for this row or column?
+        tied = bool(np.count_nonzero(objective[a] == best) > 1
+                    or np.count_nonzero(objective[:, b] == best) > 1)
         i, j = rows[free_rows.pop(a)], cols[free_cols.pop(b)]
         partner[i] = j
         chosen.append((i, j))
-    return chosen
+        if tied:
+            arbitrary.add((i, j))
+    return chosen, arbitrary
 
 
 def _spread(values: np.ndarray) -> float:

@@ -86,6 +86,7 @@ __all__ = [
 _UNMATCHED = ["unmatched"]
 _POSITION = "\x00position"  # the role of an item's position in a fixed-order list
 _LEVEL_RULES = (TieRule.COLOUR, TieRule.DEPTH, TieRule.CONTENT, TieRule.CONTENT)
+_BY_LABELS = len(_LEVEL_RULES) - 1  # no level told them apart: canonical JSON did
 _LISTED = 5  # records named per warning
 
 ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
@@ -135,6 +136,11 @@ class ScopeAlignment:
     rules : dict (i, j) -> TieRule
         What decided each pair: attributes, the colour bonus, the agreement depth or
         the content rule.
+    label_ties : list of (i, j)
+        Pairs of the content rule that nothing but the records' canonical JSON told
+        apart (no structure, no reference through the pairing): interchangeable
+        records, or 1-WL-ambiguous ones on a damaged candidate. Only there may the
+        pairing (and so the score) follow the id labels.
     structural_pairs : list of (i, j)
         Twins: the pairs whose gold row of ``C`` ties exactly with another paired gold
         row (what only structure, or the list order when WL is off, tells apart).
@@ -153,6 +159,7 @@ class ScopeAlignment:
     colour_agreement: np.ndarray | None = None
     depth_agreement: np.ndarray | None = None
     rules: dict[tuple[int, int], TieRule] = field(default_factory=dict)
+    label_ties: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _is_exact(node: SchemaNode) -> bool:
@@ -480,13 +487,15 @@ def _with_texts(colours: np.ndarray, records: list[Record]) -> np.ndarray:
 def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
                 structure: _Structure | None, gold: list[Record],
                 candidate: list[Record]) -> tuple[list[tuple[int, int]],
-                                                  dict[tuple[int, int], TieRule]]:
-    """The scope's pairs (lexicographic: C, b, a, content) and what decided each."""
+                                                  dict[tuple[int, int], TieRule],
+                                                  list[tuple[int, int]]]:
+    """The scope's pairs (lexicographic: C, b, a, content), what decided each, and the
+    pairs only the records' canonical JSON told apart."""
     if structure is None or not matrix.size:
         pairs = max_weight_matching(matrix)
         twins = set(_twin_pairs(matrix, pairs))
         return pairs, {p: TieRule.POSITION if p in twins else TieRule.ATTRIBUTES
-                       for p in pairs}
+                       for p in pairs}, []
     same = structure.same
     if mode == WLMode.BLEND:
         objective, bonus = (1.0 - wl_lambda) * matrix + wl_lambda * same, None
@@ -504,7 +513,7 @@ def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
                                   levels, rows, cols)
     rules = {p: (_LEVEL_RULES[decided[p]] if p in decided else TieRule.ATTRIBUTES)
              for p in pairs}
-    return pairs, rules
+    return pairs, rules, [p for p in pairs if decided.get(p) == _BY_LABELS]
 
 
 def _tie_warnings(name: str, gold: list[Record], candidate: list[Record],
@@ -572,8 +581,8 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
             if trace is not None and matrix.size:
                 traces[name] = trace
                 structure = _structure(trace, name)
-            pairs, rules = _pair_scope(matrix, mode, wl_lambda, structure, g_records,
-                                       c_records)
+            pairs, rules, label_ties = _pair_scope(matrix, mode, wl_lambda, structure,
+                                                   g_records, c_records)
             quality = {(i, j): (1.0, float(matrix[i, j]), *(
                 (float(structure.same[i, j]), float(structure.depth[i, j]))
                 if structure is not None else ())) for i, j in pairs}
@@ -599,7 +608,7 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
                 _twin_pairs(matrix, pairs), name in cyclic, mode.value,
                 None if structure is None else structure.same,
                 None if structure is None else structure.depth / structure.rounds,
-                rules)
+                rules, label_ties)
         resolved |= members
     return bijections, candidate_ids, alignments, traces, warnings
 
