@@ -230,7 +230,7 @@ class _Translator:
         key = id_key(gold_id)
         if taken is None or key is None or key not in taken:
             return gold_id
-        chosen = self.dangling[scope].get(key)
+        chosen: Any = self.dangling[scope].get(key)
         if chosen is None:
             chosen = gold_id
             while id_key(chosen) in taken or chosen in self.dangling[scope].values():

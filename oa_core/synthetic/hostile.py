@@ -631,15 +631,15 @@ class _Generator:
             info = self.scopes[name]
             id_schema: dict[str, Any] = {"type": [info["type"], "null"] if info["nullable"]
                                          else info["type"], "idScope": name}
-            name: dict[str, Any] = {"type": "string",
-                                    "score": self.rng.choice(["exact", "jaro"])}
+            name_schema: dict[str, Any] = {"type": "string",
+                                           "score": self.rng.choice(["exact", "jaro"])}
             r = self.rng.random()
             if r < 0.35:  # twins everywhere: only the references tell records apart
-                name["enum"] = ["Ann"]
+                name_schema["enum"] = ["Ann"]
                 self.feature("twins")
             elif r < 0.6:
-                name["enum"] = ["Ann", "Bob"]
-            props: dict[str, Any] = {info["field"]: id_schema, "name": name}
+                name_schema["enum"] = ["Ann", "Bob"]
+            props: dict[str, Any] = {info["field"]: id_schema, "name": name_schema}
             if self.chance(0.3):
                 props["kind"] = {"type": "string", "enum": _LABELS, "score": "exact"}
             for target in names:
@@ -681,7 +681,7 @@ class _Generator:
             self.feature("mutual")
         for k in range(self.rng.randint(0, 3)):
             a, b = self.rng.choice(names), self.rng.choice(names)
-            link = {"type": "object", "properties": {
+            link: dict[str, Any] = {"type": "object", "properties": {
                 "src": self.ref_schema(a), "dst": self.ref_schema(b),
                 "label": {"type": "string", "enum": _LABELS, "score": "exact"}}}
             if self.chance(0.3):
@@ -750,7 +750,7 @@ class _Generator:
         if kind == "integer":
             return self.rng.choice([*_INTS, 3.0]) if self.chance(0.3) else self.rng.randint(0, 6)
         if kind == "number":
-            return self.rng.choice(_FLOATS + _INTS) if self.chance(0.4) else \
+            return self.rng.choice([*_FLOATS, *_INTS]) if self.chance(0.4) else \
                 self.rng.choice([0, 1, 2.5, 3])
         if kind == "boolean":
             return self.rng.choice([True, False])
