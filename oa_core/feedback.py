@@ -430,7 +430,7 @@ class _Collector:
             anchor = None
             path = join(container, "-")
         else:
-            anchor = _anchor(parent, gold_index, len(self.schema_of(parent).prefix_items))
+            anchor = _anchor(parent, gold_index, self.schema_of(parent))
             path = join(container, "-" if anchor is None else anchor + 1)
         self.add(RepairOp(OpKind.MISSING_LIST_ITEM,
                           (parent.gold_path or "") if unordered else (node.gold_path or ""),
@@ -440,9 +440,12 @@ class _Collector:
                           container=container, anchor=anchor))
 
 
-def _anchor(sequence: MatchNode, gold_index: int, arity: int) -> int | None:
+def _anchor(sequence: MatchNode, gold_index: int, schema: SchemaNode) -> int | None:
     """The original candidate index after which a missing gold element belongs
-    (-1: at the front; None: at the end, for a tuple position the candidate lacks)."""
+    (-1: at the front; None: at the end, for a position the candidate lacks)."""
+    arity = len(schema.prefix_items)
+    if arity and schema.items is None:  # compared position by position: it is past the end
+        return None
     before = [j for i, j in sequence.pairs if i < gold_index]
     if before:
         return max(before)

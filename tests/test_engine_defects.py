@@ -472,3 +472,8 @@ def test_permuting_a_list_inside_records_with_a_shared_id_keeps_the_score():
     reordered = copy.deepcopy(cand)
     reordered["a"][0]["to"].reverse()
     assert oa_core.score(gold, cand, schema) == oa_core.score(gold, reordered, schema)
+
+
+def test_a_missing_position_past_the_prefix_is_appended_in_place():
+    schema = {"type": "object", "properties": {"t": {"type": "array", "prefixItems": [{}]}}}
+    deltas_add_up({"t": [1, 1, 1e-300]}, {"t": [1, 1]}, schema)
