@@ -120,7 +120,8 @@ def list_examples() -> list[Example]:
         raw = loaded.get("examples", []) if isinstance(loaded, dict) else loaded
         entries = [e for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
     if entries:
-        examples = [e for entry in entries if (e := _from_entry(entry)) is not None]
+        found = [_from_entry(entry) for entry in entries]
+        examples = [e for e in found if e is not None]
     elif SAMPLE_DIR.is_dir():
         examples = [e for p in sorted(SAMPLE_DIR.iterdir()) if p.is_dir()
                     and _complete(e := Example(p.name, p.name.replace("_", " "), ""))]

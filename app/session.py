@@ -154,7 +154,7 @@ def read_values(document: str, source: str, text: str | bytes,
             return [(source, loads(text, document=document))], None  # type: ignore[arg-type]
         except OAError as exc:
             return [], error_from(exc, source)
-    lines: list[str] | list[bytes] = text.splitlines()
+    lines: list[str | bytes] = list(text.splitlines())
     values: list[tuple[str, Any]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -526,9 +526,9 @@ def url_params() -> dict[str, str]:
             example = next((e for e in list_examples() if e.name == current.source), None)
             if example is not None:
                 if current.schema_file not in (None, example.schemas[0].file):
-                    params["schema"] = current.schema_file  # type: ignore[assignment]
+                    params["schema"] = str(current.schema_file)
                 if current.candidate_file not in (None, example.candidates[0].file):
-                    params["candidate"] = current.candidate_file  # type: ignore[assignment]
+                    params["candidate"] = str(current.candidate_file)
     edits = state.get(SCHEMA_EDITS) or {}
     if edits:
         params["edits"] = canonical(edits)

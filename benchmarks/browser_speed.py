@@ -248,8 +248,10 @@ def wl_steps(page: Page, repeat: int, quiet_ms: int) -> list[float]:
         key = "ArrowLeft" if now > float(slider.get_attribute("min") or 0) else "ArrowRight"
         slider.focus()
         before = page.evaluate("() => window.location.search")
-        times.append(timed(page, lambda key=key: slider.press(key), URL_CHANGED, before,
-                           quiet_ms))
+        def step(key: str = key) -> None:
+            slider.press(key)
+
+        times.append(timed(page, step, URL_CHANGED, before, quiet_ms))
     return times
 
 
