@@ -167,6 +167,7 @@ def _on_change(knob: Knob, defaults: list[float] | None) -> None:
         edits.pop(knob.key, None)
     else:
         edits[knob.key] = value
+    session.changed()  # the knobs may live in a fragment, which skips main.py's URL write
 
 
 def render_knob(knob: Knob, node: SchemaNode) -> None:

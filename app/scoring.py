@@ -41,8 +41,9 @@ class Scored:
 @st.cache_resource(max_entries=96, show_spinner=False)
 def _align(gold: str, candidate: str, schema: str, wl_mode: str, wl_lambda: float) -> Scored:
     start = time.perf_counter()
+    options = oa_core.AlignOptions(wl_mode=wl_mode, wl_blend_lambda=wl_lambda)
     alignment = oa_core.align(json.loads(gold), json.loads(candidate), json.loads(schema),
-                              wl_mode=wl_mode, wl_blend_lambda=wl_lambda)
+                              options)
     return Scored(alignment, time.perf_counter() - start)
 
 

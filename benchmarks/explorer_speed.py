@@ -120,7 +120,7 @@ def two_hundred_records(repeat: int) -> dict[str, dict[str, float]]:
     at.text_area(key="w.paste.gold").input(json.dumps(gold))
     at.text_area(key="w.paste.candidate").input(json.dumps(candidate))
     at.text_area(key="w.paste.schema").input(json.dumps(SCHEMA))
-    load = _series([lambda: at.button[0].click().run()])
+    load = _series([lambda: at.button(key="w.load_pasted").click().run()])
     rounds = int(at.slider(key="w.oa.wl_round").max)
     wl_round = _series([lambda r=r: at.slider(key="w.oa.wl_round").set_value(r).run()
                         for r in _cycle(list(range(rounds + 1)), repeat)])

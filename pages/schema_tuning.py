@@ -105,14 +105,20 @@ if original is not None and edited is not None:
 
 st.subheader("Settings")
 groups = schema_widgets.grouped_knobs(original_schema)
+
+
+def _reset_edits() -> None:
+    session.schema_edits().clear()
+    session.changed()
+
+
 search_column, reset_column = st.columns([3, 1], vertical_alignment="bottom")
 with search_column:
     query = st.text_input("Search settings", placeholder="e.g. agenda threshold",
                           help="words of a path, a keyword or a type, in any order",
                           **session.bind(SEARCH, ""))
 with reset_column:
-    st.button("Reset all edits", on_click=session.schema_edits().clear,
-              disabled=not session.schema_edits())
+    st.button("Reset all edits", on_click=_reset_edits, disabled=not session.schema_edits())
 found = schema_widgets.search(groups, query)
 total = sum(len(knobs) for _, knobs in groups)
 if query.strip():
