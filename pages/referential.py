@@ -258,6 +258,7 @@ st.caption("C: attribute score (ids masked); b: 1 when the stable WL colors agre
            "share of WL rounds in which the two records share a color. " + RULE_HELP)
 table = bijection_frame(alignments, scope, mode)
 st.dataframe(table, hide_index=True, height=min(35 * (len(table) + 1) + 3, 720),
+             placeholder="—",
              column_config={name: st.column_config.NumberColumn(format="%.3f")
                             for name in ("C (attributes)", "b (colour)", "a (depth)")})
 st.subheader("Record similarity C")
