@@ -160,9 +160,19 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
                         limits=opts.limits)
         return scorer.matrix(golds, cands, record)
 
+    def document_score(bijections: dict[str, dict[Any, Any]],
+                       candidate_ids: dict[str, set[Any]],
+                       record_pairs: dict[str, tuple[str, dict[str, str]]],
+                       unresolved: frozenset[str]) -> float:
+        scorer = Scorer(parsed.comparators, bijections=bijections,
+                        candidate_ids=candidate_ids, unresolved=unresolved,
+                        record_pairs=record_pairs, limits=opts.limits)
+        return scorer.node(gold, candidate, parsed.root, "", "").score
+
     bijections, candidate_ids, scopes, traces, scope_warnings = resolve_scopes(
         index_document(gold, parsed), index_document(candidate, parsed), parsed,
-        record_matrix, wl_mode=wl_mode, wl_lambda=wl_blend_lambda, limits=opts.limits)
+        record_matrix, wl_mode=wl_mode, wl_lambda=wl_blend_lambda, limits=opts.limits,
+        evaluate=document_score)
     record_pairs = {
         parsed.scopes[name].records.pointer: (name, {
             s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})

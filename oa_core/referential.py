@@ -51,6 +51,8 @@ id's record: the one paired with the best (C, b, a) gold partner, then the first
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -88,9 +90,16 @@ _POSITION = "\x00position"  # the role of an item's position in a fixed-order li
 _LEVEL_RULES = (TieRule.COLOUR, TieRule.DEPTH, TieRule.CONTENT, TieRule.CONTENT)
 _BY_LABELS = len(_LEVEL_RULES) - 1  # no level told them apart: canonical JSON did
 _LISTED = 5  # records named per warning
+# Label ties settled by the documents' score: at most this many tied pairs (3! pairings
+# scored) in scopes of at most this many records, so that the cost stays bounded.
+_SCORED_TIES = 3
+_SCORED_RECORDS = 500
 
 ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                         dict[str, "ScopeAlignment"], dict[str, WLTrace], list[Diagnostic]]
+RecordPairs = dict[str, tuple[str, dict[str, str]]]  # records pointer -> (scope, pairs)
+EvaluateFn = Callable[[dict[str, dict[Any, Any]], dict[str, set[Any]], RecordPairs,
+                       frozenset[str]], float]
 MatrixFn = Callable[[list[Any], list[Any], SchemaNode, dict[str, dict[Any, Any]],
                      dict[str, set[Any]], frozenset[str]], np.ndarray]
 
@@ -533,10 +542,84 @@ def _tie_warnings(name: str, gold: list[Record], candidate: list[Record],
                                    f"were paired {how}: {listed}{more}"))
 
 
+def _mapping(g_records: list[Record], c_records: list[Record], pairs: list[tuple[int, int]],
+             quality: dict[tuple[int, int], tuple[float, ...]]
+             ) -> tuple[dict[Any, Any], dict[Any, int], dict[Any, int]]:
+    """The bijection of a pairing, with the record each shared id designates on each
+    side (gold targets first; a shared candidate id goes to the partner of one)."""
+    gold_targets = _targets(g_records, {i: quality[i, j] for i, j in pairs})
+    chosen = set(gold_targets.values())
+    targets = _targets(c_records, {j: (float(i in chosen), *quality[i, j]) for i, j in pairs})
+    mapping: dict[Any, Any] = {r.key: None for r in g_records if r.key is not None}
+    for i, j in pairs:
+        g_key, c_key = g_records[i].key, c_records[j].key
+        if g_key is None or gold_targets.get(g_key) != i:
+            continue
+        mapping[g_key] = c_key if c_key is not None and targets.get(c_key) == j else None
+    return mapping, gold_targets, targets
+
+
+def _quality(levels: list[np.ndarray], pairs: list[tuple[int, int]]
+             ) -> dict[tuple[int, int], tuple[float, ...]]:
+    return {(i, j): (1.0, *(float(level[i, j]) for level in levels)) for i, j in pairs}
+
+
+def _pointer_pairs(scope: str, gold: list[Record], candidate: list[Record],
+                   pairs: list[tuple[int, int]]) -> tuple[str, dict[str, str]]:
+    return scope, {gold[i].pointer: candidate[j].pointer for i, j in pairs}
+
+
+def _document_score(pairs: list[tuple[int, int]], *, evaluate: EvaluateFn, scope: ScopeDecl,
+                    gold: list[Record], candidate: list[Record], levels: list[np.ndarray],
+                    bijections: dict[str, dict[Any, Any]], candidate_ids: dict[str, set[Any]],
+                    record_pairs: RecordPairs, unresolved: frozenset[str]) -> float:
+    """The documents' score if ``scope``'s records were paired by ``pairs``."""
+    trial = _mapping(gold, candidate, pairs, _quality(levels, pairs))[0]
+    return evaluate({**bijections, scope.name: trial}, candidate_ids,
+                    {**record_pairs, scope.records.pointer: _pointer_pairs(
+                        scope.name, gold, candidate, pairs)}, unresolved)
+
+
+def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, int]],
+                     levels: list[np.ndarray], score_of: Callable[[list[tuple[int, int]]],
+                                                                   float]
+                     ) -> tuple[list[tuple[int, int]], bool]:
+    """The content rule's first step: among the pairings of the label-tied records that
+    keep every level (C, b, a) as it is, the one with the highest document score (the
+    given pairing first, so that equal scores keep it). Also says whether the scores
+    told the pairings apart."""
+    tied = set(label_ties)
+    fixed = [p for p in pairs if p not in tied]
+    rows = [i for i, _ in label_ties]
+    cols = [j for _, j in label_ties]
+
+    def signature(trial: list[tuple[int, int]]) -> list[list[float]]:
+        return [sorted(float(level[i, j]) for i, j in trial) for level in levels]
+
+    wanted = signature(label_ties)
+    best, best_score = pairs, score_of(pairs)
+    scores = {best_score}
+    for order in itertools.permutations(cols):
+        trial = list(zip(rows, order, strict=True))
+        if trial == label_ties or signature(trial) != wanted:
+            continue
+        candidate_pairs = sorted(fixed + trial)
+        value = score_of(candidate_pairs)
+        scores.add(value)
+        if value > best_score:
+            best, best_score = candidate_pairs, value
+    return best, len(scores) > 1
+
+
 def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema,
                    score_matrix: MatrixFn, *, wl_mode: WLMode | str = WLMode.TIE_BREAK,
-                   wl_lambda: float = 0.5, limits: Limits | None = None) -> ScopeResolution:
+                   wl_lambda: float = 0.5, limits: Limits | None = None,
+                   evaluate: EvaluateFn | None = None) -> ScopeResolution:
     """Derive every scope's bijection.
+
+    ``evaluate(bijections, candidate_ids, record_pairs, unresolved)`` scores the whole
+    documents under a partial resolution; when given, a few records that only their
+    JSON told apart (label ties) are paired by the best document score instead.
 
     Returns
     -------
@@ -553,6 +636,7 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
     alignments: dict[str, ScopeAlignment] = {}
     traces: dict[str, WLTrace] = {}
     resolved: set[str] = set()
+    record_pairs: RecordPairs = {}
     for group in groups:
         members = frozenset(group)
         unresolved = frozenset(set(schema.scopes) - resolved)
@@ -583,24 +667,27 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
                 structure = _structure(trace, name)
             pairs, rules, label_ties = _pair_scope(matrix, mode, wl_lambda, structure,
                                                    g_records, c_records)
-            quality = {(i, j): (1.0, float(matrix[i, j]), *(
-                (float(structure.same[i, j]), float(structure.depth[i, j]))
-                if structure is not None else ())) for i, j in pairs}
-            # gold targets first; a shared candidate id then goes to the partner of one
-            gold_targets = _targets(g_records, {i: quality[i, j] for i, j in pairs})
-            chosen = set(gold_targets.values())
-            targets = _targets(c_records, {j: (float(i in chosen), *quality[i, j])
-                                           for i, j in pairs})
+            levels = [matrix] if structure is None else [matrix, structure.same,
+                                                         structure.depth.astype(np.float64)]
+            if (evaluate is not None and 0 < len(label_ties) <= _SCORED_TIES
+                    and len(g_records) <= _SCORED_RECORDS):
+                score_of = functools.partial(
+                    _document_score, evaluate=evaluate, scope=decl, gold=g_records,
+                    candidate=c_records, levels=levels, bijections=bijections,
+                    candidate_ids=candidate_ids, record_pairs=record_pairs,
+                    unresolved=frozenset(set(schema.scopes) - resolved - {name}))
+                pairs, settled = _settle_by_score(pairs, sorted(label_ties), levels, score_of)
+                if settled:  # the documents' score decided: no longer a label tie
+                    rules = {p: rules.get(p, TieRule.CONTENT) for p in pairs}
+                    label_ties = []
+            mapping, gold_targets, targets = _mapping(g_records, c_records, pairs,
+                                                      _quality(levels, pairs))
             _id_warnings(g_records, decl, "gold", gold_targets, warnings)
             _id_warnings(c_records, decl, "candidate", targets, warnings)
-            mapping: dict[Any, Any] = {r.key: None for r in g_records if r.key is not None}
-            for i, j in pairs:
-                g_key, c_key = g_records[i].key, c_records[j].key
-                if g_key is None or gold_targets.get(g_key) != i:
-                    continue
-                mapping[g_key] = c_key if c_key is not None and targets.get(c_key) == j \
-                    else None
             bijections[name] = mapping
+            record_pairs[decl.records.pointer] = _pointer_pairs(name, g_records, c_records,
+                                                                pairs)
+            resolved.add(name)
             _tie_warnings(name, g_records, c_records, rules, warnings)
             alignments[name] = ScopeAlignment(
                 name, matrix, [r.id for r in g_records], [r.id for r in c_records],
@@ -609,7 +696,6 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
                 None if structure is None else structure.same,
                 None if structure is None else structure.depth / structure.rounds,
                 rules, label_ties)
-        resolved |= members
     return bijections, candidate_ids, alignments, traces, warnings
 
 
