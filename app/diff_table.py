@@ -301,7 +301,6 @@ _STYLE = """<style>
                     #e6e6e6 6px, #e6e6e6 12px); color: #555; font-style: italic;}
 .oa-diff td.num {text-align: right; white-space: nowrap;}
 .oa-diff td.where {white-space: nowrap;}
-.oa-diff tr.bad td:not(.absent) {color: #000;}
 .oa-diff tr.perfect td {opacity: 0.85;}
 .oa-diff tr.current td {border-top: 3px solid #000; border-bottom: 3px solid #000;}
 .oa-diff tr.current td:first-child {border-left: 3px solid #000;}
@@ -328,7 +327,9 @@ def diff_html(rows: list[DiffRow]) -> str:
                        f"… {escape(row.label)}</td></tr>")
             continue
         perfect = row.mark == "✓"
-        color = "" if perfect else f' style="background:{score_color(row.score)}"'
+        # dark text on the (light) score colours only: elsewhere the theme's own colour
+        color = "" if perfect else (
+            f' style="background:{score_color(row.score)};color:#000"')
         # the values are colored where they are wrong (a mismatch), not on every
         # container above it: those show their score's color in the score cell only
         value_color = color if row.mismatch is not None else ""
