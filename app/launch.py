@@ -22,10 +22,15 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
+import os
 import signal
 import subprocess
 import sys
+import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -95,6 +100,41 @@ def explore(args: argparse.Namespace) -> int:
         url += f"?example={quote(args.example)}"
     print(f"Object Aligner Explorer: {url}  (Ctrl-C stops it)", file=sys.stderr)
     return run_child(streamlit_command(args.port, entry))
+
+
+@contextlib.contextmanager
+def served(port: int, log: Path, *, timeout: float = 120.0) -> Iterator[str]:
+    """``oa explore`` on 127.0.0.1:``port`` until the block ends (tests, benchmarks).
+
+    Starts it in its own process group with its output in ``log``, waits for the
+    health check to answer ``ok`` (a ``RuntimeError`` with the log after ``timeout``
+    seconds or if it exits), yields its URL and stops the whole group afterwards.
+    """
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "oa_core.cli", "explore", "--port",
+                                 str(port)], cwd=app_entry().parent.parent, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as resp:
+                    if resp.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the explorer did not start:\n{log.read_text()}")
+            time.sleep(0.05)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 def run_child(command: list[str]) -> int:

@@ -35,20 +35,19 @@ import contextlib
 import json
 import os
 import platform
-import signal
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import BrowserContext, Page, Playwright, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
+
+from app.launch import served
 
 __all__ = ["main", "measure"]
 
@@ -103,33 +102,10 @@ def _free_port() -> int:
 @contextlib.contextmanager
 def explorer() -> Iterator[tuple[str, float]]:
     """``oa explore`` on a free port: (its URL, seconds until it answered its health check)."""
-    port = _free_port()
     log = Path(tempfile.mkdtemp(prefix="oa-bench-")) / "server.log"
     start = time.perf_counter()
-    with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "oa_core.cli", "explore", "--port",
-                                 str(port)], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as resp:
-                    if resp.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.perf_counter() - start > 120:
-                raise RuntimeError(f"the explorer did not start:\n{log.read_text()}")
-            time.sleep(0.05)
+    with served(_free_port(), log) as url:
         yield url, time.perf_counter() - start
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 class Browser:

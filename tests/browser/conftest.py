@@ -7,18 +7,14 @@ fails if something was blocked (the explorer must work with no network).
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, Route, expect, sync_playwright
+
+from app.launch import served
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -42,33 +38,8 @@ def _free_port() -> int:
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Start the explorer as the README does (`oa explore`, which runs `streamlit run`
     on 127.0.0.1); stop its whole process group after."""
-    port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "oa_core.cli", "explore", "--port", str(port)],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as resp:
-                    if resp.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
-            time.sleep(0.2)
+    with served(_free_port(), tmp_path_factory.mktemp("streamlit") / "server.log") as url:
         yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 @pytest.fixture(scope="session")
