@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import sys
+import weakref
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
@@ -27,6 +28,7 @@ from .errors import (
     Document,
     InputError,
 )
+from .fastcheck import Check, compile_schema, is_plain_json
 from .options import Limits
 from .pointer import join
 from .schema import Schema
@@ -45,6 +47,14 @@ def check_json(value: Any, document: Document, limits: Limits | None = None) -> 
     /a/1 numbers must be finite, got nan
     """
     limits = limits or Limits()
+    if is_plain_json(value, limits):
+        return  # the common case, without building a pointer per value
+    raise_first_problem(value, document, limits)
+
+
+def raise_first_problem(value: Any, document: Document, limits: Limits) -> None:
+    """The slow walk of :func:`check_json`: raise at the first problem, with its pointer
+    (returns when there is none)."""
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
     while stack:
         node, pointer, depth = stack.pop()
@@ -88,8 +98,32 @@ def _sort_key(error: ValidationError) -> tuple[str, str]:
     return (join("", *error.absolute_path), error.message)
 
 
+# The compiled check of each parsed schema (None: jsonschema only), made on first use.
+_COMPILED: weakref.WeakKeyDictionary[Schema, Check | None] = weakref.WeakKeyDictionary()
+_MISSING = object()
+
+
+def _compiled(schema: Schema) -> Check | None:
+    found = _COMPILED.get(schema, _MISSING)
+    if found is _MISSING:
+        found = _COMPILED[schema] = compile_schema(schema.raw)
+    return found  # type: ignore[return-value]
+
+
 def schema_violations(document: Any, schema: Schema, which: str) -> list[Diagnostic]:
-    """Every violation of the schema's standard keywords, sorted by pointer."""
+    """Every violation of the schema's standard keywords, sorted by pointer.
+
+    A valid document is recognised by the schema's compiled check
+    (:func:`~oa_core.fastcheck.compile_schema`, exact); ``jsonschema`` then only runs
+    to describe the violations of an invalid one.
+    """
+    check = _compiled(schema)
+    if check is not None:
+        try:
+            if check(document):
+                return []
+        except RecursionError:  # deeper than the compiled closures may go: the slow way
+            pass
     errors = sorted(schema.validator.iter_errors(document), key=_sort_key)
     return [Diagnostic("schema-violation", which, join("", *e.absolute_path), e.message)
             for e in errors]
