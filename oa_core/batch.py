@@ -42,8 +42,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .aligner import align
 from .errors import InputError, OAError
-from .feedback import feedback
+from .feedback import feedback, render_feedback
+from .fields import gold_only, observe
 from .jsonio import extract_json, loads
 from .options import AlignOptions
 from .report import describe_error
@@ -77,6 +79,9 @@ class BatchOptions:
     align_options : AlignOptions
         Passed to :func:`oa_core.align`; its ``limits`` also bound the reading of
         each line and prediction.
+    fields : bool
+        Also record each pair's field observations (:mod:`oa_core.fields`), for
+        field metrics (``oa batch --field-metrics``).
 
     >>> BatchOptions(top_k=3, align_options=AlignOptions(wl_mode="none")).align_options.wl_mode
     <WLMode.NONE: 'none'>
@@ -90,6 +95,7 @@ class BatchOptions:
     top_k: int = 5
     min_delta: float = 0.0
     align_options: AlignOptions = field(default_factory=AlignOptions)
+    fields: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 0:
@@ -122,12 +128,17 @@ class BatchResult:
         Why the line was not scored, with file, line and pointer.
     internal : bool
         The line was not scored because of an unexpected exception (a bug).
+    fields : tuple of (str, str, float)
+        The pair's field observations (:func:`oa_core.fields.observe`) when
+        ``BatchOptions.fields`` is set; a prediction with no usable JSON gives its
+        gold's values as missing.
     """
 
     record: dict[str, Any]
     op_stats: tuple[tuple[str, str, float], ...] = ()
     error: str | None = None
     internal: bool = False
+    fields: tuple[tuple[str, str, float], ...] = ()
 
 
 _INDEX_SEGMENT = re.compile(r"(?<=/)\d+(?=/|$)")
@@ -199,7 +210,7 @@ def _score_line(schema: Schema, options: BatchOptions, name: str, number: int, t
         where = f"at {err.pointer}: " if err.pointer else ""
         record.update(score=0.0, ops=[], parse_error={
             "pointer": "/prediction", "message": where + err.message, "fix": err.fix})
-        return BatchResult(record)
+        return BatchResult(record, fields=gold_only(item["gold"]) if options.fields else ())
 
     try:  # the documents sit one level down in the line
         item = loads(text, document="options",
@@ -228,10 +239,17 @@ def _score_line(schema: Schema, options: BatchOptions, name: str, number: int, t
     else:
         candidate = item["candidate"]
         candidate_prefix = "/candidate"
+    observed: tuple[tuple[str, str, float], ...] = ()
     try:
-        result = feedback(item["gold"], candidate, schema, top_k=options.top_k,
-                          min_delta=options.min_delta, style="compact",
-                          options=options.align_options)
+        if options.fields:  # the alignment itself is needed for the field observations
+            alignment = align(item["gold"], candidate, schema, options.align_options)
+            result = render_feedback(alignment, top_k=options.top_k,
+                                     min_delta=options.min_delta, style="compact")
+            observed = observe(alignment)
+        else:
+            result = feedback(item["gold"], candidate, schema, top_k=options.top_k,
+                              min_delta=options.min_delta, style="compact",
+                              options=options.align_options)
     except OAError as exc:
         if prediction and exc.document == "candidate":  # JSON, but not usable (too deep...)
             return unparsable(exc)
@@ -239,7 +257,7 @@ def _score_line(schema: Schema, options: BatchOptions, name: str, number: int, t
     record.update(score=result.score, ops=[op.to_dict() for op in result.shown])
     stats = tuple((path_pattern(op.path), str(op.kind), op.delta) for op in result.ops
                   if op.delta > 0.0)
-    return BatchResult(record, stats)
+    return BatchResult(record, stats, fields=observed)
 
 
 _WORKER: tuple[Schema, BatchOptions, str] | None = None

@@ -20,7 +20,8 @@ def line(**item: Any) -> str:
 
 def test_batch_options_hold_one_align_options() -> None:
     names = {f.name for f in dataclasses.fields(BatchOptions)}
-    assert names == {"top_k", "min_delta", "align_options"}  # no repeated align options
+    # no repeated align options (``fields`` asks for field observations, not an alignment option)
+    assert names == {"top_k", "min_delta", "align_options", "fields"}
     options = BatchOptions(align_options={"wl_mode": "blend", "wl_blend_lambda": 0.25})
     assert options.align_options == AlignOptions(wl_mode=WLMode.BLEND, wl_blend_lambda=0.25)
     for bad in ({"top_k": -1}, {"top_k": 1.5}, {"min_delta": 2}, {"min_delta": True}):

@@ -1,0 +1,591 @@
+"""Evaluation datasets: gold documents, one or more runs of predictions, one schema.
+
+A model or a prompt produces one output per gold document; a **run** is those
+outputs, a **dataset** the golds, the runs and the schema they are scored with. This
+module reads the three accepted shapes into a :class:`Dataset` whose runs are lines
+of ``oa batch`` input (``{"id", "gold", "candidate"|"prediction"}``), and scores a
+run with :func:`oa_core.batch.iter_batch` into a :class:`ScoredRun` (pandas tables
+of the pairs, their repair operations and their field observations).
+
+Accepted inputs
+---------------
+*pairs*
+    an ``oa batch`` input file: one ``{"gold", "candidate"}`` or ``{"gold",
+    "prediction"}`` object per line (an ``"id"`` is kept); each file is one run.
+*golds + predictions*
+    a golds JSONL (``{"id": ..., "gold": {...}}`` per line, or the bare gold
+    document) and one predictions JSONL per run (``{"id": ..., "prediction": "raw
+    text"}`` or ``{"id": ..., "candidate": {...}}``, a bare JSON string of raw text,
+    or the bare candidate document). Lines are joined by ``id`` when both files
+    carry ids, else by position.
+*a folder*
+    ``schema.json`` with either ``golds.jsonl`` and the runs (``runs/*.jsonl`` or
+    the other ``*.jsonl`` files), or pairs files only. A ``dataset.json`` manifest
+    may name the files, the runs and how the data was made (see
+    ``docs/datasets.md``).
+
+One bad line never costs the others: a line that is not JSON, a prediction for an
+id the golds do not have, a repeated id... each becomes a :class:`BadLine` (file,
+line, JSON Pointer, message, fix) and the rest load. A gold with no prediction is
+scored as an empty prediction (0, counted as unparsable) and noted.
+
+Examples
+--------
+>>> schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+>>> golds = '{"id": "a", "gold": {"city": "Paris"}}\\n{"id": "b", "gold": {"city": "Rome"}}'
+>>> fenced = json.dumps({"id": "b", "prediction": '```json\\n{"city": "Roma"}\\n```'})
+>>> run = fenced + '\\n{oops'
+>>> data = join_runs(schema, ("golds.jsonl", golds), {"v1": ("v1.jsonl", run)})
+>>> [bad.render() for bad in data.bad_lines]  # doctest: +NORMALIZE_WHITESPACE
+['v1.jsonl line 2 at (root): invalid JSON at line 1, column 2: Expecting property name
+  enclosed in double quotes (fix: give one JSON object per line)',
+ 'v1.jsonl at /id: no prediction for gold id "a": scored as an empty prediction (0)
+  (fix: add a line with this id to the run)']
+>>> scored = score_run(data, "v1")
+>>> scored.frame[["id", "score", "status"]].to_dict("records")
+[{'id': 'a', 'score': 0.0, 'status': 'unparsable'}, {'id': 'b', 'score': 0.833..., 'status': 'ok'}]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .batch import BatchOptions, BatchResult, iter_batch
+from .errors import InputError, OAError
+from .jsonio import loads
+from .schema import Schema
+
+__all__ = [
+    "MANIFEST",
+    "BadLine",
+    "Dataset",
+    "RunInput",
+    "ScoredRun",
+    "from_files",
+    "join_runs",
+    "load_folder",
+    "pairs_run",
+    "score_run",
+]
+
+MANIFEST = "dataset.json"
+_JSONL = (".jsonl", ".ndjson")
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A line that could not be used (the others load).
+
+    Attributes
+    ----------
+    file : str
+        The file's name.
+    line : int
+        Its line number from 1 (0: about the file as a whole).
+    pointer : str
+        JSON Pointer into that line's JSON value ("" for the whole line).
+    message : str
+    fix : str
+    """
+
+    file: str
+    line: int
+    pointer: str
+    message: str
+    fix: str = ""
+
+    def render(self) -> str:
+        """The problem in one line of text."""
+        where = f"{self.file} line {self.line}" if self.line else self.file
+        text = f"{where} at {self.pointer or '(root)'}: {self.message}"
+        return f"{text} (fix: {self.fix})" if self.fix else text
+
+    def to_dict(self) -> dict[str, Any]:
+        """The problem as JSON-ready data."""
+        return {"file": self.file, "line": self.line, "pointer": self.pointer,
+                "message": self.message, "fix": self.fix}
+
+
+@dataclass(slots=True)
+class RunInput:
+    """One run: its pair lines and where each came from.
+
+    Attributes
+    ----------
+    name : str
+        The run's name (``"A"``, ``"gpt-x prompt 2"``).
+    file : str
+        The file it was read from.
+    lines : list of str
+        ``oa batch`` input lines. A pairs file is kept as is, blank lines included, so
+        the line numbers of scoring errors are the file's; a joined run has one line
+        per gold, in the golds' order.
+    joined : bool
+        Made by joining golds and predictions (:func:`join_runs`).
+    numbers : list of int
+        The source line of each pair in ``file`` (0: no prediction for that gold).
+    """
+
+    name: str
+    file: str
+    lines: list[str]
+    joined: bool = False
+    numbers: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.joined:
+            self.numbers = [n for n, text in enumerate(self.lines, 1) if text.strip()]
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def pair_line(self, row: int) -> str:
+        """The ``row``-th pair (from 0) as JSON text."""
+        return self.lines[row] if self.joined else self.lines[self.numbers[row] - 1]
+
+
+@dataclass(slots=True)
+class Dataset:
+    """Golds, runs and a schema.
+
+    Attributes
+    ----------
+    name : str
+        A short name (a folder name, ``"upload"``).
+    schema : Any
+        The OA schema as JSON data (valid: checked when the dataset is made).
+    runs : dict of str to RunInput
+        In the order given.
+    bad_lines : list of BadLine
+        Problems found while reading and joining (scoring may add more per run).
+    title, description : str
+    about : dict
+        How the data was made (generator, seed, script), from the manifest.
+    """
+
+    name: str
+    schema: Any
+    runs: dict[str, RunInput]
+    bad_lines: list[BadLine] = field(default_factory=list)
+    title: str = ""
+    description: str = ""
+    about: dict[str, Any] = field(default_factory=dict)
+
+    def run_key(self, run: str, options: BatchOptions | None = None) -> str:
+        """A content hash of one run's scoring input (schema, lines, options)."""
+        digest = hashlib.sha256()
+        digest.update(json.dumps(self.schema, sort_keys=True, ensure_ascii=False).encode())
+        digest.update(repr(options or BatchOptions()).encode())
+        for text in self.runs[run].lines:
+            digest.update(text.encode("utf-8", "surrogatepass") + b"\n")
+        return digest.hexdigest()[:20]
+
+    def pair(self, run: str, row: int) -> dict[str, Any]:
+        """The ``row``-th pair of ``run`` as a dict (``id``, ``gold``, ``candidate`` or
+        ``prediction``); :class:`InputError` if that line is not a JSON object."""
+        item = loads(self.runs[run].pair_line(row), document="options")
+        if not isinstance(item, dict):
+            raise InputError("", "this line is not a JSON object", document="options")
+        return item
+
+
+def _schema(value: Any, source: str) -> Any:
+    try:
+        Schema.parse(value)
+    except OAError as exc:
+        raise type(exc)(exc.pointer, f"{source}: {exc.message}", fix=exc.fix,
+                        document=exc.document) from None
+    return value
+
+
+def pairs_run(name: str, file: str, text: str) -> RunInput:
+    """A run read from an ``oa batch`` pairs file (its lines are checked when scored).
+
+    >>> pairs_run("A", "p.jsonl", '{"gold": 1, "candidate": 1}\\n\\n[2]').numbers
+    [1, 3]
+    """
+    return RunInput(name, file, text.splitlines())
+
+
+def _lines(file: str, text: str, bad: list[BadLine]) -> list[tuple[int, Any]]:
+    values: list[tuple[int, Any]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            values.append((number, loads(line, document="options")))
+        except OAError as exc:
+            bad.append(BadLine(file, number, exc.pointer, exc.message,
+                               "give one JSON object per line"))
+    return values
+
+
+def _gold(value: Any) -> tuple[Any, Any]:
+    """(id or None, gold document) of a golds line."""
+    if isinstance(value, dict) and "gold" in value and set(value) <= {"id", "gold", "text"}:
+        return value.get("id"), value["gold"]
+    return None, value
+
+
+def _prediction(value: Any) -> tuple[Any, dict[str, Any]]:
+    """(id or None, the pair's candidate side) of a predictions line."""
+    if isinstance(value, dict):
+        sides = [key for key in ("prediction", "candidate") if key in value]
+        if len(sides) == 1 and set(value) <= {"id", "prediction", "candidate", "meta"}:
+            return value.get("id"), {sides[0]: value[sides[0]]}
+    if isinstance(value, str):
+        return None, {"prediction": value}
+    return None, {"candidate": value}
+
+
+def _key(identifier: Any) -> str:
+    return identifier if isinstance(identifier, str) else json.dumps(identifier)
+
+
+def join_runs(schema: Any, golds: tuple[str, str], runs: Mapping[str, tuple[str, str]], *,
+              name: str = "dataset") -> Dataset:
+    """A dataset from a golds JSONL and one predictions JSONL per run.
+
+    Parameters
+    ----------
+    schema : dict
+        The OA schema as JSON data.
+    golds : (file name, text)
+    runs : mapping of run name to (file name, text)
+    name : str
+
+    Returns
+    -------
+    Dataset
+        Lines are joined by ``id`` when every gold has one and the run's lines do too,
+        else by position; every line that cannot be used is a :class:`BadLine`.
+
+    Raises
+    ------
+    SchemaError
+        When the schema is invalid.
+    InputError
+        When the golds file holds no usable line.
+    """
+    _schema(schema, "schema")
+    bad: list[BadLine] = []
+    gold_file, gold_text = golds
+    gold_values = _lines(gold_file, gold_text, bad)
+    gold_items: list[tuple[int, Any, Any]] = [(n, *_gold(v)) for n, v in gold_values]
+    if not gold_items:
+        raise InputError("", f"{gold_file}: holds no usable gold line",
+                         fix="write one gold per line: {\"id\": ..., \"gold\": {...}}",
+                         document="gold")
+    by_id = all(identifier is not None for _, identifier, _ in gold_items)
+    golds_by_key: dict[str, tuple[int, Any, Any]] = {}
+    if by_id:
+        for number, identifier, gold in gold_items:
+            key = _key(identifier)
+            if key in golds_by_key:
+                bad.append(BadLine(gold_file, number, "/id", f"repeated gold id {key!r} "
+                                   f"(first on line {golds_by_key[key][0]}): ignored",
+                                   "give every gold its own id"))
+                continue
+            golds_by_key[key] = (number, identifier, gold)
+    dataset = Dataset(name, schema, {}, bad)
+    for run, (file, text) in runs.items():
+        dataset.runs[run] = _join_one(run, file, _lines(file, text, bad), gold_items,
+                                      golds_by_key if by_id else None, bad)
+    return dataset
+
+
+def _join_one(run: str, file: str, values: list[tuple[int, Any]],
+              gold_items: list[tuple[int, Any, Any]],
+              golds_by_key: dict[str, tuple[int, Any, Any]] | None,
+              bad: list[BadLine]) -> RunInput:
+    predictions = [(number, *_prediction(value)) for number, value in values]
+    joined: dict[str, tuple[int, dict[str, Any]]] = {}  # gold key -> (line, side)
+    if golds_by_key is not None and predictions and all(
+            identifier is not None for _, identifier, _ in predictions):
+        for number, identifier, side in predictions:
+            key = _key(identifier)
+            if key not in golds_by_key:
+                bad.append(BadLine(file, number, "/id", f"no gold has the id {key!r}: "
+                                   "ignored", "use the ids of the golds file"))
+            elif key in joined:
+                bad.append(BadLine(file, number, "/id", f"repeated id {key!r} (first on "
+                                   f"line {joined[key][0]}): ignored",
+                                   "give one prediction per gold"))
+            else:
+                joined[key] = (number, side)
+        order = list(golds_by_key.items())
+    else:  # by position
+        if len(predictions) != len(gold_items):
+            bad.append(BadLine(file, 0, "", f"{len(predictions)} predictions for "
+                               f"{len(gold_items)} golds, joined by position",
+                               "give each line an \"id\" matching the golds' to join by id"))
+        order = [(_key(identifier) if identifier is not None else f"#{position + 1}",
+                  (number, identifier, gold))
+                 for position, (number, identifier, gold) in enumerate(gold_items)]
+        joined = {key: (number, side) for (key, _), (number, _, side)
+                  in zip(order, predictions, strict=False)}
+    lines: list[str] = []
+    numbers: list[int] = []
+    for key, (_, identifier, gold) in order:
+        number, side = joined.get(key, (0, {"prediction": ""}))
+        if number == 0:
+            shown = json.dumps(identifier) if identifier is not None else key
+            bad.append(BadLine(file, 0, "/id", f"no prediction for gold id {shown}: scored "
+                               "as an empty prediction (0)",
+                               "add a line with this id to the run"))
+        pair = {"id": identifier if identifier is not None else key, "gold": gold, **side}
+        lines.append(json.dumps(pair, ensure_ascii=False))
+        numbers.append(number)
+    return RunInput(run, file, lines, joined=True, numbers=numbers)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError("", f"cannot read {path.name}: {exc}",
+                         fix="give readable UTF-8 files", document="options") from None
+
+
+def from_files(files: Mapping[str, str], *, name: str = "upload",
+               manifest: Mapping[str, Any] | None = None) -> Dataset:
+    """A dataset from named file texts (an upload, or a folder's files).
+
+    Parameters
+    ----------
+    files : mapping of file name to text
+        A schema (``*.json``, or the manifest's), and JSONL files: ``golds*.jsonl`` /
+        ``gold*.jsonl`` (then every other JSONL file is a run of predictions), or
+        pairs files only (each one run).
+    name : str
+    manifest : mapping, optional
+        ``schema``, ``golds``, ``runs`` (run name -> file), ``pairs`` (run name ->
+        file), ``title``, ``description``, ``generated``.
+
+    Raises
+    ------
+    InputError
+        When there is no schema, or a named file is missing.
+    SchemaError
+        When the schema is invalid.
+
+    >>> files = {"schema.json": '{"type": "object"}',
+    ...          "b.jsonl": '{"gold": {"a": 1}, "candidate": {"a": 1}}'}
+    >>> list(from_files(files).runs)
+    ['b']
+    """
+    manifest = dict(manifest or {})
+
+    def text(file: str, what: str) -> str:
+        if file not in files:
+            raise InputError("", f"the {what} file {file!r} is missing",
+                             fix=f"add {file} (or fix {MANIFEST})", document="options")
+        return files[file]
+
+    schemas = [f for f in files if f.lower().endswith((".json", ".jsonc")) and f != MANIFEST]
+    schema_file = manifest.get("schema") or ("schema.json" if "schema.json" in files else
+                                             schemas[0] if len(schemas) == 1 else None)
+    if schema_file is None:
+        raise InputError("", "no schema: give exactly one .json file (the OA schema)"
+                         if not schemas else f"several .json files ({', '.join(schemas)}): "
+                         "which is the schema?", fix="name the schema schema.json",
+                         document="schema")
+    try:
+        schema = loads(text(schema_file, "schema"), document="schema")
+    except OAError as exc:
+        raise type(exc)(exc.pointer, f"{schema_file}: {exc.message}", fix=exc.fix,
+                        document="schema") from None
+    jsonl = sorted(f for f in files if f.lower().endswith(_JSONL))
+    golds = manifest.get("golds") or next(
+        (f for f in jsonl if Path(f).name.lower().startswith("gold")), None)
+    if golds:
+        runs = manifest.get("runs") or {Path(f).stem: f for f in jsonl if f != golds}
+        dataset = join_runs(schema, (golds, text(golds, "golds")),
+                            {run: (f, text(f, "predictions")) for run, f in runs.items()},
+                            name=name)
+    else:
+        _schema(schema, schema_file)
+        pairs = manifest.get("pairs") or {Path(f).stem: f for f in jsonl}
+        if not pairs:
+            raise InputError("", "no JSONL file: give a pairs file, or golds and "
+                             "predictions", fix="add the .jsonl files", document="options")
+        dataset = Dataset(name, schema, {run: pairs_run(run, f, text(f, "pairs"))
+                                         for run, f in pairs.items()})
+    dataset.title = str(manifest.get("title", ""))
+    dataset.description = str(manifest.get("description", ""))
+    dataset.about = dict(manifest.get("generated") or {})
+    return dataset
+
+
+def load_folder(folder: str | Path) -> Dataset:
+    """A dataset from a folder (see the module notes; ``dataset.json`` is optional).
+
+    Raises
+    ------
+    InputError
+        When the folder does not exist or holds no schema or no JSONL file.
+    SchemaError
+        When the schema is invalid.
+
+    >>> data = load_folder("sample_data/datasets/org2graph_runs")
+    >>> list(data.runs), len(data.runs["A"])
+    (['A', 'B'], 320)
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise InputError("", f"{root} is not a folder",
+                         fix="give a folder holding schema.json and JSONL files",
+                         document="options")
+    manifest: dict[str, Any] = {}
+    if (root / MANIFEST).is_file():
+        try:
+            manifest = json.loads(_read(root / MANIFEST))
+        except ValueError as exc:
+            raise InputError("", f"{root / MANIFEST}: invalid JSON: {exc}",
+                             fix="fix the manifest, or remove it", document="options") from None
+        if not isinstance(manifest, dict):
+            raise InputError("", f"{root / MANIFEST} must be a JSON object",
+                             fix="fix the manifest, or remove it", document="options")
+    names = [p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in (
+        ".json", ".jsonc", *_JSONL) and p.name != MANIFEST]
+    files = {p.relative_to(root).as_posix(): _read(p) for p in sorted(names)}
+    return from_files(files, name=root.name, manifest=manifest)
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+@dataclass(slots=True)
+class ScoredRun:
+    """One run scored: a table of pairs, of their repair operations and fields.
+
+    Attributes
+    ----------
+    name : str
+    frame : pandas.DataFrame
+        One row per pair, in input order: ``row`` (0..n-1), ``id`` (text), ``score``
+        (NaN when the line was not scored), ``deficit``, ``ops`` (repair operations),
+        ``top_op`` (the biggest one, in words), ``top_kind``, ``top_path``, ``status``
+        (``ok``, ``unparsable`` or ``error``), ``problem`` (why, for the last two)
+        and ``line`` (the source line, 0 if none).
+    ops : pandas.DataFrame
+        Every repair operation with a positive delta: ``row``, ``pattern`` (path with
+        indices as ``*``), ``kind``, ``delta``.
+    fields : pandas.DataFrame
+        Every field observation (:mod:`oa_core.fields`): ``row``, ``pattern``,
+        ``outcome``, ``similarity``.
+    records : list of dict
+        The ``oa batch`` output record of each pair.
+    seconds : float
+        Wall time of the scoring.
+    """
+
+    name: str
+    frame: pd.DataFrame
+    ops: pd.DataFrame
+    fields: pd.DataFrame
+    records: list[dict[str, Any]]
+    seconds: float = 0.0
+
+    @property
+    def scores(self) -> np.ndarray:
+        """The scores of the scored pairs (errors left out)."""
+        values = self.frame["score"].to_numpy(dtype=float)
+        return values[~np.isnan(values)]
+
+
+def _display_id(record: dict[str, Any], row: int) -> str:
+    if "id" not in record or record["id"] is None:
+        return f"#{row + 1}"
+    return _key(record["id"])
+
+
+def build_run(name: str, results: list[BatchResult], numbers: list[int] | None = None,
+              seconds: float = 0.0) -> ScoredRun:
+    """A :class:`ScoredRun` from the results of :func:`oa_core.batch.iter_batch`.
+
+    ``numbers`` maps each pair to its source line (joined runs), for error rows.
+    """
+    rows: list[dict[str, Any]] = []
+    op_rows: list[tuple[int, str, str, float]] = []
+    field_rows: list[tuple[int, str, str, float]] = []
+    for row, result in enumerate(results):
+        record = result.record
+        score = record.get("score", np.nan)
+        ops = record.get("ops") or []
+        top = ops[0] if ops else None
+        status, problem, line = "ok", "", 0
+        if result.error is not None:
+            error = record.get("error") or {}
+            status, line = "error", int(error.get("line") or 0)
+            pointer = error.get("pointer") or ""
+            problem = error.get("message", "") + (f" (at {pointer})" if pointer else "")
+        elif "parse_error" in record:
+            status, problem = "unparsable", record["parse_error"].get("message", "")
+        if numbers is not None and row < len(numbers) and (line or status != "ok"):
+            line = numbers[row]
+        rows.append({"row": row, "id": _display_id(record, row), "score": score,
+                     "deficit": 1.0 - score if score == score else np.nan,
+                     "ops": len(result.op_stats),
+                     "top_op": f"{top['kind']} at {top['path'] or '(root)'}" if top else "",
+                     "top_kind": top["kind"] if top else "",
+                     "top_path": top["path"] if top else "",
+                     "status": status, "problem": problem, "line": line})
+        op_rows += [(row, pattern, kind, delta) for pattern, kind, delta in result.op_stats]
+        field_rows += [(row, *item) for item in result.fields]
+    frame = pd.DataFrame(rows, columns=["row", "id", "score", "deficit", "ops", "top_op",
+                                        "top_kind", "top_path", "status", "problem", "line"])
+    frame = frame.astype({"row": "int64", "score": "float64", "deficit": "float64",
+                          "ops": "int64", "line": "int64"})
+    ops_frame = pd.DataFrame(op_rows, columns=["row", "pattern", "kind", "delta"])
+    fields_frame = pd.DataFrame(field_rows, columns=["row", "pattern", "outcome", "similarity"])
+    return ScoredRun(name, frame, ops_frame.astype({"row": "int64", "delta": "float64"}),
+                     fields_frame.astype({"row": "int64", "similarity": "float64"}),
+                     [r.record for r in results], seconds)
+
+
+def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None,
+              workers: int = 1, schema: Any = None,
+              progress: Callable[[int, int], None] | None = None) -> ScoredRun:
+    """Score one run of a dataset (field observations included).
+
+    Parameters
+    ----------
+    dataset : Dataset
+    run : str
+        One of ``dataset.runs``.
+    options : BatchOptions, optional
+        ``fields`` is set whatever is given.
+    workers : int
+        Worker processes (1 scores in this process).
+    schema : dict, optional
+        Score with this schema instead of the dataset's (run-level schema tuning).
+    progress : callable, optional
+        ``progress(done, total)``, called as the pairs are scored.
+
+    Raises
+    ------
+    SchemaError
+        When ``schema`` is invalid.
+    """
+    source = dataset.runs[run]
+    options = replace(options or BatchOptions(), fields=True)
+    total = len(source)
+    start = time.perf_counter()
+    results: list[BatchResult] = []
+    for result in iter_batch(source.lines, dataset.schema if schema is None else schema,
+                             options=options, workers=workers, name=source.file):
+        results.append(result)
+        if progress is not None:
+            progress(len(results), total)
+    return build_run(run, results, source.numbers if source.joined else None,
+                     time.perf_counter() - start)

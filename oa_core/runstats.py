@@ -1,0 +1,323 @@
+"""Statistics of scored runs: bootstrap intervals, error patterns, field metrics,
+run-vs-run comparison and the rank change of a schema edit.
+
+Everything works on the tables of :class:`oa_core.dataset.ScoredRun` and is
+deterministic: the bootstrap resamples with a fixed seed, ties are broken by the
+pairs' order, and sorting is stable.
+
+Examples
+--------
+>>> interval = bootstrap_mean([0.2, 0.4, 0.6, 0.8, 1.0], resamples=2000)
+>>> round(interval.estimate, 2), interval.low < 0.6 < interval.high
+(0.6, True)
+>>> paired = paired_bootstrap([0.5, 0.6, 0.7], [0.6, 0.7, 0.8])
+>>> round(paired.estimate, 2), round(paired.low, 2), round(paired.high, 2)
+(0.1, 0.1, 0.1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .fields import FieldCounts
+
+if TYPE_CHECKING:
+    from .dataset import ScoredRun
+
+__all__ = [
+    "TIE",
+    "Comparison",
+    "Interval",
+    "bootstrap_mean",
+    "compare",
+    "error_patterns",
+    "field_metrics",
+    "filter_pairs",
+    "paired_bootstrap",
+    "rank_change",
+    "summary",
+]
+
+TIE = 1e-9
+"""Two scores closer than this are a tie (a win or loss needs a real difference)."""
+SEED = 20251124
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """An estimate with its bootstrap confidence interval.
+
+    Attributes
+    ----------
+    estimate : float
+        The statistic on the data (NaN without data).
+    low, high : float
+        The percentile interval bounds at ``level``.
+    level : float
+    """
+
+    estimate: float
+    low: float
+    high: float
+    level: float = 0.95
+
+    def render(self, digits: int = 4) -> str:
+        """``0.7312 [0.7010, 0.7598]``."""
+        return (f"{self.estimate:.{digits}f} [{self.low:.{digits}f}, "
+                f"{self.high:.{digits}f}]")
+
+
+def _bootstrap(values: np.ndarray, resamples: int, level: float, seed: int) -> Interval:
+    if values.size == 0:
+        return Interval(float("nan"), float("nan"), float("nan"), level)
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    # in blocks, so 100,000 pairs x 2,000 resamples never hold 200 million indices
+    block = max(1, 2_000_000 // values.size)
+    for start in range(0, resamples, block):
+        stop = min(start + block, resamples)
+        picks = rng.integers(0, values.size, size=(stop - start, values.size))
+        means[start:stop] = values[picks].mean(axis=1)
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    return Interval(float(values.mean()), float(low), float(high), level)
+
+
+def bootstrap_mean(scores: Sequence[float] | np.ndarray, *, resamples: int = 2000,
+                   level: float = 0.95, seed: int = SEED) -> Interval:
+    """The mean with a percentile bootstrap interval (NaNs left out).
+
+    Parameters
+    ----------
+    scores : sequence of float
+    resamples : int
+    level : float
+        Coverage of the interval (0.95: a 95% interval).
+    seed : int
+        The resampling seed (fixed: the same data gives the same interval).
+    """
+    values = np.asarray(scores, dtype=float)
+    return _bootstrap(values[~np.isnan(values)], resamples, level, seed)
+
+
+def paired_bootstrap(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *,
+                     resamples: int = 2000, level: float = 0.95,
+                     seed: int = SEED) -> Interval:
+    """The mean of ``b - a`` over paired documents, with a paired bootstrap interval.
+
+    Documents are resampled as pairs, so what both runs share (an easy or a hard
+    document) cancels out. Pairs where either score is NaN are left out.
+    """
+    left, right = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    keep = ~(np.isnan(left) | np.isnan(right))
+    return _bootstrap(right[keep] - left[keep], resamples, level, seed)
+
+
+def summary(run: ScoredRun, *, resamples: int = 2000) -> dict[str, Any]:
+    """The headline numbers of a run.
+
+    Returns
+    -------
+    dict
+        ``n`` (pairs), ``scored``, ``unparsable``, ``errors`` (lines not scored),
+        ``mean`` (an :class:`Interval`, 95%), and ``p10``..``p90`` quantiles.
+    """
+    frame = run.frame
+    scores = run.scores
+    quantiles = (np.quantile(scores, QUANTILES) if scores.size else
+                 [float("nan")] * len(QUANTILES))
+    return {"n": len(frame), "scored": int(scores.size),
+            "unparsable": int((frame["status"] == "unparsable").sum()),
+            "errors": int((frame["status"] == "error").sum()),
+            "mean": bootstrap_mean(scores, resamples=resamples),
+            **{f"p{round(q * 100)}": float(v) for q, v in zip(QUANTILES, quantiles,
+                                                               strict=True)}}
+
+
+def error_patterns(run: ScoredRun) -> pd.DataFrame:
+    """Loss and count per (path pattern, op kind), the costliest first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``pattern``, ``kind``, ``count`` (operations), ``pairs`` (pairs having one),
+        ``loss`` (summed delta) and ``mean_loss`` (``loss`` per scored pair: what the
+        pattern costs the run's mean score).
+    """
+    ops = run.ops
+    scored = max(int(run.scores.size), 1)
+    if ops.empty:
+        return pd.DataFrame(columns=["pattern", "kind", "count", "pairs", "loss", "mean_loss"])
+    table = ops.groupby(["pattern", "kind"], sort=True).agg(
+        count=("delta", "size"), pairs=("row", "nunique"), loss=("delta", "sum")).reset_index()
+    table["mean_loss"] = table["loss"] / scored
+    return table.sort_values(["loss", "pattern", "kind"], ascending=[False, True, True],
+                             kind="stable").reset_index(drop=True)
+
+
+def field_metrics(run: ScoredRun, threshold: float = 0.5) -> pd.DataFrame:
+    """TP, FP, FN, precision, recall and F1 per path pattern, and over all fields.
+
+    The counting rule is :mod:`oa_core.fields`' (``threshold`` is the credit
+    threshold). The last row, ``(all fields)``, sums the counts (micro average).
+    """
+    totals: dict[str, FieldCounts] = {}
+    fields = run.fields
+    if not fields.empty:
+        similarity = fields["similarity"].to_numpy()
+        outcome = fields["outcome"].to_numpy()
+        correct = (outcome == "matched") & (similarity >= threshold)
+        wrong = ((outcome == "matched") & ~correct) | (outcome == "mismatch")
+        table = pd.DataFrame({"pattern": fields["pattern"], "tp": correct,
+                              "fp": wrong | (outcome == "excess"),
+                              "fn": wrong | (outcome == "missing")})
+        for pattern, row in table.groupby("pattern", sort=True).sum().iterrows():
+            totals[str(pattern)] = FieldCounts(int(row["tp"]), int(row["fp"]), int(row["fn"]))
+    everything = FieldCounts(sum(c.tp for c in totals.values()),
+                             sum(c.fp for c in totals.values()),
+                             sum(c.fn for c in totals.values()))
+    rows = [{"field": name, "tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": c.precision,
+             "recall": c.recall, "f1": c.f1}
+            for name, c in [*totals.items(), ("(all fields)", everything)]]
+    frame = pd.DataFrame(rows, columns=["field", "tp", "fp", "fn", "precision", "recall",
+                                        "f1"])
+    return frame.astype({"precision": "float64", "recall": "float64", "f1": "float64"})
+
+
+def filter_pairs(run: ScoredRun, *, low: float = 0.0, high: float = 1.0, kind: str = "",
+                 pattern: str = "", text: str = "", status: str = "") -> pd.DataFrame:
+    """The pairs matching every given filter (the empty ones match all).
+
+    Parameters
+    ----------
+    low, high : float
+        Score range (inclusive); pairs that were not scored pass only the full range.
+    kind : str
+        An op kind the pair has (``missing-list-item``).
+    pattern : str
+        A path pattern the pair has an op at (``/people/*/name``; a trailing ``/*``-free
+        prefix matches the patterns below it).
+    text : str
+        A case-insensitive substring of the id, the top op or the problem.
+    status : str
+        ``ok``, ``unparsable`` or ``error``.
+    """
+    frame = run.frame
+    mask = np.ones(len(frame), dtype=bool)
+    scores = frame["score"].to_numpy(dtype=float)
+    if low > 0.0 or high < 1.0:
+        mask &= (scores >= low) & (scores <= high)
+    if kind or pattern:
+        ops = run.ops
+        chosen = np.ones(len(ops), dtype=bool)
+        if kind:
+            chosen &= (ops["kind"] == kind).to_numpy()
+        if pattern:
+            names = ops["pattern"]
+            chosen &= ((names == pattern) | names.str.startswith(pattern.rstrip("/") + "/")
+                       ).to_numpy()
+        rows = np.unique(ops["row"].to_numpy()[chosen])
+        mask &= np.isin(frame["row"].to_numpy(), rows)
+    if status:
+        mask &= (frame["status"] == status).to_numpy()
+    if text:
+        needle = text.casefold()
+        haystack = (frame["id"].astype(str) + "\n" + frame["top_op"] + "\n"
+                    + frame["problem"]).str.casefold()
+        mask &= haystack.str.contains(needle, regex=False).to_numpy()
+    return frame[mask]
+
+
+@dataclass(slots=True)
+class Comparison:
+    """Run B against run A on the same golds.
+
+    Attributes
+    ----------
+    pairs : pandas.DataFrame
+        ``id``, ``row_a``, ``row_b``, ``score_a``, ``score_b``, ``diff`` (B - A), one per
+        id both runs scored, in A's order.
+    difference : Interval
+        Mean of B - A with a paired bootstrap 95% interval.
+    wins, ties, losses : int
+        Documents where B scores higher, the same (within :data:`TIE`), lower.
+    patterns : pandas.DataFrame
+        Per (pattern, kind): ``loss_a``, ``loss_b`` (mean loss per pair) and ``change``
+        (B - A; positive: the pattern grew), the biggest moves first.
+    fields : pandas.DataFrame
+        Per field: ``f1_a``, ``f1_b``, ``change``.
+    only_a, only_b : list of str
+        Ids only one run has.
+    """
+
+    pairs: pd.DataFrame
+    difference: Interval
+    wins: int
+    ties: int
+    losses: int
+    patterns: pd.DataFrame
+    fields: pd.DataFrame
+    only_a: list[str]
+    only_b: list[str]
+
+
+def compare(a: ScoredRun, b: ScoredRun, *, threshold: float = 0.5,
+            resamples: int = 2000) -> Comparison:
+    """Compare two runs on the same golds, document by document (joined by id)."""
+    left = a.frame[["id", "row", "score"]].drop_duplicates("id")
+    right = b.frame[["id", "row", "score"]].drop_duplicates("id")
+    pairs = left.merge(right, on="id", how="inner", suffixes=("_a", "_b"), sort=False)
+    pairs = pairs.dropna(subset=["score_a", "score_b"]).reset_index(drop=True)
+    pairs["diff"] = pairs["score_b"] - pairs["score_a"]
+    diff = pairs["diff"].to_numpy()
+    interval = paired_bootstrap(pairs["score_a"].to_numpy(), pairs["score_b"].to_numpy(),
+                                resamples=resamples)
+    pa, pb = error_patterns(a), error_patterns(b)
+    patterns = pa[["pattern", "kind", "mean_loss"]].merge(
+        pb[["pattern", "kind", "mean_loss"]], on=["pattern", "kind"], how="outer",
+        suffixes=("_a", "_b")).fillna(0.0)
+    patterns = patterns.rename(columns={"mean_loss_a": "loss_a", "mean_loss_b": "loss_b"})
+    patterns["change"] = patterns["loss_b"] - patterns["loss_a"]
+    patterns = patterns.assign(size=patterns["change"].abs()).sort_values(
+        ["size", "pattern", "kind"], ascending=[False, True, True], kind="stable"
+    ).drop(columns="size").reset_index(drop=True)
+    fa, fb = field_metrics(a, threshold), field_metrics(b, threshold)
+    fields = fa[["field", "f1"]].merge(fb[["field", "f1"]], on="field", how="outer",
+                                       suffixes=("_a", "_b"))
+    fields["change"] = fields["f1_b"] - fields["f1_a"]
+    ids_a, ids_b = set(left["id"]), set(right["id"])
+    return Comparison(pairs, interval, int((diff > TIE).sum()),
+                      int((np.abs(diff) <= TIE).sum()), int((diff < -TIE).sum()),
+                      patterns, fields, [i for i in left["id"] if i not in ids_b],
+                      [i for i in right["id"] if i not in ids_a])
+
+
+def rank_change(before: ScoredRun, after: ScoredRun) -> tuple[float, pd.DataFrame]:
+    """How a rescoring (another schema) moved the run.
+
+    Returns
+    -------
+    rho : float
+        Spearman's rank correlation of the per-document scores (NaN when either is
+        constant or fewer than 2 documents were scored by both).
+    moves : pandas.DataFrame
+        ``id``, ``row``, ``before``, ``after``, ``change``, the biggest moves first.
+    """
+    from scipy.stats import spearmanr
+
+    frame = pd.DataFrame({"id": before.frame["id"], "row": before.frame["row"],
+                          "before": before.frame["score"],
+                          "after": after.frame["score"].to_numpy()}).dropna()
+    frame["change"] = frame["after"] - frame["before"]
+    rho = float("nan")
+    if len(frame) >= 2 and frame["before"].nunique() > 1 and frame["after"].nunique() > 1:
+        rho = float(spearmanr(frame["before"], frame["after"]).statistic)
+    moves = frame.assign(size=frame["change"].abs()).sort_values(
+        ["size", "row"], ascending=[False, True], kind="stable").drop(columns="size")
+    return rho, moves.reset_index(drop=True)

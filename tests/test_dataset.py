@@ -1,0 +1,179 @@
+"""oa_core.dataset: reading pairs, golds + predictions and folders; bad lines; scoring;
+oa_core.fields' observations; the bundled datasets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import oa_core
+from oa_core import fields
+from oa_core.batch import BatchOptions, iter_batch
+from oa_core.dataset import build_run, from_files, join_runs, load_folder, score_run
+from oa_core.errors import InputError, SchemaError
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = ROOT / "sample_data" / "datasets"
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"},
+                                           "tags": {"type": "array"}}}
+
+
+def jsonl(*rows: object) -> str:
+    return "\n".join(row if isinstance(row, str) else json.dumps(row) for row in rows)
+
+
+def test_pairs_file_keeps_its_line_numbers_and_a_bad_line_costs_only_itself() -> None:
+    text = jsonl({"id": "a", "gold": {"city": "Paris"}, "candidate": {"city": "Paris"}},
+                 "", '{"id": "b", "gold": ', {"id": "c", "gold": {"city": "Rome"},
+                                              "prediction": "no json here"})
+    data = from_files({"schema.json": json.dumps(SCHEMA), "pairs.jsonl": text})
+    run = score_run(data, "pairs")
+    frame = run.frame
+    assert frame["id"].tolist() == ["a", "#2", "c"]
+    assert frame["status"].tolist() == ["ok", "error", "unparsable"]
+    assert frame.loc[1, "line"] == 3  # the file's line, blank line counted
+    assert "invalid JSON" in frame.loc[1, "problem"]
+    assert frame.loc[0, "score"] == 1.0 and frame.loc[2, "score"] == 0.0
+    assert np.isnan(frame.loc[1, "score"])
+    assert data.pair("pairs", 2)["id"] == "c"
+
+
+def test_join_by_id_reports_unknown_repeated_and_missing_ids() -> None:
+    golds = jsonl({"id": 1, "gold": {"city": "Paris"}}, {"id": 2, "gold": {"city": "Rome"}},
+                  {"id": 2, "gold": {"city": "Oslo"}})
+    run = jsonl({"id": 2, "candidate": {"city": "Rome"}}, {"id": 7, "prediction": "{}"},
+                {"id": 2, "prediction": "{}"})
+    data = join_runs(SCHEMA, ("g.jsonl", golds), {"r": ("r.jsonl", run)})
+    messages = [(bad.file, bad.line, bad.pointer, bad.message) for bad in data.bad_lines]
+    assert ("g.jsonl", 3, "/id", "repeated gold id '2' (first on line 2): ignored") in messages
+    assert ("r.jsonl", 2, "/id", "no gold has the id '7': ignored") in messages
+    assert ("r.jsonl", 3, "/id", "repeated id '2' (first on line 1): ignored") in messages
+    assert any(m[3].startswith("no prediction for gold id 1") for m in messages)
+    scored = score_run(data, "r")
+    assert scored.frame["id"].tolist() == ["1", "2"]
+    assert scored.frame["score"].tolist() == [0.0, 1.0]
+    assert scored.frame["status"].tolist() == ["unparsable", "ok"]
+    assert data.runs["r"].numbers == [0, 1]
+
+
+def test_join_by_position_when_there_are_no_ids() -> None:
+    golds = jsonl({"city": "Paris"}, {"city": "Rome"})
+    run = jsonl('"```json\\n{\\"city\\": \\"Paris\\"}\\n```"', {"city": "Roma"})
+    data = join_runs(SCHEMA, ("g.jsonl", golds), {"r": ("r.jsonl", run)})
+    assert data.bad_lines == []
+    scored = score_run(data, "r")
+    assert scored.frame["id"].tolist() == ["#1", "#2"]
+    assert scored.frame.loc[0, "score"] == 1.0 and 0 < scored.frame.loc[1, "score"] < 1
+
+
+def test_position_join_with_a_count_mismatch_says_so() -> None:
+    data = join_runs(SCHEMA, ("g.jsonl", jsonl({"city": "A"}, {"city": "B"})),
+                     {"r": ("r.jsonl", jsonl({"city": "A"}))})
+    assert data.bad_lines[0].message == "1 predictions for 2 golds, joined by position"
+    assert score_run(data, "r").frame["status"].tolist() == ["ok", "unparsable"]
+
+
+def test_invalid_schema_and_missing_files_are_typed_errors() -> None:
+    with pytest.raises(SchemaError):
+        join_runs({"type": "object", "properties": {"a": {"threshold": 2}}}, ("g.jsonl", "{}"), {})
+    with pytest.raises(InputError, match="no usable gold line"):
+        join_runs(SCHEMA, ("g.jsonl", "{oops"), {})
+    with pytest.raises(InputError, match="no schema"):
+        from_files({"p.jsonl": "{}"})
+    with pytest.raises(InputError, match=r"several \.json files"):
+        from_files({"a.json": "{}", "b.json": "{}", "p.jsonl": "{}"})
+    with pytest.raises(InputError, match="not a folder"):
+        load_folder(ROOT / "no-such-folder")
+
+
+def test_field_observations_and_counting_rule() -> None:
+    gold = {"city": "Paris", "tags": ["a", "b"], "extra": {"x": 1, "y": [2]}}
+    candidate = {"city": "Pariss", "tags": ["a", "z", "q"], "more": True}
+    observed = fields.observe(oa_core.align(gold, candidate, {"type": "object"}))
+    outcomes = {(p, o) for p, o, _ in observed}
+    assert ("/extra/x", "missing") in outcomes and ("/extra/y/*", "missing") in outcomes
+    assert ("/more", "excess") in outcomes
+    city = next(s for p, o, s in observed if p == "/city")
+    assert 0.5 < city < 1.0
+    strict = fields.count(observed, threshold=1.0)
+    lenient = fields.count(observed, threshold=0.5)
+    assert (strict["/city"].tp, strict["/city"].fp, strict["/city"].fn) == (0, 1, 1)
+    assert (lenient["/city"].tp, lenient["/city"].fp, lenient["/city"].fn) == (1, 0, 0)
+    assert fields.gold_only([{"a": 1}]) == (("/*/a", "missing", 0.0),)
+
+
+def test_a_type_mismatch_of_containers_counts_both_sides() -> None:
+    observed = fields.observe(oa_core.align({"a": {"b": 1}}, {"a": [1, 2]}, {"type": "object"}))
+    assert sorted(observed) == [("/a/*", "excess", 0.0), ("/a/*", "excess", 0.0),
+                                ("/a/b", "missing", 0.0)]
+
+
+def test_batch_fields_option_gives_observations_and_the_same_records() -> None:
+    lines = [json.dumps({"gold": {"city": "Paris"}, "candidate": {"city": "Rome"}}),
+             json.dumps({"gold": {"city": "Paris", "tags": [1]}, "prediction": "none"})]
+    plain = list(iter_batch(lines, SCHEMA))
+    with_fields = list(iter_batch(lines, SCHEMA, options=BatchOptions(fields=True)))
+    assert [r.record for r in plain] == [r.record for r in with_fields]
+    assert plain[0].fields == ()
+    assert with_fields[0].fields == (("/city", "matched", 0.0),)
+    assert with_fields[1].fields == (("/city", "missing", 0.0), ("/tags/*", "missing", 0.0))
+
+
+def test_scoring_in_two_processes_gives_the_same_tables() -> None:
+    data = load_folder(DATASETS / "scierc_runs")
+    one = score_run(data, "B")
+    two = score_run(data, "B", workers=2)
+    assert one.frame.equals(two.frame) and one.ops.equals(two.ops)
+    assert one.fields.equals(two.fields)
+
+
+def test_progress_is_reported_per_pair() -> None:
+    data = from_files({"schema.json": json.dumps(SCHEMA), "p.jsonl": jsonl(
+        *[{"gold": {"city": str(k)}, "candidate": {"city": "x"}} for k in range(5)])})
+    seen: list[tuple[int, int]] = []
+    score_run(data, "p", progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(k, 5) for k in range(1, 6)]
+
+
+def test_another_schema_rescores_the_run() -> None:
+    data = from_files({"schema.json": json.dumps(SCHEMA), "p.jsonl": jsonl(
+        {"gold": {"city": "Paris", "tags": [1]}, "candidate": {"city": "Paris", "tags": [2]}})})
+    weighted = {**SCHEMA, "properties": {**SCHEMA["properties"],
+                                         "tags": {"type": "array", "valueWeight": 0.0}}}
+    assert score_run(data, "p").frame.loc[0, "score"] < 1.0
+    assert score_run(data, "p", schema=weighted).frame.loc[0, "score"] == 1.0
+
+
+def test_build_run_without_results_is_empty_but_typed() -> None:
+    run = build_run("x", [])
+    assert run.frame.empty and list(run.ops.columns) == ["row", "pattern", "kind", "delta"]
+
+
+def test_bundled_index_lists_folders_that_load() -> None:
+    index = json.loads((DATASETS / "index.json").read_text())
+    assert [entry["id"] for entry in index] == ["org2graph_runs", "scierc_runs"]
+    total = sum(p.stat().st_size for p in DATASETS.rglob("*") if p.is_file())
+    assert total < 4_000_000  # bundled data stays modest
+    for entry in index:
+        data = load_folder(DATASETS / entry["id"])
+        assert list(data.runs) == ["A", "B"]
+        assert data.about["script"] == "scripts/make_datasets.py"
+        assert isinstance(data.about["seed"], int)
+
+
+def test_bundled_org2graph_runs_differ_in_quality_and_hold_model_failures() -> None:
+    data = load_folder(DATASETS / "org2graph_runs")
+    assert len(data.runs["A"]) >= 300
+    # the one line the export broke is reported, and its gold scored as empty
+    assert [(b.file, b.line) for b in data.bad_lines] == [("runs/b.jsonl", 42),
+                                                          ("runs/b.jsonl", 0)]
+    raw = (DATASETS / "org2graph_runs" / "runs" / "b.jsonl").read_text()
+    assert "```json" in raw and "Here is the extracted graph" in raw
+    a, b = score_run(data, "A", workers=2), score_run(data, "B", workers=2)
+    assert a.scores.mean() > b.scores.mean() + 0.1
+    assert (b.frame["status"] == "unparsable").sum() >= 5  # truncated, refusals, lost line
+    kinds = set(b.ops["kind"])
+    assert {"wrong-reference", "missing-list-item"} <= kinds
