@@ -1042,8 +1042,10 @@ def digest(failures: list[dict[str, Any]], *, limit: int = 12, budget: float = 3
 
 
 def _label_tied(alignment: Any) -> bool:
-    """Whether only the records' canonical JSON (ids included) settled some pair."""
-    return any(scope.label_ties for scope in alignment.scopes.values())
+    """Whether only the records' canonical JSON (ids included) settled some pair, or
+    chose the record an id shared by several records designates."""
+    return any(scope.label_ties or scope.label_designations
+               for scope in alignment.scopes.values())
 
 
 def main(argv: list[str] | None = None) -> int:

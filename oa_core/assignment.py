@@ -206,6 +206,9 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
         groups_of.append(sorted((m for m in groups.values() if len(m) > 1),
                                 key=lambda m: min(colours[k] for k in m)))
     for _ in range(passes if any(callable(level) for level in levels) else 1):
+        # Within a pass a pair keeps the least decisive verdict of the groups that
+        # chose it: a column group cannot undo that its row group chose arbitrarily.
+        decided = {}
         for axis, members in ((a, m) for a in (0, 1) for m in groups_of[a]):
             if axis == 0:
                 rows = sorted(members, key=lambda i: row_colours[i])
@@ -235,7 +238,8 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
                 chosen = [(rows[a], cols[b]) for a, b in zip(r, c, strict=True)]
             for i, j in chosen:
                 partner[i] = j
-                decided[i, j] = len(levels) if (i, j) in arbitrary else deciding
+                verdict = len(levels) if (i, j) in arbitrary else deciding
+                decided[i, j] = max(verdict, decided.get((i, j), verdict))
     result = sorted(partner.items())
     return result, {p: decided[p] for p in result if p in decided}
 
@@ -289,7 +293,38 @@ def _greedy(rows: list[int], cols: list[int], static: Sequence[np.ndarray],
         chosen.append((i, j))
         if tied:
             arbitrary.add((i, j))
-    return chosen, arbitrary
+    return chosen, _forced_by(chosen, arbitrary, rows, cols, base, dynamic, partner)
+
+
+def _forced_by(chosen: list[tuple[int, int]], arbitrary: set[tuple[int, int]],
+               rows: list[int], cols: list[int], base: np.ndarray,
+               dynamic: Sequence[Callable[[dict[int, int], list[int], list[int]], np.ndarray]],
+               partner: dict[int, int]) -> set[tuple[int, int]]:
+    """``arbitrary`` grown by the pairs an arbitrary choice forced: a pair that can
+    swap partners with an arbitrary one, every level's values staying the same
+    multiset, was as good a choice (a tied choice leaves its twin no other option)."""
+    row_at = {i: a for a, i in enumerate(rows)}
+    col_at = {j: b for b, j in enumerate(cols)}
+
+    def values(i: int, j: int, fixed: dict[int, int]) -> tuple[float, ...]:
+        return (float(base[row_at[i], col_at[j]]),
+                *(float(level(fixed, [i], [j])[0, 0]) for level in dynamic))
+
+    arbitrary = set(arbitrary)
+    grown = True
+    while grown:
+        grown = False
+        for i, j in chosen:
+            if (i, j) in arbitrary:
+                continue
+            for k, other in list(arbitrary):
+                fixed = {a: b for a, b in partner.items() if a not in (i, k)}
+                before = sorted([values(i, j, fixed), values(k, other, fixed)])
+                if sorted([values(i, other, fixed), values(k, j, fixed)]) == before:
+                    arbitrary.add((i, j))
+                    grown = True
+                    break
+    return arbitrary
 
 
 def _spread(values: np.ndarray) -> float:

@@ -449,7 +449,10 @@ def _anchor(sequence: MatchNode, gold_index: int, schema: SchemaNode) -> int | N
     before = [j for i, j in sequence.pairs if i < gold_index]
     if before:
         return max(before)
-    if gold_index < arity:
+    if gold_index < arity or not isinstance(sequence.candidate, list) \
+            or len(sequence.candidate) < arity:
+        # Past a short candidate's end: after the missing prefix positions, which
+        # go to the end too (inserted in gold order).
         return None
     return arity - 1
 

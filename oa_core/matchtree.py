@@ -367,9 +367,10 @@ class Scorer:
     @staticmethod
     def _slot_schema(schema: SchemaNode, gold_key: str | None,
                      candidate_key: str | None) -> tuple[SchemaNode, float]:
-        key = gold_key if gold_key is not None and (
-            gold_key in schema.properties or candidate_key is None
-            or candidate_key not in schema.properties) else candidate_key
+        # A matched pair is scored under the gold key's schema: the repair renames
+        # the candidate key to the gold key, so the repaired document is scored the
+        # same way (and the gold is the reference).
+        key = gold_key if gold_key is not None else candidate_key
         assert key is not None
         return schema.property_schema(key), schema.property_weight(key)
 
@@ -488,22 +489,23 @@ class Scorer:
                 if target is not None and target in cand_index:
                     pairs.append((i, cand_index[target]))
             # items that are not records (an untyped record schema admits them) are
-            # aligned among themselves, as in any list
+            # aligned among themselves, unordered like the records of a scope
             rest_g = [i for i, g in enumerate(gold) if not isinstance(g, dict)]
             rest_c = [j for j, p in enumerate(candidate) if not isinstance(p, dict)]
             if rest_g and rest_c:
                 extra, _ = self._solve(node, [gold[i] for i in rest_g],
-                                       [candidate[j] for j in rest_c], schema, item)
+                                       [candidate[j] for j in rest_c], schema, item,
+                                       ordered=False)
                 pairs += [(rest_g[a], rest_c[b]) for a, b in extra]
             return sorted(pairs)
         pairs, node.matrix = self._solve(node, gold, candidate, schema, item)
         return pairs
 
     def _solve(self, node: MatchNode, gold: list[Any], candidate: list[Any],
-               schema: SchemaNode, item: SchemaNode) -> tuple[list[tuple[int, int]],
-                                                              np.ndarray]:
-        """Pair the elements of two lists by their scores (fixed or align order);
-        the pairs and the score matrix."""
+               schema: SchemaNode, item: SchemaNode, *, ordered: bool | None = None
+               ) -> tuple[list[tuple[int, int]], np.ndarray]:
+        """Pair the elements of two lists by their scores (``ordered``: the schema's
+        order when None); the pairs and the score matrix."""
         cells = len(gold) * len(candidate)
         if cells > self.limits.max_matrix_cells:
             raise InputError(node.candidate_path or "", f"comparing {len(gold)} gold with "
@@ -512,7 +514,7 @@ class Scorer:
                              fix="raise Limits.max_matrix_cells if the memory is there "
                              "(8 bytes a score), or split the list")
         similarity = self.matrix(gold, candidate, item)
-        if schema.order == "fixed":
+        if (schema.order == "fixed") if ordered is None else ordered:
             return monotone_matching(similarity), similarity
         gold_order = sorted(range(len(gold)), key=lambda i: canonical_json(gold[i]))
         cand_order = sorted(range(len(candidate)), key=lambda j: canonical_json(candidate[j]))

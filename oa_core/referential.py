@@ -54,6 +54,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,13 +87,15 @@ __all__ = [
 ]
 
 _UNMATCHED = ["unmatched"]
+_DANGLING = ["dangling"]  # a reference to no record of a scope not resolved yet
 _POSITION = "\x00position"  # the role of an item's position in a fixed-order list
 _LEVEL_RULES = (TieRule.COLOUR, TieRule.DEPTH, TieRule.CONTENT, TieRule.CONTENT)
 _BY_LABELS = len(_LEVEL_RULES) - 1  # no level told them apart: canonical JSON did
 _LISTED = 5  # records named per warning
-# Label ties settled by the documents' score: at most this many tied pairs (3! pairings
-# scored) in scopes of at most this many records, so that the cost stays bounded.
-_SCORED_TIES = 3
+# Label ties settled by the documents' score: at most this many pairings scored per
+# scope (a block of 5 tied pairs has 120), in scopes of at most this many records, so
+# that the cost stays bounded.
+_SCORED_TRIALS = 128
 _SCORED_RECORDS = 500
 
 ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
@@ -150,6 +153,10 @@ class ScopeAlignment:
         apart (no structure, no reference through the pairing): interchangeable
         records, or 1-WL-ambiguous ones on a damaged candidate. Only there may the
         pairing (and so the score) follow the id labels.
+    label_designations : list of str
+        Pointers of records that an id shared by several records designates (the
+        id's record for references) where only the records' canonical JSON chose
+        among equally good ones: there too the score may follow the labels.
     structural_pairs : list of (i, j)
         Twins: the pairs whose gold row of ``C`` ties exactly with another paired gold
         row (what only structure, or the list order when WL is off, tells apart).
@@ -169,6 +176,7 @@ class ScopeAlignment:
     depth_agreement: np.ndarray | None = None
     rules: dict[tuple[int, int], TieRule] = field(default_factory=dict)
     label_ties: list[tuple[int, int]] = field(default_factory=list)
+    label_designations: list[str] = field(default_factory=list)
 
 
 def _is_exact(node: SchemaNode) -> bool:
@@ -289,10 +297,17 @@ def _label(items: list[tuple[str, Any]]) -> str:
 
 
 def _carrier_label(carrier: Carrier, group: frozenset[str], side: str,
-                   bijections: dict[str, dict[Any, Any]], resolved: set[str]) -> str:
+                   bijections: dict[str, dict[Any, Any]], resolved: set[str],
+                   ids: dict[str, set[Any]]) -> str:
     items = list(carrier.scalars)
     for target, role, value in carrier.refs:
-        if target in group or target not in resolved:
+        if target in group:
+            continue
+        if target not in resolved:
+            # Which record it names is not known yet, but whether it names one is,
+            # on each side alone (so relabelling changes nothing).
+            if id_key(value) not in ids.get(target, ()):
+                items.append((role, _DANGLING))
             continue
         if side == "gold":
             mapped = bijections[target].get(id_key(value))
@@ -308,6 +323,8 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
                  blend: bool) -> None:
     vertices_of: dict[tuple[str, Any], list[int]] = {}
     record_vertex: dict[tuple[str, int], int] = {}
+    ids = {scope: {r.key for r in records if r.key is not None}
+           for scope, records in index.records.items() if scope not in resolved}
     for scope in sorted(group):
         records = index.records[scope]
         for i, record in enumerate(records):
@@ -323,7 +340,7 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
             # one start colour for every vertex (hubs too), but for the scope when a
             # cycle's graph holds several, and the record's exact scalars in blend mode
             seeds.append((scope if len(group) > 1 else "") + "|" + (
-                _carrier_label(carrier, group, side, bijections, resolved) if blend else ""))
+                _carrier_label(carrier, group, side, bijections, resolved, ids) if blend else ""))
     for carrier in index.carriers.values():
         # a reference to an id that several records share reaches all of them
         ends = [(role, vertex) for target, role, v in carrier.refs
@@ -331,7 +348,7 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
                 for vertex in vertices_of.get((target, key), ())]
         if not ends:
             continue
-        label = _carrier_label(carrier, group, side, bijections, resolved)
+        label = _carrier_label(carrier, group, side, bijections, resolved, ids)
         own = record_vertex.get(carrier.record) if carrier.record is not None else None
         if own is not None:
             edges.extend(WLEdge(side, own, v, role, label) for role, v in ends)
@@ -372,20 +389,25 @@ def _id_warnings(records: list[Record], decl: ScopeDecl, document: str,
 
 
 def _targets(records: list[Record], priority: dict[int, tuple[float, ...]]
-             ) -> dict[tuple[str, Any], int]:
+             ) -> tuple[dict[tuple[str, Any], int], list[int]]:
     """The record each id designates: among records sharing an id, the one with the
     highest ``priority``, then the smallest canonical JSON (never the list order,
-    unless the records are equal)."""
+    unless the records are equal). Also the designated records that only their
+    canonical JSON chose (other records as good, with other JSON: ids and references
+    in it are labels, so the choice may follow them)."""
     groups: dict[tuple[str, Any], list[int]] = {}
     for index, record in enumerate(records):
         if record.key is not None:
             groups.setdefault(record.key, []).append(index)
     chosen: dict[tuple[str, Any], int] = {}
+    by_label: list[int] = []
     for key, members in groups.items():
         best = max(priority.get(k, ()) for k in members)
         top = [k for k in members if priority.get(k, ()) == best]
         chosen[key] = min(top, key=lambda k: (_record_key(records[k]), k))
-    return chosen
+        if len({_record_key(records[k]) for k in top}) > 1:
+            by_label.append(chosen[key])
+    return chosen, sorted(by_label)
 
 
 def _check_size(gold: list[Record], candidate: list[Record], limits: Limits) -> None:
@@ -544,19 +566,23 @@ def _tie_warnings(name: str, gold: list[Record], candidate: list[Record],
 
 def _mapping(g_records: list[Record], c_records: list[Record], pairs: list[tuple[int, int]],
              quality: dict[tuple[int, int], tuple[float, ...]]
-             ) -> tuple[dict[Any, Any], dict[Any, int], dict[Any, int]]:
+             ) -> tuple[dict[Any, Any], dict[Any, int], dict[Any, int], list[str]]:
     """The bijection of a pairing, with the record each shared id designates on each
-    side (gold targets first; a shared candidate id goes to the partner of one)."""
-    gold_targets = _targets(g_records, {i: quality[i, j] for i, j in pairs})
+    side (gold targets first; a shared candidate id goes to the partner of one) and
+    the pointers of the designations only canonical JSON decided."""
+    gold_targets, gold_by_label = _targets(g_records, {i: quality[i, j] for i, j in pairs})
     chosen = set(gold_targets.values())
-    targets = _targets(c_records, {j: (float(i in chosen), *quality[i, j]) for i, j in pairs})
+    targets, by_label = _targets(c_records, {j: (float(i in chosen), *quality[i, j])
+                                             for i, j in pairs})
     mapping: dict[Any, Any] = {r.key: None for r in g_records if r.key is not None}
     for i, j in pairs:
         g_key, c_key = g_records[i].key, c_records[j].key
         if g_key is None or gold_targets.get(g_key) != i:
             continue
         mapping[g_key] = c_key if c_key is not None and targets.get(c_key) == j else None
-    return mapping, gold_targets, targets
+    return mapping, gold_targets, targets, (
+        [g_records[i].pointer for i in gold_by_label]
+        + [c_records[j].pointer for j in by_label])
 
 
 def _quality(levels: list[np.ndarray], pairs: list[tuple[int, int]]
@@ -580,35 +606,105 @@ def _document_score(pairs: list[tuple[int, int]], *, evaluate: EvaluateFn, scope
                         scope.name, gold, candidate, pairs)}, unresolved)
 
 
+def _swappable(a: tuple[int, int], b: tuple[int, int], levels: list[np.ndarray]) -> bool:
+    """Whether two pairs can exchange partners with every level's values kept."""
+    (i, j), (k, m) = a, b
+    return all(sorted((float(level[i, m]), float(level[k, j])))
+               == sorted((float(level[i, j]), float(level[k, m]))) for level in levels)
+
+
+def _tie_blocks(label_ties: list[tuple[int, int]], levels: list[np.ndarray]
+                ) -> list[list[tuple[int, int]]]:
+    """The label ties in blocks of pairs that may exchange partners (connected by
+    swaps that keep C, b and a), in canonical order."""
+    parent = list(range(len(label_ties)))
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for a, b in itertools.combinations(range(len(label_ties)), 2):
+        if _swappable(label_ties[a], label_ties[b], levels):
+            parent[root(a)] = root(b)
+    blocks: dict[int, list[tuple[int, int]]] = {}
+    for k, pair in enumerate(label_ties):
+        blocks.setdefault(root(k), []).append(pair)
+    return sorted(blocks.values())
+
+
 def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, int]],
                      levels: list[np.ndarray], score_of: Callable[[list[tuple[int, int]]],
                                                                    float]
-                     ) -> tuple[list[tuple[int, int]], bool]:
-    """The content rule's first step: among the pairings of the label-tied records that
-    keep every level (C, b, a) as it is, the one with the highest document score (the
-    given pairing first, so that equal scores keep it). Also says whether the scores
-    told the pairings apart."""
-    tied = set(label_ties)
-    fixed = [p for p in pairs if p not in tied]
-    rows = [i for i, _ in label_ties]
-    cols = [j for _, j in label_ties]
+                     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The content rule's first step: within each block of label-tied pairs, among the
+    pairings that keep every level (C, b, a) as it is, the one with the highest
+    document score.
 
-    def signature(trial: list[tuple[int, int]]) -> list[list[float]]:
-        return [sorted(float(level[i, j]) for i, j in trial) for level in levels]
-
-    wanted = signature(label_ties)
-    best, best_score = pairs, score_of(pairs)
-    scores = {best_score}
-    for order in itertools.permutations(cols):
-        trial = list(zip(rows, order, strict=True))
-        if trial == label_ties or signature(trial) != wanted:
+    A block whose best pairing is unique is settled (its pairs are no longer label
+    ties); when several pairings share the best score the first of them in the
+    canonical order is kept (the given pairing first) and the block stays label-tied.
+    Blocks too large to score every pairing (over ``_SCORED_TRIALS`` in all) are
+    left as they are. Returns the pairs and the label ties that remain.
+    """
+    remaining: list[tuple[int, int]] = []
+    budget = _SCORED_TRIALS
+    current = sorted(pairs)
+    for block in _tie_blocks(sorted(label_ties), levels):
+        trials = math.factorial(len(block))
+        if trials > budget:
+            remaining += block
             continue
-        candidate_pairs = sorted(fixed + trial)
-        value = score_of(candidate_pairs)
-        scores.add(value)
-        if value > best_score:
-            best, best_score = candidate_pairs, value
-    return best, len(scores) > 1
+        budget -= trials
+        fixed = [p for p in current if p not in set(block)]
+        rows = [i for i, _ in block]
+        wanted = [sorted(float(level[i, j]) for i, j in block) for level in levels]
+        scored: list[tuple[float, list[tuple[int, int]]]] = []
+        for order in itertools.permutations([j for _, j in block]):
+            trial = list(zip(rows, order, strict=True))
+            if [sorted(float(level[i, j]) for i, j in trial) for level in levels] != wanted:
+                continue
+            scored.append((score_of(sorted(fixed + trial)), trial))
+        best = max(value for value, _ in scored)
+        winners = [trial for value, trial in scored if value == best]
+        current = sorted(fixed + winners[0])
+        if len(winners) > 1:
+            remaining += winners[0]
+    return current, sorted(remaining)
+
+
+@dataclass(slots=True)
+class _Paired:
+    """One scope's pairing while the scopes are resolved (warnings wait for the end)."""
+
+    decl: ScopeDecl
+    gold: list[Record]
+    candidate: list[Record]
+    matrix: np.ndarray
+    structure: _Structure | None
+    levels: list[np.ndarray]
+    pairs: list[tuple[int, int]]
+    rules: dict[tuple[int, int], TieRule]
+    label_ties: list[tuple[int, int]]
+    provisional: bool  # label ties scored while some other scope was unresolved
+
+
+def _settle(paired: _Paired, evaluate: EvaluateFn, bijections: dict[str, dict[Any, Any]],
+            candidate_ids: dict[str, set[Any]], record_pairs: RecordPairs,
+            unresolved: frozenset[str]) -> None:
+    """Settle ``paired``'s label ties by the documents' score (in place)."""
+    if not paired.label_ties or len(paired.gold) > _SCORED_RECORDS:
+        return
+    score_of = functools.partial(
+        _document_score, evaluate=evaluate, scope=paired.decl, gold=paired.gold,
+        candidate=paired.candidate, levels=paired.levels, bijections=bijections,
+        candidate_ids=candidate_ids, record_pairs=record_pairs, unresolved=unresolved)
+    paired.pairs, remaining = _settle_by_score(paired.pairs, paired.label_ties,
+                                               paired.levels, score_of)
+    paired.rules = {p: paired.rules.get(p, TieRule.CONTENT) for p in paired.pairs}
+    paired.label_ties = remaining
+    paired.provisional = bool(unresolved)
 
 
 def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema,
@@ -618,8 +714,10 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
     """Derive every scope's bijection.
 
     ``evaluate(bijections, candidate_ids, record_pairs, unresolved)`` scores the whole
-    documents under a partial resolution; when given, a few records that only their
-    JSON told apart (label ties) are paired by the best document score instead.
+    documents under a partial resolution; when given, records that only their JSON
+    told apart (label ties) are paired by the best document score instead: first as
+    the scope is resolved, and once more when every scope is (the references into
+    scopes resolved later counted as matching the first time).
 
     Returns
     -------
@@ -633,10 +731,10 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
     groups, cyclic, warnings = _resolution_groups(schema)
     bijections: dict[str, dict[Any, Any]] = {}
     candidate_ids: dict[str, set[Any]] = {}
-    alignments: dict[str, ScopeAlignment] = {}
     traces: dict[str, WLTrace] = {}
     resolved: set[str] = set()
     record_pairs: RecordPairs = {}
+    paired: dict[str, _Paired] = {}
     for group in groups:
         members = frozenset(group)
         unresolved = frozenset(set(schema.scopes) - resolved)
@@ -658,7 +756,6 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
                              seeds, blend=mode == WLMode.BLEND)
             trace = refine(vertices, edges, seeds, scope=", ".join(group), mode=mode.value)
         for name in group:
-            decl = schema.scopes[name]
             g_records, c_records = gold.records[name], candidate.records[name]
             matrix = matrices[name]
             structure = None
@@ -669,33 +766,37 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
                                                    g_records, c_records)
             levels = [matrix] if structure is None else [matrix, structure.same,
                                                          structure.depth.astype(np.float64)]
-            if (evaluate is not None and 0 < len(label_ties) <= _SCORED_TIES
-                    and len(g_records) <= _SCORED_RECORDS):
-                score_of = functools.partial(
-                    _document_score, evaluate=evaluate, scope=decl, gold=g_records,
-                    candidate=c_records, levels=levels, bijections=bijections,
-                    candidate_ids=candidate_ids, record_pairs=record_pairs,
-                    unresolved=frozenset(set(schema.scopes) - resolved - {name}))
-                pairs, settled = _settle_by_score(pairs, sorted(label_ties), levels, score_of)
-                if settled:  # the documents' score decided: no longer a label tie
-                    rules = {p: rules.get(p, TieRule.CONTENT) for p in pairs}
-                    label_ties = []
-            mapping, gold_targets, targets = _mapping(g_records, c_records, pairs,
-                                                      _quality(levels, pairs))
-            _id_warnings(g_records, decl, "gold", gold_targets, warnings)
-            _id_warnings(c_records, decl, "candidate", targets, warnings)
-            bijections[name] = mapping
-            record_pairs[decl.records.pointer] = _pointer_pairs(name, g_records, c_records,
-                                                                pairs)
+            scope = paired[name] = _Paired(schema.scopes[name], g_records, c_records, matrix,
+                                           structure, levels, pairs, rules, label_ties, False)
+            if evaluate is not None:
+                _settle(scope, evaluate, bijections, candidate_ids, record_pairs,
+                        frozenset(set(schema.scopes) - resolved - {name}))
+            bijections[name] = _mapping(g_records, c_records, scope.pairs,
+                                        _quality(levels, scope.pairs))[0]
+            record_pairs[scope.decl.records.pointer] = _pointer_pairs(
+                name, g_records, c_records, scope.pairs)
             resolved.add(name)
-            _tie_warnings(name, g_records, c_records, rules, warnings)
-            alignments[name] = ScopeAlignment(
-                name, matrix, [r.id for r in g_records], [r.id for r in c_records],
-                [r.pointer for r in g_records], [r.pointer for r in c_records], pairs,
-                _twin_pairs(matrix, pairs), name in cyclic, mode.value,
-                None if structure is None else structure.same,
-                None if structure is None else structure.depth / structure.rounds,
-                rules, label_ties)
+    alignments: dict[str, ScopeAlignment] = {}
+    for name, scope in paired.items():
+        if evaluate is not None and scope.provisional and scope.label_ties:
+            _settle(scope, evaluate, bijections, candidate_ids, record_pairs, frozenset())
+            bijections[name] = _mapping(scope.gold, scope.candidate, scope.pairs,
+                                        _quality(scope.levels, scope.pairs))[0]
+            record_pairs[scope.decl.records.pointer] = _pointer_pairs(
+                name, scope.gold, scope.candidate, scope.pairs)
+        _, gold_targets, targets, designated = _mapping(
+            scope.gold, scope.candidate, scope.pairs, _quality(scope.levels, scope.pairs))
+        _id_warnings(scope.gold, scope.decl, "gold", gold_targets, warnings)
+        _id_warnings(scope.candidate, scope.decl, "candidate", targets, warnings)
+        _tie_warnings(name, scope.gold, scope.candidate, scope.rules, warnings)
+        structure = scope.structure
+        alignments[name] = ScopeAlignment(
+            name, scope.matrix, [r.id for r in scope.gold], [r.id for r in scope.candidate],
+            [r.pointer for r in scope.gold], [r.pointer for r in scope.candidate],
+            scope.pairs, _twin_pairs(scope.matrix, scope.pairs), name in cyclic, mode.value,
+            None if structure is None else structure.same,
+            None if structure is None else structure.depth / structure.rounds,
+            scope.rules, scope.label_ties, designated)
     return bijections, candidate_ids, alignments, traces, warnings
 
 
