@@ -130,7 +130,16 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     SchemaError, InputError
         Bad schema, gold, candidate or option; each names a JSON Pointer.
     """
-    opts = AlignOptions.coerce(options, **option_overrides)
+    return _align(gold, candidate, schema, AlignOptions.coerce(options, **option_overrides),
+                  comparators, describe_violations=True)
+
+
+def _align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
+           opts: AlignOptions, comparators: Mapping[str, Any] | None, *,
+           describe_violations: bool) -> Alignment:
+    """:func:`align`; without ``describe_violations`` the candidate's schema violations
+    are looked for only in strict mode (the only mode where they change the score), and
+    the alignment's ``violations`` is then left empty."""
     _allow_depth(opts.limits.max_depth)
     wl_mode, wl_blend_lambda, strict = opts.wl_mode, opts.wl_blend_lambda, opts.strict
     if isinstance(schema, Schema):
@@ -149,7 +158,8 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
         more = f" (and {len(gold_errors) - 1} more)" if len(gold_errors) > 1 else ""
         raise InputError(first.pointer, f"the gold violates the schema: {first.message}{more}",
                          fix="correct the gold, or relax the schema", document="gold")
-    violations = schema_violations(candidate, parsed, "candidate")
+    violations = (schema_violations(candidate, parsed, "candidate")
+                  if describe_violations or strict else [])
 
     def record_matrix(golds: list[Any], cands: list[Any], record: SchemaNode,
                       bijections: dict[str, dict[Any, Any]],
@@ -191,6 +201,12 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
 
 
 def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
-          **options: Any) -> float:
-    """The OA score of ``candidate`` against ``gold`` in [0, 1]; see :func:`align`."""
-    return align(gold, candidate, schema, **options).score
+          options: AlignOptions | Mapping[str, Any] | None = None, *,
+          comparators: Mapping[str, Any] | None = None, **option_overrides: Any) -> float:
+    """The OA score of ``candidate`` against ``gold`` in [0, 1]; see :func:`align`.
+
+    The same number as ``align(...).score``, without describing the candidate's schema
+    violations unless ``strict`` is set (they change the score only then).
+    """
+    return _align(gold, candidate, schema, AlignOptions.coerce(options, **option_overrides),
+                  comparators, describe_violations=False).score

@@ -31,6 +31,12 @@ def unescape(token: str) -> str:
 
 def join(base: str, *tokens: str | int) -> str:
     """Append reference tokens to a pointer."""
+    if len(tokens) == 1:  # the scorer's hot path: one key or index at a time
+        token = tokens[0]
+        text = token if type(token) is str else str(token)
+        if "~" in text or "/" in text:
+            text = text.replace("~", "~0").replace("/", "~1")
+        return base + "/" + text
     return base + "".join("/" + escape(t) for t in tokens)
 
 

@@ -26,7 +26,7 @@ from oa_core.options import Limits
 from oa_core.validation import check_json, raise_first_problem, schema_violations
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted(p for p in (ROOT / "sample_data").iterdir() if p.is_dir())
+EXAMPLES = sorted(p for p in (ROOT / "sample_data").iterdir() if (p / "gold.json").exists())
 
 
 def _documents(folder: Path) -> list[Any]:
@@ -194,3 +194,27 @@ def test_check_json_still_names_the_pointer() -> None:
     with pytest.raises(InputError) as err:
         check_json({"a": [1, {"b": math.inf}]}, "candidate")
     assert err.value.pointer == "/a/1/b"
+
+
+# -- score() without describing violations ---------------------------------------------
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_score_equals_align_on_invalid_candidates(running: tuple[Any, Any, Any],
+                                                  strict: bool) -> None:
+    gold, candidate, raw = running
+    parsed = oa_core.Schema.parse(raw)
+    broken = {**candidate, "people": [*candidate["people"], {"id": "x", "name": 3}]}
+    full = oa_core.align(gold, broken, parsed, strict=strict)
+    assert full.violations
+    assert oa_core.score(gold, broken, parsed, strict=strict) == full.score
+    assert oa_core.score(gold, broken, raw, oa_core.AlignOptions(strict=strict)) == full.score
+
+
+@given(st.text(max_size=4) | st.integers(), st.text("~/a", max_size=4) | st.integers(),
+       st.text("~/a", max_size=3))
+def test_pointer_join_one_token_equals_the_general_form(base: Any, token: Any,
+                                                        other: str) -> None:
+    from oa_core.pointer import escape, join
+    base = str(base)
+    assert join(base, token) == base + "/" + escape(token)
+    assert join(base, token, other) == join(join(base, token), other)
