@@ -179,10 +179,13 @@ def _align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
                         record_pairs=record_pairs, limits=opts.limits)
         return scorer.node(gold, candidate, parsed.root, "", "").score
 
-    bijections, candidate_ids, scopes, traces, scope_warnings = resolve_scopes(
-        index_document(gold, parsed), index_document(candidate, parsed), parsed,
-        record_matrix, wl_mode=wl_mode, wl_lambda=wl_blend_lambda, limits=opts.limits,
-        evaluate=document_score)
+    if parsed.scopes:
+        bijections, candidate_ids, scopes, traces, scope_warnings = resolve_scopes(
+            index_document(gold, parsed), index_document(candidate, parsed), parsed,
+            record_matrix, wl_mode=wl_mode, wl_lambda=wl_blend_lambda, limits=opts.limits,
+            evaluate=document_score)
+    else:  # what resolve_scopes gives for a schema without scopes, without indexing
+        bijections, candidate_ids, scopes, traces, scope_warnings = {}, {}, {}, {}, []
     record_pairs = {
         parsed.scopes[name].records.pointer: (name, {
             s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})

@@ -218,3 +218,19 @@ def test_pointer_join_one_token_equals_the_general_form(base: Any, token: Any,
     base = str(base)
     assert join(base, token) == base + "/" + escape(token)
     assert join(base, token, other) == join(join(base, token), other)
+
+
+# -- schemas without scopes skip the referential stage ------------------------------------
+
+def test_no_scopes_resolve_to_nothing() -> None:
+    from oa_core.referential import index_document, resolve_scopes
+    for folder in EXAMPLES:
+        for schema_file in sorted(folder.glob("schema*.json")):
+            parsed = oa_core.Schema.parse(json.loads(schema_file.read_text()))
+            if parsed.scopes:
+                continue
+            for doc in _documents(folder):
+                resolved = resolve_scopes(index_document(doc, parsed),
+                                          index_document(doc, parsed), parsed,
+                                          lambda *a: pytest.fail("no scope to score"))
+                assert resolved == ({}, {}, {}, {}, [])
