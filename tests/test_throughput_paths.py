@@ -234,3 +234,22 @@ def test_no_scopes_resolve_to_nothing() -> None:
                                           index_document(doc, parsed), parsed,
                                           lambda *a: pytest.fail("no scope to score"))
                 assert resolved == ({}, {}, {}, {}, [])
+
+
+# -- edit-distance comparators: the single-pair function gives cdist's bits -------------
+
+EDIT_DISTANCES = ["levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq"]
+texts = st.text("abcde XY\u00e9\u4e2d\U0001f600", max_size=9) | st.text(max_size=150)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(EDIT_DISTANCES), st.lists(texts, min_size=1, max_size=12),
+       st.lists(texts, min_size=1, max_size=12))
+def test_edit_distance_scalar_equals_matrix(name: str, golds: list[str],
+                                            cands: list[str]) -> None:
+    from oa_core.comparators import ComparatorRegistry
+    comparator = ComparatorRegistry().get(name)
+    matrix = comparator.matrix(golds, cands)
+    for i, g in enumerate(golds):
+        for j, p in enumerate(cands):
+            assert matrix[i, j] == comparator.scalar(g, p), (name, g, p)
