@@ -25,6 +25,8 @@ PAGES = (
     ("referential.py", "Referential alignment", ":material/hub:", "referential"),
     ("feedback.py", "Feedback", ":material/build:", "feedback"),
     ("schema_tuning.py", "Schema tuning", ":material/tune:", "schema-tuning"),
+    # a whole evaluation run (app/dataset_state.py); a row opens the views above
+    ("dataset.py", "Dataset", ":material/table_view:", "dataset"),
 )
 
 # a local favicon: a ":material/...:" page icon would be fetched from a font CDN

@@ -51,7 +51,7 @@ URL_READ = "oa.url_read"  # the session has read the URL it was opened with
 URL_PENDING = "oa.url_pending"  # options of that URL no widget has bound yet
 BOUND = "oa.bound"  # session name -> default of every option bound to a widget
 # URL parameters of the trio itself (not options)
-TRIO_PARAMS = ("example", "schema", "candidate", "trio", "edits", "fixes")
+TRIO_PARAMS = ("example", "schema", "candidate", "trio", "edits", "fixes", "pair")
 # options every page scores with, restored from the URL before any page runs
 GLOBAL_OPTIONS: dict[str, tuple[Any, tuple[Any, ...] | None]] = {
     WL_MODE: ("tie_break", WL_MODES), WL_LAMBDA: (0.5, None)}
@@ -75,7 +75,11 @@ class Trio:
         The chosen variants of a bundled example.
     origins : dict
         document -> (how it came, name): ``("example", folder name)``,
-        ``("upload", file name)`` or ``("paste", "")``; see :func:`provenance`.
+        ``("upload", file name)``, ``("paste", "")`` or ``("dataset", pair label)``;
+        see :func:`provenance`.
+    pair : (str, str, str) or None
+        ``(dataset, run, id)`` when the trio is a pair of an evaluation dataset
+        (:mod:`app.dataset_state`); the URL then names it as ``pair``.
     """
 
     source: str
@@ -86,6 +90,7 @@ class Trio:
     schema_file: str | None = None
     candidate_file: str | None = None
     origins: dict[str, tuple[str, str]] = field(default_factory=dict)
+    pair: tuple[str, str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -519,7 +524,9 @@ def url_params() -> dict[str, str]:
     params: dict[str, str] = {}
     current = trio()
     if current is not None:
-        if current.source == "custom":
+        if current.pair is not None:  # a dataset's pair: reopened from the dataset
+            params["pair"] = canonical(list(current.pair))
+        elif current.source == "custom":
             params["trio"] = remember(current)
         else:
             params["example"] = current.source
@@ -568,7 +575,15 @@ def restore_from_url(query: dict[str, str]) -> None:
     state = st.session_state
     state[URL_PENDING] = {key: value for key, value in query.items()
                           if key not in TRIO_PARAMS}
-    if query.get("trio"):
+    if query.get("pair"):
+        from .dataset_state import restore_pair  # the dataset layer sits on this one
+
+        if not restore_pair(query["pair"]):
+            state[ERRORS] = [LoadError(
+                "documents", f"?pair={query['pair']}",
+                "this link names a pair of an evaluation dataset that is not available",
+                fix="open the dataset in the sidebar and pick the pair again")]
+    elif query.get("trio"):
         stored = _trio_store().get(query["trio"])
         if stored is not None:
             set_trio(copy.deepcopy(stored))

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from . import session
+from . import dataset_sidebar, session
 from .examples import DOCUMENTS, list_examples
 from .text import md_escape, md_inline
 
@@ -209,6 +209,7 @@ def render() -> None:
             st.download_button("Edited schema (JSON)", _dumps(session.edited_schema()),
                                file_name=f"{trio.source}-schema.json",
                                mime="application/json")
+        dataset_sidebar.render()  # evaluation runs: a dataset and its run
 
 
 def show_errors() -> None:

@@ -189,6 +189,12 @@ class Dataset:
             digest.update(text.encode("utf-8", "surrogatepass") + b"\n")
         return digest.hexdigest()[:20]
 
+    def bad_lines_of(self, run: str) -> list[BadLine]:
+        """The bad lines of one run's file and of the files all runs share (golds)."""
+        own = {r.file for r in self.runs.values()}
+        return [bad for bad in self.bad_lines
+                if bad.file == self.runs[run].file or bad.file not in own]
+
     def pair(self, run: str, row: int) -> dict[str, Any]:
         """The ``row``-th pair of ``run`` as a dict (``id``, ``gold``, ``candidate`` or
         ``prediction``); :class:`InputError` if that line is not a JSON object."""

@@ -1,0 +1,152 @@
+"""Sections of the run-level pages drawn with Streamlit: headline metrics, bad lines,
+the pairs table with its click-to-open, and the downloads (CSV, Parquet, HTML report).
+
+The pages call these; the numbers and tables come from :mod:`oa_core.runstats`, the
+charts from :mod:`app.dataset_views`.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from oa_core import html_report
+from oa_core.dataset import Dataset, ScoredRun
+
+from . import dataset_state, dataset_views, session, views
+
+ROOT = Path(__file__).resolve().parents[1]
+VIEWS = {"overview": ("Overview", "overview.py"), "match-tree": ("Match tree", "match_tree.py"),
+         "referential": ("Referential alignment", "referential.py"),
+         "feedback": ("Feedback", "feedback.py")}
+"""The single-pair views a dataset pair opens in: URL name -> (title, page file)."""
+TABLE = "w.ds_table"
+SHOWN = "oa.ds_shown"  # the ids of the table's rows as shown (for a click)
+PENDING = "oa.ds_open"  # a row clicked: (row, id), opened on the next run
+PAIR = "oa.ds_pair"
+
+
+def summary_metrics(summary: dict[str, Any], bad: int) -> None:
+    """n, the mean with its 95% bootstrap interval, the median and the failure counts."""
+    mean = summary["mean"]
+    cells = st.columns(5)
+    cells[0].metric("Pairs", f"{summary['n']:,}")
+    cells[1].metric("Mean score", views.fmt_score(mean.estimate, headline=True),
+                    help=f"{views.fmt_score(mean.estimate)}; 95% bootstrap interval "
+                         f"[{views.fmt_score(mean.low)}, {views.fmt_score(mean.high)}] "
+                         "(2,000 resamples, fixed seed)")
+    cells[2].metric("Median", views.fmt_score(summary["p50"], headline=True))
+    cells[3].metric("Unparsable predictions", summary["unparsable"],
+                    help="No usable JSON in the model's text: scored 0.")
+    cells[4].metric("Bad lines", bad + summary["errors"],
+                    help="Lines that could not be read or joined, or not scored.")
+    st.caption(f"Mean {views.fmt_score(mean.estimate)}, 95% CI "
+               f"[{views.fmt_score(mean.low)}, {views.fmt_score(mean.high)}] "
+               "(percentile bootstrap over documents).")
+
+
+def quantile_table(summary: dict[str, Any]) -> None:
+    """The score quantiles as a small table."""
+    names = ("p10", "p25", "p50", "p75", "p90")
+    st.dataframe(pd.DataFrame({"quantile": ["10%", "25%", "50% (median)", "75%", "90%"],
+                               "score": [summary[n] for n in names]}),
+                 hide_index=True, column_config={"score": st.column_config.NumberColumn(
+                     format="%.4f")}, key="quantiles")
+
+
+def bad_lines(data: Dataset, scored: ScoredRun) -> None:
+    """The lines that could not be used, with file, line, pointer and fix."""
+    errors = scored.frame[scored.frame["status"] == "error"]
+    rows = [bad.to_dict() for bad in data.bad_lines_of(scored.name)]
+    rows += [{"file": data.runs[scored.name].file, "line": int(line), "pointer": "",
+              "message": problem, "fix": "see the message"}
+             for line, problem in zip(errors["line"], errors["problem"], strict=True)]
+    if not rows:
+        return
+    with st.expander(f"{len(rows)} bad line{'s' * (len(rows) != 1)}: listed here, the "
+                     "rest loaded", expanded=False, icon=":material/report:"):
+        st.dataframe(pd.DataFrame(rows, columns=["file", "line", "pointer", "message", "fix"]),
+                     hide_index=True, key="bad_lines",
+                     column_config={"line": st.column_config.NumberColumn(
+                         help="0: about the file as a whole")})
+
+
+def _on_click() -> None:
+    """A row was clicked: open it on the next run (a callback cannot switch pages)."""
+    selection = st.session_state.get(TABLE)
+    rows = getattr(getattr(selection, "selection", None), "rows", None)
+    if rows is None and isinstance(selection, dict):
+        rows = selection.get("selection", {}).get("rows")
+    shown = st.session_state.get(SHOWN) or []
+    if rows and rows[0] < len(shown):
+        st.session_state[PENDING] = shown[rows[0]]
+        st.session_state[PAIR] = shown[rows[0]][1]
+
+
+def pairs_table(shown: pd.DataFrame, total: int) -> None:
+    """The filtered, sorted pairs; clicking a row opens it."""
+    st.caption(f"{len(shown):,} of {total:,} pairs match the filters. Click a row to open "
+               "the pair in the view chosen below; the sidebar leads back to this table.")
+    st.session_state[SHOWN] = list(zip(shown["row"].tolist(), shown["id"].tolist(),
+                                       strict=True))
+    st.dataframe(dataset_views.table_view(shown), key=TABLE, hide_index=True,
+                 on_select=_on_click, selection_mode="single-row", height=420,
+                 column_config={
+                     "score": st.column_config.NumberColumn(format="%.4f"),
+                     "deficit": st.column_config.NumberColumn(format="%.4f"),
+                     "op count": st.column_config.NumberColumn(help="repair operations"),
+                     "problem": st.column_config.TextColumn(width="medium")})
+
+
+def _open(data: Dataset, name: str, run: str, row: int, identifier: str) -> None:
+    view = st.session_state.get("oa.ds_view") or "overview"
+    if dataset_state.open_pair(data, name, run, row, identifier):
+        st.switch_page(ROOT / "pages" / VIEWS.get(view, VIEWS["overview"])[1])
+    st.rerun()  # show why it could not open
+
+
+def open_controls(data: Dataset, name: str, run: str, shown: pd.DataFrame) -> None:
+    """Which view a click opens, and a picker + button to open a pair by id."""
+    pending = st.session_state.pop(PENDING, None)
+    left, middle, right = st.columns([3, 3, 1], vertical_alignment="bottom")
+    left.radio("Open pairs in", list(VIEWS), format_func=lambda v: VIEWS[v][0],
+               horizontal=True, **session.bind("oa.ds_view", "overview", options=list(VIEWS)))
+    rows = dict(zip(shown["id"].tolist(), shown["row"].tolist(), strict=True))
+    ids = list(rows)
+    middle.selectbox("Pair", ids, placeholder="pick a pair", index=None, key="w.ds_pick",
+                     format_func=str)
+    picked = st.session_state.get("w.ds_pick")
+    if right.button("Open", disabled=picked is None, key="w.ds_open_button"):
+        _open(data, name, run, int(rows[picked]), str(picked))
+    if pending is not None:
+        _open(data, name, run, int(pending[0]), str(pending[1]))
+
+
+@st.cache_resource(max_entries=8, show_spinner="Writing the report…")
+def _report(key: str, title: str, _data: Dataset, _scored: ScoredRun) -> str:
+    return html_report.build(_data, [_scored], title=title)
+
+
+def downloads(data: Dataset, name: str, run: str, scored: ScoredRun) -> None:
+    """Per-pair results as CSV and Parquet, and the self-contained HTML report."""
+    st.subheader("Download")
+    frame = scored.frame.drop(columns=["row"])
+    stem = f"{name}-{run}".replace("/", "_")
+    cells = st.columns(3)
+    cells[0].download_button("Per-pair results (CSV)", frame.to_csv(index=False),
+                             file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    cells[1].download_button("Per-pair results (Parquet)", buffer.getvalue(),
+                             file_name=f"{stem}.parquet",
+                             mime="application/vnd.apache.parquet", key="dl_parquet")
+    title = f"{data.title or name} · run {run}"
+    cells[2].download_button("HTML report", _report(data.run_key(run), title, data, scored),
+                             file_name=f"{stem}-report.html", mime="text/html", key="dl_html")
+    st.caption("The report is one HTML file (no network needed): summary, histogram, error "
+               "patterns, field metrics and the worst documents with their aligned diffs "
+               "and feedback. `oa report` writes the same from the command line.")

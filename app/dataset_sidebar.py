@@ -1,0 +1,83 @@
+"""The sidebar's evaluation-dataset section: pick a bundled dataset or upload one,
+choose the run, and go back to the table from a pair opened out of it."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from oa_core.errors import OAError
+
+from . import dataset_state, session
+from .text import md_escape, md_inline
+
+_UPLOAD = "w.ds_upload"
+DATASET_PAGE = dataset_state.SAMPLE_DIR.parent / "pages" / "dataset.py"
+
+
+def _on_upload() -> None:
+    """Make a dataset of the uploaded files as soon as they are all there."""
+    uploads = st.session_state.get(_UPLOAD) or []
+    if not uploads:
+        return
+    files: dict[str, str] = {}
+    problems: list[str] = []
+    for upload in uploads:
+        try:  # files are data: read as text, never run
+            files[upload.name] = upload.getvalue().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            problems.append(f"{upload.name}: not UTF-8 text (byte {exc.start})")
+    if problems:
+        st.session_state[dataset_state.ERRORS] = problems
+        return
+    try:
+        name = dataset_state.add_upload(files)
+    except OAError as exc:
+        fix = f" Fix: {exc.fix}" if exc.fix else ""
+        st.session_state[dataset_state.ERRORS] = [
+            f"{exc.document} at {exc.pointer or '(root)'}: {exc.message}.{fix}"]
+        return
+    st.session_state[dataset_state.ERRORS] = []
+    st.session_state[dataset_state.DATASET] = name
+    st.session_state[dataset_state.RUN] = ""
+
+
+def render() -> None:
+    """Draw the section (inside ``st.sidebar``)."""
+    state = st.session_state
+    entries = {e.name: e for e in dataset_state.entries()}
+    uploads = list(dataset_state._uploads())
+    options = ["", *entries, *uploads]
+    st.header("Evaluation dataset")
+    trio = session.trio()
+    if trio is not None and trio.pair is not None:
+        name, run, identifier = trio.pair
+        st.page_link(DATASET_PAGE, label="Back to the dataset table",
+                     icon=":material/arrow_back:",
+                     query_params={k: v for k, v in st.query_params.to_dict().items()
+                                   if k != "pair"})
+        st.caption(f"Showing pair “{md_inline(identifier)}” of run "
+                   f"“{md_inline(run)}” in {md_inline(name)}.")
+
+    def title(name: str) -> str:
+        if not name:
+            return "(none)"
+        return entries[name].title if name in entries else f"uploaded ({name})"
+
+    st.selectbox("Dataset", options, format_func=title,
+                 **session.bind(dataset_state.DATASET, "", options=options))
+    chosen = state.get(dataset_state.DATASET) or ""
+    if chosen in entries and entries[chosen].description:
+        st.caption(md_inline(entries[chosen].description))
+    data = dataset_state.load(chosen) if chosen else None
+    if data is not None:
+        runs = dataset_state.run_names(data)
+        st.selectbox("Run", runs, **session.bind(dataset_state.RUN, runs[0], options=runs))
+    with st.expander("Upload a dataset", expanded=False, key="w.ds_upload_open"):
+        st.caption("A schema (`.json`) and JSONL files: `oa batch` pairs files (each one "
+                   "run), or a `golds.jsonl` and one predictions file per run, joined by "
+                   "`id` (or by line). Files are read as data only.")
+        st.file_uploader("Dataset files", type=["json", "jsonc", "jsonl", "ndjson"],
+                         accept_multiple_files=True, key=_UPLOAD, on_change=_on_upload)
+    for problem in state.get(dataset_state.ERRORS) or []:
+        st.error(f"**Could not load the uploaded dataset.** {md_escape(problem)}",
+                 icon=":material/warning:")

@@ -1,0 +1,284 @@
+"""The explorer's evaluation dataset: which one is open, its runs scored (cached), and
+opening one pair of it in the single-pair views.
+
+State (all in the URL, see :mod:`app.session`):
+
+- ``dataset``: a bundled dataset (``sample_data/datasets/index.json``), the folder
+  given to ``oa explore --dataset DIR`` (its folder name), or ``upload-HASH`` for
+  uploaded files (in this server's memory, like an uploaded trio);
+- ``run`` and ``run_b``: the run shown, and the one compared with it;
+- ``pair``: ``[dataset, run, id]`` of the pair open in Overview, Match tree,
+  Referential alignment and Feedback (so a link to a pair reproduces it).
+
+Scoring a run uses :func:`oa_core.dataset.score_run` in worker processes with a
+progress bar, and is cached by the content hash of the run, the schema and the
+options: a rerun or a page switch never rescores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from oa_core.batch import BatchOptions
+from oa_core.dataset import Dataset, ScoredRun, from_files, load_folder, score_run
+from oa_core.errors import OAError
+from oa_core.jsonio import extract_json
+
+from . import session
+from .examples import SAMPLE_DIR
+from .text import md_escape
+
+DATASET = "oa.dataset"
+RUN = "oa.run"
+RUN_B = "oa.run_b"
+ERRORS = "oa.ds_errors"
+UPLOAD_PREFIX = "upload-"
+DATASETS_DIR = SAMPLE_DIR / "datasets"
+LOCAL_ENV = "OA_EXPLORE_DATASET"  # set by `oa explore --dataset DIR`
+WORKERS = max(1, min(2, os.cpu_count() or 1))
+_SCORED_KEPT = 12
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A dataset the sidebar offers.
+
+    Parameters
+    ----------
+    name : str
+        Its ``?dataset=`` value.
+    title, description : str
+    folder : Path
+    """
+
+    name: str
+    title: str
+    description: str
+    folder: Path
+
+
+def entries() -> list[Entry]:
+    """The bundled datasets, then the one of ``oa explore --dataset`` (if any)."""
+    found: list[Entry] = []
+    index = DATASETS_DIR / "index.json"
+    if index.is_file():
+        for item in json.loads(index.read_text(encoding="utf-8")):
+            found.append(Entry(item["id"], item.get("title", item["id"]),
+                               item.get("description", ""), DATASETS_DIR / item["id"]))
+    local = os.environ.get(LOCAL_ENV)
+    if local:
+        folder = Path(local).resolve()
+        name = folder.name if folder.name not in {e.name for e in found} else f"local-{folder.name}"
+        found.append(Entry(name, f"{folder.name} (from --dataset)", str(folder), folder))
+    return found
+
+
+@st.cache_resource(show_spinner=False)
+def _uploads() -> dict[str, Dataset]:
+    """Uploaded datasets by content hash (``?dataset=upload-HASH``)."""
+    return {}
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading the dataset…")
+def _folder(path: str, stamp: float) -> Dataset:
+    return load_folder(path)
+
+
+@st.cache_resource(show_spinner=False)
+def _scored() -> OrderedDict[str, ScoredRun]:
+    """Scored runs by content hash (the newest last; a few are kept)."""
+    return OrderedDict()
+
+
+def add_upload(files: dict[str, str]) -> str:
+    """Make a dataset of uploaded files; its ``?dataset=`` name.
+
+    Raises
+    ------
+    oa_core.OAError
+        When the files do not make a dataset (no schema, invalid schema...).
+    """
+    digest = hashlib.sha256(json.dumps(sorted(files.items())).encode("utf-8", "surrogatepass"))
+    name = UPLOAD_PREFIX + digest.hexdigest()[:12]
+    store = _uploads()
+    if name not in store:
+        store[name] = from_files(files, name=name)
+    return name
+
+
+def load(name: str) -> Dataset | None:
+    """The dataset named ``name`` (None, with the reason shown, when it cannot load)."""
+    if not name:
+        return None
+    if name.startswith(UPLOAD_PREFIX):
+        found = _uploads().get(name)
+        if found is None:
+            st.warning("This link names an uploaded dataset that only the explorer which "
+                       "received it (while it runs) holds: upload the files again.",
+                       icon=":material/link_off:")
+        return found
+    entry = next((e for e in entries() if e.name == name), None)
+    if entry is None:
+        st.error(f"There is no dataset named “{md_escape(name)}”: pick one in the sidebar.",
+                 icon=":material/warning:")
+        return None
+    try:
+        stamp = max((p.stat().st_mtime for p in entry.folder.rglob("*") if p.is_file()),
+                    default=0.0)
+        return _folder(str(entry.folder), stamp)
+    except OAError as exc:
+        show_error(exc, f"load the dataset {name}")
+        return None
+
+
+def show_error(exc: OAError, what: str) -> None:
+    """An ``oa_core`` error in the page: where, what, and the fix."""
+    text = (f"**Could not {md_escape(what)}.** In the {md_escape(exc.document)} at "
+            f"{md_escape(exc.pointer or '(root)')}: {md_escape(exc.message)}")
+    if exc.fix:
+        text += f"\n\nFix: {md_escape(exc.fix)}"
+    st.error(text, icon=":material/warning:")
+
+
+def current() -> tuple[Dataset | None, str]:
+    """The open dataset and its name; says in the page what to do when there is none."""
+    name = st.session_state.get(DATASET) or ""
+    data = load(name)
+    if data is None and not name:
+        st.info("Open an evaluation dataset in the sidebar (**Evaluation dataset**): a "
+                "bundled one, or upload a schema with a pairs file, or golds and "
+                "predictions.", icon=":material/dataset:")
+    return data, name
+
+
+def run_names(data: Dataset) -> list[str]:
+    """The dataset's runs, in order."""
+    return list(data.runs)
+
+
+def chosen_run(data: Dataset, key: str = RUN, *, other: bool = False) -> str:
+    """The run stored under ``key`` (the first, or the second for ``other``, if unset)."""
+    names = run_names(data)
+    value = st.session_state.get(key)
+    if value in names:
+        return str(value)
+    return names[1] if other and len(names) > 1 else names[0]
+
+
+def _progress_text(run: str, done: int, total: int, started: float) -> str:
+    elapsed = max(time.perf_counter() - started, 1e-6)
+    rate = done / elapsed
+    eta = (total - done) / rate if rate > 0 else float("nan")
+    return (f"Scoring run {md_escape(run)}: {done}/{total} pairs · {rate:.0f} pairs/s · "
+            f"ETA {eta:.1f} s")
+
+
+def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
+    """One run scored (cached by content; a progress bar while it scores).
+
+    Parameters
+    ----------
+    data : Dataset
+    run : str
+    schema : dict, optional
+        Score with this schema instead of the dataset's (run-level tuning).
+
+    Returns
+    -------
+    ScoredRun or None
+        None, with the error shown, when the schema is invalid.
+    """
+    key = data.run_key(run) if schema is None else (
+        data.run_key(run) + hashlib.sha256(session.canonical(schema).encode()).hexdigest()[:12])
+    store = _scored()
+    if key in store:
+        store.move_to_end(key)
+        return store[key]
+    total = len(data.runs[run])
+    bar = st.progress(0.0, text=f"Scoring run {md_escape(run)}: 0/{total} pairs")
+    started = time.perf_counter()
+    last = [0.0]
+
+    def progress(done: int, count: int) -> None:
+        now = time.perf_counter()
+        if done == count or now - last[0] > 0.1:
+            last[0] = now
+            bar.progress(done / max(count, 1), text=_progress_text(run, done, count, started))
+
+    try:
+        result = score_run(data, run, options=BatchOptions(), workers=WORKERS,
+                           schema=schema, progress=progress)
+    except OAError as exc:
+        bar.empty()
+        show_error(exc, f"score run {run}")
+        return None
+    bar.empty()
+    store[key] = result
+    while len(store) > _SCORED_KEPT:
+        store.popitem(last=False)
+    return result
+
+
+# --------------------------------------------------------------------------- pairs
+
+
+def pair_label(name: str, run: str, identifier: str) -> str:
+    """How a dataset pair is named in the sidebar and file names."""
+    return f"{name} · run {run} · {identifier}"
+
+
+def open_pair(data: Dataset, name: str, run: str, row: int, identifier: str) -> bool:
+    """Load one pair of a run as the explorer's trio (the single-pair views show it).
+
+    Returns
+    -------
+    bool
+        False when the pair cannot be opened (a bad line, or a prediction with no
+        JSON); the reason is then in the page's load errors.
+    """
+    label = pair_label(name, run, identifier)
+    try:
+        item = data.pair(run, row)
+        gold = item["gold"]
+        candidate = item["candidate"] if "candidate" in item else extract_json(
+            str(item.get("prediction", "")))
+    except (OAError, KeyError) as exc:
+        message = exc.message if isinstance(exc, OAError) else f"no {exc} in this line"
+        st.session_state[session.ERRORS] = [session.LoadError(
+            "pair", label, f"this pair cannot be opened: {message}",
+            fix="pick a pair that was scored (the unparsable ones have no candidate JSON)")]
+        return False
+    trio = session.Trio("custom", gold, candidate, data.schema,
+                        files={d: f"{label} ({d})" for d in ("gold", "candidate", "schema")},
+                        origins={d: ("dataset", label) for d in ("gold", "candidate", "schema")},
+                        pair=(name, run, identifier))
+    session.set_trio(trio)
+    return True
+
+
+def restore_pair(text: str) -> bool:
+    """Reopen the pair of a ``?pair=[dataset, run, id]`` link (False if it is gone)."""
+    try:
+        name, run, identifier = json.loads(text)
+    except (ValueError, TypeError):
+        return False
+    data = load(str(name)) if isinstance(name, str) else None
+    if data is None or run not in data.runs:
+        return False
+    result = scored(data, run)
+    if result is None:
+        return False
+    rows = result.frame.index[result.frame["id"] == str(identifier)].tolist()
+    if not rows:
+        return False
+    st.session_state[DATASET], st.session_state[RUN] = name, run
+    return open_pair(data, name, run, int(rows[0]), str(identifier))

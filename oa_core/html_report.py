@@ -1,0 +1,250 @@
+"""A self-contained HTML report of a scored run (or two): ``oa report``.
+
+One file, no scripts, no network: inline CSS and SVG only, so it opens from disk
+anywhere and can be mailed or archived. It holds the summary (n, mean with a 95%
+bootstrap interval, quantiles, failures), the score histogram, the error patterns
+(path pattern x op kind), the field metrics, the worst documents with their aligned
+diff (:func:`oa_core.report.explain_table`) and feedback, the bad lines, and with two
+runs the paired comparison. Every piece of user text (ids, paths, values, file
+names) is HTML-escaped. The output is deterministic: the same runs give the same bytes.
+
+Examples
+--------
+>>> import json
+>>> from oa_core.dataset import from_files, score_run
+>>> schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+>>> line = json.dumps({"id": "<script>", "gold": {"name": "Ann"},
+...                    "candidate": {"name": "Anne"}})
+>>> data = from_files({"schema.json": json.dumps(schema), "run.jsonl": line})
+>>> page = build(data, [score_run(data, "run")], title="demo")
+>>> "<script>" in page, "&lt;script&gt;" in page, "http" in page.replace("http-equiv", "")
+(False, True, False)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import runstats
+from .aligner import align
+from .dataset import Dataset, ScoredRun
+from .errors import OAError
+from .feedback import render_feedback
+from .jsonio import extract_json
+from .report import explain_table
+
+__all__ = ["build"]
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;
+max-width:1100px;padding:0 1rem;color:#1d1d1f;background:#fff}
+h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
+table{border-collapse:collapse;margin:.6rem 0;font-size:13px}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f4f4f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
+pre{background:#f7f7f9;border:1px solid #e3e3e8;padding:.6rem;overflow-x:auto;font-size:12px}
+.muted{color:#666}.doc{margin:1.2rem 0 2rem}.pill{display:inline-block;padding:0 .5rem;
+border-radius:.6rem;background:#eef;margin-right:.4rem}
+@media (prefers-color-scheme: dark){body{background:#111;color:#eee}th{background:#222}
+pre{background:#1b1b1f;border-color:#333}th,td{border-color:#333}.muted{color:#aaa}
+.pill{background:#234}}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _f(value: float | None) -> str:
+    return "—" if value is None or value != value else f"{value:.4f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]],
+           numeric: Sequence[int] = (), shade: dict[int, list[float]] | None = None) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = []
+    for r, row in enumerate(rows):
+        cells = []
+        for c, cell in enumerate(row):
+            style = ""
+            if shade and c in shade:
+                level = shade[c][r]
+                style = f' style="background:rgba(214,96,77,{0.08 + 0.6 * level:.3f})"'
+            text = _f(cell) if isinstance(cell, float) else _e(cell)
+            cells.append(f'<td{" class=n" if c in numeric else ""}{style}>{text}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _histogram(scores: np.ndarray, color: str = "#2166ac", bins: int = 20) -> str:
+    counts, _ = np.histogram(scores, bins=bins, range=(0.0, 1.0))
+    top = max(int(counts.max()) if counts.size else 0, 1)
+    width, height, pad = 640, 180, 30
+    bar = (width - 2 * pad) / bins
+    parts = [f'<svg width="{width}" height="{height + 40}" '
+             f'role="img" aria-label="score histogram">']
+    for k, count in enumerate(counts):
+        h = (height - pad) * int(count) / top
+        x = pad + k * bar
+        parts.append(f'<rect x="{x:.1f}" y="{height - h:.1f}" width="{bar - 2:.1f}" '
+                     f'height="{h:.1f}" fill="{color}"><title>{k / bins:.2f}–'
+                     f'{(k + 1) / bins:.2f}: {int(count)}</title></rect>')
+        if count:
+            parts.append(f'<text x="{x + bar / 2 - 1:.1f}" y="{height - h - 3:.1f}" '
+                         f'font-size="10" text-anchor="middle" fill="currentColor">'
+                         f'{int(count)}</text>')
+    for tick in range(0, 11, 2):
+        x = pad + tick / 10 * (width - 2 * pad)
+        parts.append(f'<text x="{x:.1f}" y="{height + 16}" font-size="11" '
+                     f'text-anchor="middle" fill="currentColor">{tick / 10:.1f}</text>')
+    parts.append(f'<line x1="{pad}" y1="{height}" x2="{width - pad}" y2="{height}" '
+                 'stroke="#999"/></svg>')
+    return "".join(parts)
+
+
+def _summary(run: ScoredRun, bad: int) -> str:
+    stats = runstats.summary(run)
+    mean = stats["mean"]
+    rows = [("pairs", f"{stats['n']:,}"), ("mean score (95% bootstrap CI)", mean.render()),
+            ("quantiles 10 / 25 / 50 / 75 / 90 %", " / ".join(
+                _f(stats[k]) for k in ("p10", "p25", "p50", "p75", "p90"))),
+            ("unparsable predictions (scored 0)", stats["unparsable"]),
+            ("bad lines (not read, joined or scored)", bad + stats["errors"])]
+    return _table(("", "value"), rows)
+
+
+def _patterns(run: ScoredRun, top: int = 25) -> str:
+    table = runstats.error_patterns(run).head(top)
+    if table.empty:
+        return '<p class="muted">No repair operations: every scored pair is perfect.</p>'
+    losses = table["mean_loss"].tolist()
+    peak = max(losses) or 1.0
+    rows = [(p, k, int(c), int(n), float(m)) for p, k, c, n, m in zip(
+        table["pattern"], table["kind"], table["count"], table["pairs"], table["mean_loss"],
+        strict=True)]
+    return _table(("path pattern", "op kind", "ops", "pairs", "mean loss per pair"), rows,
+                  numeric=(2, 3, 4), shade={4: [v / peak for v in losses]})
+
+
+def _fields(run: ScoredRun, threshold: float) -> str:
+    table = runstats.field_metrics(run, threshold)
+    rows = [(f, int(tp), int(fp), int(fn), p, r, f1) for f, tp, fp, fn, p, r, f1 in zip(
+        table["field"], table["tp"], table["fp"], table["fn"], table["precision"],
+        table["recall"], table["f1"], strict=True)]
+    rule = (f"A matched value with similarity ≥ {threshold:g} is a true positive; matched "
+            "below it, or of another type, it counts one false positive and one false "
+            "negative; a missing value is a false negative, an excess one a false positive.")
+    return f'<p class="muted">{_e(rule)}</p>' + _table(
+        ("field (path pattern)", "TP", "FP", "FN", "precision", "recall", "F1"), rows,
+        numeric=(1, 2, 3, 4, 5, 6))
+
+
+def _document(data: Dataset, run: ScoredRun, row: int) -> str:
+    record = run.frame.iloc[row]
+    head = (f'<h3><span class="pill">{_e(record["id"])}</span> score {_f(record["score"])}'
+            f'</h3>')
+    try:
+        item = data.pair(run.name, row)
+        if "candidate" in item:
+            candidate = item["candidate"]
+        else:
+            candidate = extract_json(str(item.get("prediction", "")))
+        alignment = align(item["gold"], candidate, data.schema)
+    except (OAError, KeyError):
+        problem = record["problem"] or "not scored"
+        raw = ""
+        with contextlib.suppress(OAError, KeyError):
+            raw = str(data.pair(run.name, row).get("prediction", ""))[:600]
+        shown = f"<pre>{_e(raw)}</pre>" if raw else ""
+        return (f'<div class="doc">{head}<p>{_e(record["status"])}: {_e(problem)}</p>'
+                f'{shown}</div>')
+    table = explain_table(alignment, only_imperfect=True)
+    text = render_feedback(alignment, top_k=5, values="json").text
+    return (f'<div class="doc">{head}<p class="muted">Aligned diff (imperfect nodes only)'
+            f'</p><pre>{_e(table)}</pre><p class="muted">Feedback</p><pre>{_e(text)}</pre>'
+            "</div>")
+
+
+def _worst(data: Dataset, run: ScoredRun, count: int) -> str:
+    frame = run.frame.sort_values(["score", "row"], kind="stable", na_position="first")
+    rows = frame["row"].tolist()[:count]
+    return "".join(_document(data, run, int(r)) for r in rows)
+
+
+def _bad(data: Dataset) -> str:
+    if not data.bad_lines:
+        return ""
+    rows = [(b.file, b.line, b.pointer or "(root)", b.message, b.fix) for b in data.bad_lines]
+    return "<h2>Bad lines</h2>" + _table(("file", "line", "pointer", "problem", "fix"), rows,
+                                         numeric=(1,))
+
+
+def _compare(a: ScoredRun, b: ScoredRun, threshold: float, top: int = 15) -> str:
+    result = runstats.compare(a, b, threshold=threshold)
+    parts = [f"<h2>Run {_e(b.name)} against run {_e(a.name)}</h2>",
+             _table(("", "value"), [
+                 ("mean difference B − A (paired bootstrap 95% CI)",
+                  result.difference.render()),
+                 ("wins / ties / losses of B", f"{result.wins} / {result.ties} / "
+                                               f"{result.losses}"),
+                 ("documents compared", len(result.pairs))])]
+    worst = result.pairs.sort_values(["diff", "id"], kind="stable").head(top)
+    parts.append("<h3>Documents that regressed most</h3>" + _table(
+        ("id", f"score {a.name}", f"score {b.name}", "change"),
+        [(i, float(x), float(y), float(d)) for i, x, y, d in zip(
+            worst["id"], worst["score_a"], worst["score_b"], worst["diff"], strict=True)],
+        numeric=(1, 2, 3)))
+    moved = result.patterns.head(top)
+    parts.append("<h3>Error patterns that grew or shrank (mean loss per pair)</h3>" + _table(
+        ("path pattern", "op kind", a.name, b.name, "change"),
+        [(p, k, float(x), float(y), float(c)) for p, k, x, y, c in zip(
+            moved["pattern"], moved["kind"], moved["loss_a"], moved["loss_b"],
+            moved["change"], strict=True)], numeric=(2, 3, 4)))
+    fields = result.fields
+    parts.append("<h3>Field F1</h3>" + _table(
+        ("field", a.name, b.name, "change"),
+        [(f, float(x), float(y), float(c)) for f, x, y, c in zip(
+            fields["field"], fields["f1_a"], fields["f1_b"], fields["change"], strict=True)],
+        numeric=(1, 2, 3)))
+    return "".join(parts)
+
+
+def build(data: Dataset, runs: Sequence[ScoredRun], *, title: str = "Object Aligner report",
+          worst: int = 10, threshold: float = 0.5) -> str:
+    """The report as one HTML document.
+
+    Parameters
+    ----------
+    data : Dataset
+        Where the pairs come from (for the worst documents' diffs).
+    runs : sequence of ScoredRun
+        One run, or two (the second is compared with the first).
+    title : str
+    worst : int
+        Worst documents shown per run, with their diff and feedback.
+    threshold : float
+        The credit threshold of the field metrics.
+    """
+    parts = ["<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+             f"<h1>{_e(title)}</h1>"]
+    if data.description:
+        parts.append(f'<p class="muted">{_e(data.description)}</p>')
+    for run in runs:
+        parts += [f"<h2>Run {_e(run.name)} <span class=muted>"
+                  f"({_e(data.runs[run.name].file)})</span></h2>",
+                  _summary(run, len(data.bad_lines_of(run.name))), _histogram(run.scores),
+                  "<h3>Error patterns</h3>", _patterns(run),
+                  "<h3>Field metrics</h3>", _fields(run, threshold),
+                  f"<h3>The {worst} worst documents</h3>", _worst(data, run, worst)]
+    if len(runs) == 2:
+        parts.append(_compare(runs[0], runs[1], threshold))
+    parts += [_bad(data), '<p class="muted">Written by <code>oa report</code> '
+              "(Object Aligner Explorer).</p></body></html>"]
+    return "\n".join(parts)

@@ -1,0 +1,65 @@
+"""Dataset: a whole run at a glance; a sortable, filterable table of its pairs; a click
+on a row opens that pair in a single-pair view (the sidebar leads back here)."""
+
+import time
+
+import streamlit as st
+
+from app import dataset_page, dataset_state, dataset_views, session, views
+from app.text import md_inline
+from oa_core import runstats
+
+started = time.perf_counter()
+st.title("Dataset")
+data, name = dataset_state.current()
+if data is None:
+    st.stop()
+run = dataset_state.chosen_run(data)
+scored = dataset_state.scored(data, run)
+if scored is None:
+    st.stop()
+if data.title:
+    st.markdown(f"**{md_inline(data.title)}** · run **{md_inline(run)}** "
+                f"({md_inline(data.runs[run].file)})")
+summary = runstats.summary(scored)
+dataset_page.summary_metrics(summary, len(data.bad_lines_of(run)))
+left, right = st.columns([3, 2])
+with left:
+    st.plotly_chart(dataset_views.histogram(scored.scores), key="histogram",
+                    config=views.PLOTLY_CONFIG)
+with right:
+    dataset_page.quantile_table(summary)
+dataset_page.bad_lines(data, scored)
+
+st.subheader("Pairs")
+kinds = sorted(scored.ops["kind"].unique().tolist())
+patterns = sorted(scored.ops["pattern"].unique().tolist())
+filters = st.columns([1, 1, 2, 3, 2])
+low = filters[0].number_input("Score from", 0.0, 1.0, step=0.05, format="%.2f",
+                              **session.bind("oa.ds_low", 0.0))
+high = filters[1].number_input("to", 0.0, 1.0, step=0.05, format="%.2f",
+                               **session.bind("oa.ds_high", 1.0))
+kind = filters[2].selectbox("Op kind", ["", *kinds], format_func=lambda k: k or "(any)",
+                            **session.bind("oa.ds_kind", "", options=["", *kinds]))
+pattern = filters[3].selectbox("Path pattern", ["", *patterns],
+                               format_func=lambda p: p or "(any)",
+                               **session.bind("oa.ds_pattern", "", options=["", *patterns]))
+statuses = ["", "ok", "unparsable", "error"]
+status = filters[4].selectbox("Status", statuses, format_func=lambda s: s or "(any)",
+                              **session.bind("oa.ds_status", "", options=statuses))
+search, sort, order = st.columns([3, 2, 1], vertical_alignment="bottom")
+text = search.text_input("Search id, top op or problem", **session.bind("oa.ds_text", ""))
+column = sort.selectbox("Sort by", dataset_views.sort_columns(),
+                        format_func=dataset_views.SORTS.get,
+                        **session.bind("oa.ds_sort", "score",
+                                       options=dataset_views.sort_columns()))
+descending = order.checkbox("Descending", **session.bind("oa.ds_desc", False))
+shown = dataset_views.sort_pairs(
+    runstats.filter_pairs(scored, low=low, high=high, kind=kind, pattern=pattern, text=text,
+                          status=status), column, descending)
+dataset_page.pairs_table(shown, len(scored.frame))
+dataset_page.open_controls(data, name, run, shown)
+dataset_page.downloads(data, name, run, scored)
+st.caption(f"{len(scored.frame)} pairs scored in {scored.seconds:.1f} s with "
+           f"{dataset_state.WORKERS} worker processes (cached afterwards); this view rendered "
+           f"in {(time.perf_counter() - started) * 1000:.0f} ms.")

@@ -1,0 +1,183 @@
+"""AppTest: the Dataset page (summary with a bootstrap CI, histogram, bad lines, the pairs
+table sorted and filtered from the URL, opening a pair and coming back, downloads,
+an uploaded dataset and its errors, escaping of user text)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from apptest_helpers import errors, metric, open_app
+from streamlit.testing.v1 import AppTest
+
+from oa_core import runstats
+from oa_core.dataset import load_folder, score_run
+
+ROOT = Path(__file__).resolve().parents[1]
+ORG = ROOT / "sample_data" / "datasets" / "org2graph_runs"
+TIMEOUT = 180
+
+
+@pytest.fixture(scope="module")
+def org_b():
+    data = load_folder(ORG)
+    return data, score_run(data, "B", workers=2)
+
+
+def table(at: AppTest) -> pd.DataFrame:
+    return next(d for d in at.dataframe if "top op" in d.value.columns).value
+
+
+def open_dataset(query: dict[str, str]) -> AppTest:
+    return open_app("dataset.py", query, timeout=TIMEOUT)
+
+
+def test_summary_matches_the_library(org_b) -> None:
+    _, scored = org_b
+    at = open_dataset({"dataset": "org2graph_runs", "run": "B"})
+    summary = runstats.summary(scored)
+    assert metric(at, "Pairs") == "320"
+    assert metric(at, "Mean score") == f"{summary['mean'].estimate:.2f}"
+    assert metric(at, "Unparsable predictions") == str(summary["unparsable"])
+    assert metric(at, "Bad lines") == "2"  # the broken export line, and its empty gold
+    ci = next(c.value for c in at.caption if c.value.startswith("Mean "))
+    assert f"[{summary['mean'].low:.4f}, {summary['mean'].high:.4f}]" in ci
+    histogram = json.loads(next(c for c in at.get("plotly_chart")
+                                if c.key == "histogram").proto.spec)
+    assert len(histogram["data"][0]["x"]) == summary["scored"]
+    bad = next(d for d in at.dataframe if "fix" in d.value.columns).value
+    assert bad["line"].tolist() == [42, 0]
+    # worst first by default
+    scores = table(at)["score"].tolist()
+    assert scores == sorted(scores) and len(scores) == 320
+
+
+def test_run_a_has_no_bad_lines_of_run_b() -> None:
+    at = open_dataset({"dataset": "org2graph_runs"})
+    assert metric(at, "Bad lines") == "0"
+
+
+def test_filters_and_sort_come_from_the_url_and_go_back_into_it(org_b) -> None:
+    _, scored = org_b
+    query = {"dataset": "org2graph_runs", "run": "B", "ds_kind": "wrong-reference",
+             "ds_high": "0.9", "ds_sort": "id", "ds_desc": "true"}
+    at = open_dataset(query)
+    shown = table(at)
+    expected = runstats.filter_pairs(scored, high=0.9, kind="wrong-reference")
+    assert sorted(shown["id"]) == sorted(expected["id"]) and len(shown) > 0
+    assert shown["id"].tolist() == sorted(shown["id"], reverse=True)
+    for key, value in query.items():
+        assert at.query_params[key] == value
+    at.text_input(key="w.oa.ds_text").set_value(shown["id"].iloc[0]).run()
+    assert table(at)["id"].tolist() == [shown["id"].iloc[0]]
+    assert at.query_params["ds_text"] == shown["id"].iloc[0]
+
+
+def test_status_filter_lists_the_unparsable_predictions(org_b) -> None:
+    _, scored = org_b
+    at = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_status": "unparsable"})
+    shown = table(at)
+    assert len(shown) == (scored.frame["status"] == "unparsable").sum()
+    assert set(shown["score"]) == {0.0} and all(shown["problem"])
+
+
+def test_open_a_pair_and_come_back() -> None:
+    at = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_kind": "wrong-reference"})
+    first = table(at)["id"].iloc[0]
+    at.selectbox(key="w.ds_pick").set_value(first).run()
+    next(b for b in at.button if b.label == "Open").click().run()
+    assert not at.exception
+    assert at.title[0].value == "Overview"
+    assert at.query_params["pair"] == json.dumps(["org2graph_runs", "B", first],
+                                                 separators=(",", ":"))
+    assert at.query_params["ds_kind"] == "wrong-reference"  # the table's state is kept
+    assert any(f"Showing pair “{first}”" in c.value.replace("\\", "") for c in at.caption)
+    # the single-pair views score this pair
+    data = load_folder(ORG)
+    scored = score_run(data, "B")
+    score = scored.frame.set_index("id").loc[first, "score"]
+    assert metric(at, "Score") == f"{score:.2f}"
+    at.switch_page("../pages/dataset.py").run()
+    assert at.title[0].value == "Dataset"
+    assert at.selectbox(key="w.oa.ds_kind").value == "wrong-reference"
+
+
+def test_a_link_to_a_pair_reopens_it() -> None:
+    at = open_app("feedback.py", {"pair": '["org2graph_runs","B","org-0007"]',
+                                  "dataset": "org2graph_runs", "run": "B"}, timeout=TIMEOUT)
+    assert at.title[0].value == "Feedback"
+    assert not errors(at)
+    assert any("org-0007" in c.value.replace("\\", "") for c in at.caption)
+    gone = open_app(None, {"pair": '["org2graph_runs","B","no-such-id"]'}, timeout=TIMEOUT)
+    assert "pair of an evaluation dataset that is not available" in errors(gone)
+
+
+def test_the_view_choice_decides_where_a_pair_opens() -> None:
+    at = open_dataset({"dataset": "scierc_runs", "run": "A", "ds_view": "feedback"})
+    first = table(at)["id"].iloc[0]
+    at.selectbox(key="w.ds_pick").set_value(first).run()
+    next(b for b in at.button if b.label == "Open").click().run()
+    assert at.title[0].value == "Feedback"
+
+
+def test_an_unparsable_pair_says_why_it_cannot_open() -> None:
+    at = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_status": "unparsable"})
+    first = table(at)["id"].iloc[0]
+    at.selectbox(key="w.ds_pick").set_value(first).run()
+    next(b for b in at.button if b.label == "Open").click().run()
+    assert at.title[0].value == "Dataset"
+    assert "this pair cannot be opened" in errors(at)
+
+
+def test_downloads_csv_parquet_and_a_self_contained_report(org_b) -> None:
+    data, scored = org_b
+    at = open_dataset({"dataset": "org2graph_runs", "run": "B"})
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert {"Per-pair results (CSV)", "Per-pair results (Parquet)", "HTML report"} <= set(labels)
+    # what the buttons hold: the per-pair table, and the report the library writes
+    frame = scored.frame.drop(columns=["row"])
+    csv = pd.read_csv(io.StringIO(frame.to_csv(index=False)))
+    assert csv["id"].tolist() == scored.frame["id"].tolist()
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    assert pd.read_parquet(io.BytesIO(buffer.getvalue()))["score"].equals(frame["score"])
+    from oa_core import html_report
+
+    page = html_report.build(data, [scored], title="B")
+    assert "<script" not in page and "src=" not in page and "http" not in page
+    worst = scored.frame.sort_values(["score", "row"], kind="stable")["id"].iloc[0]
+    assert worst in page and "Field metrics" in page and "Error patterns" in page
+
+
+def test_upload_a_dataset_with_hostile_names_and_a_bad_schema() -> None:
+    at = open_app(None, timeout=TIMEOUT)
+    hostile = "<img src=x onerror=alert(1)> **bold**"
+    pairs = "\n".join(json.dumps({"id": f"{hostile} {k}", "gold": {"a": k},
+                                  "candidate": {"a": k + (k % 2)}}) for k in range(4))
+    from app import dataset_state
+
+    name = dataset_state.add_upload({"schema.json": '{"type": "object"}', "run.jsonl": pairs})
+    at.session_state[dataset_state.DATASET] = name
+    at.switch_page("../pages/dataset.py").run()
+    assert not at.exception
+    shown = table(at)
+    assert shown["id"].iloc[0].startswith("<img")  # shown as text in the table
+    assert metric(at, "Pairs") == "4"
+    for markdown in at.markdown:
+        assert "<img" not in markdown.value
+    with pytest.raises(Exception, match="threshold"):
+        dataset_state.add_upload({"schema.json": '{"type": "object", "properties": '
+                                                 '{"a": {"threshold": 3}}}', "r.jsonl": pairs})
+
+
+def test_no_dataset_says_what_to_do() -> None:
+    at = open_dataset({})
+    assert "Open an evaluation dataset in the sidebar" in at.info[0].value
+
+
+def test_an_unknown_dataset_is_reported() -> None:
+    at = open_dataset({"dataset": "<nope>"})
+    assert "Open an evaluation dataset" in at.info[0].value  # the bad value is ignored
