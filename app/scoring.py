@@ -39,11 +39,17 @@ class Scored:
 
 
 @st.cache_resource(max_entries=96, show_spinner=False)
-def _align(gold: str, candidate: str, schema: str, wl_mode: str, wl_lambda: float) -> Scored:
+def _align(gold: str, candidate: str, schema: str, wl_mode: str,
+           wl_lambda: float) -> Scored | OAError:
+    # A refusal is cached too: it can take as long as an alignment to reach (a limit
+    # met deep in the documents), and every rerun of the page would pay it again.
     start = time.perf_counter()
     options = oa_core.AlignOptions(wl_mode=wl_mode, wl_blend_lambda=wl_lambda)
-    alignment = oa_core.align(json.loads(gold), json.loads(candidate), json.loads(schema),
-                              options)
+    try:
+        alignment = oa_core.align(json.loads(gold), json.loads(candidate), json.loads(schema),
+                                  options)
+    except OAError as exc:
+        return exc
     return Scored(alignment, time.perf_counter() - start)
 
 
@@ -56,8 +62,11 @@ def align(gold: Any, candidate: Any, schema: Any, *, wl_mode: str = "tie_break",
     oa_core.OAError
         On unusable input, with the document and JSON Pointer of the problem.
     """
-    return _align(session.canonical(gold), session.canonical(candidate),
-                  session.canonical(schema), wl_mode, float(wl_lambda))
+    result = _align(session.canonical(gold), session.canonical(candidate),
+                    session.canonical(schema), wl_mode, float(wl_lambda))
+    if isinstance(result, OAError):
+        raise result.with_traceback(None)
+    return result
 
 
 def show_error(exc: OAError, what: str = "score these documents") -> None:

@@ -9,8 +9,8 @@ no script is running, every plotly chart is drawn, and nothing changed for a qui
 window (``--quiet-ms``, not counted). That is what a user waits for, drawing included.
 
 Scenarios, on the paper's running example and on a 200-record graph
-(``oa_core.synthetic.org2graph.make_org2graph_example(200, ...)``, uploaded as one trio
-file through the gold uploader):
+(``benchmarks.alignment_speed.make_pair(200)``: 200 people, 400 mentorships, the graph
+of ``benchmarks.explorer_speed``), uploaded as one trio file through the gold uploader:
 
 - cold start: a fresh browser profile (no HTTP cache) opening the app, to the settled
   Overview; the first one right after the server started is reported apart;
@@ -264,11 +264,13 @@ def interactions(page: Page, repeat: int, quiet_ms: int) -> dict[str, list[float
 
 
 def graph_trio(size: int = 200) -> bytes:
-    """A ``size``-person Org2Graph trio with a few edits, as one trio JSON file."""
-    from oa_core.synthetic.org2graph import make_org2graph_example
+    """A ``size``-person graph (``benchmarks.alignment_speed.make_pair``: a quarter of
+    the people property twins, two mentorships each, relabelled and perturbed), as one
+    trio JSON file."""
+    from benchmarks.alignment_speed import SCHEMA, make_pair
 
-    gold, candidate, schema = make_org2graph_example(size, 0.25, 6, seed=7)
-    return json.dumps({"gold": gold, "candidate": candidate, "schema": schema}).encode()
+    gold, candidate = make_pair(size)
+    return json.dumps({"gold": gold, "candidate": candidate, "schema": SCHEMA}).encode()
 
 
 def upload_trio(page: Page, data: bytes, quiet_ms: int) -> float:

@@ -217,3 +217,30 @@ def test_largest_examples_open_with_their_mismatches(name: str) -> None:
     assert any(f"**{len(found)} mismatch" in m.value for m in at.markdown)
     html = diff(at)
     assert html.count("<tr class=\"bad") >= len(found)
+
+
+def test_a_refusal_is_shown_and_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A limit met deep in the documents costs as much as an alignment to reach: the
+    # refusal is cached like a score, so a page switch does not pay it again.
+    calls = []
+    real_align = oa_core.align
+
+    def counting_align(*args, **kwargs):
+        calls.append(1)
+        return real_align(*args, **kwargs)
+
+    monkeypatch.setattr(oa_core, "align", counting_align)
+    at = open_app()
+    schema = {"type": "object", "properties": {"xs": {"type": "array", "maxItems": 10**6,
+                                                      "items": {"type": "integer"}}}}
+    at.text_area(key="w.paste.gold").input(json.dumps({"xs": list(range(6000))}))
+    at.text_area(key="w.paste.candidate").input(json.dumps({"xs": list(range(1, 6001))}))
+    at.text_area(key="w.paste.schema").input(json.dumps(schema))
+    at.button(key="w.load_pasted").click().run()
+    assert "over the limit" in "\n".join(e.value for e in at.error)
+    before = len(calls)
+    assert before >= 1
+    for page in ("match_tree.py", "overview.py"):
+        at.switch_page(f"../pages/{page}").run()
+        assert "over the limit" in "\n".join(e.value for e in at.error)
+    assert len(calls) == before
