@@ -150,3 +150,57 @@ def downloads(data: Dataset, name: str, run: str, scored: ScoredRun) -> None:
     st.caption("The report is one HTML file (no network needed): summary, histogram, error "
                "patterns, field metrics and the worst documents with their aligned diffs "
                "and feedback. `oa report` writes the same from the command line.")
+
+
+# --------------------------------------------------------------------------- patterns
+
+PATTERN_CHART = "w.ep_chart"
+_PATTERN_GO = "oa.ep_go"
+
+
+def show_pattern(pattern: str, kind: str) -> None:
+    """Filter the Dataset table to the pairs with ``kind`` at ``pattern`` (other filters
+    cleared), and go there on the next run."""
+    state = st.session_state
+    chosen = {"oa.ds_pattern": pattern, "oa.ds_kind": kind, "oa.ds_text": "",
+              "oa.ds_status": "", "oa.ds_low": 0.0, "oa.ds_high": 1.0}
+    pending = state.get(session.URL_PENDING) or {}
+    for name in chosen:  # a value of the opening URL must not come back over this choice
+        pending.pop(session.url_name(name), None)
+    state.update(chosen)
+    state[_PATTERN_GO] = True
+
+
+def on_pattern_click() -> None:
+    """A heat-map cell was clicked (its customdata is ``[pattern, kind]``)."""
+    event = st.session_state.get(PATTERN_CHART)
+    points = getattr(getattr(event, "selection", None), "points", None)
+    if points is None and isinstance(event, dict):
+        points = event.get("selection", {}).get("points")
+    if points:
+        pattern, kind = points[0]["customdata"][:2]
+        show_pattern(str(pattern), str(kind))
+
+
+def pattern_pending() -> bool:
+    """Whether a pattern was chosen and the Dataset page should now show its pairs."""
+    return bool(st.session_state.pop(_PATTERN_GO, False))
+
+
+def pattern_table(patterns: pd.DataFrame) -> None:
+    """The patterns as a table, and a picker + button doing what a cell click does."""
+    st.dataframe(patterns.rename(columns={"mean_loss": "mean loss", "count": "ops"}),
+                 hide_index=True, key="pattern_table", column_config={
+                     "loss": st.column_config.NumberColumn("summed loss", format="%.4f"),
+                     "mean loss": st.column_config.NumberColumn(format="%.4f")})
+    cells = [f"{p}\t{k}" for p, k in zip(patterns["pattern"], patterns["kind"], strict=True)]
+    left, right = st.columns([4, 1], vertical_alignment="bottom")
+    left.selectbox("List the pairs with", cells, index=None, key="w.ep_pick",
+                   placeholder="a pattern and op kind",
+                   format_func=lambda c: " · ".join(c.split("\t")))
+    picked = st.session_state.get("w.ep_pick")
+    if right.button("Show these pairs", disabled=picked is None, key="w.ep_show"):
+        pattern, kind = picked.split("\t")
+        show_pattern(pattern, kind)
+        st.session_state.pop(_PATTERN_GO, None)
+        st.switch_page(ROOT / "pages" / "dataset.py")

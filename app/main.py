@@ -27,6 +27,9 @@ PAGES = (
     ("schema_tuning.py", "Schema tuning", ":material/tune:", "schema-tuning"),
     # a whole evaluation run (app/dataset_state.py); a row opens the views above
     ("dataset.py", "Dataset", ":material/table_view:", "dataset"),
+    ("error_patterns.py", "Error patterns", ":material/grid_on:", "error-patterns"),
+    ("field_metrics.py", "Field metrics", ":material/fact_check:", "field-metrics"),
+    ("compare_runs.py", "Compare runs", ":material/compare_arrows:", "compare-runs"),
 )
 
 # a local favicon: a ":material/...:" page icon would be fetched from a font CDN

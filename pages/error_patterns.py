@@ -1,0 +1,41 @@
+"""Error patterns: where a run loses score, as path pattern x op kind; a click on a cell
+filters the Dataset table to the pairs with that pattern."""
+
+import time
+
+import streamlit as st
+
+from app import dataset_page, dataset_state, dataset_views, session, views
+from app.text import md_inline
+from oa_core import runstats
+
+started = time.perf_counter()
+st.title("Error patterns")
+data, name = dataset_state.current()
+if data is None:
+    st.stop()
+run = dataset_state.chosen_run(data)
+scored = dataset_state.scored(data, run)
+if scored is None:
+    st.stop()
+if dataset_page.pattern_pending():  # a cell was clicked: show its pairs
+    st.switch_page(dataset_page.ROOT / "pages" / "dataset.py")
+st.markdown(f"Run **{md_inline(run)}**: every repair operation of every pair, grouped by "
+            "where it is (the path with list indices as `*`) and what it is. **Mean loss** "
+            "is the score the pattern costs the run's mean (its deltas summed over the pairs, "
+            "divided by the pairs scored): the cells add up to 1 − mean score. Click a cell "
+            "to list its pairs.")
+patterns = runstats.error_patterns(scored)
+if patterns.empty:
+    st.success("No repair operations: every scored pair is perfect.",
+               icon=":material/check_circle:")
+    st.stop()
+value = st.radio("Colour by", ["loss", "count"], horizontal=True,
+                 format_func={"loss": "mean loss", "count": "operation count"}.get,
+                 **session.bind("oa.ep_value", "loss", options=["loss", "count"]))
+st.plotly_chart(dataset_views.pattern_map(patterns, value), key=dataset_page.PATTERN_CHART,
+                on_select=dataset_page.on_pattern_click, selection_mode="points",
+                config=views.PLOTLY_CONFIG)
+dataset_page.pattern_table(patterns)
+st.caption(f"{len(patterns)} (pattern, kind) cells from {len(scored.ops):,} operations; "
+           f"this view rendered in {(time.perf_counter() - started) * 1000:.0f} ms.")

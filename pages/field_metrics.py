@@ -1,0 +1,51 @@
+"""Field metrics: TP, FP, FN, precision, recall and F1 per path pattern over the run,
+with the counting rule spelled out and its credit threshold as a control."""
+
+import time
+
+import streamlit as st
+
+from app import dataset_state, dataset_views, session, views
+from app.text import md_inline
+from oa_core import runstats
+
+RULE = ("**Counting rule.** Every primitive value (string, number, boolean, null, id, "
+        "reference) of gold and candidate is one observation at its path pattern. A value "
+        "aligned with its gold counterpart at a similarity of at least the **credit "
+        "threshold** is a true positive (TP); aligned below it, or of another type, it counts "
+        "one false positive (FP, the wrong value given) *and* one false negative (FN, the "
+        "right one not given); a gold value with no counterpart (inside a missing record, "
+        "key or item too) is an FN, a candidate value with none an FP. An unparsable "
+        "prediction gives its gold's values as FNs. Precision = TP / (TP + FP), recall = "
+        "TP / (TP + FN), F1 their harmonic mean; the last row sums every field (micro "
+        "average). Also from `oa batch --field-metrics`.")
+
+started = time.perf_counter()
+st.title("Field metrics")
+data, name = dataset_state.current()
+if data is None:
+    st.stop()
+run = dataset_state.chosen_run(data)
+scored = dataset_state.scored(data, run)
+if scored is None:
+    st.stop()
+st.markdown(f"Run **{md_inline(run)}**, {len(scored.frame):,} pairs.")
+st.markdown(RULE)
+threshold = st.slider("Credit threshold", 0.0, 1.0, step=0.05,
+                      **session.bind("oa.fm_threshold", 0.5))
+metrics = runstats.field_metrics(scored, threshold)
+total = metrics.iloc[-1]
+cells = st.columns(3)
+for cell, column in zip(cells, ("precision", "recall", "f1"), strict=True):
+    value = total[column]
+    cell.metric(f"{'F1' if column == 'f1' else column.capitalize()} (all fields)",
+                "—" if value != value else views.fmt_score(value, headline=True),
+                help=None if value != value else views.fmt_score(value))
+st.dataframe(metrics, hide_index=True, key="field_table", column_config={
+    "field": st.column_config.TextColumn("field (path pattern)", width="large"),
+    **{c: st.column_config.NumberColumn(format="%.4f") for c in ("precision", "recall", "f1")}})
+st.plotly_chart(dataset_views.field_bars(metrics), key="field_bars", config=views.PLOTLY_CONFIG)
+st.download_button("Field metrics (CSV)", metrics.to_csv(index=False),
+                   file_name=f"{name}-{run}-fields.csv".replace("/", "_"), mime="text/csv")
+st.caption(f"{len(scored.fields):,} field observations; this view rendered in "
+           f"{(time.perf_counter() - started) * 1000:.0f} ms.")
