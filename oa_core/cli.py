@@ -57,6 +57,8 @@ from .batch import BatchOptions, BatchResult, iter_batch, summarize
 from .cluster import ClusterError, dask_client  # imports Dask only when a client is made
 from .errors import OAError
 from .feedback import feedback, load_templates
+from .fields import FieldCounts
+from .fields import count as count_fields
 from .jsonio import loads
 from .options import AlignOptions, Limits
 from .report import describe_error, diagnostic_line, painter, printable, render_explain
@@ -460,7 +462,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     name = _display(args.pairs)
     lines = reader.text(args.pairs, "pairs", per_line=True).splitlines()
     options = BatchOptions(top_k=args.top_k, min_delta=args.min_delta,
-                           align_options=align_options)
+                           align_options=align_options, fields=args.field_metrics)
     total = sum(1 for line in lines if line.strip())
     show = args.progress or (sys.stderr.isatty() and not args.quiet)
     with contextlib.ExitStack() as stack:
@@ -474,8 +476,17 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             raise BadInput(f"--dask {args.dask}: {exc}") from None
     summary = summarize(results)
     report = sys.stderr if args.output == STDIN else sys.stdout
-    text = (json.dumps(summary.to_dict(args.summary_top), ensure_ascii=False) if args.json
-            else summary.render(args.summary_top))
+    data = summary.to_dict(args.summary_top)
+    text = summary.render(args.summary_top)
+    if args.field_metrics:
+        counts = count_fields((item for r in results for item in r.fields),
+                              args.credit_threshold)
+        data["fields"] = {name: {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": c.precision,
+                                 "recall": c.recall, "f1": c.f1}
+                          for name, c in sorted(counts.items())}
+        text += "\n" + render_field_metrics(counts, args.credit_threshold)
+    if args.json:
+        text = json.dumps(data, ensure_ascii=False)
     _emit(text, report, "<stderr>" if report is sys.stderr else "<stdout>")
     internal = [r.error for r in results if r.internal and r.error is not None]
     bad = [r.error for r in results if r.error is not None and not r.internal]
@@ -488,6 +499,80 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if len(internal) > 10:
         _warn(f"oa: internal error: ... and {len(internal) - 10} more lines")
     return 1 if internal else 2 if bad else 0
+
+
+def render_field_metrics(counts: dict[str, FieldCounts], threshold: float) -> str:
+    """Field metrics as a text table (``oa batch --field-metrics``).
+
+    >>> from oa_core.fields import FieldCounts
+    >>> print(render_field_metrics({"/a": FieldCounts(3, 1, 0)}, 0.5))
+    field metrics (credit threshold 0.5; counting rule in docs/datasets.md):
+      field           tp    fp    fn  precision  recall      f1
+      /a               3     1     0     0.7500  1.0000  0.8571
+      (all fields)     3     1     0     0.7500  1.0000  0.8571
+    """
+    total = FieldCounts(sum(c.tp for c in counts.values()), sum(c.fp for c in counts.values()),
+                        sum(c.fn for c in counts.values()))
+    rows = [*sorted(counts.items()), ("(all fields)", total)]
+    width = max(len("field"), *(len(name) for name, _ in rows))
+
+    def number(value: float | None) -> str:
+        return "—" if value is None else f"{value:.4f}"
+
+    lines = [f"field metrics (credit threshold {threshold:g}; counting rule in "
+             "docs/datasets.md):",
+             f"  {'field':<{width}}  {'tp':>4}  {'fp':>4}  {'fn':>4}  {'precision':>9}  "
+             f"{'recall':>6}  {'f1':>6}"]
+    lines += [f"  {name:<{width}}  {c.tp:>4}  {c.fp:>4}  {c.fn:>4}  {number(c.precision):>9}  "
+              f"{number(c.recall):>6}  {number(c.f1):>6}" for name, c in rows]
+    return "\n".join(lines)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from . import html_report
+    from .dataset import Dataset, load_folder, pairs_run, score_run
+
+    limits = Limits()
+    reader = _Reader(limits)
+    workers = args.workers or os.cpu_count() or 1
+    if os.path.isdir(args.pairs):
+        try:
+            data = load_folder(args.pairs)
+        except OAError as exc:
+            raise BadInput(describe_error(exc, args.pairs)) from None
+        names = list(data.runs)[:2]
+    else:
+        if not args.schema:
+            raise BadInput(f"{_display(args.pairs)}: a pairs file needs --schema"
+                           "\n  fix: add --schema SCHEMA (or give a dataset folder)")
+        _, schema_value, _ = _load_schema(reader, args.schema)
+        files = [args.pairs] + ([args.compare] if args.compare else [])
+        names = [os.path.splitext(os.path.basename(_display(f)))[0] or "run" for f in files]
+        if len(set(names)) < len(names):
+            names = ["A", "B"]
+        data = Dataset(os.path.basename(_display(args.pairs)), schema_value, {
+            name: pairs_run(name, _display(f), reader.text(f, "pairs", per_line=True))
+            for name, f in zip(names, files, strict=True)})
+    runs = [score_run(data, name, workers=workers) for name in names]
+    title = args.title or f"Object Aligner report: {' vs '.join(names)} ({data.name})"
+    page = html_report.build(data, runs, title=title, worst=args.worst,
+                             threshold=args.credit_threshold)
+    if args.output == STDIN:
+        _emit(page)
+    else:
+        try:
+            with open(args.output, "w", encoding="utf-8") as out:
+                out.write(printable(page))
+        except OSError as exc:
+            raise _write_error(args.output, exc) from None
+    for run in runs:
+        scores = run.scores
+        mean = f"{scores.mean():.4f}" if scores.size else "-"
+        failed = int((run.frame["status"] == "error").sum()) + len(data.bad_lines_of(run.name))
+        _warn(f"oa: run {run.name}: {len(run.frame)} pairs, mean {mean}, {failed} bad lines")
+    if args.output != STDIN:
+        _warn(f"oa: wrote {args.output}")
+    return 0
 
 
 # --------------------------------------------------------------------------- parser
@@ -606,7 +691,36 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--summary-top", type=_count, default=10, metavar="N",
                        help="(path, op kind) rows in the summary (default 10)")
     batch.add_argument("--json", action="store_true", help="print the summary as JSON")
+    batch.add_argument("--field-metrics", action="store_true",
+                       help="also print TP/FP/FN, precision, recall and F1 per field (path "
+                            "pattern); see docs/datasets.md for the counting rule")
+    batch.add_argument("--credit-threshold", type=_fraction, default=0.5, metavar="T",
+                       help="with --field-metrics: a matched value counts as correct from "
+                            "this similarity (default 0.5)")
     batch.set_defaults(run=_cmd_batch)
+
+    report = sub.add_parser(
+        "report", help="write a self-contained HTML report of a run (or two)",
+        description="Score a pairs JSONL file (as oa batch reads it), or a dataset folder, "
+                    "and write one self-contained HTML file: summary, histogram, error "
+                    "patterns, field metrics, the worst documents with their aligned diff "
+                    "and feedback; --compare adds a second run and the paired comparison.")
+    report.add_argument("pairs", help="the JSONL file of pairs, or a dataset folder "
+                                      "(schema.json, golds.jsonl, runs)")
+    report.add_argument("--schema", "-s", metavar="SCHEMA",
+                        help="the OA schema (needed for a pairs file)")
+    report.add_argument("--output", "-o", required=True, metavar="OUT",
+                        help="the HTML file to write ('-' for standard output)")
+    report.add_argument("--compare", metavar="PAIRS_B",
+                        help="a second pairs file on the same golds (run B)")
+    report.add_argument("--workers", "-j", type=_count, default=1, metavar="N",
+                        help="worker processes (0: one per CPU; default 1)")
+    report.add_argument("--worst", type=_count, default=10, metavar="K",
+                        help="worst documents shown with their diff (default 10)")
+    report.add_argument("--credit-threshold", type=_fraction, default=0.5, metavar="T",
+                        help="credit threshold of the field metrics (default 0.5)")
+    report.add_argument("--title", default="", help="the report's title")
+    report.set_defaults(run=_cmd_report)
 
     _register_plugins(sub)
     return parser
