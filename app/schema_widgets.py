@@ -99,6 +99,12 @@ def readable(pointer: str) -> str:
     return " › ".join(parts) or "(root)"
 
 
+def section_key(pointer: str) -> str:
+    """The widget key of the (lazy) section of the schema node at ``pointer``: its
+    state says whether the section is open."""
+    return f"w.tune_open:{pointer}"
+
+
 def knobs_of(node: SchemaNode, schema: Schema) -> list[Knob]:
     """The knobs of one schema node (its own settings and its properties' weights)."""
     p = node.pointer

@@ -125,19 +125,31 @@ if query.strip():
     shown = sum(len(knobs) for _, knobs in found)
     st.caption(f"{shown} of {total} settings match “{md_inline(query)}”."
                if found else f"No setting matches “{md_inline(query)}”.")
+searching = bool(query.strip())
 for node, knobs in found:
     title = f"{md_inline(schema_widgets.readable(node.pointer))}  ·  {node.type}"
-    with st.expander(title, expanded=node.pointer == "" or bool(query.strip())):
-        columns = st.columns(3)
-        for index, knob in enumerate(knobs):
-            with columns[index % 3]:
-                schema_widgets.render_knob(knob, node)
+    if searching:  # every match is shown
+        section, is_open = st.expander(title, expanded=True), True
+    else:
+        # Lazy: a closed section sends no widgets (a schema has dozens of sections, and
+        # their widgets were most of this page's weight in the browser); opening one
+        # reruns the page with its widgets. Knob values live in the schema edits.
+        section = st.expander(title, expanded=node.pointer == "",
+                              key=schema_widgets.section_key(node.pointer), on_change="rerun")
+        is_open = bool(section.open)
+    with section:
+        if is_open:
+            columns = st.columns(3)
+            for index, knob in enumerate(knobs):
+                with columns[index % 3]:
+                    schema_widgets.render_knob(knob, node)
 
 st.subheader("Edited schema")
 edited_json = json.dumps(session.edited_schema(), ensure_ascii=False, indent=2)
 st.download_button("Download the edited schema", edited_json, file_name="schema.edited.json",
                    mime="application/json")
-with st.expander("Show it"):
-    st.code(edited_json, language="json")
+with st.expander("Show it", key="w.tune_show_schema", on_change="rerun") as shown:
+    if shown.open:
+        st.code(edited_json, language="json")
 if edited is not None:
     scoring.timing_caption(edited, started)

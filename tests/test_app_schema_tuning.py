@@ -6,15 +6,49 @@ import json
 from pathlib import Path
 
 from apptest_helpers import metric, open_app
+from streamlit.testing.v1 import AppTest
 
+from app import schema_widgets
 from app.text import WORD_JOINER, md_inline
+from oa_core import Schema
 
 AGENDA = "/properties/agenda"
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
 
 
-def test_a_widget_for_every_knob_of_the_schema() -> None:
+def open_tuning(schema: dict | None = None) -> AppTest:
+    """The Schema tuning page with every (lazy) section opened, as by clicks."""
     at = open_app("schema_tuning.py")
+    schema = schema or json.loads((RUNNING / "schema.json").read_text())
+    for node, _ in schema_widgets.grouped_knobs(Schema.parse(schema)):
+        at.session_state[schema_widgets.section_key(node.pointer)] = True
+    at.session_state["w.tune_show_schema"] = True
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def tuning_keys(at: AppTest) -> set[str]:
+    return {w.key for w in [*at.number_input, *at.slider, *at.selectbox, *at.checkbox]
+            if w.key and w.key.startswith("tune:")}
+
+
+def test_closed_sections_send_no_widgets_and_open_on_click() -> None:
+    at = open_app("schema_tuning.py")
+    closed = tuning_keys(at)
+    assert closed and all(key.count("/") <= 3 for key in closed)  # the root's knobs only
+    assert "tune:/properties/agenda/items/threshold" not in closed
+    at.session_state[schema_widgets.section_key("/properties/agenda/items")] = True
+    at.run()
+    assert "tune:/properties/agenda/items/threshold" in tuning_keys(at)
+    assert not at.code  # the edited schema is shown only on request
+    at.session_state["w.tune_show_schema"] = True
+    at.run()
+    assert '"agenda"' in at.code[0].value
+
+
+def test_a_widget_for_every_knob_of_the_schema() -> None:
+    at = open_tuning()
     keys = {w.key for w in [*at.number_input, *at.slider, *at.selectbox, *at.checkbox]}
     expected = {
         "tune:/properties/people/items/properties/name/valueWeight",
@@ -34,7 +68,7 @@ def test_a_widget_for_every_knob_of_the_schema() -> None:
 
 
 def test_changing_the_order_rescores_everywhere() -> None:
-    at = open_app("schema_tuning.py")
+    at = open_tuning()
     at.selectbox(key=f"tune:{AGENDA}/order").select("align").run()
     assert not at.exception
     edited = float(metric(at, "Score with the edited schema"))
@@ -49,13 +83,16 @@ def test_changing_the_order_rescores_everywhere() -> None:
     at.switch_page("../pages/overview.py").run()
     assert next(m.value for m in at.metric if m.label == "Score") == f"{edited:.2f}"
     at.switch_page("../pages/schema_tuning.py").run()
+    # back on the page, its sections start closed
+    at.session_state[schema_widgets.section_key(AGENDA)] = True
+    at.run()
     assert at.selectbox(key=f"tune:{AGENDA}/order").value == "align"
     next(b for b in at.button if b.label == "Reset all edits").click().run()
     assert metric(at, "Score with the edited schema") == "0.7679"
 
 
 def test_weights_comparators_and_thresholds_move_the_score() -> None:
-    at = open_app("schema_tuning.py")
+    at = open_tuning()
     at.number_input(key="tune:/properties/period/prefixWeights/1").set_value(3.0).run()
     lowered = float(metric(at, "Score with the edited schema"))
     assert lowered < 0.7679
@@ -68,7 +105,7 @@ def test_weights_comparators_and_thresholds_move_the_score() -> None:
 
 
 def test_an_invalid_edit_is_reported_and_the_page_keeps_working() -> None:
-    at = open_app("schema_tuning.py")
+    at = open_tuning()
     at.number_input(key="tune:/properties/period/prefixWeights/0").set_value(0.0).run()
     at.number_input(key="tune:/properties/period/prefixWeights/1").set_value(0.0).run()
     text = "\n".join(e.value for e in at.error).replace("\\", "")
@@ -152,7 +189,7 @@ def test_most_sensitive_settings_are_finite_differences_of_the_score() -> None:
 
 
 def test_moved_nodes_leave_out_renormalised_siblings_and_repeated_paths() -> None:
-    at = open_app("schema_tuning.py")
+    at = open_tuning()
     at.number_input(key="tune:/properties/agenda/valueWeight").set_value(3.0).run()
     moved = at.dataframe[0].value
     # the total and the edited node only: people, period and mentorships merely lost
