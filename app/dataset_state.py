@@ -75,10 +75,10 @@ def entries() -> list[Entry]:
             found.append(Entry(item["id"], item.get("title", item["id"]),
                                item.get("description", ""), DATASETS_DIR / item["id"]))
     local = os.environ.get(LOCAL_ENV)
-    if local:
+    if local:  # named by its folder; it hides a bundled dataset of the same name
         folder = Path(local).resolve()
-        name = folder.name if folder.name not in {e.name for e in found} else f"local-{folder.name}"
-        found.append(Entry(name, f"{folder.name} (from --dataset)", str(folder), folder))
+        found = [e for e in found if e.name != folder.name]
+        found.append(Entry(folder.name, f"{folder.name} (from --dataset)", str(folder), folder))
     return found
 
 

@@ -12,8 +12,8 @@ Examples
 >>> parser = argparse.ArgumentParser(prog="oa")
 >>> register(parser.add_subparsers(dest="command"))
 >>> args = parser.parse_args(["explore", "--port", "8611"])
->>> args.port, args.example, args.run is explore
-(8611, None, True)
+>>> args.port, args.example, args.dataset, args.run is explore
+(8611, None, None, True)
 >>> streamlit_command(8611)[3:]  # doctest: +NORMALIZE_WHITESPACE
 ['run', '.../app/main.py', '--server.address', '127.0.0.1', '--server.port', '8611',
  '--server.headless', 'true', '--browser.gatherUsageStats', 'false']
@@ -38,6 +38,7 @@ from urllib.parse import quote
 __all__ = ["app_entry", "explore", "register", "run_child", "streamlit_command"]
 
 ADDRESS = "127.0.0.1"
+DATASET_ENV = "OA_EXPLORE_DATASET"  # read by app/dataset_state.py in the server
 
 
 def app_entry() -> Path:
@@ -66,6 +67,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--port", "-p", type=_port, default=8501)
     parser.add_argument("--example", metavar="NAME",
                         help="open a bundled example (a folder of sample_data/)")
+    parser.add_argument("--dataset", metavar="DIR",
+                        help="open an evaluation dataset folder (schema.json with golds.jsonl "
+                             "and runs, or pairs files; see docs/datasets.md)")
     parser.set_defaults(run=explore)
 
 
@@ -88,7 +92,22 @@ def explore(args: argparse.Namespace) -> int:
               "  fix: pip install 'streamlit>=1.67,<2'", file=sys.stderr)
         return 1
     url = f"http://{ADDRESS}:{args.port}/"
-    if args.example:
+    if getattr(args, "dataset", None):
+        from oa_core.cli import BadInput
+        from oa_core.dataset import load_folder
+        from oa_core.errors import OAError
+
+        try:  # read it once here, so a bad folder is reported before the server starts
+            data = load_folder(args.dataset)
+        except OAError as exc:
+            raise BadInput(f"--dataset {args.dataset}: {exc.message}"
+                           + (f"\n  fix: {exc.fix}" if exc.fix else "")) from None
+        folder = Path(args.dataset).resolve()
+        os.environ[DATASET_ENV] = str(folder)
+        url += f"dataset?dataset={quote(folder.name)}"
+        print(f"Dataset {folder.name}: runs {', '.join(data.runs)}; "
+              f"{len(data.bad_lines)} bad lines", file=sys.stderr)
+    elif args.example:
         sample = entry.parent.parent / "sample_data" / args.example
         if not sample.is_dir():
             from oa_core.cli import BadInput
