@@ -30,6 +30,7 @@ PAGES = (
     ("error_patterns.py", "Error patterns", ":material/grid_on:", "error-patterns"),
     ("field_metrics.py", "Field metrics", ":material/fact_check:", "field-metrics"),
     ("compare_runs.py", "Compare runs", ":material/compare_arrows:", "compare-runs"),
+    ("run_tuning.py", "Run tuning", ":material/tune:", "run-tuning"),
 )
 
 # a local favicon: a ":material/...:" page icon would be fetched from a font CDN
