@@ -31,6 +31,8 @@ PLAY_SECONDS = 1.0  # one WL round per second while playing
 FOCUS = "oa.graph_focus"
 FOCUS_RECORD = "oa.focus_record"
 FOCUS_HOPS = "oa.focus_hops"
+CLASSES_OPEN = "w.wl_classes_open"  # the round's class table expander
+SIGNATURES_OPEN = "w.wl_signatures_open"  # the round's signature table expander
 GRAPH_CONFIG = {"displayModeBar": False}  # no toolbar in the Tab order before the controls
 
 started = time.perf_counter()
@@ -165,10 +167,15 @@ def graph_section(last: int) -> None:
         st.caption("Outlined in red, with its class number in bold: what this round "
                    "recolored. Class numbers are printed on the vertices, so two classes "
                    "never hide behind similar colors.")
-    with st.expander("Classes in this round", expanded=False):
-        st.html(class_table_html(trace, display[round_index], names, summary.split,
-                                 only=shown))
-    with st.expander("How this round was computed (signatures)", expanded=False):
+    # Lazy (on_change="rerun"): a closed table costs nothing on each round step.
+    with st.expander("Classes in this round", key=CLASSES_OPEN, on_change="rerun") as section:
+        if section.open:
+            st.html(class_table_html(trace, display[round_index], names, summary.split,
+                                     only=shown))
+    with st.expander("How this round was computed (signatures)", key=SIGNATURES_OPEN,
+                     on_change="rerun") as section:
+        if not section.open:
+            return
         st.caption("A record's new class is decided by its class in the round before and "
                    "the multiset of its references (its role, the reference's exact "
                    "fields, the other end's class); equal signatures get the same class on "

@@ -65,6 +65,8 @@ def test_round_slider_steps_through_the_refinement() -> None:
     assert "Round 0 of 2: **1 class**" in "\n".join(m.value for m in at.markdown)
     at.slider(key="w.oa.wl_round").set_value(1).run()
     assert len(set(record_colors(at))) == 4
+    at.session_state["w.wl_signatures_open"] = True  # opened: its table is lazy
+    at.run()
     signatures = at.dataframe[0].value  # how round 1 was computed
     dave = signatures[signatures["record"] == "4 (Dave, Engineer)"].iloc[0]
     assert dave["class before"] == 0
@@ -292,6 +294,8 @@ def test_edge_labels_and_signatures_are_in_words() -> None:
     arrows = next(t for t in graph(at)["data"] if t.get("name") == "direction")
     assert any("source → target (role :ARG1)" in text for text in arrows["text"])
     assert not any("[[" in text or "\\\"" in text for text in arrows["text"])
+    at.session_state["w.wl_signatures_open"] = True  # opened: its table is lazy
+    at.run()
     signatures = at.dataframe[0].value["references (classes of the round before)"]
     joined = "\n".join(signatures)
     assert "[[" not in joined and "->" not in joined
@@ -341,6 +345,8 @@ def test_the_round_shown_outlines_what_it_recoloured() -> None:
     records = next(t for t in graph(at)["data"] if t.get("name") == "records")
     widths = records["marker"]["line"]["width"]
     outlined = [i for i, w in enumerate(widths) if w > 1]
+    at.session_state["w.wl_signatures_open"] = True
+    at.run()
     signatures = at.dataframe[0].value
     assert len(outlined) == int(signatures["changed"].sum()) > 0
     assert "Outlined in red" in "\n".join(c.value for c in at.caption)
@@ -395,3 +401,14 @@ def test_a_reference_cycle_graph_names_each_scope_and_links_its_own_pairs() -> N
                        "person 9 (Y, 5)"]
     links = next(t for t in graph(at)["data"] if t.get("name") == "bijection")
     assert len([x for x in links["x"] if x is None]) == 4  # 2 companies + 2 people
+
+
+def test_round_tables_are_sent_only_when_opened() -> None:
+    at = open_app("referential.py", timeout=60)
+    tables, htmls = len(at.dataframe), len(at.get("html"))
+    assert "Classes in this round" in [e.label for e in at.expander]
+    at.session_state["w.wl_signatures_open"] = True
+    at.session_state["w.wl_classes_open"] = True
+    at.run()
+    assert len(at.dataframe) == tables + 1
+    assert len(at.get("html")) == htmls + 1
