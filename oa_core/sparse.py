@@ -1,0 +1,182 @@
+"""Exact assignment of long lists from their positive pairs only.
+
+A pair whose score is 0 is never matched (:func:`oa_core.assignment.max_weight_matching`
+drops it), so the best pairing of two long lists depends only on the pairs that
+score above 0. When those are few (references that agree, equal values compared
+``exact``: a gold item agrees with a handful of candidates, not with all of
+them), the lists are aligned from a sparse set of positive pairs instead of an
+``n x m`` matrix: memory and time grow with the number of positive pairs.
+
+:func:`max_weight_matching_sparse` gives an optimum of the same problem as the
+dense :func:`~oa_core.assignment.max_weight_matching`: the largest total
+similarity, and among those the most genuine matches (the same tie bonus, computed
+from the same matrix). The score of a list depends only on that total and that
+count, so it is the same to the bit; *which* of several equally good pairings is
+returned may differ (the two solvers break exact ties differently), as may the
+pairs shown in the match tree for them. (Where the similarities of one list span
+more than 2**52, float sums cannot tell ``1 + 1e-17`` from ``1``: the dense solver
+may then leave a tiny pair unmatched that this one matches.)
+
+:func:`equal_pairs` finds the positive pairs of an equality (a reference, an
+``exact`` comparator): a hash join of two code arrays.
+
+Examples
+--------
+>>> rows, cols = equal_pairs(np.array([7, 8, -1]), np.array([8, 7, 7, -1]))
+>>> rows.tolist(), cols.tolist()
+([0, 0, 1], [1, 2, 0])
+>>> max_weight_matching_sparse(rows, cols, np.array([1.0, 0.5, 1.0]), (3, 4))
+[(0, 1), (1, 0)]
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
+
+__all__ = ["equal_pairs", "max_weight_matching_sparse", "sparse_tie_epsilon", "union_pairs"]
+
+Pairs = list[tuple[int, int]]
+
+_DUMMY = float(np.nextafter(0.0, 1.0))  # the weight of "unmatched" (see below)
+
+
+def equal_pairs(gold_codes: np.ndarray, candidate_codes: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Every ``(i, j)`` with ``gold_codes[i] == candidate_codes[j] >= 0``, sorted.
+
+    Negative codes never match (a value that cannot be equal to anything).
+    """
+    gold_codes = np.asarray(gold_codes, dtype=np.int64)
+    candidate_codes = np.asarray(candidate_codes, dtype=np.int64)
+    cand_order = np.argsort(candidate_codes, kind="stable")
+    sorted_codes = candidate_codes[cand_order]
+    start = np.searchsorted(sorted_codes, gold_codes, side="left")
+    stop = np.searchsorted(sorted_codes, gold_codes, side="right")
+    counts = np.where(gold_codes >= 0, stop - start, 0)
+    rows = np.repeat(np.arange(len(gold_codes), dtype=np.int64), counts)
+    if not rows.size:
+        return rows, rows.copy()
+    # position k of a run of equal candidates: start of its row + rank within the run
+    offsets = np.arange(rows.size, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts,
+                                                                counts)
+    cols = cand_order[np.repeat(start, counts) + offsets]
+    order = np.lexsort((cols, rows))
+    return rows[order], cols[order].astype(np.int64)
+
+
+def union_pairs(parts: list[tuple[np.ndarray, np.ndarray]], shape: tuple[int, int]
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The union of several sets of pairs, sorted by row then column, without repeats."""
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy()
+    rows = np.concatenate([r for r, _ in parts])
+    cols = np.concatenate([c for _, c in parts])
+    flat = np.unique(rows * np.int64(shape[1]) + cols)
+    return flat // shape[1], flat % shape[1]
+
+
+def sparse_tie_epsilon(values: np.ndarray, shape: tuple[int, int]) -> float:
+    """:func:`oa_core.assignment.tie_epsilon` of the dense matrix that holds ``values``
+    at some cells and 0 at the others (``values`` are its non-zero entries)."""
+    n, m = shape
+    distinct = np.unique(values)
+    if values.size < n * m:  # some cell holds 0 (the stored values are all positive)
+        distinct = np.unique(np.concatenate([[0.0], distinct]))
+    gap = float(np.min(np.diff(distinct))) if distinct.size > 1 else 1.0
+    return gap / (n * m + 1)
+
+
+def max_weight_matching_sparse(rows: np.ndarray, cols: np.ndarray, values: np.ndarray,
+                               shape: tuple[int, int]) -> Pairs:
+    """The best pairing of a matrix given by its positive entries (0 elsewhere).
+
+    Parameters
+    ----------
+    rows, cols : ndarray of int
+        The cells of the positive entries (each cell once).
+    values : ndarray of float64
+        The entries, all > 0 (others are dropped: they are never matched).
+    shape : (n, m)
+
+    Returns
+    -------
+    list of (i, j)
+        Sorted by i; a matching of the largest total of ``values``, and among
+        those of the most pairs, as :func:`~oa_core.assignment.max_weight_matching`
+        finds on the dense matrix.
+
+    Notes
+    -----
+    The objective is the dense one with its tie bonus, ``value + eps`` per pair
+    (``eps`` from :func:`sparse_tie_epsilon`), so a larger total wins and, among
+    equal totals, more pairs. Leaving an element unmatched is allowed by the
+    classic reduction to a full matching: each gold row ``i`` gets a dummy column
+    ``d_i`` and each candidate column ``j`` a dummy row ``e_j``, with edges
+    ``(i, d_i)``, ``(e_j, j)`` and ``(e_j, d_i)`` for every positive ``(i, j)``.
+    The dummy edges stand for the dense matrix's zeros, but SciPy's LAPJVsp needs
+    non-zero weights: they weigh the smallest positive float, which vanishes next
+    to any total of real pairs (a shift of every weight by a constant would keep
+    comparisons in exact arithmetic, but round small similarities away).
+    """
+    n, m = shape
+    keep = np.asarray(values, dtype=np.float64) > 0
+    rows = np.asarray(rows, dtype=np.int64)[keep]
+    cols = np.asarray(cols, dtype=np.int64)[keep]
+    values = np.asarray(values, dtype=np.float64)[keep]
+    if n == 0 or m == 0 or not values.size:
+        return []
+    # Scaled by a power of two (exact) so that the largest is in [1, 2): the dummy
+    # weight then vanishes next to every similarity but subnormal ones.
+    values = np.ldexp(values, -(math.frexp(float(values.max()))[1] - 1))
+    eps = sparse_tie_epsilon(values, shape)
+    pairs, rest = _uniform_blocks(rows, cols, values, shape)
+    rows, cols, values = rows[rest], cols[rest], values[rest]
+    if values.size:
+        pairs += _full_matching(rows, cols, values + eps, shape)
+    return sorted(pairs)
+
+
+def _uniform_blocks(rows: np.ndarray, cols: np.ndarray, values: np.ndarray,
+                    shape: tuple[int, int]) -> tuple[Pairs, np.ndarray]:
+    """Pair the independent blocks that are complete and of one value (equal items
+    compared by equality: every full pairing of such a block is optimal, so its
+    rows and columns are paired in order); the pairs and a mask of the other entries.
+    """
+    n, m = shape
+    graph = coo_matrix((np.ones(rows.size), (rows, n + cols)), shape=(n + m, n + m))
+    _, labels = connected_components(graph, directed=False)
+    block = labels[rows]
+    order = np.argsort(block, kind="stable")
+    starts = np.flatnonzero(np.concatenate([[True], block[order][1:] != block[order][:-1]]))
+    ends = np.append(starts[1:], order.size)
+    pairs: Pairs = []
+    rest = np.ones(rows.size, dtype=bool)
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        members = order[start:end]
+        block_rows, block_cols = np.unique(rows[members]), np.unique(cols[members])
+        if (members.size == block_rows.size * block_cols.size
+                and bool(np.all(values[members] == values[members[0]]))):
+            pairs += zip(block_rows.tolist(), block_cols.tolist(), strict=False)
+            rest[members] = False
+    return pairs, rest
+
+
+def _full_matching(rows: np.ndarray, cols: np.ndarray, objective: np.ndarray,
+                   shape: tuple[int, int]) -> Pairs:
+    """The pairs of a maximum-``objective`` matching (every pair optional)."""
+    n, m = shape
+    nnz = objective.size
+    # vertices: rows 0..n-1 gold, n..n+m-1 dummies e_j; columns 0..m-1 candidates,
+    # m..m+n-1 dummies d_i
+    big_rows = np.concatenate([rows, np.arange(n), n + np.arange(m), n + cols])
+    big_cols = np.concatenate([cols, m + np.arange(n), np.arange(m), m + rows])
+    weights = np.concatenate([objective, np.full(n + m + nnz, _DUMMY)])
+    graph = coo_matrix((weights, (big_rows, big_cols)), shape=(n + m, n + m)).tocsr()
+    matched_rows, matched_cols = min_weight_full_bipartite_matching(graph, maximize=True)
+    real = (matched_rows < n) & (matched_cols < m)
+    return list(zip(matched_rows[real].tolist(), matched_cols[real].tolist(), strict=True))
