@@ -92,3 +92,93 @@ def test_a_long_sparse_list_in_linear_memory() -> None:
     values = np.where((cols - rows) % n == 7, 1.0, 0.5)
     pairs = max_weight_matching_sparse(rows, cols, values, (n, n))
     assert len(pairs) == n and all((j - i) % n == 7 for i, j in pairs)
+
+
+# -- positive_scores: the dense matrix's positive entries, to the bit -------------------
+
+import oa_core  # noqa: E402
+from oa_core.matchtree import Scorer  # noqa: E402
+from oa_core.sparse import positive_scores  # noqa: E402
+
+
+def _edge_schema(weight_b: float, threshold: float, null_score: float,
+                 key_importance: float, with_jaro: bool) -> oa_core.Schema:
+    record: dict[str, object] = {"type": "object", "keyImportance": key_importance,
+                                 "properties": {
+        "src": {"type": "integer", "ref": "p"},
+        "dst": {"type": "integer", "ref": "p", "valueWeight": 2},
+        "kind": {"type": "string", "score": "exact", "threshold": threshold,
+                 "nullScore": null_score},
+        "flag": {"type": "boolean", "valueWeight": weight_b},
+        "meta": {"type": "object", "properties": {"tag": {"type": "string",
+                                                           "score": "exact"}}},
+        **({"note": {"type": "string"}} if with_jaro else {})}}
+    return oa_core.Schema.parse({"type": "object", "properties": {
+        "people": {"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "integer", "idScope": "p"}}}},
+        "edges": {"type": "array", "order": "align", "items": record}}})
+
+
+edge_values = st.fixed_dictionaries({
+    "src": st.integers(0, 6) | st.none(), "dst": st.integers(0, 6),
+    "kind": st.sampled_from(["a", "b"]) | st.none(), "flag": st.booleans(),
+    "meta": st.fixed_dictionaries({"tag": st.sampled_from(["x", "y"])}),
+    "note": st.sampled_from(["n1", "n2"])})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(edge_values, max_size=8), st.lists(edge_values, max_size=8),
+       st.sampled_from([0.0, 1.0, 2.0]), st.sampled_from([0.0, 0.5, 1.0]),
+       st.sampled_from([0.0, 0.25]), st.sampled_from([0.0, 1.0]), st.booleans(),
+       st.booleans())
+def test_positive_scores_are_the_dense_entries(golds: list[dict[str, object]],
+                                               cands: list[dict[str, object]],
+                                               weight_b: float, threshold: float,
+                                               null_score: float, key_importance: float,
+                                               with_jaro: bool, drop_key: bool) -> None:
+    if not with_jaro:
+        golds = [{k: v for k, v in g.items() if k != "note"} for g in golds]
+        cands = [{k: v for k, v in c.items() if k != "note"} for c in cands]
+    if drop_key:  # other key sets on the candidate side
+        cands = [{k: v for k, v in c.items() if k != "flag"} for c in cands]
+    parsed = _edge_schema(weight_b, threshold, null_score, key_importance, with_jaro)
+    item = parsed.root.properties["edges"].items
+    assert item is not None
+    bijection = {("number", k): (None if k == 3 else ("number", 10 + k)) for k in range(5)}
+    scorer = Scorer(parsed.comparators, bijections={"p": bijection},
+                    candidate_ids={"p": {("number", k) for k in range(2, 9)}})
+    found = positive_scores(scorer, golds, cands, item)
+    if with_jaro and golds and cands:
+        assert found is None
+    if found is None:
+        return
+    dense = scorer.matrix(golds, cands, item)
+    rows, cols, values = found
+    assert (values > 0).all()
+    assert dense[rows, cols].tobytes() == values.tobytes()
+    rest = dense.copy()
+    rest[rows, cols] = 0.0
+    assert not rest.any()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 5) | st.sampled_from([True, "1", 1.0]) | st.none(),
+                max_size=12),
+       st.lists(st.integers(0, 5) | st.sampled_from([False, "1", 2.0]) | st.none(),
+                max_size=12),
+       st.sampled_from([0.0, 0.5, 1.0]))
+def test_positive_scores_of_primitives(golds: list[object], cands: list[object],
+                                       threshold: float) -> None:
+    parsed = oa_core.Schema.parse({"type": "array", "order": "align", "items": {
+        "type": "integer", "score": "exact", "threshold": threshold}})
+    item = parsed.root.items
+    assert item is not None
+    scorer = Scorer(parsed.comparators)
+    found = positive_scores(scorer, golds, cands, item)
+    assert found is not None
+    dense = scorer.matrix(golds, cands, item)
+    rows, cols, values = found
+    assert dense[rows, cols].tobytes() == values.tobytes()
+    rest = dense.copy()
+    rest[rows, cols] = 0.0
+    assert not rest.any()
