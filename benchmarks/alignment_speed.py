@@ -4,7 +4,9 @@ A graph of N people (id, name, role; about a quarter are property twins) with 2N
 mentorship edges; the candidate is a relabeled, shuffled copy with one person
 dropped, one name typo and two rerouted edges.
 
-Run: ``python benchmarks/alignment_speed.py [--sizes 200 1000] [--repeat 5]``.
+Run: ``python benchmarks/alignment_speed.py [--sizes 200 1000] [--repeat 5]``;
+``--stages`` adds where the peak memory goes, stage by stage, and
+``--max-matrix-cells`` raises :class:`~oa_core.Limits` for N of 4,000 and more.
 Targets on the project's 2-core machines: N=200 < 0.1 s, N=1000 < 2 s.
 """
 
@@ -62,33 +64,104 @@ def make_pair(n: int, seed: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
     return gold, cand
 
 
-def measure(n: int, repeat: int) -> dict[str, float]:
+def measure(n: int, repeat: int, limits: oa_core.Limits | None = None) -> dict[str, float]:
     gold, cand = make_pair(n)
     schema = oa_core.Schema.parse(SCHEMA)
-    oa_core.align(gold, cand, schema)  # warm caches and imports
-    times = []
+    limits = limits or oa_core.Limits()
+    oa_core.align(gold, cand, schema, limits=limits)  # warm caches and imports
+    times, cpu = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
-        result = oa_core.align(gold, cand, schema)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        result = oa_core.align(gold, cand, schema, limits=limits)
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
     tracemalloc.start()
-    oa_core.align(gold, cand, schema)
+    oa_core.align(gold, cand, schema, limits=limits)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return {"n": n, "median_s": statistics.median(times), "min_s": min(times),
+            "cpu_s": statistics.median(cpu),
             "peak_mib": peak / 2**20, "score": result.score}
+
+
+# The stages of align() whose peaks are reported, as (label, module, attribute); none
+# runs inside another, but a stage may run several times (its largest peak counts).
+STAGES = (
+    ("validation and check_json", "oa_core.aligner", "schema_violations"),
+    ("index documents", "oa_core.aligner", "index_document"),
+    ("record matrices (C)", "oa_core.matchtree", "Scorer.matrix"),
+    ("WL refinement", "oa_core.referential", "refine"),
+    ("WL agreement matrices", "oa_core.referential", "_structure"),
+    ("scope pairing (colours, assignment, twins)", "oa_core.referential", "_pair_scope"),
+    ("label ties by document score", "oa_core.referential", "_settle"),
+    ("match tree (lists aligned, nodes built)", "oa_core.matchtree", "Scorer.node"),
+)
+
+
+def stage_peaks(n: int, limits: oa_core.Limits | None = None) -> dict[str, float]:
+    """The peak traced memory (MiB) above the memory in use when each stage of one
+    ``align`` of the N-person pair starts, and the whole call's peak ("total")."""
+    import functools
+    import importlib
+
+    gold, cand = make_pair(n)
+    schema = oa_core.Schema.parse(SCHEMA)
+    peaks: dict[str, float] = {}
+    depth = [0]
+    patched = []
+    for label, module_name, attribute in STAGES:
+        owner: Any = importlib.import_module(module_name)
+        if "." in attribute:
+            owner, attribute = getattr(owner, attribute.split(".")[0]), attribute.split(".")[1]
+        original = getattr(owner, attribute)
+
+        def wrapper(*args: Any, _original: Any = original, _label: str = label,
+                    **kwargs: Any) -> Any:
+            if depth[0]:  # inside another stage: counted there
+                return _original(*args, **kwargs)
+            depth[0] += 1
+            start, _ = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                _, peak = tracemalloc.get_traced_memory()
+                depth[0] -= 1
+                peaks[_label] = max(peaks.get(_label, 0.0), (peak - start) / 2**20)
+
+        setattr(owner, attribute, functools.wraps(original)(wrapper))
+        patched.append((owner, attribute, original))
+    try:
+        tracemalloc.start()
+        oa_core.align(gold, cand, schema, limits=limits or oa_core.Limits())
+        _, total = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        for owner, attribute, original in patched:
+            setattr(owner, attribute, original)
+    return {**peaks, "total": total / 2**20}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200, 1000])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--stages", action="store_true",
+                        help="also where each size's peak memory goes, stage by stage")
+    parser.add_argument("--max-matrix-cells", type=int, default=None,
+                        help="raise Limits.max_matrix_cells (N=4000 and up need it)")
     args = parser.parse_args()
-    print(f"{'N':>6} {'median s':>9} {'min s':>8} {'peak MiB':>9} {'score':>8}")
+    limits = (oa_core.Limits(max_matrix_cells=args.max_matrix_cells)
+              if args.max_matrix_cells else None)
+    print("wall and CPU seconds of align (the machine may be shared); peak = tracemalloc")
+    print(f"{'N':>6} {'median s':>9} {'min s':>8} {'CPU s':>8} {'peak MiB':>9} {'score':>8}")
     for n in args.sizes:
-        row = measure(n, args.repeat)
+        row = measure(n, args.repeat, limits)
         print(f"{row['n']:>6} {row['median_s']:>9.4f} {row['min_s']:>8.4f} "
-              f"{row['peak_mib']:>9.1f} {row['score']:>8.4f}")
+              f"{row['cpu_s']:>8.3f} {row['peak_mib']:>9.1f} {row['score']:>8.4f}")
+        if args.stages:
+            for label, mib in stage_peaks(n, limits).items():
+                print(f"       {label:<44} {mib:>9.1f} MiB")
 
 
 if __name__ == "__main__":
