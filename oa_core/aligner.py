@@ -81,6 +81,9 @@ class Alignment:
         }
 
 
+# AlignOptions() once (it is frozen): validating it costs a metric call 10 us.
+_DEFAULT_OPTIONS = AlignOptions()
+
 # Python frames one level of document nesting may take (scorer, matrix, validator).
 _FRAMES_PER_LEVEL = 40
 
@@ -130,8 +133,9 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     SchemaError, InputError
         Bad schema, gold, candidate or option; each names a JSON Pointer.
     """
-    return _align(gold, candidate, schema, AlignOptions.coerce(options, **option_overrides),
-                  comparators, describe_violations=True)
+    opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
+            else AlignOptions.coerce(options, **option_overrides))
+    return _align(gold, candidate, schema, opts, comparators, describe_violations=True)
 
 
 def _align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
@@ -211,5 +215,7 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     The same number as ``align(...).score``, without describing the candidate's schema
     violations unless ``strict`` is set (they change the score only then).
     """
-    return _align(gold, candidate, schema, AlignOptions.coerce(options, **option_overrides),
-                  comparators, describe_violations=False).score
+    opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
+            else AlignOptions.coerce(options, **option_overrides))
+    return _align(gold, candidate, schema, opts, comparators,
+                  describe_violations=False).score
