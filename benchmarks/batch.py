@@ -18,6 +18,9 @@ Run from the repository root::
     python -m benchmarks.batch --reading            # oa_core.jsonio on 10 MB and hostile text
     python -m benchmarks.batch --dask local         # also on Dask (needs the dask extra)
 
+``pairs/CPU s`` divides the pairs by the CPU seconds of this process and its worker
+processes (the per-core rate, less sensitive to a shared machine than wall time).
+
 ``--dask local`` adds, per worker count N, ``oa batch --dask local --workers N`` (the
 time includes starting a ``LocalCluster`` of N processes and closing it) and
 ``oa batch --dask tcp://...`` against a LocalCluster of N workers started beforehand
@@ -37,6 +40,7 @@ import contextlib
 import io
 import json
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -84,20 +88,31 @@ def make_pairs(count: int, seed: int = 0) -> tuple[list[str], dict[str, Any]]:
     return lines, schema
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended (the pool's
+    workers, once it is closed)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def measure(pairs_file: Path, schema_file: Path, workers: int, repeat: int,
-            dask: str | None = None) -> list[float]:
+            dask: str | None = None, cpu: list[float] | None = None) -> list[float]:
     """Wall-clock seconds of ``oa batch`` over ``pairs_file``, ``repeat`` times
-    (``dask``: the ``--dask`` address)."""
+    (``dask``: the ``--dask`` address); ``cpu`` receives each run's CPU seconds of
+    this process and its worker processes (not of Dask workers)."""
     times = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.jsonl"
         argv = ["batch", str(pairs_file), "--schema", str(schema_file), "-o", str(out),
                 "--workers", str(workers), *(["--dask", dask] if dask else [])]
         for _ in range(repeat):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), _cpu_seconds()
             with contextlib.redirect_stdout(io.StringIO()):
                 code = oa_main(argv)
             times.append(time.perf_counter() - start)
+            if cpu is not None:
+                cpu.append(_cpu_seconds() - start_cpu)
             if code != 0:
                 raise RuntimeError(f"oa batch exited with {code}")
     return times
@@ -200,20 +215,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.dask:
                 runs.append(("dask local", "local"))
             for mode, dask in runs:
-                times = measure(pairs_file, schema_file, workers, args.repeat, dask)
+                cpu: list[float] = []
+                times = measure(pairs_file, schema_file, workers, args.repeat, dask, cpu)
                 rows.append({"mode": mode, "workers": workers, "pairs": args.pairs,
                              "best_s": min(times), "median_s": statistics.median(times),
-                             "pairs_per_s": args.pairs / min(times)})
+                             "pairs_per_s": args.pairs / min(times),
+                             "pairs_per_cpu_s": (args.pairs / statistics.median(cpu)
+                                                 if dask is None else None)})
             if args.dask:
                 rows.append(_measure_running_cluster(pairs_file, schema_file, workers,
                                                      args.repeat, args.pairs))
     base = rows[0]["pairs_per_s"]
     print(f"{'mode':<18}  {'workers':>7}  {'best s':>7}  {'median s':>8}  {'pairs/s':>8}  "
-          f"{'speedup':>7}")
+          f"{'speedup':>7}  {'pairs/CPU s':>11}")
     for row in rows:
+        per_cpu = row.get("pairs_per_cpu_s")
         print(f"{row['mode']:<18}  {row['workers']:>7}  {row['best_s']:>7.2f}  "
               f"{row['median_s']:>8.2f}  {row['pairs_per_s']:>8.1f}  "
-              f"{row['pairs_per_s'] / base:>6.2f}x")
+              f"{row['pairs_per_s'] / base:>6.2f}x  "
+              f"{'' if per_cpu is None else f'{per_cpu:.1f}':>11}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0
