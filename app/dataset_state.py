@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import time
 from collections import OrderedDict
@@ -45,6 +46,10 @@ UPLOAD_PREFIX = "upload-"
 DATASETS_DIR = SAMPLE_DIR / "datasets"
 LOCAL_ENV = "OA_EXPLORE_DATASET"  # set by `oa explore --dataset DIR`
 WORKERS = max(1, min(2, os.cpu_count() or 1))
+# the server is multi-threaded: forking it can leave a worker pool hanging at its end, so
+# workers come from a fork server, which has the scoring code imported once for all
+START_METHOD = "forkserver"
+multiprocessing.set_forkserver_preload(["oa_core.batch", "oa_core.dataset"])
 _SCORED_KEPT = 12
 
 
@@ -216,7 +221,7 @@ def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
 
     try:
         result = score_run(data, run, options=BatchOptions(), workers=WORKERS,
-                           schema=schema, progress=progress)
+                           schema=schema, progress=progress, start_method=START_METHOD)
     except OAError as exc:
         bar.empty()
         show_error(exc, f"score run {run}")

@@ -276,7 +276,8 @@ def _work(task: tuple[int, int, str]) -> BatchResult:
 
 def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions | None = None,
                workers: int = 1, name: str = "<pairs>", client: Any = None,
-               chunk_size: int | None = None) -> Iterator[BatchResult]:
+               chunk_size: int | None = None,
+               start_method: str | None = None) -> Iterator[BatchResult]:
     """Score every pair line, in input order, with one or more processes or on Dask.
 
     Parameters
@@ -295,6 +296,9 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
         :func:`oa_core.cluster.iter_batch_dask`. The results are the same.
     chunk_size : int, optional
         Lines per Dask task (default: automatic).
+    start_method : str, optional
+        How worker processes start (``"fork"``, ``"forkserver"``, ``"spawn"``; default:
+        the platform's). A multi-threaded caller such as a web server should not fork.
 
     Yields
     ------
@@ -322,7 +326,7 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
             yield score_line(schema, options, name, *task)
         return
     chunksize = max(1, min(32, len(tasks) // (workers * 8)))
-    with multiprocessing.get_context().Pool(
+    with multiprocessing.get_context(start_method).Pool(
             workers, initializer=_init_worker, initargs=(raw_schema, options, name)) as pool:
         yield from pool.imap(_work, tasks, chunksize=chunksize)
 

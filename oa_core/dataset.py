@@ -561,7 +561,8 @@ def build_run(name: str, results: list[BatchResult], numbers: list[int] | None =
 
 def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None,
               workers: int = 1, schema: Any = None,
-              progress: Callable[[int, int], None] | None = None) -> ScoredRun:
+              progress: Callable[[int, int], None] | None = None,
+              start_method: str | None = None) -> ScoredRun:
     """Score one run of a dataset (field observations included).
 
     Parameters
@@ -577,6 +578,8 @@ def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None
         Score with this schema instead of the dataset's (run-level schema tuning).
     progress : callable, optional
         ``progress(done, total)``, called as the pairs are scored.
+    start_method : str, optional
+        How the worker processes start (see :func:`oa_core.batch.iter_batch`).
 
     Raises
     ------
@@ -589,7 +592,8 @@ def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None
     start = time.perf_counter()
     results: list[BatchResult] = []
     for result in iter_batch(source.lines, dataset.schema if schema is None else schema,
-                             options=options, workers=workers, name=source.file):
+                             options=options, workers=workers, name=source.file,
+                             start_method=start_method):
         results.append(result)
         if progress is not None:
             progress(len(results), total)

@@ -1,0 +1,184 @@
+"""Real-browser tests of the run-level views: load a bundled dataset, sort, filter, open a
+pair and come back to the same table, the error patterns, field metrics, compare runs
+and run tuning pages, and the HTML report downloaded and opened from disk with the
+network blocked. Screenshots go to tests/screenshots/.
+
+Every wait is on what the page shows (Playwright's auto-retrying ``expect``), never a
+sleep; the ``page`` fixture blocks every request that leaves 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, Route, expect
+
+from app.dataset_views import sort_pairs
+from oa_core.dataset import load_folder, score_run
+from oa_core.runstats import filter_pairs
+
+pytestmark = pytest.mark.browser
+ORG = Path(__file__).resolve().parents[2] / "sample_data" / "datasets" / "org2graph_runs"
+Shot = Callable[[Page, str], Path]
+
+SETTLED = """() => !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
+    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+        .every(chart => chart.querySelector(".main-svg"))"""
+HEADER = 35  # px: the data grid's header row, and the height of a row
+# the text of the pairs table's cells, in grid order (col 1 is the id: col 0 selects)
+CELLS = """() => [...document.querySelectorAll('[id^="glide-cell-1-"]')]
+    .map(cell => cell.textContent).filter(text => text.startsWith('org-'))"""
+
+
+def settled(page: Page) -> None:
+    page.wait_for_function(SETTLED)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def pairs_box(page: Page) -> dict[str, float]:
+    """Where the pairs table is: the first data grid after the "pairs match" caption."""
+    return dict(page.evaluate("""() => {
+        const caption = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+            .find(c => c.textContent.includes('pairs match the filters'));
+        const grid = [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+            .find(g => caption.compareDocumentPosition(g) & Node.DOCUMENT_POSITION_FOLLOWING);
+        grid.scrollIntoView({block: "center"});
+        const box = grid.getBoundingClientRect();
+        return {x: box.x, y: box.y, height: box.height};
+    }"""))
+
+
+def wait_first_id(page: Page, expected: str) -> None:
+    page.wait_for_function(f"expected => ({CELLS})()[0] === expected", arg=expected)
+
+
+def open_dataset(page: Page, app_url: str, query: str) -> None:
+    page.goto(f"{app_url}/dataset?{query}")
+    expect(page.get_by_role("heading", name="Dataset", level=1)).to_be_visible()
+    expect(page.get_by_text("pairs match the filters")).to_be_visible()
+    settled(page)
+
+
+def test_load_sort_filter_open_a_pair_and_come_back(
+        page: Page, app_url: str, screenshot: Shot) -> None:
+    open_dataset(page, app_url, "dataset=org2graph_runs&run=B")
+    expect(page.get_by_text("320 of 320 pairs match the filters")).to_be_visible()
+    expect(page.get_by_text("2 bad lines: listed here, the rest loaded")).to_be_visible()
+    screenshot(page, "dataset-org2graph-b")
+    # the order the library gives, worst first
+    data = load_folder(ORG)
+    scored = score_run(data, "B", workers=2)
+    ascending = sort_pairs(scored.frame, "score", False)["id"].tolist()
+    wait_first_id(page, ascending[0])
+    # sort: descending
+    page.get_by_text("Descending").click()
+    wait_first_id(page, sort_pairs(scored.frame, "score", True)["id"].iloc[0])
+    settled(page)
+    # filter: an op kind, then a text
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_role("combobox", name="Op kind").click()
+    page.get_by_role("option", name="wrong-reference").click()
+    chosen = sort_pairs(filter_pairs(scored, kind="wrong-reference"), "score", True)
+    expect(page.get_by_text(re.compile(f"^{len(chosen)} of 320 pairs match"))).to_be_visible()
+    wait_first_id(page, chosen["id"].iloc[0])
+    settled(page)
+    target = chosen["id"].iloc[len(chosen) // 2]
+    search = main.get_by_label("Search id, top op or problem")
+    search.fill(target)
+    search.press("Enter")
+    expect(page.get_by_text(re.compile("^1 of 320 pairs match"))).to_be_visible()
+    wait_first_id(page, target)
+    settled(page)
+    screenshot(page, "dataset-filtered")
+    # a click on the row opens the pair in the Overview
+    box = pairs_box(page)
+    page.mouse.click(box["x"] + 18, box["y"] + HEADER + HEADER / 2)
+    expect(page.get_by_role("heading", name="Overview", level=1)).to_be_visible()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar.get_by_text(f"Showing pair “{target}”")).to_be_visible()
+    expect(page.get_by_text("Alignment computed in")).to_be_visible()
+    assert "pair=" in page.url and "ds_kind=wrong-reference" in page.url
+    settled(page)
+    screenshot(page, "dataset-pair-overview")
+    # and back to the same table state
+    sidebar.get_by_role("link", name="Back to the dataset table").click()
+    expect(page.get_by_role("heading", name="Dataset", level=1)).to_be_visible()
+    expect(page.get_by_text(re.compile("^1 of 320 pairs match"))).to_be_visible()
+    expect(main.get_by_label("Search id, top op or problem")).to_have_value(target)
+    wait_first_id(page, target)
+
+
+def test_error_patterns_and_field_metrics(page: Page, app_url: str, screenshot: Shot) -> None:
+    page.goto(f"{app_url}/error-patterns?dataset=org2graph_runs&run=B")
+    expect(page.get_by_role("heading", name="Error patterns", level=1)).to_be_visible()
+    expect(page.get_by_text("cells from")).to_be_visible()
+    settled(page)
+    screenshot(page, "dataset-error-patterns")
+    page.goto(f"{app_url}/field-metrics?dataset=scierc_runs&run=B")
+    expect(page.get_by_role("heading", name="Field metrics", level=1)).to_be_visible()
+    expect(page.get_by_text("F1 (all fields)")).to_be_visible()
+    settled(page)
+    screenshot(page, "dataset-field-metrics")
+
+
+def test_compare_runs_and_a_document_side_by_side(
+        page: Page, app_url: str, screenshot: Shot) -> None:
+    page.goto(f"{app_url}/compare-runs?dataset=org2graph_runs")
+    expect(page.get_by_role("heading", name="Compare runs", level=1)).to_be_visible()
+    expect(page.get_by_text("Wins / ties / losses of B")).to_be_visible()
+    expect(page.get_by_text("B is worse at this level")).to_be_visible()
+    settled(page)
+    screenshot(page, "dataset-compare-runs")
+    main = page.locator('[data-testid="stMain"]')
+    picker = main.get_by_role("combobox", name="Document")
+    picker.click()
+    picker.press_sequentially("org-0001")
+    page.get_by_role("option", name="org-0001", exact=True).click()
+    expect(page.get_by_role("heading", name=re.compile("org-0001.*side by side"))).to_be_visible()
+    settled(page)
+    assert "cmp_doc=org-0001" in page.url
+    screenshot(page, "dataset-compare-side-by-side")
+
+
+def test_run_tuning(page: Page, app_url: str, screenshot: Shot) -> None:
+    page.goto(f"{app_url}/run-tuning?dataset=scierc_runs&run=B&run_edits="
+              '{"/properties/relations/valueWeight":0.0}')
+    expect(page.get_by_role("heading", name="Run tuning", level=1)).to_be_visible()
+    expect(page.get_by_text("Rank correlation (Spearman)")).to_be_visible()
+    expect(page.get_by_text("Documents that moved most")).to_be_visible()
+    settled(page)
+    screenshot(page, "dataset-run-tuning")
+
+
+def test_the_report_downloads_and_opens_from_disk_offline(
+        page: Page, app_url: str, browser_context: BrowserContext, tmp_path: Path,
+        screenshot: Shot) -> None:
+    open_dataset(page, app_url, "dataset=org2graph_runs&run=B")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="HTML report").click()
+    path = tmp_path / "report.html"
+    download.value.save_as(path)
+    text = path.read_text()
+    assert "<script" not in text and "http" not in text
+    # a new tab that may load the file itself and nothing else
+    requested: list[str] = []
+    tab = browser_context.new_page()
+
+    def route(route: Route) -> None:
+        requested.append(route.request.url)
+        if route.request.url == path.as_uri():
+            route.continue_()
+        else:
+            route.abort()
+
+    tab.route("**/*", route)
+    tab.goto(path.as_uri())
+    expect(tab.get_by_role("heading", level=1)).to_contain_text("run B")
+    expect(tab.get_by_text("Field metrics")).to_be_visible()
+    expect(tab.locator("svg rect").first).to_be_visible()
+    screenshot(tab, "dataset-report")
+    tab.close()
+    assert requested == [path.as_uri()]
