@@ -100,14 +100,15 @@ STAGES = (
 
 def stage_peaks(n: int, limits: oa_core.Limits | None = None) -> dict[str, float]:
     """The peak traced memory (MiB) above the memory in use when each stage of one
-    ``align`` of the N-person pair starts, and the whole call's peak ("total")."""
+    ``align`` of the N-person pair starts, and the whole call's peak ("total", above
+    the memory in use before the call)."""
     import functools
     import importlib
 
     gold, cand = make_pair(n)
     schema = oa_core.Schema.parse(SCHEMA)
     peaks: dict[str, float] = {}
-    depth = [0]
+    depth, highest = [0], [0]
     patched = []
     for label, module_name, attribute in STAGES:
         owner: Any = importlib.import_module(module_name)
@@ -128,13 +129,14 @@ def stage_peaks(n: int, limits: oa_core.Limits | None = None) -> dict[str, float
                 _, peak = tracemalloc.get_traced_memory()
                 depth[0] -= 1
                 peaks[_label] = max(peaks.get(_label, 0.0), (peak - start) / 2**20)
+                highest[0] = max(highest[0], peak)  # reset_peak forgets it
 
         setattr(owner, attribute, functools.wraps(original)(wrapper))
         patched.append((owner, attribute, original))
     try:
         tracemalloc.start()
         oa_core.align(gold, cand, schema, limits=limits or oa_core.Limits())
-        _, total = tracemalloc.get_traced_memory()
+        total = max(highest[0], tracemalloc.get_traced_memory()[1])
     finally:
         tracemalloc.stop()
         for owner, attribute, original in patched:

@@ -50,6 +50,7 @@ from .errors import ComparatorError
 
 __all__ = [
     "BUILTIN_COMPARATORS",
+    "MEMO_LIMIT",
     "Comparator",
     "ComparatorRegistry",
     "Registration",
@@ -68,8 +69,18 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+# The kinds of the exact JSON types, looked up before the isinstance chain below
+# (which also classifies their subclasses); the scorer asks this of every value.
+_KIND_OF_TYPE: dict[type, str] = {str: "string", int: "number", float: "number",
+                                  bool: "boolean", type(None): "null", dict: "object",
+                                  list: "array"}
+
+
 def value_kind(value: Any) -> str:
     """The JSON kind of a value: object, array, string, number, boolean or null."""
+    kind = _KIND_OF_TYPE.get(type(value))
+    if kind is not None:
+        return kind
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -241,6 +252,9 @@ DEFAULT_FOR_KIND = {"string": "jaro", "number": "invdiff", "boolean": "exact"}
 
 _GLOBAL_CUSTOM: dict[str, Comparator] = {}
 
+MEMO_LIMIT = 4096
+"""Entries of :attr:`ComparatorRegistry.memo` before it is cleared."""
+
 
 def _checked(name: str, fn: ScalarFn) -> ScalarFn:
     # The scorer re-raises these with the pointer of the schema keyword (ComparatorError.at).
@@ -333,6 +347,10 @@ class ComparatorRegistry:
 
     def __init__(self, extra: dict[str, Any] | None = None) -> None:
         self._table: dict[str, Comparator] = {**BUILTIN_COMPARATORS, **_GLOBAL_CUSTOM}
+        # Results of built-in (pure) comparisons that scorers share across calls, keyed
+        # by values (e.g. an object's key pairing by its two key sets); at most
+        # MEMO_LIMIT entries, cleared when full.
+        self.memo: dict[tuple[Any, ...], Any] = {}
         for name, spec in (extra or {}).items():
             fn, kinds = (spec if isinstance(spec, tuple) else (spec, ("string",)))
             self._table[name] = _make_custom(name, fn, kinds)
