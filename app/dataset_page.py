@@ -87,10 +87,17 @@ def _on_click() -> None:
         st.session_state[PAIR] = shown[rows[0]][1]
 
 
+MAX_ROWS = 2000
+"""Rows the pairs table sends to the browser (sort and filter reach the others)."""
+
+
 def pairs_table(shown: pd.DataFrame, total: int) -> None:
-    """The filtered, sorted pairs; clicking a row opens it."""
-    st.caption(f"{len(shown):,} of {total:,} pairs match the filters. Click a row to open "
-               "the pair in the view chosen below; the sidebar leads back to this table.")
+    """The filtered, sorted pairs (the first :data:`MAX_ROWS`); clicking a row opens it."""
+    cut = f" (the first {MAX_ROWS:,} shown: sort or filter to reach the others)" if len(
+        shown) > MAX_ROWS else ""
+    st.caption(f"{len(shown):,} of {total:,} pairs match the filters{cut}. Click a row to "
+               "open the pair in the view chosen below; the sidebar leads back to this table.")
+    shown = shown.head(MAX_ROWS)
     st.session_state[SHOWN] = list(zip(shown["row"].tolist(), shown["id"].tolist(),
                                        strict=True))
     st.dataframe(dataset_views.table_view(shown), key=TABLE, hide_index=True,
@@ -115,6 +122,7 @@ def open_controls(data: Dataset, name: str, run: str, shown: pd.DataFrame) -> No
     left, middle, right = st.columns([3, 3, 1], vertical_alignment="bottom")
     left.radio("Open pairs in", list(VIEWS), format_func=lambda v: VIEWS[v][0],
                horizontal=True, **session.bind("oa.ds_view", "overview", options=list(VIEWS)))
+    shown = shown.head(MAX_ROWS)
     rows = dict(zip(shown["id"].tolist(), shown["row"].tolist(), strict=True))
     ids = list(rows)
     middle.selectbox("Pair", ids, placeholder="pick a pair", index=None, key="w.ds_pick",
@@ -131,21 +139,33 @@ def _report(key: str, title: str, _data: Dataset, _scored: ScoredRun) -> str:
     return html_report.build(_data, [_scored], title=title)
 
 
-def downloads(data: Dataset, name: str, run: str, scored: ScoredRun) -> None:
-    """Per-pair results as CSV and Parquet, and the self-contained HTML report."""
-    st.subheader("Download")
-    frame = scored.frame.drop(columns=["row"])
-    stem = f"{name}-{run}".replace("/", "_")
-    cells = st.columns(3)
-    cells[0].download_button("Per-pair results (CSV)", frame.to_csv(index=False),
-                             file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
+def export_frame(scored: ScoredRun) -> pd.DataFrame:
+    """The per-pair table as exported (CSV, Parquet)."""
+    return scored.frame.drop(columns=["row"])
+
+
+def parquet_bytes(scored: ScoredRun) -> bytes:
+    """The per-pair table as Parquet."""
     buffer = io.BytesIO()
-    frame.to_parquet(buffer, index=False)
-    cells[1].download_button("Per-pair results (Parquet)", buffer.getvalue(),
+    export_frame(scored).to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def downloads(data: Dataset, name: str, run: str, scored: ScoredRun) -> None:
+    """Per-pair results as CSV and Parquet, and the self-contained HTML report (each made
+    when its button is pressed, so a big run's page does not write them on every run)."""
+    st.subheader("Download")
+    stem = f"{name}-{run}".replace("/", "_")
+    title = f"{data.title or name} · run {run}"
+    key = data.run_key(run)
+    cells = st.columns(3)
+    cells[0].download_button("Per-pair results (CSV)",
+                             lambda: export_frame(scored).to_csv(index=False),
+                             file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
+    cells[1].download_button("Per-pair results (Parquet)", lambda: parquet_bytes(scored),
                              file_name=f"{stem}.parquet",
                              mime="application/vnd.apache.parquet", key="dl_parquet")
-    title = f"{data.title or name} · run {run}"
-    cells[2].download_button("HTML report", _report(data.run_key(run), title, data, scored),
+    cells[2].download_button("HTML report", lambda: _report(key, title, data, scored),
                              file_name=f"{stem}-report.html", mime="text/html", key="dl_html")
     st.caption("The report is one HTML file (no network needed): summary, histogram, error "
                "patterns, field metrics and the worst documents with their aligned diffs "

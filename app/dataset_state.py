@@ -29,6 +29,7 @@ from typing import Any
 
 import streamlit as st
 
+from oa_core import runstats
 from oa_core.batch import BatchOptions
 from oa_core.dataset import Dataset, ScoredRun, from_files, load_folder, score_run
 from oa_core.errors import OAError
@@ -231,6 +232,17 @@ def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
     while len(store) > _SCORED_KEPT:
         store.popitem(last=False)
     return result
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _summary(key: str, _run: ScoredRun) -> dict[str, Any]:
+    return runstats.summary(_run)
+
+
+def summary(data: Dataset, run: str, scored_run: ScoredRun) -> dict[str, Any]:
+    """:func:`oa_core.runstats.summary` of a run, cached (its bootstrap takes a while on
+    100,000 pairs)."""
+    return _summary(data.run_key(run), scored_run)
 
 
 # --------------------------------------------------------------------------- pairs

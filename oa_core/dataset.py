@@ -71,9 +71,11 @@ __all__ = [
     "RunInput",
     "ScoredRun",
     "from_files",
+    "is_results",
     "join_runs",
     "load_folder",
     "pairs_run",
+    "results_run",
     "score_run",
 ]
 
@@ -131,6 +133,9 @@ class RunInput:
         per gold, in the golds' order.
     joined : bool
         Made by joining golds and predictions (:func:`join_runs`).
+    results : bool
+        The lines are ``oa batch`` *output* records (already scored: no documents, so
+        no field observations and no pair to open); see :func:`results_run`.
     numbers : list of int
         The source line of each pair in ``file`` (0: no prediction for that gold).
     """
@@ -140,6 +145,7 @@ class RunInput:
     lines: list[str]
     joined: bool = False
     numbers: list[int] = field(default_factory=list)
+    results: bool = False
 
     def __post_init__(self) -> None:
         if not self.joined:
@@ -198,6 +204,10 @@ class Dataset:
     def pair(self, run: str, row: int) -> dict[str, Any]:
         """The ``row``-th pair of ``run`` as a dict (``id``, ``gold``, ``candidate`` or
         ``prediction``); :class:`InputError` if that line is not a JSON object."""
+        if self.runs[run].results:
+            raise InputError("", "an oa batch output line holds scores, not documents",
+                             fix="load the pairs file that was scored to open its pairs",
+                             document="options")
         item = loads(self.runs[run].pair_line(row), document="options")
         if not isinstance(item, dict):
             raise InputError("", "this line is not a JSON object", document="options")
@@ -220,6 +230,34 @@ def pairs_run(name: str, file: str, text: str) -> RunInput:
     [1, 3]
     """
     return RunInput(name, file, text.splitlines())
+
+
+def results_run(name: str, file: str, text: str) -> RunInput:
+    """A run read from ``oa batch`` output (one scored record per line, no documents).
+
+    Big outputs open fast: nothing is aligned again.
+
+    >>> run = results_run("r", "out.jsonl", '{"index": 0, "score": 0.5, "ops": []}')
+    >>> run.results, len(run)
+    (True, 1)
+    """
+    return RunInput(name, file, text.splitlines(), results=True)
+
+
+def is_results(text: str) -> bool:
+    """Whether a JSONL text is ``oa batch`` output (its first record has a ``score`` or an
+    ``error`` and no ``gold``).
+
+    >>> is_results('{"index": 0, "score": 1.0, "ops": []}'), is_results('{"gold": 1}')
+    (True, False)
+    """
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        item = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(item, dict) and "gold" not in item and ("score" in item or
+                                                              "error" in item)
 
 
 def _lines(file: str, text: str, bad: list[BadLine]) -> list[tuple[int, Any]]:
@@ -424,8 +462,10 @@ def from_files(files: Mapping[str, str], *, name: str = "upload",
         if not pairs:
             raise InputError("", "no JSONL file: give a pairs file, or golds and "
                              "predictions", fix="add the .jsonl files", document="options")
-        dataset = Dataset(name, schema, {run: pairs_run(run, f, text(f, "pairs"))
-                                         for run, f in pairs.items()})
+        dataset = Dataset(name, schema, {})
+        for run, f in pairs.items():
+            body = text(f, "pairs")
+            dataset.runs[run] = (results_run if is_results(body) else pairs_run)(run, f, body)
     dataset.title = str(manifest.get("title", ""))
     dataset.description = str(manifest.get("description", ""))
     dataset.about = dict(manifest.get("generated") or {})
@@ -515,6 +555,30 @@ def _display_id(record: dict[str, Any], row: int) -> str:
     return _key(record["id"])
 
 
+def _result(file: str, number: int, text: str) -> BatchResult:
+    """One ``oa batch`` output record as a :class:`BatchResult` (its written ops only)."""
+    from .batch import path_pattern
+
+    try:
+        record = json.loads(text)
+        if not isinstance(record, dict):
+            raise ValueError(f"a record must be a JSON object, got {type(record).__name__}")
+        if "error" in record:
+            error = record["error"] if isinstance(record["error"], dict) else {}
+            return BatchResult(record, error=str(error.get("message", "not scored")))
+        score = float(record["score"])
+        if not 0.0 <= score <= 1.0:
+            raise ValueError(f"score {score} is not in [0, 1]")
+        ops = record.get("ops") or []
+        stats = tuple((path_pattern(str(op["path"])), str(op["kind"]), float(op["delta"]))
+                      for op in ops if float(op["delta"]) > 0.0)
+        return BatchResult({**record, "score": score}, stats)
+    except (ValueError, KeyError, TypeError) as exc:
+        message = f"not an oa batch output record: {exc}"
+        return BatchResult({"error": {"line": number, "pointer": "", "message": message}},
+                           error=f"{file} line {number}: {message}")
+
+
 def build_run(name: str, results: list[BatchResult], numbers: list[int] | None = None,
               seconds: float = 0.0) -> ScoredRun:
     """A :class:`ScoredRun` from the results of :func:`oa_core.batch.iter_batch`.
@@ -587,6 +651,13 @@ def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None
         When ``schema`` is invalid.
     """
     source = dataset.runs[run]
+    if source.results:
+        start = time.perf_counter()
+        read = [_result(source.file, number, source.lines[number - 1])
+                for number in source.numbers]
+        if progress is not None:
+            progress(len(read), len(read))
+        return build_run(run, read, seconds=time.perf_counter() - start)
     options = replace(options or BatchOptions(), fields=True)
     total = len(source)
     start = time.perf_counter()

@@ -21,7 +21,7 @@ if scored is None:
 if data.title:
     st.markdown(f"**{md_inline(data.title)}** · run **{md_inline(run)}** "
                 f"({md_inline(data.runs[run].file)})")
-summary = runstats.summary(scored)
+summary = dataset_state.summary(data, run, scored)
 dataset_page.summary_metrics(summary, len(data.bad_lines_of(run)))
 left, right = st.columns([3, 2])
 with left:

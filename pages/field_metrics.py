@@ -29,6 +29,11 @@ run = dataset_state.chosen_run(data)
 scored = dataset_state.scored(data, run)
 if scored is None:
     st.stop()
+if data.runs[run].results:
+    st.info("This run is an `oa batch` output: it holds scores, not documents, so there are "
+            "no field observations. Load the pairs file it was scored from (or run "
+            "`oa batch --field-metrics`).", icon=":material/info:")
+    st.stop()
 st.markdown(f"Run **{md_inline(run)}**, {len(scored.frame):,} pairs.")
 st.markdown(RULE)
 threshold = st.slider("Credit threshold", 0.0, 1.0, step=0.05,

@@ -27,6 +27,17 @@ def org_b():
     return data, score_run(data, "B", workers=2)
 
 
+def values(array) -> list:
+    """A plotly array of the figure JSON (plotly 7 writes numbers as typed base64)."""
+    if isinstance(array, dict) and "bdata" in array:
+        import base64
+
+        import numpy as np
+
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).tolist()
+    return list(array)
+
+
 def table(at: AppTest) -> pd.DataFrame:
     return next(d for d in at.dataframe if "top op" in d.value.columns).value
 
@@ -47,7 +58,7 @@ def test_summary_matches_the_library(org_b) -> None:
     assert f"[{summary['mean'].low:.4f}, {summary['mean'].high:.4f}]" in ci
     histogram = json.loads(next(c for c in at.get("plotly_chart")
                                 if c.key == "histogram").proto.spec)
-    assert len(histogram["data"][0]["x"]) == summary["scored"]
+    assert sum(values(histogram["data"][0]["y"])) == summary["scored"]
     bad = next(d for d in at.dataframe if "fix" in d.value.columns).value
     assert bad["line"].tolist() == [42, 0]
     # worst first by default
@@ -181,3 +192,30 @@ def test_no_dataset_says_what_to_do() -> None:
 def test_an_unknown_dataset_is_reported() -> None:
     at = open_dataset({"dataset": "<nope>"})
     assert "Open an evaluation dataset" in at.info[0].value  # the bad value is ignored
+
+
+def test_a_big_batch_output_opens_with_the_table_capped() -> None:
+    from app import dataset_page, dataset_state
+
+    records = "\n".join(json.dumps({"index": k, "id": f"d{k}", "score": (k % 100) / 100,
+                                     "ops": [{"kind": "primitive-value", "path": f"/a/{k % 7}",
+                                              "delta": 1 - (k % 100) / 100}]})
+                         for k in range(5000))
+    name = dataset_state.add_upload({"schema.json": '{"type": "object"}',
+                                     "out.jsonl": records})
+    at = open_app(None, timeout=TIMEOUT)
+    at.session_state[dataset_state.DATASET] = name
+    at.switch_page("../pages/dataset.py").run()
+    assert not at.exception
+    assert metric(at, "Pairs") == "5,000"
+    assert len(table(at)) == dataset_page.MAX_ROWS
+    assert any("the first 2,000 shown" in c.value for c in at.caption)
+    at.selectbox(key="w.oa.ds_pattern").set_value("/a/*").run()
+    assert len(table(at)) == dataset_page.MAX_ROWS  # every pair has an op at /a/*
+    at.text_input(key="w.oa.ds_text").set_value("d4999").run()
+    assert table(at)["id"].tolist() == ["d4999"]
+    at.selectbox(key="w.ds_pick").set_value("d4999").run()
+    next(b for b in at.button if b.label == "Open").click().run()
+    assert "holds scores, not documents" in errors(at)
+    at.switch_page("../pages/field_metrics.py").run()
+    assert "holds scores, not documents" in at.info[0].value

@@ -177,3 +177,26 @@ def test_bundled_org2graph_runs_differ_in_quality_and_hold_model_failures() -> N
     assert (b.frame["status"] == "unparsable").sum() >= 5  # truncated, refusals, lost line
     kinds = set(b.ops["kind"])
     assert {"wrong-reference", "missing-list-item"} <= kinds
+
+
+def test_batch_output_loads_as_a_scored_run_without_documents(tmp_path: Path) -> None:
+    pairs = jsonl({"id": "a", "gold": {"tags": [1, 2]}, "candidate": {"tags": [1]}},
+                  {"id": "b", "gold": {"city": "x"}, "prediction": "nope"}, '{"gold": ')
+    out = tmp_path / "out.jsonl"
+    from oa_core.cli import main
+
+    (tmp_path / "p.jsonl").write_text(pairs)
+    (tmp_path / "s.json").write_text(json.dumps(SCHEMA))
+    assert main(["batch", str(tmp_path / "p.jsonl"), "-s", str(tmp_path / "s.json"),
+                 "-o", str(out)]) == 2
+    text = out.read_text() + "\n[1]\n"
+    data = from_files({"schema.json": json.dumps(SCHEMA), "out.jsonl": text})
+    assert data.runs["out"].results
+    run = score_run(data, "out")
+    assert run.frame["id"].tolist() == ["a", "b", "#3", "#4"]
+    assert run.frame["status"].tolist() == ["ok", "unparsable", "error", "error"]
+    assert "not an oa batch output record" in run.frame.loc[3, "problem"]
+    assert run.ops["pattern"].tolist() == ["/tags/*"]
+    assert run.fields.empty
+    with pytest.raises(InputError, match="holds scores, not documents"):
+        data.pair("out", 0)
