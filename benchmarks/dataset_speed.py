@@ -1,0 +1,203 @@
+"""How fast a whole evaluation run scores and shows, and how the Dataset page answers.
+
+Three measurements (issue 13's targets in brackets):
+
+1. **Scoring** a 1,000-document Org2Graph run (simulated model outputs,
+   :mod:`oa_core.synthetic.runs`) with :func:`oa_core.dataset.score_run` in 2 worker
+   processes, field observations included [scores and shows in under 5 s with 2 workers];
+2. **In the browser** (``oa explore --dataset DIR``, Debian's Chromium through Playwright,
+   every request leaving 127.0.0.1 aborted): opening the Dataset page of that run on a
+   fresh server until it settled (scoring included), then sorting, filtering, opening a
+   pair in the Overview and coming back to the table [each under 300 ms];
+3. a **100,000-pair** ``oa batch`` output (records, no rescoring): reading it, and the
+   same page open / sort / filter in the browser [opens and stays usable].
+
+Browser figures use :mod:`benchmarks.browser_speed`'s definition: from the action to the
+page's last change once settled (nothing stale, no script running, charts drawn, quiet).
+
+Run from the repository root::
+
+    python -m benchmarks.dataset_speed                       # prints a table
+    python -m benchmarks.dataset_speed --json benchmarks/results/dataset_speed.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from playwright.sync_api import Page, sync_playwright
+
+from benchmarks.browser_speed import HEADING, URL_CHANGED, Browser, explorer, idle, timed
+from oa_core.dataset import load_folder, score_run
+from oa_core.synthetic import org2graph
+from oa_core.synthetic.runs import RunQuality, org2graph_prediction
+
+__all__ = ["main", "make_batch_output", "make_org2graph_run", "measure_scoring"]
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASET_ENV = "OA_EXPLORE_DATASET"
+TABLE_SHOWN = """() => [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+    .some(c => c.textContent.includes('pairs match the filters'))"""
+
+
+def make_org2graph_run(folder: Path, count: int = 1000, seed: int = 7) -> Path:
+    """A dataset folder: ``count`` Org2Graph golds and one simulated run of them."""
+    rng = np.random.default_rng(seed)
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    golds = [{"id": f"doc-{k:05d}", "gold": org2graph.generate(
+        org2graph.sample_params(rng), rng).gold} for k in range(count)]
+    quality = RunQuality(edits=1.0, wrappers={"plain": 70.0, "fence": 20.0, "prose": 8.0,
+                                              "truncated": 2.0})
+    (folder / "schema.json").write_text(json.dumps(org2graph.schema()))
+    (folder / "golds.jsonl").write_text("".join(json.dumps(g) + "\n" for g in golds))
+    (folder / "runs" / "model.jsonl").write_text("".join(json.dumps(
+        {"id": g["id"], "prediction": org2graph_prediction(g["gold"], quality, rng)}) + "\n"
+        for g in golds))
+    return folder
+
+
+def make_batch_output(folder: Path, count: int = 100_000, seed: int = 11) -> Path:
+    """A dataset folder holding an ``oa batch`` output of ``count`` records."""
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    kinds = ("missing-list-item", "wrong-reference", "primitive-value", "extraneous-list-item")
+    arrays = ("people", "companies", "employment", "acquaintance", "partnership")
+    lines = []
+    for k in range(count):
+        score = float(np.clip(rng.beta(5, 1.2), 0, 1))
+        ops = [{"kind": kinds[int(rng.integers(4))],
+                "path": f"/{arrays[int(rng.integers(5))]}/{int(rng.integers(9))}",
+                "delta": round((1 - score) / 2, 6)} for _ in range(int(rng.integers(0, 3)))]
+        lines.append(json.dumps({"index": k, "id": f"p{k:06d}", "score": score, "ops": ops}))
+    (folder / "schema.json").write_text(json.dumps(org2graph.schema()))
+    (folder / "output.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def measure_scoring(folder: Path, repeat: int = 3, workers: int = 2) -> dict[str, Any]:
+    """Seconds to read the folder and to score its first run (median of ``repeat``)."""
+    started = time.perf_counter()
+    data = load_folder(folder)
+    read = time.perf_counter() - started
+    run = next(iter(data.runs))
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        scored = score_run(data, run, workers=workers, start_method="forkserver")
+        times.append(time.perf_counter() - started)
+    return {"pairs": len(scored.frame), "read_s": read, "score_s": statistics.median(times),
+            "score_runs_s": times, "pairs_per_s": len(scored.frame) / statistics.median(times),
+            "mean": float(scored.scores.mean())}
+
+
+def _ms(values: list[float]) -> dict[str, float]:
+    return {"median_ms": statistics.median(values), "max_ms": max(values), "runs": len(values)}
+
+
+def browser_session(folder: Path, repeat: int, quiet_ms: int) -> dict[str, Any]:
+    """The Dataset page of ``folder`` served by ``oa explore --dataset``: open, sort,
+    filter, open a pair and come back."""
+    os.environ[DATASET_ENV] = str(folder.resolve())
+    figures: dict[str, list[float]] = {}
+    try:
+        with explorer() as (url, _), sync_playwright() as playwright:
+            browser = Browser(playwright, url)
+            with browser.context() as context:
+                page = context.pages[0] if context.pages else context.new_page()
+                link = f"{url}/dataset?dataset={folder.name}"
+                started = time.perf_counter()
+                page.goto(link)
+                page.wait_for_function(TABLE_SHOWN, polling=50)
+                idle(page, quiet_ms)
+                figures["open (scoring included)"] = [(time.perf_counter() - started) * 1000]
+                for _ in range(repeat):
+                    _interactions(page, figures, quiet_ms)
+            if browser.blocked:
+                raise RuntimeError(f"requests left 127.0.0.1: {browser.blocked}")
+    finally:
+        os.environ.pop(DATASET_ENV, None)
+    return {name: _ms(values) for name, values in figures.items()}
+
+
+def _search(page: Page) -> str:
+    return str(page.evaluate("() => window.location.search"))
+
+
+def _interactions(page: Page, figures: dict[str, list[float]], quiet_ms: int) -> None:
+    main = page.locator('[data-testid="stMain"]')
+    descending = main.get_by_text("Descending")
+    figures.setdefault("sort (descending)", []).append(timed(
+        page, descending.click, URL_CHANGED, _search(page), quiet_ms))
+    figures.setdefault("sort (back)", []).append(timed(
+        page, descending.click, URL_CHANGED, _search(page), quiet_ms))
+    search = main.get_by_label("Search id, top op or problem")
+    first = str(page.evaluate("""() => [...document.querySelectorAll('[id^="glide-cell-1-"]')]
+        .map(c => c.textContent).filter(t => /^(doc|p)/.test(t))[0]"""))
+
+    def type_filter() -> None:
+        search.fill(first)
+        search.press("Enter")
+
+    figures.setdefault("filter (text)", []).append(timed(
+        page, type_filter, URL_CHANGED, _search(page), quiet_ms))
+    if not first.startswith("p"):  # an oa batch output has no pair to open
+        box = page.evaluate("""() => {
+            const caption = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+                .find(c => c.textContent.includes('pairs match the filters'));
+            const grid = [...document.querySelectorAll('[data-testid="stDataFrame"]')].find(
+                g => caption.compareDocumentPosition(g) & Node.DOCUMENT_POSITION_FOLLOWING);
+            grid.scrollIntoView({block: "center"});
+            const r = grid.getBoundingClientRect();
+            return {x: r.x, y: r.y};}""")
+        figures.setdefault("open a pair (Overview)", []).append(timed(
+            page, lambda: page.mouse.click(box["x"] + 18, box["y"] + 52), HEADING,
+            "Overview", quiet_ms))
+        back = page.locator('[data-testid="stSidebar"]').get_by_role(
+            "link", name="Back to the dataset table")
+        figures.setdefault("back to the table", []).append(timed(
+            page, back.click, HEADING, "Dataset", quiet_ms))
+        page.wait_for_function(TABLE_SHOWN, polling=50)
+        idle(page, quiet_ms)
+    figures.setdefault("filter (cleared)", []).append(timed(
+        page, lambda: (search.fill(""), search.press("Enter")), URL_CHANGED, _search(page),
+        quiet_ms))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=1000)
+    parser.add_argument("--batch-pairs", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quiet-ms", type=int, default=150)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="oa-dataset-bench-") as tmp:
+        run = make_org2graph_run(Path(tmp) / "org2graph_1000", args.docs)
+        batch = make_batch_output(Path(tmp) / "batch_100k", args.batch_pairs)
+        results: dict[str, Any] = {
+            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                        "load": os.getloadavg()},
+            f"scoring {args.docs} documents, 2 workers": measure_scoring(run, args.repeat),
+            f"reading a {args.batch_pairs}-pair oa batch output": measure_scoring(batch, 1, 1),
+            f"browser, {args.docs} documents": browser_session(run, args.repeat, args.quiet_ms),
+            f"browser, {args.batch_pairs}-pair output": browser_session(
+                batch, args.repeat, args.quiet_ms)}
+    text = json.dumps(results, indent=1)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
