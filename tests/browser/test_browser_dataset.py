@@ -117,6 +117,16 @@ def test_error_patterns_and_field_metrics(page: Page, app_url: str, screenshot: 
     expect(page.get_by_text("cells from")).to_be_visible()
     settled(page)
     screenshot(page, "dataset-error-patterns")
+    # a click on a cell lists its pairs in the Dataset table
+    cell = page.locator('[data-testid="stPlotlyChart"] .scatterlayer .point').first
+    cell.scroll_into_view_if_needed()
+    box = cell.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(page.get_by_role("heading", name="Dataset", level=1)).to_be_visible()
+    page.wait_for_function("() => window.location.search.includes('ds_kind=')")
+    expect(page.get_by_text(re.compile(r"^\d+ of 320 pairs match the filters"))).to_be_visible()
+    settled(page)
     page.goto(f"{app_url}/field-metrics?dataset=scierc_runs&run=B")
     expect(page.get_by_role("heading", name="Field metrics", level=1)).to_be_visible()
     expect(page.get_by_text("F1 (all fields)")).to_be_visible()
@@ -132,6 +142,15 @@ def test_compare_runs_and_a_document_side_by_side(
     expect(page.get_by_text("B is worse at this level")).to_be_visible()
     settled(page)
     screenshot(page, "dataset-compare-runs")
+    # a click on a point shows that document side by side
+    point = page.locator('[data-testid="stPlotlyChart"] .scatterlayer .point').nth(5)
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(page.get_by_role("heading", name=re.compile("side by side"))).to_be_visible()
+    assert "cmp_doc=" in page.url
+    settled(page)
     main = page.locator('[data-testid="stMain"]')
     picker = main.get_by_role("combobox", name="Document")
     picker.click()
