@@ -498,7 +498,11 @@ class Scorer:
                                        ordered=False)
                 pairs += [(rest_g[a], rest_c[b]) for a, b in extra]
             return sorted(pairs)
-        pairs, node.matrix = self._solve(node, gold, candidate, schema, item)
+        # A scope's records not paired yet (a scope still being resolved) are
+        # unordered like the records of any scope.
+        records = any(p.id_scope is not None for p in item.properties.values())
+        pairs, node.matrix = self._solve(node, gold, candidate, schema, item,
+                                         ordered=False if records else None)
         return pairs
 
     def _solve(self, node: MatchNode, gold: list[Any], candidate: list[Any],

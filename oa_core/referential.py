@@ -93,10 +93,12 @@ _LEVEL_RULES = (TieRule.COLOUR, TieRule.DEPTH, TieRule.CONTENT, TieRule.CONTENT)
 _BY_LABELS = len(_LEVEL_RULES) - 1  # no level told them apart: canonical JSON did
 _LISTED = 5  # records named per warning
 # Label ties settled by the documents' score: at most this many pairings scored per
-# scope (a block of 5 tied pairs has 120), in scopes of at most this many records, so
-# that the cost stays bounded.
-_SCORED_TRIALS = 128
+# alignment, all scopes and both passes together (a block of 4 tied pairs has 24), in
+# scopes of at most this many records, so that the cost stays bounded (each pairing
+# scored is one scoring of the whole documents).
+_SCORED_TRIALS = 24
 _SCORED_RECORDS = 500
+_ENUMERATED = 5040  # pairings of a block looked through (7!) before any is scored
 
 ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                         dict[str, "ScopeAlignment"], dict[str, WLTrace], list[Diagnostic]]
@@ -634,38 +636,70 @@ def _tie_blocks(label_ties: list[tuple[int, int]], levels: list[np.ndarray]
     return sorted(blocks.values())
 
 
+@dataclass(slots=True)
+class _Budget:
+    """The pairings left to score in one alignment (see ``_SCORED_TRIALS``)."""
+
+    trials: int = _SCORED_TRIALS
+
+
+def _alternatives(block: list[tuple[int, int]], current: list[tuple[int, int]],
+                  levels: list[np.ndarray]) -> tuple[list[int], list[int]]:
+    """The rows and columns a block's pairs may take: its own, and the unpaired ones
+    as good as a block pair's on every level (a twin left out can replace it)."""
+    rows = {i for i, _ in block}
+    cols = {j for _, j in block}
+    paired_rows = {i for i, _ in current}
+    paired_cols = {j for _, j in current}
+    shape = levels[0].shape
+    for i, j in block:
+        for other in range(shape[1]):
+            if other not in paired_cols and all(level[i, other] == level[i, j]
+                                                for level in levels):
+                cols.add(other)
+        for other in range(shape[0]):
+            if other not in paired_rows and all(level[other, j] == level[i, j]
+                                                for level in levels):
+                rows.add(other)
+    return sorted(rows), sorted(cols)
+
+
 def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, int]],
                      levels: list[np.ndarray], score_of: Callable[[list[tuple[int, int]]],
-                                                                   float]
-                     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+                                                                   float],
+                     budget: _Budget) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The content rule's first step: within each block of label-tied pairs, among the
     pairings that keep every level (C, b, a) as it is, the one with the highest
     document score.
 
-    A block whose best pairing is unique is settled (its pairs are no longer label
-    ties); when several pairings share the best score the first of them in the
-    canonical order is kept (the given pairing first) and the block stays label-tied.
-    Blocks too large to score every pairing (over ``_SCORED_TRIALS`` in all) are
-    left as they are. Returns the pairs and the label ties that remain.
+    A block's pairings pair as many of its rows, and of the unpaired rows as good,
+    with as many of its columns and of the unpaired columns as good. A block whose
+    best pairing is unique is settled (its pairs are no longer label ties); when
+    several pairings share the best score the first of them is kept (the given pairing
+    first) and the block stays label-tied. A block with more pairings than ``budget``
+    has left (or more than ``_ENUMERATED`` to look through) is left as it is. Returns
+    the pairs and the label ties that remain.
     """
     remaining: list[tuple[int, int]] = []
-    budget = _SCORED_TRIALS
     current = sorted(pairs)
     for block in _tie_blocks(sorted(label_ties), levels):
-        trials = math.factorial(len(block))
-        if trials > budget:
+        rows, cols = _alternatives(block, current, levels)
+        size = len(block)
+        if math.comb(len(rows), size) * math.perm(len(cols), size) > _ENUMERATED:
             remaining += block
             continue
-        budget -= trials
-        fixed = [p for p in current if p not in set(block)]
-        rows = [i for i, _ in block]
         wanted = [sorted(float(level[i, j]) for i, j in block) for level in levels]
-        scored: list[tuple[float, list[tuple[int, int]]]] = []
-        for order in itertools.permutations([j for _, j in block]):
-            trial = list(zip(rows, order, strict=True))
-            if [sorted(float(level[i, j]) for i, j in trial) for level in levels] != wanted:
-                continue
-            scored.append((score_of(sorted(fixed + trial)), trial))
+        trials = [block] + [
+            trial for chosen in itertools.combinations(rows, size)
+            for order in itertools.permutations(cols, size)
+            if (trial := list(zip(chosen, order, strict=True))) != block
+            and [sorted(float(level[i, j]) for i, j in trial) for level in levels] == wanted]
+        if len(trials) > budget.trials:
+            remaining += block
+            continue
+        budget.trials -= len(trials)
+        fixed = [p for p in current if p not in set(block)]
+        scored = [(score_of(sorted(fixed + trial)), trial) for trial in trials]
         best = max(value for value, _ in scored)
         winners = [trial for value, trial in scored if value == best]
         current = sorted(fixed + winners[0])
@@ -692,7 +726,7 @@ class _Paired:
 
 def _settle(paired: _Paired, evaluate: EvaluateFn, bijections: dict[str, dict[Any, Any]],
             candidate_ids: dict[str, set[Any]], record_pairs: RecordPairs,
-            unresolved: frozenset[str]) -> None:
+            unresolved: frozenset[str], budget: _Budget) -> None:
     """Settle ``paired``'s label ties by the documents' score (in place)."""
     if not paired.label_ties or len(paired.gold) > _SCORED_RECORDS:
         return
@@ -701,7 +735,7 @@ def _settle(paired: _Paired, evaluate: EvaluateFn, bijections: dict[str, dict[An
         candidate=paired.candidate, levels=paired.levels, bijections=bijections,
         candidate_ids=candidate_ids, record_pairs=record_pairs, unresolved=unresolved)
     paired.pairs, remaining = _settle_by_score(paired.pairs, paired.label_ties,
-                                               paired.levels, score_of)
+                                               paired.levels, score_of, budget)
     paired.rules = {p: paired.rules.get(p, TieRule.CONTENT) for p in paired.pairs}
     paired.label_ties = remaining
     paired.provisional = bool(unresolved)
@@ -735,6 +769,7 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
     resolved: set[str] = set()
     record_pairs: RecordPairs = {}
     paired: dict[str, _Paired] = {}
+    budget = _Budget()
     for group in groups:
         members = frozenset(group)
         unresolved = frozenset(set(schema.scopes) - resolved)
@@ -770,7 +805,7 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
                                            structure, levels, pairs, rules, label_ties, False)
             if evaluate is not None:
                 _settle(scope, evaluate, bijections, candidate_ids, record_pairs,
-                        frozenset(set(schema.scopes) - resolved - {name}))
+                        frozenset(set(schema.scopes) - resolved - {name}), budget)
             bijections[name] = _mapping(g_records, c_records, scope.pairs,
                                         _quality(levels, scope.pairs))[0]
             record_pairs[scope.decl.records.pointer] = _pointer_pairs(
@@ -779,7 +814,8 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
     alignments: dict[str, ScopeAlignment] = {}
     for name, scope in paired.items():
         if evaluate is not None and scope.provisional and scope.label_ties:
-            _settle(scope, evaluate, bijections, candidate_ids, record_pairs, frozenset())
+            _settle(scope, evaluate, bijections, candidate_ids, record_pairs, frozenset(),
+                    budget)
             bijections[name] = _mapping(scope.gold, scope.candidate, scope.pairs,
                                         _quality(scope.levels, scope.pairs))[0]
             record_pairs[scope.decl.records.pointer] = _pointer_pairs(

@@ -183,3 +183,62 @@ def test_seed_10827_a_shared_id_designated_by_canonical_json_is_reported():
     unique = {"L": [{"boss": "~1"}, {"id": "~1", "name": "Ann", "boss": "r2"},
                     {"id": "~2", "boss": "r7"}]}
     assert oa_core.align(gold, unique, schema).scopes["s"].label_designations == []
+
+
+def test_seed_3762_records_of_a_scope_not_resolved_yet_are_unordered():
+    # While scope "0" is paired, the documents' score of each pairing aligns the
+    # records of scope "~" (resolved later) as the records of a scope: unordered.
+    schema = {"properties": {"data": {"properties": {
+        "people0": {"$ref": "#/$defs/R"},
+        "p/l2": {"items": {"properties": {"i/d": {"type": "string", "idScope": "0"}}}}}}},
+        "$defs": {"R": {"items": {"properties": {"k": {"type": "integer", "idScope": "~"},
+                                                 "~r_2": {"type": "string", "ref": "0"}}}}}}
+    gold = {"data": {"people0": [{"~r_2": "a/b4"}, {"id": 1, "~r_2": "a"}],
+                     "p/l2": [{"i/d": "a", "name": "Bob"}, {"i/d": "a/b4", "name": "Bob"}]}}
+    reordered = {"data": {"people0": gold["data"]["people0"][::-1], "p/l2": gold["data"]["p/l2"]}}
+    assert oa_core.score(gold, reordered, schema) == 1.0
+    repairs_to_one(gold, {"data": {"people0": [{"id": 1}]}}, schema)
+
+
+def test_seed_43814_an_unpaired_twin_is_an_alternative_of_a_label_tie():
+    # One gold record, two look-alike candidate records with the same id: which one
+    # is paired is a label tie (the other is unpaired, as good), never "settled" alone.
+    schema = {"properties": {
+        "L": {"$ref": "#/$defs/A"},
+        "R": {"items": {"properties": {"id": {"type": "integer", "idScope": "p/q"},
+                                       "k": {"properties": {"r": {"type": "string",
+                                                                  "ref": "~s"}}}}}},
+        "S": {"items": {"properties": {"k": {"type": "string", "idScope": "~s"},
+                                       "n": {"properties": {"r": {"type": "integer",
+                                                                  "ref": "a ~ b"}}}}}}},
+        "$defs": {"A": {"items": {"properties": {"k": {"type": "integer", "idScope": "a ~ b"},
+                                                 "boss": {"type": "integer", "ref": "p/q"}}}}}}
+    gold = {"L": [{"boss": 1}], "R": [{"id": 1}]}
+
+    def candidate(x: int, y: int) -> dict:
+        return {"L": [{"k": 1, "name": "A", "boss": x}, {"k": 1, "name": "A", "boss": y}],
+                "R": [{"id": y}, {"id": x, "k": {}}]}
+
+    for mode in MODES:
+        first = oa_core.score(gold, candidate(9065959, 7857061), schema, wl_mode=mode)
+        assert first == oa_core.score(gold, candidate(2203649, 3873968), schema, wl_mode=mode)
+
+
+def test_seed_20803_label_ties_score_at_most_24_pairings_per_alignment(monkeypatch):
+    # Each pairing scored is a scoring of the whole documents: a budget shared by every
+    # scope and both passes keeps one alignment's cost bounded (it took 1.5 s before).
+    from oa_core import referential
+    from oa_core.synthetic import hostile
+
+    schema, gold, candidate = hostile.generate(20803, size=4).materialize()
+    parsed = oa_core.Schema.parse(schema, comparators=hostile.COMPARATORS)
+    scored = []
+    real = referential._document_score
+
+    def counting(*args, **kwargs):
+        scored.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(referential, "_document_score", counting)
+    oa_core.score(gold, candidate, parsed)
+    assert 0 < len(scored) <= 24
