@@ -63,6 +63,12 @@ def render() -> None:
             return "(none)"
         return entries[name].title if name in entries else f"uploaded ({name})"
 
+    asked = (state.get(session.URL_PENDING) or {}).get("dataset")
+    if asked and asked not in options:  # the link names a dataset this explorer lacks
+        st.error(f"**Could not open the dataset:** the link names the dataset "
+                 f"“{md_escape(asked)}”, which this explorer does not have (an uploaded "
+                 "dataset lives only in the explorer that received it). Fix: pick a dataset "
+                 "below, or upload its files again.", icon=":material/warning:")
     st.selectbox("Dataset", options, format_func=title,
                  **session.bind(dataset_state.DATASET, "", options=options))
     chosen = state.get(dataset_state.DATASET) or ""
@@ -79,5 +85,5 @@ def render() -> None:
         st.file_uploader("Dataset files", type=["json", "jsonc", "jsonl", "ndjson"],
                          accept_multiple_files=True, key=_UPLOAD, on_change=_on_upload)
     for problem in state.get(dataset_state.ERRORS) or []:
-        st.error(f"**Could not load the uploaded dataset.** {md_escape(problem)}",
+        st.error(f"**Could not open the dataset:** {md_escape(problem)}",
                  icon=":material/warning:")

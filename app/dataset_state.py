@@ -127,10 +127,6 @@ def load(name: str) -> Dataset | None:
         return None
     if name.startswith(UPLOAD_PREFIX):
         found = _uploads().get(name)
-        if found is None:
-            st.warning("This link names an uploaded dataset that only the explorer which "
-                       "received it (while it runs) holds: upload the files again.",
-                       icon=":material/link_off:")
         return found
     entry = next((e for e in entries() if e.name == name), None)
     if entry is None:

@@ -161,11 +161,12 @@ def render() -> None:
                         icon=":material/merge:")
             else:
                 st.caption(f"Custom input: {md_inline(where)}")
-            st.caption(":material/link: A link to this view names these documents in this "
-                       "explorer's memory: a refresh keeps them while it runs, but a link "
-                       "does not carry documents, so elsewhere it reproduces the options only. "
-                       "To share the documents, download the current trio below: it loads "
-                       "back as a trio in any uploader.")
+            if trio.pair is None:  # a dataset's pair is named in the link (``pair``)
+                st.caption(":material/link: A link to this view names these documents in "
+                           "this explorer's memory: a refresh keeps them while it runs, but a "
+                           "link does not carry documents, so elsewhere it reproduces the "
+                           "options only. To share the documents, download the current trio "
+                           "below: it loads back as a trio in any uploader.")
         lines = st.session_state.get(session.JSONL)
         if lines and trio is not None and trio.source == "custom":
             count = len(lines["values"])

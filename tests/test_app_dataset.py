@@ -190,6 +190,12 @@ def test_no_dataset_says_what_to_do() -> None:
 
 
 def test_an_unknown_dataset_is_reported() -> None:
+    # the run that opens the link says so (the page's own URL parameter is then dropped)
+    first = open_app(None, {"dataset": "<nope>"}, timeout=TIMEOUT)
+    assert "which this explorer does not have" in errors(first)
+    assert "<nope>" not in errors(first)  # escaped
+    gone = open_app(None, {"dataset": "upload-0123456789ab"}, timeout=TIMEOUT)
+    assert "upload its files again" in errors(gone)
     at = open_dataset({"dataset": "<nope>"})
     assert "Open an evaluation dataset" in at.info[0].value  # the bad value is ignored
 
