@@ -11,6 +11,7 @@ from . import dataset_state, session
 from .text import md_escape, md_inline
 
 _UPLOAD = "w.ds_upload"
+_LINK_ERROR = "oa.ds_link_error"  # a dataset the opening link named but this explorer lacks
 DATASET_PAGE = dataset_state.SAMPLE_DIR.parent / "pages" / "dataset.py"
 
 
@@ -65,10 +66,12 @@ def render() -> None:
 
     asked = (state.get(session.URL_PENDING) or {}).get("dataset")
     if asked and asked not in options:  # the link names a dataset this explorer lacks
+        state[_LINK_ERROR] = asked
+    if state.get(_LINK_ERROR) and not state.get(dataset_state.DATASET):
         st.error(f"**Could not open the dataset:** the link names the dataset "
-                 f"“{md_escape(asked)}”, which this explorer does not have (an uploaded "
-                 "dataset lives only in the explorer that received it). Fix: pick a dataset "
-                 "below, or upload its files again.", icon=":material/warning:")
+                 f"“{md_escape(state[_LINK_ERROR])}”, which this explorer does not have (an "
+                 "uploaded dataset lives only in the explorer that received it). Fix: pick a "
+                 "dataset below, or upload its files again.", icon=":material/warning:")
     st.selectbox("Dataset", options, format_func=title,
                  **session.bind(dataset_state.DATASET, "", options=options))
     chosen = state.get(dataset_state.DATASET) or ""
