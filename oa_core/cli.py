@@ -572,7 +572,30 @@ def _cmd_report(args: argparse.Namespace) -> int:
         _warn(f"oa: run {run.name}: {len(run.frame)} pairs, mean {mean}, {failed} bad lines")
     if args.output != STDIN:
         _warn(f"oa: wrote {args.output}")
+    if args.csv or args.parquet:
+        _write_tables(runs, args.csv, args.parquet)
     return 0
+
+
+def _write_tables(runs: Sequence[Any], csv: str | None, parquet: str | None) -> None:
+    """The per-pair results of ``runs`` (a ``run`` column first) as CSV and/or Parquet."""
+    import pandas as pd
+
+    table = pd.concat([run.frame.drop(columns=["row"]).assign(run=run.name) for run in runs],
+                      ignore_index=True)
+    table = table[["run", *[c for c in table.columns if c != "run"]]]
+    for path, write in ((csv, lambda p: table.to_csv(p, index=False)),
+                        (parquet, lambda p: table.to_parquet(p, index=False))):
+        if not path:
+            continue
+        try:
+            write(path)
+        except OSError as exc:
+            raise _write_error(path, exc) from None
+        except ImportError as exc:  # no Parquet engine installed
+            raise BadInput(f"{path} (output): cannot write Parquet: {exc}"
+                           "\n  fix: pip install pyarrow, or use --csv") from None
+        _warn(f"oa: wrote {path}")
 
 
 # --------------------------------------------------------------------------- parser
@@ -720,6 +743,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--credit-threshold", type=_fraction, default=0.5, metavar="T",
                         help="credit threshold of the field metrics (default 0.5)")
     report.add_argument("--title", default="", help="the report's title")
+    report.add_argument("--csv", metavar="FILE",
+                        help="also write the per-pair results as CSV (a run column first)")
+    report.add_argument("--parquet", metavar="FILE",
+                        help="also write the per-pair results as Parquet (needs pyarrow)")
     report.set_defaults(run=_cmd_report)
 
     _register_plugins(sub)

@@ -96,3 +96,16 @@ def test_batch_field_metrics(files: dict[str, Path], tmp_path: Path,
     assert main(["batch", str(files["a"]), "-s", str(files["schema"]), "-o",
                  str(tmp_path / "out.jsonl"), "--field-metrics"]) == 0
     assert "field metrics (credit threshold 0.5" in capsys.readouterr().out
+
+
+def test_report_also_writes_csv_and_parquet(files: dict[str, Path], tmp_path: Path) -> None:
+    import pandas as pd
+
+    csv, parquet = tmp_path / "pairs.csv", tmp_path / "pairs.parquet"
+    assert main(["report", str(files["a"]), "--compare", str(files["b"]), "-s",
+                 str(files["schema"]), "-o", str(tmp_path / "r.html"), "--csv", str(csv),
+                 "--parquet", str(parquet)]) == 0
+    table = pd.read_csv(csv)
+    assert table.columns[:4].tolist() == ["run", "id", "score", "deficit"]
+    assert table["run"].tolist() == ["a", "a", "b", "b"]
+    assert table["score"].tolist() == pd.read_parquet(parquet)["score"].tolist()
