@@ -26,6 +26,7 @@ from .matchtree import MatchNode, Scorer
 from .options import AlignOptions
 from .referential import ScopeAlignment, index_document, resolve_scopes
 from .schema import Schema, SchemaNode
+from .scoreonly import Unsupported, score_objects
 from .validation import check_json, schema_violations
 from .wl import WLTrace
 
@@ -144,8 +145,18 @@ def _align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     """:func:`align`; without ``describe_violations`` the candidate's schema violations
     are looked for only in strict mode (the only mode where they change the score), and
     the alignment's ``violations`` is then left empty."""
+    parsed, violations = _checked(gold, candidate, schema, opts, comparators,
+                                  describe_violations=describe_violations)
+    return _aligned(gold, candidate, parsed, opts, violations)
+
+
+def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
+             opts: AlignOptions, comparators: Mapping[str, Any] | None, *,
+             describe_violations: bool) -> tuple[Schema, list[Diagnostic]]:
+    """The parsed schema and the candidate's violations, once the documents are checked
+    (an :class:`InputError` for a bad document or a gold that violates the schema)."""
     _allow_depth(opts.limits.max_depth)
-    wl_mode, wl_blend_lambda, strict = opts.wl_mode, opts.wl_blend_lambda, opts.strict
+    strict = opts.strict
     if isinstance(schema, Schema):
         if comparators:
             raise InputError("", "comparators must be given to Schema.parse when the "
@@ -164,6 +175,13 @@ def _align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
                          fix="correct the gold, or relax the schema", document="gold")
     violations = (schema_violations(candidate, parsed, "candidate")
                   if describe_violations or strict else [])
+    return parsed, violations
+
+
+def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
+             violations: list[Diagnostic]) -> Alignment:
+    """:func:`align` once the documents are checked."""
+    wl_mode, wl_blend_lambda, strict = opts.wl_mode, opts.wl_blend_lambda, opts.strict
 
     def record_matrix(golds: list[Any], cands: list[Any], record: SchemaNode,
                       bijections: dict[str, dict[Any, Any]],
@@ -213,9 +231,19 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     """The OA score of ``candidate`` against ``gold`` in [0, 1]; see :func:`align`.
 
     The same number as ``align(...).score``, without describing the candidate's schema
-    violations unless ``strict`` is set (they change the score only then).
+    violations unless ``strict`` is set (they change the score only then), and for
+    documents of objects and primitives without building a match tree
+    (:mod:`oa_core.scoreonly`).
     """
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
-    return _align(gold, candidate, schema, opts, comparators,
-                  describe_violations=False).score
+    parsed, violations = _checked(gold, candidate, schema, opts, comparators,
+                                  describe_violations=False)
+    if not parsed.scopes:  # objects and leaves: the score without a match tree
+        try:
+            value = score_objects(gold, candidate, parsed)
+        except Unsupported:
+            pass  # lists (or a comparator error, reported with its pointer below)
+        else:
+            return 0.0 if opts.strict and violations else value
+    return _aligned(gold, candidate, parsed, opts, violations).score

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -253,3 +254,132 @@ def test_edit_distance_scalar_equals_matrix(name: str, golds: list[str],
     for i, g in enumerate(golds):
         for j, p in enumerate(cands):
             assert matrix[i, j] == comparator.scalar(g, p), (name, g, p)
+
+
+class _Str(str):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+class _Dict(dict):  # type: ignore[type-arg]
+    pass
+
+
+@pytest.mark.parametrize("value, kind", [
+    (None, "null"), (True, "boolean"), (False, "boolean"), (0, "number"), (2**70, "number"),
+    (1.5, "number"), ("x", "string"), ({}, "object"), ([], "array"), (_Str("a"), "string"),
+    (_Int(3), "number"), (_Dict(), "object"), ((1,), "tuple"), (np.float64(1.0), "number"),
+    (np.bool_(True), "bool")])
+def test_value_kind_of_exact_types_and_subclasses(value: Any, kind: str) -> None:
+    from oa_core.comparators import value_kind
+    assert value_kind(value) == kind
+
+
+# -- score() of objects and leaves without a match tree (oa_core.scoreonly) ---------------
+
+from oa_core.matchtree import Scorer  # noqa: E402
+from oa_core.scoreonly import Unsupported, score_objects  # noqa: E402
+
+FIELD_KEYS = ["a", "b", "c", "d"]
+leaf_specs = st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["string", "number", "integer", "boolean", ["string", "null"]]),
+    "score": st.sampled_from(["exact", "jaro", "levenshtein", "invdiff", "relative",
+                              "jaro_winkler", "indel"]),
+    "threshold": st.sampled_from([0.0, 0.5, 0.9]),
+    "nullScore": st.sampled_from([0.0, 0.25]),
+    "valueWeight": st.sampled_from([0, 1, 2.5, 1e-300, 1e300])})
+
+
+def _object_specs(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.fixed_dictionaries({
+        "type": st.just("object"),
+        "properties": st.dictionaries(st.sampled_from(FIELD_KEYS), inner, max_size=4)},
+        optional={"keyImportance": st.sampled_from([0.0, 1.0, 0.3]),
+                  "valueImportance": st.sampled_from([1.0, 0.0, 2.0]),
+                  "keyScore": st.sampled_from(["jaro", "exact"]),
+                  "keyThreshold": st.sampled_from([0.0, 0.8]),
+                  "nullScore": st.sampled_from([0.0, 0.5])})
+
+
+object_schemas = _object_specs(st.recursive(leaf_specs | st.just({}), _object_specs,
+                                            max_leaves=6))
+field_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.5, 2.0, 1e300])
+    | st.sampled_from(["x", "xy", "yx", "", "abc"]),
+    lambda inner: st.dictionaries(st.sampled_from([*FIELD_KEYS, "e", "aa"]), inner,
+                                  max_size=4) | st.lists(inner, max_size=2),
+    max_leaves=10)
+documents = st.dictionaries(st.sampled_from([*FIELD_KEYS, "e", "aa"]), field_values,
+                            min_size=1, max_size=5)
+
+
+@st.composite
+def document_pairs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A gold and a candidate: unrelated, or the gold with values changed and keys
+    dropped (so that most scores fall strictly between 0 and 1)."""
+    gold = draw(documents)
+    if draw(st.booleans()):
+        return gold, draw(documents)
+    dropped = draw(st.sets(st.sampled_from(sorted(gold)), max_size=1))
+    candidate = {k: v for k, v in gold.items() if k not in dropped}
+    return gold, {**candidate, **draw(st.dictionaries(
+        st.sampled_from([*FIELD_KEYS, "e", "aa"]), field_values, max_size=2))}
+
+
+@settings(max_examples=800, deadline=None)
+@given(object_schemas, document_pairs())
+def test_score_objects_equals_the_match_tree(raw: dict[str, Any],
+                                             pair: tuple[dict[str, Any], dict[str, Any]]
+                                             ) -> None:
+    gold, candidate = pair
+    try:
+        parsed = oa_core.Schema.parse(raw)
+    except oa_core.SchemaError:
+        assume(False)
+    try:
+        quick = score_objects(gold, candidate, parsed)
+    except Unsupported:
+        return
+    full = Scorer(parsed.comparators).node(gold, candidate, parsed.root, "", "").score
+    assert quick.hex() == full.hex()
+
+
+@settings(max_examples=200, deadline=None)
+@given(object_schemas, document_pairs(), st.booleans())
+def test_score_equals_align_on_records(raw: dict[str, Any],
+                                       pair: tuple[dict[str, Any], dict[str, Any]],
+                                       strict: bool) -> None:
+    gold, candidate = pair
+    try:
+        parsed = oa_core.Schema.parse(raw)
+        expected = oa_core.align(gold, candidate, parsed, strict=strict).score
+    except oa_core.OAError as exc:
+        with pytest.raises(type(exc)):
+            oa_core.score(gold, candidate, raw, strict=strict)
+        return
+    assert oa_core.score(gold, candidate, parsed, strict=strict).hex() == expected.hex()
+
+
+def test_score_objects_leaves_lists_and_scopes_to_the_full_path(
+        running: tuple[Any, Any, Any]) -> None:
+    gold, candidate, raw = running
+    with pytest.raises(Unsupported):
+        score_objects(gold, candidate, oa_core.Schema.parse(raw))
+    with pytest.raises(Unsupported):
+        score_objects({"a": [1]}, {"a": [1]}, oa_core.Schema.parse({"type": "object"}))
+
+
+def test_score_objects_on_the_benchmark_records() -> None:
+    from benchmarks.peers import flat_case, oa_schema
+    from benchmarks.throughput import flat_pairs
+    cases = [(flat_pairs(100)[0], flat_pairs()[1]),
+             (flat_case(100), oa_schema(5, 5, listed=False))]
+    for pairs, raw in cases:
+        parsed = oa_core.Schema.parse(raw)
+        for gold, candidate in pairs:
+            full = oa_core.align(gold, candidate, parsed).score
+            assert score_objects(gold, candidate, parsed).hex() == full.hex()
+            assert oa_core.score(gold, candidate, parsed).hex() == full.hex()
