@@ -101,7 +101,8 @@ def pairs_table(shown: pd.DataFrame, total: int) -> None:
     st.session_state[SHOWN] = list(zip(shown["row"].tolist(), shown["id"].tolist(),
                                        strict=True))
     st.dataframe(dataset_views.table_view(shown), key=TABLE, hide_index=True,
-                 on_select=_on_click, selection_mode="single-row", height=420,
+                 on_select=_on_click, selection_mode="single-row",
+                 height=min(420, 38 + 35 * max(len(shown), 1)),
                  column_config={
                      "score": st.column_config.NumberColumn(format="%.4f"),
                      "deficit": st.column_config.NumberColumn(format="%.4f"),

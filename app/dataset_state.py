@@ -52,6 +52,7 @@ WORKERS = max(1, min(2, os.cpu_count() or 1))
 START_METHOD = "forkserver"
 multiprocessing.set_forkserver_preload(["oa_core.batch", "oa_core.dataset"])
 _SCORED_KEPT = 12
+SMALL_RUN = 64  # pairs below which a run is scored in this process
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,9 @@ def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
             bar.progress(done / max(count, 1), text=_progress_text(run, done, count, started))
 
     try:
-        result = score_run(data, run, options=BatchOptions(), workers=WORKERS,
+        # a small run scores faster here than worker processes start
+        workers = WORKERS if total >= SMALL_RUN else 1
+        result = score_run(data, run, options=BatchOptions(), workers=workers,
                            schema=schema, progress=progress, start_method=START_METHOD)
     except OAError as exc:
         bar.empty()

@@ -18,9 +18,8 @@ run = dataset_state.chosen_run(data)
 scored = dataset_state.scored(data, run)
 if scored is None:
     st.stop()
-if data.title:
-    st.markdown(f"**{md_inline(data.title)}** · run **{md_inline(run)}** "
-                f"({md_inline(data.runs[run].file)})")
+st.markdown((f"**{md_inline(data.title)}** · " if data.title else "")
+            + f"run **{md_inline(run)}** ({md_inline(data.runs[run].file)})")
 summary = dataset_state.summary(data, run, scored)
 dataset_page.summary_metrics(summary, len(data.bad_lines_of(run)))
 left, right = st.columns([3, 2])
@@ -60,6 +59,8 @@ shown = dataset_views.sort_pairs(
 dataset_page.pairs_table(shown, len(scored.frame))
 dataset_page.open_controls(data, name, run, shown)
 dataset_page.downloads(data, name, run, scored)
-st.caption(f"{len(scored.frame)} pairs scored in {scored.seconds:.1f} s with "
-           f"{dataset_state.WORKERS} worker processes (cached afterwards); this view rendered "
-           f"in {(time.perf_counter() - started) * 1000:.0f} ms.")
+workers = dataset_state.WORKERS if len(scored.frame) >= dataset_state.SMALL_RUN else 1
+st.caption(f"{len(scored.frame)} pairs scored in {scored.seconds:.1f} s "
+           + (f"with {workers} worker processes " if workers > 1 else "")
+           + f"(cached afterwards); this view rendered in "
+           f"{(time.perf_counter() - started) * 1000:.0f} ms.")

@@ -9,6 +9,7 @@ sleep; the ``page`` fixture blocks every request that leaves 127.0.0.1.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -201,3 +202,40 @@ def test_the_report_downloads_and_opens_from_disk_offline(
     screenshot(tab, "dataset-report")
     tab.close()
     assert requested == [path.as_uri()]
+
+
+HOSTILE = "<img src=x onerror=alert(1)>**b**"
+
+
+def test_upload_golds_and_predictions_with_hostile_text(
+        page: Page, app_url: str, screenshot: Shot) -> None:
+    golds = "\n".join(json.dumps({"id": f"{HOSTILE}{k}", "gold": {"name": f"n{k}",
+                                                                   HOSTILE: [1, 2]}})
+                      for k in range(3))
+    predictions = "\n".join([
+        json.dumps({"id": f"{HOSTILE}0", "prediction": "```json\n{\"name\": \"n0\"}\n```"}),
+        json.dumps({"id": f"{HOSTILE}1", "candidate": {"name": "x", HOSTILE: [1]}}),
+        "{broken"])
+    page.goto(f"{app_url}/dataset")
+    expect(page.get_by_text("Open an evaluation dataset in the sidebar")).to_be_visible()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Upload a dataset").click()
+    uploader = sidebar.locator('[data-testid="stFileUploader"]').last
+    uploader.locator('input[type="file"]').set_input_files([
+        {"name": "schema.json", "mimeType": "application/json",
+         "buffer": b'{"type": "object"}'},
+        {"name": "golds.jsonl", "mimeType": "application/json", "buffer": golds.encode()},
+        {"name": f"{HOSTILE}.jsonl", "mimeType": "application/json",
+         "buffer": predictions.encode()}])
+    expect(page.get_by_text("3 of 3 pairs match the filters")).to_be_visible()
+    expect(page.get_by_text("2 bad lines: listed here, the rest loaded")).to_be_visible()
+    settled(page)
+    # the hostile names are text everywhere: no image element was made from them
+    assert page.locator("img[src='x']").count() == 0
+    # the id, as text in the table
+    page.wait_for_function("""id => [...document.querySelectorAll('[id^="glide-cell-1-"]')]
+        .some(cell => cell.textContent === id)""", arg=f"{HOSTILE}0")
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text(f"run {HOSTILE}", exact=False)).to_be_visible()  # the file name
+    screenshot(page, "dataset-upload-hostile")
+    assert "dataset=upload-" in page.url
