@@ -56,7 +56,7 @@ def _write(folder: Path, schema: dict[str, Any], golds: list[dict[str, Any]],
     (folder / "dataset.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
-def org2graph_runs(seed: int = 13, count: int = 320) -> dict[str, Any]:
+def org2graph_runs(seed: int = 13, count: int = 320, out: Path = OUT) -> dict[str, Any]:
     """Org2Graph golds and two runs (A careful, B sloppy) with one broken line in B."""
     rng = np.random.default_rng(seed)
     golds = []
@@ -71,7 +71,7 @@ def org2graph_runs(seed: int = 13, count: int = 320) -> dict[str, Any]:
         if name == "B":  # a line the export itself broke: reported, the rest still load
             lines[41] = lines[41][: len(lines[41]) // 2]
         runs[name] = (f"runs/{name.lower()}.jsonl", "".join(line + "\n" for line in lines))
-    _write(OUT / "org2graph_runs", org2graph.schema(), golds, runs, {
+    _write(out / "org2graph_runs", org2graph.schema(), golds, runs, {
         "title": "Org2Graph: two extraction runs",
         "description": f"{count} synthetic organisation graphs and two simulated model "
                        "runs: A (careful prompt: few content errors, some code fences) "
@@ -85,7 +85,7 @@ def org2graph_runs(seed: int = 13, count: int = 320) -> dict[str, Any]:
             "description": f"{count} organisation graphs, runs A (careful) and B (sloppy)."}
 
 
-def scierc_runs(seed: int = 29, count: int = 150) -> dict[str, Any]:
+def scierc_runs(seed: int = 29, count: int = 150, out: Path = OUT) -> dict[str, Any]:
     """SciERC-shaped golds and two runs."""
     rng = np.random.default_rng(seed)
     golds = [{"id": f"abs-{index + 1:03d}", "gold": scierc_gold(rng)} for index in range(count)]
@@ -96,7 +96,7 @@ def scierc_runs(seed: int = 29, count: int = 150) -> dict[str, Any]:
         lines = [json.dumps({"id": g["id"], "prediction": scierc_prediction(
             g["gold"], quality, run_rng)}, ensure_ascii=False) for g in golds]
         runs[name] = (f"runs/{name.lower()}.jsonl", "".join(line + "\n" for line in lines))
-    _write(OUT / "scierc_runs", scierc_schema(), golds, runs, {
+    _write(out / "scierc_runs", scierc_schema(), golds, runs, {
         "title": "SciERC-shaped: entity and relation extraction",
         "description": f"{count} synthetic scientific-abstract graphs (typed entities "
                        "with mentions, typed relations) and two simulated runs: A with "

@@ -200,3 +200,17 @@ def test_batch_output_loads_as_a_scored_run_without_documents(tmp_path: Path) ->
     assert run.fields.empty
     with pytest.raises(InputError, match="holds scores, not documents"):
         data.pair("out", 0)
+
+
+def test_the_bundled_datasets_are_what_the_script_writes(tmp_path: Path) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_datasets",
+                                                  ROOT / "scripts" / "make_datasets.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.scierc_runs(out=tmp_path)
+    for path in sorted((DATASETS / "scierc_runs").rglob("*.json*")):
+        made = tmp_path / "scierc_runs" / path.relative_to(DATASETS / "scierc_runs")
+        assert made.read_bytes() == path.read_bytes(), path.name
