@@ -120,3 +120,14 @@ def tables(comparison: Comparison, run_a: str, run_b: str) -> None:
         st.caption("F1 per field in each run (Field metrics' counting rule).")
         st.dataframe(comparison.fields, hide_index=True, key="field_changes", column_config={
             "f1_a": number, "f1_b": number, "change": signed})
+
+
+def report_button(data: Dataset, name: str, a: ScoredRun, b: ScoredRun) -> None:
+    """The HTML report of both runs and their comparison (made when pressed)."""
+    from oa_core import html_report
+
+    title = f"{data.title or name} · run {b.name} against run {a.name}"
+    st.download_button("HTML report of both runs",
+                       lambda: html_report.build(data, [a, b], title=title),
+                       file_name=f"{name}-{a.name}-vs-{b.name}-report.html".replace("/", "_"),
+                       mime="text/html", key="dl_compare_html")

@@ -47,6 +47,7 @@ document = st.selectbox("Document", ["", *ids], format_func=lambda i: i or "(pic
 if document:
     compare_page.side_by_side(data, name, document, a, b)
 compare_page.tables(comparison, run_a, run_b)
+compare_page.report_button(data, name, a, b)
 st.caption(f"{len(comparison.pairs):,} documents in both runs; field F1 at the credit "
            f"threshold {threshold:g} (Field metrics page); this view rendered in "
            f"{(time.perf_counter() - started) * 1000:.0f} ms.")

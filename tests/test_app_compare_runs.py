@@ -58,3 +58,9 @@ def test_swapped_runs() -> None:
     at = open_app("compare_runs.py", {"dataset": "org2graph_runs", "run": "B",
                                       "run_b": "A"}, timeout=180)
     assert metric(at, "B − A").startswith("+")
+
+
+def test_a_report_of_both_runs_can_be_downloaded() -> None:
+    at = open_app("compare_runs.py", {"dataset": "scierc_runs"}, timeout=180)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "HTML report of both runs" in labels
