@@ -8,6 +8,7 @@ import streamlit as st
 from app import dataset_page, dataset_state, dataset_views, session, views
 from app.text import md_inline
 from oa_core import runstats
+from oa_core.dataset import Dataset, ScoredRun
 
 started = time.perf_counter()
 st.title("Dataset")
@@ -30,34 +31,42 @@ with right:
     dataset_page.quantile_table(summary)
 dataset_page.bad_lines(data, scored)
 
-st.subheader("Pairs")
-kinds = sorted(scored.ops["kind"].unique().tolist())
-patterns = sorted(scored.ops["pattern"].unique().tolist())
-filters = st.columns([1, 1, 2, 3, 2])
-low = filters[0].number_input("Score from", 0.0, 1.0, step=0.05, format="%.2f",
-                              **session.bind("oa.ds_low", 0.0))
-high = filters[1].number_input("to", 0.0, 1.0, step=0.05, format="%.2f",
-                               **session.bind("oa.ds_high", 1.0))
-kind = filters[2].selectbox("Op kind", ["", *kinds], format_func=lambda k: k or "(any)",
-                            **session.bind("oa.ds_kind", "", options=["", *kinds]))
-pattern = filters[3].selectbox("Path pattern", ["", *patterns],
-                               format_func=lambda p: p or "(any)",
-                               **session.bind("oa.ds_pattern", "", options=["", *patterns]))
-statuses = ["", "ok", "unparsable", "error"]
-status = filters[4].selectbox("Status", statuses, format_func=lambda s: s or "(any)",
-                              **session.bind("oa.ds_status", "", options=statuses))
-search, sort, order = st.columns([3, 2, 1], vertical_alignment="bottom")
-text = search.text_input("Search id, top op or problem", **session.bind("oa.ds_text", ""))
-column = sort.selectbox("Sort by", dataset_views.sort_columns(),
-                        format_func=dataset_views.SORTS.get,
-                        **session.bind("oa.ds_sort", "score",
-                                       options=dataset_views.sort_columns()))
-descending = order.checkbox("Descending", **session.bind("oa.ds_desc", False))
-shown = dataset_views.sort_pairs(
-    runstats.filter_pairs(scored, low=low, high=high, kind=kind, pattern=pattern, text=text,
-                          status=status), column, descending)
-dataset_page.pairs_table(shown, len(scored.frame))
-dataset_page.open_controls(data, name, run, shown)
+
+@st.fragment
+def pairs(data: Dataset, name: str, run: str, scored: ScoredRun) -> None:
+    """Filters, sort, table and open: one fragment, so a filter or a sort reruns only it
+    (the summary and the histogram above stay as they are)."""
+    st.subheader("Pairs")
+    kinds = sorted(scored.ops["kind"].unique().tolist())
+    patterns = sorted(scored.ops["pattern"].unique().tolist())
+    filters = st.columns([1, 1, 2, 3, 2])
+    low = filters[0].number_input("Score from", 0.0, 1.0, step=0.05, format="%.2f",
+                                  **session.bind("oa.ds_low", 0.0))
+    high = filters[1].number_input("to", 0.0, 1.0, step=0.05, format="%.2f",
+                                   **session.bind("oa.ds_high", 1.0))
+    kind = filters[2].selectbox("Op kind", ["", *kinds], format_func=lambda k: k or "(any)",
+                                **session.bind("oa.ds_kind", "", options=["", *kinds]))
+    pattern = filters[3].selectbox("Path pattern", ["", *patterns],
+                                   format_func=lambda p: p or "(any)",
+                                   **session.bind("oa.ds_pattern", "", options=["", *patterns]))
+    statuses = ["", "ok", "unparsable", "error"]
+    status = filters[4].selectbox("Status", statuses, format_func=lambda s: s or "(any)",
+                                  **session.bind("oa.ds_status", "", options=statuses))
+    search, sort, order = st.columns([3, 2, 1], vertical_alignment="bottom")
+    text = search.text_input("Search id, top op or problem", **session.bind("oa.ds_text", ""))
+    column = sort.selectbox("Sort by", dataset_views.sort_columns(),
+                            format_func=dataset_views.SORTS.get,
+                            **session.bind("oa.ds_sort", "score",
+                                           options=dataset_views.sort_columns()))
+    descending = order.checkbox("Descending", **session.bind("oa.ds_desc", False))
+    shown = dataset_views.sort_pairs(
+        runstats.filter_pairs(scored, low=low, high=high, kind=kind, pattern=pattern, text=text,
+                              status=status), column, descending)
+    dataset_page.pairs_table(shown, len(scored.frame))
+    dataset_page.open_controls(data, name, run, shown)
+
+
+pairs(data, name, run, scored)
 dataset_page.downloads(data, name, run, scored)
 workers = dataset_state.WORKERS if len(scored.frame) >= dataset_state.SMALL_RUN else 1
 st.caption(f"{len(scored.frame)} pairs scored in {scored.seconds:.1f} s "
