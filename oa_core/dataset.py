@@ -465,7 +465,14 @@ def from_files(files: Mapping[str, str], *, name: str = "upload",
         dataset = Dataset(name, schema, {})
         for run, f in pairs.items():
             body = text(f, "pairs")
+            if not body.strip():  # an empty run: said, and left out
+                dataset.bad_lines.append(BadLine(f, 0, "", "the file holds no line: no run",
+                                                 "give one pair per line"))
+                continue
             dataset.runs[run] = (results_run if is_results(body) else pairs_run)(run, f, body)
+        if not dataset.runs:
+            raise InputError("", "every JSONL file is empty", fix="give one pair per line",
+                             document="options")
     dataset.title = str(manifest.get("title", ""))
     dataset.description = str(manifest.get("description", ""))
     dataset.about = dict(manifest.get("generated") or {})

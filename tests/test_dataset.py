@@ -214,3 +214,12 @@ def test_the_bundled_datasets_are_what_the_script_writes(tmp_path: Path) -> None
     for path in sorted((DATASETS / "scierc_runs").rglob("*.json*")):
         made = tmp_path / "scierc_runs" / path.relative_to(DATASETS / "scierc_runs")
         assert made.read_bytes() == path.read_bytes(), path.name
+
+
+def test_an_empty_pairs_file_is_no_run() -> None:
+    data = from_files({"schema.json": "{}", "empty.jsonl": "\n\n",
+                       "p.jsonl": jsonl({"gold": 1, "candidate": 1})})
+    assert list(data.runs) == ["p"]
+    assert data.bad_lines[0].file == "empty.jsonl"
+    with pytest.raises(InputError, match="every JSONL file is empty"):
+        from_files({"schema.json": "{}", "empty.jsonl": ""})
