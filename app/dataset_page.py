@@ -27,7 +27,6 @@ VIEWS = {"overview": ("Overview", "overview.py"), "match-tree": ("Match tree", "
 TABLE = "w.ds_table"
 SHOWN = "oa.ds_shown"  # the ids of the table's rows as shown (for a click)
 PENDING = "oa.ds_open"  # a row clicked: (row, id), opened on the next run
-PAIR = "oa.ds_pair"
 
 
 def summary_metrics(summary: dict[str, Any], bad: int) -> None:
@@ -84,7 +83,6 @@ def _on_click() -> None:
     shown = st.session_state.get(SHOWN) or []
     if rows and rows[0] < len(shown):
         st.session_state[PENDING] = shown[rows[0]]
-        st.session_state[PAIR] = shown[rows[0]][1]
 
 
 MAX_ROWS = 2000
