@@ -18,6 +18,7 @@ from oa_core import html_report
 from oa_core.dataset import Dataset, ScoredRun
 
 from . import dataset_state, dataset_views, session, views
+from .text import md_inline
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEWS = {"overview": ("Overview", "overview.py"), "match-tree": ("Match tree", "match_tree.py"),
@@ -108,11 +109,25 @@ def pairs_table(shown: pd.DataFrame, total: int) -> None:
                      "problem": st.column_config.TextColumn(width="medium")})
 
 
+FAILED = "oa.ds_failed"  # (row, id) of a pair that could not be opened: its raw text shows
+
+
 def _open(data: Dataset, name: str, run: str, row: int, identifier: str) -> None:
     view = st.session_state.get("oa.ds_view") or "overview"
     if dataset_state.open_pair(data, name, run, row, identifier):
         st.switch_page(ROOT / "pages" / VIEWS.get(view, VIEWS["overview"])[1])
+    st.session_state[FAILED] = (row, identifier)
     st.rerun()  # show why it could not open
+
+
+def raw_text(data: Dataset, run: str, row: int) -> str:
+    """What the model wrote for one pair (or the line itself when it is not a pair)."""
+    source = data.runs[run]
+    try:
+        item = data.pair(run, row)
+    except Exception:  # a bad line: its text is all there is
+        return source.pair_line(row) if not source.results else "(no document in a results file)"
+    return str(item.get("prediction", "")) if "prediction" in item else source.pair_line(row)
 
 
 def open_controls(data: Dataset, name: str, run: str, shown: pd.DataFrame) -> None:
@@ -131,6 +146,15 @@ def open_controls(data: Dataset, name: str, run: str, shown: pd.DataFrame) -> No
         _open(data, name, run, int(rows[picked]), str(picked))
     if pending is not None:
         _open(data, name, run, int(pending[0]), str(pending[1]))
+    failed = st.session_state.pop(FAILED, None)
+    if failed is not None:
+        text = raw_text(data, run, int(failed[0]))
+        who, what = md_inline(run), md_inline(str(failed[1]))
+        st.caption(f"What run {who} gave for “{what}” ({len(text):,} characters"
+                   + (", the first 3,000 shown" if len(text) > 3000 else "") + "):"
+                   if text else f"Run {who} gave nothing for “{what}”.")
+        if text:
+            st.code(text[:3000], language=None, wrap_lines=True)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Writing the report…")

@@ -141,6 +141,18 @@ def test_an_unparsable_pair_says_why_it_cannot_open() -> None:
     next(b for b in at.button if b.label == "Open").click().run()
     assert at.title[0].value == "Dataset"
     assert "this pair cannot be opened" in errors(at)
+    # what the model wrote is shown instead
+    data = load_folder(ORG)
+    rows = score_run(data, "B").frame.set_index("id")["row"]
+    raw = data.pair("B", int(rows[first]))["prediction"]
+    if raw:
+        assert at.code[-1].value == raw[:3000]
+    else:  # the gold the broken line left without a prediction
+        assert any("gave nothing" in c.value for c in at.caption)
+    wrote = next(i for i in table(at)["id"] if data.pair("B", int(rows[i]))["prediction"])
+    at.selectbox(key="w.ds_pick").set_value(wrote).run()
+    next(b for b in at.button if b.label == "Open").click().run()
+    assert at.code[-1].value == data.pair("B", int(rows[wrote]))["prediction"][:3000]
 
 
 def test_downloads_csv_parquet_and_a_self_contained_report(org_b) -> None:
