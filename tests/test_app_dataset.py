@@ -237,3 +237,18 @@ def test_a_big_batch_output_opens_with_the_table_capped() -> None:
     assert "holds scores, not documents" in errors(at)
     at.switch_page("../pages/field_metrics.py").run()
     assert "holds scores, not documents" in at.info[0].value
+
+
+def test_a_page_switch_or_rerun_never_rescores(monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_dataset({"dataset": "scierc_runs", "run": "A"})  # scored (or cached) here
+    from app import dataset_state
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("rescored")
+
+    monkeypatch.setattr(dataset_state, "score_run", refuse)
+    at.run()
+    for page in ("error_patterns.py", "field_metrics.py", "dataset.py"):
+        at.switch_page(f"../pages/{page}").run()
+        assert not at.exception, at.exception
+    assert metric(at, "Pairs") == "150"
