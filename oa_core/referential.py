@@ -617,8 +617,8 @@ def _swappable(a: tuple[int, int], b: tuple[int, int], levels: list[np.ndarray])
 
 def _tie_blocks(label_ties: list[tuple[int, int]], levels: list[np.ndarray]
                 ) -> list[list[tuple[int, int]]]:
-    """The label ties in blocks of pairs that may exchange partners (connected by
-    swaps that keep C, b and a), in canonical order."""
+    """The label ties (given in canonical order) in blocks of pairs that may exchange
+    partners (connected by swaps that keep C, b and a), in canonical order."""
     parent = list(range(len(label_ties)))
 
     def root(k: int) -> int:
@@ -633,7 +633,23 @@ def _tie_blocks(label_ties: list[tuple[int, int]], levels: list[np.ndarray]
     blocks: dict[int, list[tuple[int, int]]] = {}
     for k, pair in enumerate(label_ties):
         blocks.setdefault(root(k), []).append(pair)
-    return sorted(blocks.values())
+    return list(blocks.values())  # in the order of their first pair
+
+
+@dataclass(slots=True)
+class _Canonical:
+    """Canonical ranks of a scope's gold rows and candidate columns."""
+
+    rows: list[int]
+    cols: list[int]
+
+    @classmethod
+    def of(cls, structure: _Structure | None, gold: list[Record],
+           candidate: list[Record]) -> _Canonical:
+        if structure is None:  # WL off: the paper's ablation, positions decide
+            return cls(list(range(len(gold))), list(range(len(candidate))))
+        return cls(_with_texts(np.asarray(structure.gold_colours), gold).tolist(),
+                   _with_texts(np.asarray(structure.candidate_colours), candidate).tolist())
 
 
 @dataclass(slots=True)
@@ -644,7 +660,8 @@ class _Budget:
 
 
 def _alternatives(block: list[tuple[int, int]], current: list[tuple[int, int]],
-                  levels: list[np.ndarray]) -> tuple[list[int], list[int]]:
+                  levels: list[np.ndarray], order: _Canonical
+                  ) -> tuple[list[int], list[int]]:
     """The rows and columns a block's pairs may take: its own, and the unpaired ones
     as good as a block pair's on every level (a twin left out can replace it)."""
     rows = {i for i, _ in block}
@@ -661,13 +678,14 @@ def _alternatives(block: list[tuple[int, int]], current: list[tuple[int, int]],
             if other not in paired_rows and all(level[other, j] == level[i, j]
                                                 for level in levels):
                 rows.add(other)
-    return sorted(rows), sorted(cols)
+    return sorted(rows, key=order.rows.__getitem__), sorted(cols, key=order.cols.__getitem__)
 
 
 def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, int]],
                      levels: list[np.ndarray], score_of: Callable[[list[tuple[int, int]]],
                                                                    float],
-                     budget: _Budget) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+                     budget: _Budget, order: _Canonical
+                     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The content rule's first step: within each block of label-tied pairs, among the
     pairings that keep every level (C, b, a) as it is, the one with the highest
     document score.
@@ -682,8 +700,12 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
     """
     remaining: list[tuple[int, int]] = []
     current = sorted(pairs)
-    for block in _tie_blocks(sorted(label_ties), levels):
-        rows, cols = _alternatives(block, current, levels)
+    # Everything in the canonical order of the records (WL colour, then canonical
+    # JSON), never their positions: which blocks fit the budget, which pairing comes
+    # first among equals.
+    tied = sorted(label_ties, key=lambda p: (order.rows[p[0]], order.cols[p[1]]))
+    for block in _tie_blocks(tied, levels):
+        rows, cols = _alternatives(block, current, levels, order)
         size = len(block)
         if math.comb(len(rows), size) * math.perm(len(cols), size) > _ENUMERATED:
             remaining += block
@@ -734,8 +756,9 @@ def _settle(paired: _Paired, evaluate: EvaluateFn, bijections: dict[str, dict[An
         _document_score, evaluate=evaluate, scope=paired.decl, gold=paired.gold,
         candidate=paired.candidate, levels=paired.levels, bijections=bijections,
         candidate_ids=candidate_ids, record_pairs=record_pairs, unresolved=unresolved)
+    order = _Canonical.of(paired.structure, paired.gold, paired.candidate)
     paired.pairs, remaining = _settle_by_score(paired.pairs, paired.label_ties,
-                                               paired.levels, score_of, budget)
+                                               paired.levels, score_of, budget, order)
     paired.rules = {p: paired.rules.get(p, TieRule.CONTENT) for p in paired.pairs}
     paired.label_ties = remaining
     paired.provisional = bool(unresolved)

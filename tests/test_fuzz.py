@@ -129,8 +129,7 @@ def test_relabelling_twins_keeps_the_bits() -> None:
     # Several pairings share the best score (the candidate's two links are symmetric
     # to the gold's chain): the score cannot follow the labels, the pairing may, and
     # the pairs are reported as label ties.
-    assert oa_core.align(gold, cand, schema).scopes["person"].label_ties == [
-        (0, 0), (1, 1), (2, 2), (3, 3)]
+    assert len(oa_core.align(gold, cand, schema).scopes["person"].label_ties) == 4
 
 
 def test_self_referencing_twins_with_equal_ids_keep_the_bits_under_permutation() -> None:

@@ -8,6 +8,7 @@ the bits wherever structure or the documents' score, not the labels, decided.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -80,7 +81,8 @@ def test_seed_6024_dangling_references_into_a_later_scope_are_structure():
             "src": {"type": "integer", "ref": "p/q"}, "dst": {"type": "integer", "ref": "Ω"}}}}}}
     gold = {"persons": [{"pid": -2, "name": "Ann"}, {"pid": 1, "name": "Ann"}],
             "orgs": [{"id": 1}],
-            "links": [{"src": 1, "dst": 6, "label": "boss"}, {"src": -2, "dst": 1, "label": "boss"}]}
+            "links": [{"src": 1, "dst": 6, "label": "boss"},
+                      {"src": -2, "dst": 1, "label": "boss"}]}
     repairs_to_one(gold, {"persons": [{"pid": 5997436}]}, schema)
     result = oa_core.align(gold, {**gold, "persons": [gold["persons"][1], gold["persons"][0]]},
                            schema)
@@ -242,3 +244,38 @@ def test_seed_20803_label_ties_score_at_most_24_pairings_per_alignment(monkeypat
     monkeypatch.setattr(referential, "_document_score", counting)
     oa_core.score(gold, candidate, parsed)
     assert 0 < len(scored) <= 24
+
+
+CASE_5729 = json.loads(
+    '{"properties": {"0": {"$ref": "#/$defs/a~1b"}, "p/l1": {"items": {"properties": {"i/d": '
+    '{"type": "integer", "idScope": "a ~ b"}, "k": {"enum": []}, "to2": {"items": {"type": '
+    '"integer", "ref": "0"}}}}, "order": "align"}, "2": {"type": "array", "items": {"type": '
+    '"object", "properties": {"": {"type": "integer", "idScope": "0"}, "name": {"type": '
+    '"string", "score": "jaro"}, "boss_1": {"type": "integer", "ref": "a ~ b"}}}, "order": '
+    '"align"}, "k": {"type": "array", "order": "align", "items": {"type": "object", '
+    '"properties": {"src": {"type": ["integer", "null"], "ref": "a ~ b"}, "dst": {"type": '
+    '"string", "ref": "org"}, "label": {"type": "string", "enum": ["mentor", "peer", "boss"], '
+    '"score": "exact"}}}}}, "keyThreshold": 0.5, "$defs": {"": {"type": "array", "items": '
+    '{"type": "object", "properties": {"id": {"type": "string", "idScope": "org"}, "name": '
+    '{"type": "string", "score": "exact"}, "kind": {"type": "string", "enum": ["mentor", '
+    '"peer", "boss"], "score": "exact"}, "to2": {"type": "array", "order": "align", "items": '
+    '{"type": "integer", "ref": "0"}}}}, "order": "align"}, "a/b": {"$ref": "#/$defs/"}}}')
+
+
+def test_seed_5729_label_ties_are_scored_in_canonical_order_never_by_position():
+    # Shared ids in a reference cycle: the blocks of label ties, their alternatives and
+    # the first of equally good pairings follow the records' canonical order (WL colour,
+    # canonical JSON), so which blocks fit the scoring budget never follows positions.
+    gold = {'0': [{'kind': 'mentor', 'to2': [2]}, {'to2': [3, -2]}],
+            '2': [{'': -2, 'boss_1': 5}, {'boss_1': 5, 'name': 'x'},
+                  {'': 0, 'boss_1': 3, 'name': 'a'}, {'': 1, 'boss_1': 3, 'name': '😀'},
+                  {'': 1, 'boss_1': 3, 'name': ''}],
+            'p/l1': [{'i/d': 3}, {'i/d': 5}]}
+    cand = {'2': [{'': 1, 'boss_1': 1}, {'': 1, 'boss_1': 3052891}, {'': 1, 'name': '😀'},
+                  {'': 1, 'boss_1': 5392367}],
+            'p/l1': [{'i/d': 3052891, 'k': 1, 'name': 'B', 'to2': []},
+                     {'i/d': 1, 'k': 1, 'name': 'A', 'to2': 1}, {'i/d': 1}]}
+    permuted = {**cand, "p/l1": cand["p/l1"][::-1]}
+    for mode in MODES:
+        assert oa_core.score(gold, cand, CASE_5729, wl_mode=mode) == oa_core.score(
+            gold, permuted, CASE_5729, wl_mode=mode)
