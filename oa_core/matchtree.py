@@ -32,7 +32,15 @@ from typing import Any
 import numpy as np
 
 from .assignment import max_weight_matching, monotone_matching
-from .comparators import DEFAULT_FOR_KIND, Comparator, ComparatorRegistry, id_key, value_kind
+from .comparators import (
+    BUILTIN_COMPARATORS,
+    DEFAULT_FOR_KIND,
+    MEMO_LIMIT,
+    Comparator,
+    ComparatorRegistry,
+    id_key,
+    value_kind,
+)
 from .errors import ComparatorError, InputError
 from .kinds import NodeKind, Status
 from .options import Limits
@@ -43,6 +51,10 @@ __all__ = ["MatchNode", "Scorer", "canonical_json", "key_denominator", "map_scor
            "power_of_two_scale"]
 
 _PRIMITIVE_KINDS = frozenset({"string", "number", "boolean"})
+# Unordered lists with more gold x candidate pairs than this are aligned from their
+# positive pairs when those can be found by equality (oa_core.sparse): 8 MB of dense
+# scores. Below it the dense matrix is kept (the explorer draws it).
+SPARSE_FROM_CELLS = 1_000_000
 
 
 def canonical_json(value: Any) -> str:
@@ -347,7 +359,12 @@ class Scorer:
         """
         golds, cands = sorted(gold_keys), sorted(candidate_keys)
         cache_key = (tuple(golds), tuple(cands), schema.key_score, schema.key_threshold)
-        slots = self._key_slots.get(cache_key)
+        # built-in key comparators are pure: their slots are kept by the schema's
+        # registry for every later comparison (a metric pairs the same key sets again
+        # and again); a custom one's only for this scorer
+        cache = (self.comparators.memo if schema.key_score in BUILTIN_COMPARATORS
+                 else self._key_slots)
+        slots = cache.get(cache_key)
         if slots is not None:
             return slots
         try:
@@ -361,7 +378,9 @@ class Scorer:
         slots = [(golds[i], cands[j], float(similarity[i, j])) for i, j in pairs]
         slots += [(g, None, 0.0) for i, g in enumerate(golds) if i not in matched_g]
         slots += [(None, c, 0.0) for j, c in enumerate(cands) if j not in matched_c]
-        self._key_slots[cache_key] = slots
+        if len(cache) >= MEMO_LIMIT:
+            cache.clear()  # a bound on memory, not an LRU: misses only cost time
+        cache[cache_key] = slots
         return slots
 
     @staticmethod
@@ -507,10 +526,16 @@ class Scorer:
 
     def _solve(self, node: MatchNode, gold: list[Any], candidate: list[Any],
                schema: SchemaNode, item: SchemaNode, *, ordered: bool | None = None
-               ) -> tuple[list[tuple[int, int]], np.ndarray]:
+               ) -> tuple[list[tuple[int, int]], np.ndarray | None]:
         """Pair the elements of two lists by their scores (``ordered``: the schema's
-        order when None); the pairs and the score matrix."""
+        order when None); the pairs and the score matrix (None when a long list was
+        aligned from its positive pairs only: see :mod:`oa_core.sparse`)."""
         cells = len(gold) * len(candidate)
+        in_order = (schema.order == "fixed") if ordered is None else ordered
+        if not in_order and cells > SPARSE_FROM_CELLS:
+            pairs = self._solve_sparse(node, gold, candidate, item)
+            if pairs is not None:
+                return pairs, None
         if cells > self.limits.max_matrix_cells:
             raise InputError(node.candidate_path or "", f"comparing {len(gold)} gold with "
                              f"{len(candidate)} candidate elements needs {cells:,} scores, over "
@@ -518,13 +543,42 @@ class Scorer:
                              fix="raise Limits.max_matrix_cells if the memory is there "
                              "(8 bytes a score), or split the list")
         similarity = self.matrix(gold, candidate, item)
-        if (schema.order == "fixed") if ordered is None else ordered:
+        if in_order:
             return monotone_matching(similarity), similarity
         gold_order = sorted(range(len(gold)), key=lambda i: canonical_json(gold[i]))
         cand_order = sorted(range(len(candidate)), key=lambda j: canonical_json(candidate[j]))
         permuted = similarity[np.ix_(gold_order, cand_order)]
         return sorted((gold_order[i], cand_order[j])
                       for i, j in max_weight_matching(permuted)), similarity
+
+    def _solve_sparse(self, node: MatchNode, gold: list[Any], candidate: list[Any],
+                      item: SchemaNode) -> list[tuple[int, int]] | None:
+        """:meth:`_solve` of an unordered list from its positive pairs, when they can
+        be found without scoring every pair (None otherwise). The same optimum
+        (total and number of pairs, hence the same score); the canonical order of
+        the elements is kept, so permuting a list changes nothing."""
+        from .sparse import max_weight_matching_sparse, positive_scores
+
+        found = positive_scores(self, gold, candidate, item)
+        if found is None:
+            return None
+        rows, cols, values = found
+        if values.size > self.limits.max_matrix_cells:
+            raise InputError(node.candidate_path or "", f"comparing {len(gold)} gold with "
+                             f"{len(candidate)} candidate elements needs {values.size:,} "
+                             f"positive scores, over the limit of "
+                             f"{self.limits.max_matrix_cells:,}", fix="raise "
+                             "Limits.max_matrix_cells if the memory is there, or split "
+                             "the list")
+        gold_order = sorted(range(len(gold)), key=lambda i: canonical_json(gold[i]))
+        cand_order = sorted(range(len(candidate)), key=lambda j: canonical_json(candidate[j]))
+        gold_rank = np.empty(len(gold), dtype=np.int64)
+        gold_rank[gold_order] = np.arange(len(gold))
+        cand_rank = np.empty(len(candidate), dtype=np.int64)
+        cand_rank[cand_order] = np.arange(len(candidate))
+        pairs = max_weight_matching_sparse(gold_rank[rows], cand_rank[cols], values,
+                                           (len(gold), len(candidate)))
+        return sorted((gold_order[i], cand_order[j]) for i, j in pairs)
 
     def _score_tail(self, node: MatchNode, gold: list[Any], candidate: list[Any],
                     schema: SchemaNode, offset: int, share: float) -> float:

@@ -182,3 +182,84 @@ def test_positive_scores_of_primitives(golds: list[object], cands: list[object],
     rest = dense.copy()
     rest[rows, cols] = 0.0
     assert not rest.any()
+
+
+# -- long unordered lists aligned from their positive pairs (oa_core.sparse) -------------
+
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted(p for p in (ROOT / "sample_data").iterdir() if (p / "gold.json").exists())
+
+
+def _documents(folder: Path) -> list[Any]:
+    files = [folder / "gold.json", folder / "candidate.json",
+             *sorted((folder / "candidates").glob("*.json"))]
+    return [json.loads(f.read_text()) for f in files if f.exists()]
+
+
+def _scores_both_ways(monkeypatch: pytest.MonkeyPatch, gold: Any, candidate: Any,
+                      schema: Any, **options: Any) -> tuple[Any, Any]:
+    from oa_core import matchtree
+
+    def outcome() -> Any:
+        try:
+            return oa_core.score(gold, candidate, schema, **options)
+        except oa_core.OAError as exc:
+            return type(exc).__name__
+    dense = outcome()
+    with monkeypatch.context() as patch:
+        patch.setattr(matchtree, "SPARSE_FROM_CELLS", 0)  # every list, however short
+        sparse = outcome()
+    return dense, sparse
+
+
+@pytest.mark.parametrize("folder", EXAMPLES, ids=lambda p: p.name)
+def test_sparse_lists_score_the_same_on_samples(folder: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = _documents(folder)
+    for schema_file in sorted(folder.glob("schema*.json")):
+        raw = json.loads(schema_file.read_text())
+        for candidate in docs:
+            for mode in ("tie_break", "none"):
+                dense, sparse = _scores_both_ways(monkeypatch, docs[0], candidate, raw,
+                                                  wl_mode=mode)
+                assert repr(dense) == repr(sparse), (schema_file, mode)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6))
+def test_sparse_lists_score_the_same_on_hostile_triples(seed: int,
+                                                        monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    from oa_core.synthetic import hostile
+    schema, gold, candidate = hostile.triple(seed)
+    dense, sparse = _scores_both_ways(monkeypatch, gold, candidate, schema,
+                                      comparators=hostile.COMPARATORS)
+    assert repr(dense) == repr(sparse)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(3, 60), seed=st.integers(0, 10**6))
+def test_sparse_lists_score_the_same_on_graphs(n: int, seed: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.alignment_speed import SCHEMA, make_pair
+    gold, candidate = make_pair(n, seed)
+    dense, sparse = _scores_both_ways(monkeypatch, gold, candidate, SCHEMA)
+    assert repr(dense) == repr(sparse)
+
+
+def test_a_long_list_of_references_needs_no_dense_matrix() -> None:
+    from benchmarks.alignment_speed import SCHEMA, make_pair
+    gold, candidate = make_pair(700)  # mentorships: 1,400 x 1,400 > SPARSE_FROM_CELLS
+    result = oa_core.align(gold, candidate, SCHEMA)
+    lists = {c.label: c for c in result.tree.children}
+    assert lists["mentorships"].matrix is None
+    assert len(lists["mentorships"].pairs) >= 1390
