@@ -55,6 +55,7 @@ import functools
 import itertools
 import json
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,6 +116,9 @@ class Record:
     value: dict[str, Any]
     id: Any
     key: tuple[str, Any] | None  # id_key(id): None when the id is no identifier
+    # _record_key(self), computed on first use: pairings are scored again and again,
+    # and the canonical JSON of a record does not change while it is aligned
+    sort_key: tuple[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -248,7 +252,22 @@ def resolution_order(schema: Schema) -> tuple[list[str], set[str], list[Diagnost
     return [s for group in groups for s in group], cyclic, warnings
 
 
+# A schema's resolution groups, made once (networkx's condensation costs a small pair
+# 5% of its time); callers get copies, since resolve_scopes appends to the warnings.
+_GROUPS: weakref.WeakKeyDictionary[Schema, tuple[list[list[str]], set[str],
+                                                 list[Diagnostic]]] = (
+    weakref.WeakKeyDictionary())
+
+
 def _resolution_groups(schema: Schema) -> tuple[list[list[str]], set[str], list[Diagnostic]]:
+    found = _GROUPS.get(schema)
+    if found is None:
+        found = _GROUPS[schema] = _derive_groups(schema)
+    groups, cyclic, warnings = found
+    return [list(group) for group in groups], set(cyclic), list(warnings)
+
+
+def _derive_groups(schema: Schema) -> tuple[list[list[str]], set[str], list[Diagnostic]]:
     graph = _scope_graph(schema)
     cyclic: set[str] = set()
     warnings = []
@@ -284,7 +303,9 @@ def _record_key(record: Record) -> tuple[str, str]:
     """The last, position-free tie-break between records: their canonical JSON with
     lists in a canonical order (so permuting a list inside a record changes nothing),
     then as written (records equal up to list order are interchangeable)."""
-    return _text(_order_free(record.value)), _text(record.value)
+    if record.sort_key is None:
+        record.sort_key = (_text(_order_free(record.value)), _text(record.value))
+    return record.sort_key
 
 
 def _text(value: Any) -> str:
