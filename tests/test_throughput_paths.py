@@ -383,3 +383,24 @@ def test_score_objects_on_the_benchmark_records() -> None:
             full = oa_core.align(gold, candidate, parsed).score
             assert score_objects(gold, candidate, parsed).hex() == full.hex()
             assert oa_core.score(gold, candidate, parsed).hex() == full.hex()
+
+
+# -- the benchmarks run (smoke tests; never timed here) -----------------------------------
+
+def test_throughput_benchmark_measures_every_workload() -> None:
+    from benchmarks import throughput
+    for workload in throughput.WORKLOADS:
+        row = throughput.measure(workload, "score", repeat=1, seconds=0.01)
+        assert row["pairs_per_s"] > 0 and row["peak_mib"] >= 0 and row["pairs"] >= 1
+    assert throughput.measure("running", "score", 1, 0.01)["score_sum"] == 0.7678571428571429
+
+
+def test_peers_benchmark_cases_and_scores() -> None:
+    from benchmarks import peers
+    gold, candidate = peers.list_case(50, 100)
+    assert len(gold["items"]) == 50 and len(candidate["items"]) == 100
+    gold, candidate = peers.list_case(500, 500)
+    assert len(candidate["items"]) == 500
+    pytest.importorskip("stickler")
+    row = peers.measure("list50", repeat=1)
+    assert row["max_score_difference"] < 1e-12 and row["ratio"] > 0
