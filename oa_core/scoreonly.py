@@ -26,6 +26,7 @@ the full path
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from .comparators import value_kind
@@ -53,7 +54,32 @@ def score_objects(gold: Any, candidate: Any, schema: Schema) -> float:
     """
     if schema.scopes:
         raise Unsupported("scopes")
+    if _declares_lists(schema):  # they would be met sooner or later: do not start
+        raise Unsupported("lists")
     return _value(Scorer(schema.comparators), gold, candidate, schema.root)
+
+
+_LISTS: weakref.WeakKeyDictionary[Schema, bool] = weakref.WeakKeyDictionary()
+
+
+def _declares_lists(schema: Schema) -> bool:
+    """Whether some node of the schema is an array (``$ref`` cycles followed once)."""
+    found = _LISTS.get(schema)
+    if found is None:
+        seen: set[int] = set()
+        stack = [schema.root]
+        found = False
+        while stack and not found:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            found = node.type == "array"
+            stack.extend(node.properties.values())
+            stack.extend(n for n in (node.additional, node.items) if n is not None)
+            stack.extend(node.prefix_items)
+        _LISTS[schema] = found
+    return found
 
 
 def _value(scorer: Scorer, gold: Any, candidate: Any, schema: SchemaNode) -> float:
