@@ -98,6 +98,19 @@ def _intern_rows(rows: np.ndarray) -> np.ndarray:
     return inverse.reshape(-1).astype(np.int64)
 
 
+def _refined(cells: np.ndarray, base: int, other: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """One refinement step of the rows of ``cells``: the rank of (own colour, sorted
+    ``cells * base + other``) among the rows. The signature is built and sorted in one
+    int64 matrix (not four temporaries): a 10,000-record scope's matrices are 800 MB."""
+    signature = np.empty((cells.shape[0], cells.shape[1] + 1), dtype=np.int64)
+    body = signature[:, 1:]
+    np.multiply(cells, base, out=body)
+    body += other[None, :]
+    body.sort(axis=1)
+    signature[:, 0] = own
+    return _intern_rows(signature)
+
+
 def bipartite_colours(cells: np.ndarray, row_seed: Sequence[int],
                       col_seed: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """Colour refinement of a complete bipartite graph with labelled cells.
@@ -129,10 +142,8 @@ def bipartite_colours(cells: np.ndarray, row_seed: Sequence[int],
         return rows, cols
     counts = (len(set(rows.tolist())), len(set(cols.tolist())))
     for _ in range(n + m):
-        row_sig = np.sort(cells * (m + 1) + cols[None, :], axis=1)
-        col_sig = np.sort(cells.T * (n + 1) + rows[None, :], axis=1)
-        new_rows = _intern_rows(np.concatenate([rows[:, None], row_sig], axis=1))
-        new_cols = _intern_rows(np.concatenate([cols[:, None], col_sig], axis=1))
+        new_rows = _refined(cells, m + 1, cols, rows)
+        new_cols = _refined(cells.T, n + 1, rows, cols)
         new_counts = (len(set(new_rows.tolist())), len(set(new_cols.tolist())))
         rows, cols = new_rows, new_cols
         if new_counts == counts:

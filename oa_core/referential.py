@@ -445,10 +445,15 @@ def _check_size(gold: list[Record], candidate: list[Record], limits: Limits) -> 
 
 def _cell_labels(matrix: np.ndarray, same: np.ndarray, depth: np.ndarray) -> np.ndarray:
     """One int64 label per cell, equal for cells equal in C, b and a."""
-    _, codes = np.unique(matrix, return_inverse=True)
     rounds = int(depth.max(initial=0)) + 1
-    return (codes.reshape(matrix.shape).astype(np.int64) * 2
-            + same.astype(np.int64)) * rounds + depth
+    # (codes * 2 + same) * rounds + depth, codes the rank of each score among the
+    # distinct scores (np.unique's inverse), in place: one n x m int64 matrix, not five
+    labels = np.searchsorted(np.unique(matrix), matrix).astype(np.int64, copy=False)
+    labels *= 2
+    labels += same.astype(np.int64)
+    labels *= rounds
+    labels += depth
+    return labels
 
 
 @dataclass(slots=True)

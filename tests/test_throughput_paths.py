@@ -404,3 +404,64 @@ def test_peers_benchmark_cases_and_scores() -> None:
     pytest.importorskip("stickler")
     row = peers.measure("list50", repeat=1)
     assert row["max_score_difference"] < 1e-12 and row["ratio"] > 0
+
+
+
+# -- scope pairing in less memory: the old formulas, kept here as the reference -----------
+
+from hypothesis.extra.numpy import arrays  # noqa: E402
+
+from oa_core.assignment import _intern_rows, bipartite_colours  # noqa: E402
+from oa_core.referential import _cell_labels  # noqa: E402
+
+
+def _old_labels(matrix: np.ndarray, same: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    _, codes = np.unique(matrix, return_inverse=True)
+    rounds = int(depth.max(initial=0)) + 1
+    return (codes.reshape(matrix.shape).astype(np.int64) * 2
+            + same.astype(np.int64)) * rounds + depth
+
+
+def _old_colours(cells: np.ndarray, row_seed: list[int], col_seed: list[int]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    n, m = cells.shape
+    rows = _intern_rows(np.asarray(row_seed, dtype=np.int64).reshape(n, 1))
+    cols = _intern_rows(np.asarray(col_seed, dtype=np.int64).reshape(m, 1))
+    if n == 0 or m == 0:
+        return rows, cols
+    counts = (len(set(rows.tolist())), len(set(cols.tolist())))
+    for _ in range(n + m):
+        row_sig = np.sort(cells * (m + 1) + cols[None, :], axis=1)
+        col_sig = np.sort(cells.T * (n + 1) + rows[None, :], axis=1)
+        new_rows = _intern_rows(np.concatenate([rows[:, None], row_sig], axis=1))
+        new_cols = _intern_rows(np.concatenate([cols[:, None], col_sig], axis=1))
+        new_counts = (len(set(new_rows.tolist())), len(set(new_cols.tolist())))
+        rows, cols = new_rows, new_cols
+        if new_counts == counts:
+            break
+        counts = new_counts
+    return rows, cols
+
+
+SCORES = [0.0, -0.0, 0.5, 1.0, 1 / 3, 0.7, 1e-300]
+
+
+@st.composite
+def _scope_matrices(draw: st.DrawFn) -> tuple[Any, ...]:
+    n, m = draw(st.integers(0, 8)), draw(st.integers(0, 8))
+    return (draw(arrays(np.float64, (n, m), elements=st.sampled_from(SCORES))),
+            draw(arrays(np.float64, (n, m), elements=st.sampled_from([0.0, 1.0]))),
+            draw(arrays(np.int64, (n, m), elements=st.integers(0, 3))),
+            draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
+            draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_scope_matrices())
+def test_cell_labels_and_colours_in_place_equal_the_old_ones(case: tuple[Any, ...]) -> None:
+    matrix, same, depth, row_seed, col_seed = case
+    labels, old = _cell_labels(matrix, same, depth), _old_labels(matrix, same, depth)
+    assert labels.dtype == old.dtype and (labels == old).all()
+    rows, cols = bipartite_colours(labels, row_seed, col_seed)
+    old_rows, old_cols = _old_colours(old, row_seed, col_seed)
+    assert rows.dtype == old_rows.dtype and (rows == old_rows).all() and (cols == old_cols).all()
