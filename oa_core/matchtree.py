@@ -699,7 +699,8 @@ class Scorer:
 
     def _leaf_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
                      schema: SchemaNode) -> np.ndarray:
-        out = np.zeros((len(golds), len(candidates)), dtype=np.float64)
+        n, m = len(golds), len(candidates)
+        out: np.ndarray | None = None
         gold_kinds = [value_kind(g) for g in golds]
         cand_kinds = [value_kind(p) for p in candidates]
         for kind in sorted(_PRIMITIVE_KINDS):
@@ -716,8 +717,12 @@ class Scorer:
             except ComparatorError as exc:
                 raise exc.at(_comparator_pointer(schema, "score")) from exc.__cause__
             block[block < schema.threshold] = 0.0
+            if len(rows) == n and len(cols) == m:
+                return block  # one kind on both sides: the block is the matrix, uncopied
+            if out is None:
+                out = np.zeros((n, m), dtype=np.float64)
             out[np.ix_(rows, cols)] = block
-        return out
+        return out if out is not None else np.zeros((n, m), dtype=np.float64)
 
     def _object_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
                        schema: SchemaNode) -> np.ndarray:

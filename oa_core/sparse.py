@@ -13,9 +13,13 @@ similarity, and among those the most genuine matches (the same tie bonus, comput
 from the same matrix). The score of a list depends only on that total and that
 count, so it is the same to the bit; *which* of several equally good pairings is
 returned may differ (the two solvers break exact ties differently), as may the
-pairs shown in the match tree for them. (Where the similarities of one list span
-more than 2**52, float sums cannot tell ``1 + 1e-17`` from ``1``: the dense solver
-may then leave a tiny pair unmatched that this one matches.)
+pairs shown in the match tree for them. Two exceptions, both where the dense rule
+itself is ambiguous: where the similarities of one list span more than 2**52 (float
+sums cannot tell ``1 + 1e-17`` from ``1``), and where the tie bonus, which is meant
+to decide only between equal totals, ties a larger total with more pairs (``[[0.25,
+0], [1, 0.7]]``: ``1.0 + eps == 0.95 + 2 eps``, since ``eps`` is a share of the
+smallest gap between entries, not between totals). Both solvers then return an
+optimum of the same objective, possibly not the same one, and the scores differ.
 
 :func:`equal_pairs` finds the positive pairs of an equality (a reference, an
 ``exact`` comparator): a hash join of two code arrays.
