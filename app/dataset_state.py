@@ -177,6 +177,29 @@ def chosen_run(data: Dataset, key: str = RUN, *, other: bool = False) -> str:
     return names[1] if other and len(names) > 1 else names[0]
 
 
+@dataclass(frozen=True)
+class OpenedRun:
+    """What a run-level page shows: the dataset, its name, the chosen run, its scores."""
+
+    data: Dataset
+    name: str
+    run: str
+    scored: ScoredRun
+
+
+def opened_run() -> OpenedRun:
+    """The open dataset's chosen run, scored; stops the page (having said why) when
+    there is no dataset or the run cannot be scored."""
+    data, name = current()
+    if data is None:
+        st.stop()
+    run = chosen_run(data)
+    result = scored(data, run)
+    if result is None:
+        st.stop()
+    return OpenedRun(data, name, run, result)
+
+
 def _progress_text(run: str, done: int, total: int, started: float) -> str:
     elapsed = max(time.perf_counter() - started, 1e-6)
     rate = done / elapsed

@@ -10,7 +10,7 @@ import streamlit as st
 from oa_core.schema import Schema, SchemaNode
 
 from . import session
-from .schema_widgets import Knob, current_value, grouped_knobs, readable, search
+from .schema_widgets import Knob, current_value, grouped_knobs, readable, search, set_knob
 from .text import md_inline
 
 EDITS = "oa.run_edits"
@@ -29,18 +29,7 @@ def edits() -> dict[str, Any]:
 
 def _on_change(knob: Knob, defaults: list[float] | None) -> None:
     current = dict(edits())
-    value = st.session_state[f"rt:{knob.widget_key}"]
-    if knob.index is not None:
-        weights = list(current.get(knob.key, defaults or []))
-        weights[knob.index] = float(value)
-        value = weights
-        unchanged = defaults is not None and weights == list(defaults)
-    else:
-        unchanged = value == knob.default
-    if unchanged:
-        current.pop(knob.key, None)
-    else:
-        current[knob.key] = value
+    set_knob(current, knob, st.session_state[f"rt:{knob.widget_key}"], defaults)
     st.session_state[EDITS] = current
     session.changed()
 

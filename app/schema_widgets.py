@@ -159,9 +159,11 @@ def current_value(knob: Knob, edits: dict[str, Any]) -> Any:
     return value[knob.index] if knob.index is not None else value
 
 
-def _on_change(knob: Knob, defaults: list[float] | None) -> None:
-    edits = session.schema_edits()
-    value = st.session_state[knob.widget_key]
+def set_knob(edits: dict[str, Any], knob: Knob, value: Any,
+             defaults: list[float] | None) -> None:
+    """Record ``value`` for ``knob`` in ``edits`` (keyword pointer -> value), or drop the
+    edit when the knob is back at the schema's value; an item of a weight list edits
+    the whole list (``defaults``: the schema's list)."""
     if knob.index is not None:
         weights = list(edits.get(knob.key, defaults or []))
         weights[knob.index] = float(value)
@@ -173,6 +175,10 @@ def _on_change(knob: Knob, defaults: list[float] | None) -> None:
         edits.pop(knob.key, None)
     else:
         edits[knob.key] = value
+
+
+def _on_change(knob: Knob, defaults: list[float] | None) -> None:
+    set_knob(session.schema_edits(), knob, st.session_state[knob.widget_key], defaults)
     session.changed()  # the knobs may live in a fragment, which skips main.py's URL write
 
 

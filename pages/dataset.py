@@ -12,13 +12,8 @@ from oa_core.dataset import Dataset, ScoredRun
 
 started = time.perf_counter()
 st.title("Dataset")
-data, name = dataset_state.current()
-if data is None:
-    st.stop()
-run = dataset_state.chosen_run(data)
-scored = dataset_state.scored(data, run)
-if scored is None:
-    st.stop()
+opened = dataset_state.opened_run()
+data, name, run, scored = opened.data, opened.name, opened.run, opened.scored
 st.markdown((f"**{md_inline(data.title)}** · " if data.title else "")
             + f"run **{md_inline(run)}** ({md_inline(data.runs[run].file)})")
 summary = dataset_state.summary(data, run, scored)

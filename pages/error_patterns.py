@@ -11,13 +11,8 @@ from oa_core import runstats
 
 started = time.perf_counter()
 st.title("Error patterns")
-data, name = dataset_state.current()
-if data is None:
-    st.stop()
-run = dataset_state.chosen_run(data)
-scored = dataset_state.scored(data, run)
-if scored is None:
-    st.stop()
+opened = dataset_state.opened_run()
+data, name, run, scored = opened.data, opened.name, opened.run, opened.scored
 if dataset_page.pattern_pending():  # a cell was clicked: show its pairs
     st.switch_page(dataset_page.ROOT / "pages" / "dataset.py")
 st.markdown(f"Run **{md_inline(run)}**: every repair operation of every pair, grouped by "

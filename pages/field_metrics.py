@@ -22,13 +22,8 @@ RULE = ("**Counting rule.** Every primitive value (string, number, boolean, null
 
 started = time.perf_counter()
 st.title("Field metrics")
-data, name = dataset_state.current()
-if data is None:
-    st.stop()
-run = dataset_state.chosen_run(data)
-scored = dataset_state.scored(data, run)
-if scored is None:
-    st.stop()
+opened = dataset_state.opened_run()
+data, name, run, scored = opened.data, opened.name, opened.run, opened.scored
 if data.runs[run].results:
     st.info("This run is an `oa batch` output: it holds scores, not documents, so there are "
             "no field observations. Load the pairs file it was scored from (or run "

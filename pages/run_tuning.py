@@ -12,13 +12,8 @@ from oa_core import OAError, Schema, runstats
 
 started = time.perf_counter()
 st.title("Run tuning")
-data, name = dataset_state.current()
-if data is None:
-    st.stop()
-run = dataset_state.chosen_run(data)
-before = dataset_state.scored(data, run)
-if before is None:
-    st.stop()
+opened = dataset_state.opened_run()
+data, name, run, before = opened.data, opened.name, opened.run, opened.scored
 st.markdown(f"Change a scoring setting of the schema: every pair of run **{md_inline(run)}** "
             "is rescored with it (in worker processes, cached), and the verdict is compared "
             "with the original schema's. A • marks an edited setting; the edits are in the "
