@@ -543,18 +543,29 @@ def _with_texts(colours: np.ndarray, records: list[Record]) -> np.ndarray:
     return keys
 
 
+@dataclass(slots=True)
+class _Canonical:
+    """Canonical ranks of a scope's gold rows and candidate columns."""
+
+    rows: list[int]
+    cols: list[int]
+
+
 def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
                 structure: _Structure | None, gold: list[Record],
                 candidate: list[Record]) -> tuple[list[tuple[int, int]],
                                                   dict[tuple[int, int], TieRule],
-                                                  list[tuple[int, int]]]:
-    """The scope's pairs (lexicographic: C, b, a, content), what decided each, and the
-    pairs only the records' canonical JSON told apart."""
+                                                  list[tuple[int, int]], _Canonical]:
+    """The scope's pairs (lexicographic: C, b, a, content), what decided each, the
+    pairs only the records' canonical JSON told apart, and the canonical order of the
+    rows and columns."""
     if structure is None or not matrix.size:
         pairs = max_weight_matching(matrix)
         twins = set(_twin_pairs(matrix, pairs))
+        # WL off: the paper's ablation, positions decide
         return pairs, {p: TieRule.POSITION if p in twins else TieRule.ATTRIBUTES
-                       for p in pairs}, []
+                       for p in pairs}, [], _Canonical(list(range(len(gold))),
+                                                       list(range(len(candidate))))
     same = structure.same
     if mode == WLMode.BLEND:
         objective, bonus = (1.0 - wl_lambda) * matrix + wl_lambda * same, None
@@ -572,7 +583,8 @@ def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
                                   levels, rows, cols)
     rules = {p: (_LEVEL_RULES[decided[p]] if p in decided else TieRule.ATTRIBUTES)
              for p in pairs}
-    return pairs, rules, [p for p in pairs if decided.get(p) == _BY_LABELS]
+    return (pairs, rules, [p for p in pairs if decided.get(p) == _BY_LABELS],
+            _Canonical(rows.tolist(), cols.tolist()))
 
 
 def _tie_warnings(name: str, gold: list[Record], candidate: list[Record],
@@ -660,22 +672,6 @@ def _tie_blocks(label_ties: list[tuple[int, int]], levels: list[np.ndarray]
     for k, pair in enumerate(label_ties):
         blocks.setdefault(root(k), []).append(pair)
     return list(blocks.values())  # in the order of their first pair
-
-
-@dataclass(slots=True)
-class _Canonical:
-    """Canonical ranks of a scope's gold rows and candidate columns."""
-
-    rows: list[int]
-    cols: list[int]
-
-    @classmethod
-    def of(cls, structure: _Structure | None, gold: list[Record],
-           candidate: list[Record]) -> _Canonical:
-        if structure is None:  # WL off: the paper's ablation, positions decide
-            return cls(list(range(len(gold))), list(range(len(candidate))))
-        return cls(_with_texts(np.asarray(structure.gold_colours), gold).tolist(),
-                   _with_texts(np.asarray(structure.candidate_colours), candidate).tolist())
 
 
 @dataclass(slots=True)
@@ -769,6 +765,7 @@ class _Paired:
     pairs: list[tuple[int, int]]
     rules: dict[tuple[int, int], TieRule]
     label_ties: list[tuple[int, int]]
+    order: _Canonical  # the canonical order the pairs were chosen in
     provisional: bool  # label ties scored while some other scope was unresolved
 
 
@@ -782,9 +779,8 @@ def _settle(paired: _Paired, evaluate: EvaluateFn, bijections: dict[str, dict[An
         _document_score, evaluate=evaluate, scope=paired.decl, gold=paired.gold,
         candidate=paired.candidate, levels=paired.levels, bijections=bijections,
         candidate_ids=candidate_ids, record_pairs=record_pairs, unresolved=unresolved)
-    order = _Canonical.of(paired.structure, paired.gold, paired.candidate)
     paired.pairs, remaining = _settle_by_score(paired.pairs, paired.label_ties,
-                                               paired.levels, score_of, budget, order)
+                                               paired.levels, score_of, budget, paired.order)
     paired.rules = {p: paired.rules.get(p, TieRule.CONTENT) for p in paired.pairs}
     paired.label_ties = remaining
     paired.provisional = bool(unresolved)
@@ -846,12 +842,13 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
             if trace is not None and matrix.size:
                 traces[name] = trace
                 structure = _structure(trace, name)
-            pairs, rules, label_ties = _pair_scope(matrix, mode, wl_lambda, structure,
-                                                   g_records, c_records)
+            pairs, rules, label_ties, order = _pair_scope(matrix, mode, wl_lambda, structure,
+                                                          g_records, c_records)
             levels = [matrix] if structure is None else [matrix, structure.same,
                                                          structure.depth.astype(np.float64)]
             scope = paired[name] = _Paired(schema.scopes[name], g_records, c_records, matrix,
-                                           structure, levels, pairs, rules, label_ties, False)
+                                           structure, levels, pairs, rules, label_ties, order,
+                                           False)
             if evaluate is not None:
                 _settle(scope, evaluate, bijections, candidate_ids, record_pairs,
                         frozenset(set(schema.scopes) - resolved - {name}), budget)
