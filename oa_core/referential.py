@@ -57,7 +57,7 @@ import json
 import math
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import networkx as nx
@@ -769,21 +769,171 @@ class _Paired:
     provisional: bool  # label ties scored while some other scope was unresolved
 
 
-def _settle(paired: _Paired, evaluate: EvaluateFn, bijections: dict[str, dict[Any, Any]],
-            candidate_ids: dict[str, set[Any]], record_pairs: RecordPairs,
+def _settle(paired: _Paired, evaluate: EvaluateFn, state: _State,
             unresolved: frozenset[str], budget: _Budget) -> None:
     """Settle ``paired``'s label ties by the documents' score (in place)."""
     if not paired.label_ties or len(paired.gold) > _SCORED_RECORDS:
         return
     score_of = functools.partial(
         _document_score, evaluate=evaluate, scope=paired.decl, gold=paired.gold,
-        candidate=paired.candidate, levels=paired.levels, bijections=bijections,
-        candidate_ids=candidate_ids, record_pairs=record_pairs, unresolved=unresolved)
+        candidate=paired.candidate, levels=paired.levels, bijections=state.bijections,
+        candidate_ids=state.candidate_ids, record_pairs=state.record_pairs,
+        unresolved=unresolved)
     paired.pairs, remaining = _settle_by_score(paired.pairs, paired.label_ties,
                                                paired.levels, score_of, budget, paired.order)
     paired.rules = {p: paired.rules.get(p, TieRule.CONTENT) for p in paired.pairs}
     paired.label_ties = remaining
     paired.provisional = bool(unresolved)
+
+
+@dataclass(slots=True)
+class _State:
+    """A resolution in progress: what the scopes paired so far give."""
+
+    bijections: dict[str, dict[Any, Any]] = field(default_factory=dict)
+    candidate_ids: dict[str, set[Any]] = field(default_factory=dict)
+    record_pairs: RecordPairs = field(default_factory=dict)
+    traces: dict[str, WLTrace] = field(default_factory=dict)
+    paired: dict[str, _Paired] = field(default_factory=dict)
+    resolved: set[str] = field(default_factory=set)
+
+    def copy(self) -> _State:
+        """A copy to resolve further without touching this one (scopes already
+        paired are shared: a scope paired again gets a new ``_Paired``)."""
+        return _State(dict(self.bijections), dict(self.candidate_ids),
+                      dict(self.record_pairs), dict(self.traces), dict(self.paired),
+                      set(self.resolved))
+
+    def adopt(self, scope: _Paired) -> None:
+        """Make ``scope``'s pairs its bijection and its record pairs."""
+        name = scope.decl.name
+        self.paired[name] = scope
+        self.bijections[name] = _mapping(scope.gold, scope.candidate, scope.pairs,
+                                         _quality(scope.levels, scope.pairs))[0]
+        self.record_pairs[scope.decl.records.pointer] = _pointer_pairs(
+            name, scope.gold, scope.candidate, scope.pairs)
+        self.resolved.add(name)
+
+
+@dataclass(slots=True)
+class _Resolver:
+    """Resolves a schema's scopes group after group (dependencies first)."""
+
+    gold: DocumentIndex
+    candidate: DocumentIndex
+    schema: Schema
+    score_matrix: MatrixFn
+    mode: WLMode
+    wl_lambda: float
+    limits: Limits
+    evaluate: EvaluateFn | None
+    budget: _Budget = field(default_factory=_Budget)
+
+    def group(self, state: _State, group: list[str], *, settle: bool) -> None:
+        """Pair the scopes of one group (a cycle, or one scope) into ``state``.
+
+        With ``settle``, label ties are settled by the documents' score right away
+        (provisionally while other scopes are unresolved); without it they keep the
+        canonical order and wait for :meth:`settle_provisional`.
+        """
+        members = frozenset(group)
+        unresolved = frozenset(set(self.schema.scopes) - state.resolved)
+        for name in group:  # the ids that exist do not depend on the pairing
+            state.candidate_ids[name] = {r.key for r in self.candidate.records[name]
+                                         if r.key is not None}
+            _check_size(self.gold.records[name], self.candidate.records[name], self.limits)
+        matrices = {name: self.score_matrix(
+            [r.value for r in self.gold.records[name]],
+            [r.value for r in self.candidate.records[name]], self.schema.scopes[name].record,
+            state.bijections, state.candidate_ids, unresolved) for name in group}
+        trace = None
+        if self.mode != WLMode.NONE and any(m.size for m in matrices.values()):
+            vertices: list[WLVertex] = []
+            edges: list[WLEdge] = []
+            seeds: list[str] = []
+            for side, index in (("gold", self.gold), ("candidate", self.candidate)):
+                _build_graph(index, side, members, state.bijections, state.resolved,
+                             vertices, edges, seeds, blend=self.mode == WLMode.BLEND)
+            trace = refine(vertices, edges, seeds, scope=", ".join(group),
+                           mode=self.mode.value)
+        for name in group:
+            g_records, c_records = self.gold.records[name], self.candidate.records[name]
+            matrix = matrices[name]
+            structure = None
+            if trace is not None and matrix.size:
+                state.traces[name] = trace
+                structure = _structure(trace, name)
+            pairs, rules, label_ties, order = _pair_scope(
+                matrix, self.mode, self.wl_lambda, structure, g_records, c_records)
+            levels = [matrix] if structure is None else [matrix, structure.same,
+                                                         structure.depth.astype(np.float64)]
+            scope = _Paired(self.schema.scopes[name], g_records, c_records, matrix,
+                            structure, levels, pairs, rules, label_ties, order,
+                            self.evaluate is not None and not settle)
+            if settle and self.evaluate is not None:
+                _settle(scope, self.evaluate, state,
+                        frozenset(set(self.schema.scopes) - state.resolved - {name}),
+                        self.budget)
+            state.adopt(scope)
+
+    def settle_provisional(self, state: _State, groups: list[list[str]]) -> _State:
+        """Settle again, by the documents' score, the label ties scored while some
+        scope was unresolved, now that every scope is; in resolution order.
+
+        A tied scope with groups resolved after it is settled with those groups
+        resolved again for every pairing tried (their pairing may follow from its:
+        twins told apart only through a scope resolved later); the pairing wins only
+        if it beats the current resolution, and the groups resolved again then wait
+        for their own turn here. A scope resolved last is settled with the others
+        kept as they are.
+        """
+        if self.evaluate is None:
+            return state
+        evaluate = self.evaluate
+        for k, group in enumerate(groups):
+            later = groups[k + 1:]
+            for name in group:
+                scope = state.paired[name]
+                if not (scope.provisional and scope.label_ties):
+                    continue
+                if not later:
+                    _settle(scope, evaluate, state, frozenset(), self.budget)
+                    state.adopt(scope)
+                    continue
+                state = self._settle_with_later(state, scope, later, evaluate)
+        return state
+
+    def _settle_with_later(self, state: _State, scope: _Paired,
+                           later: list[list[str]], evaluate: EvaluateFn) -> _State:
+        scope.provisional = False
+        if len(scope.gold) > _SCORED_RECORDS:
+            return state
+        outcomes: dict[tuple[tuple[int, int], ...], tuple[float, _State]] = {}
+
+        def score_of(pairs: list[tuple[int, int]]) -> float:
+            trial = state.copy()
+            trial.adopt(replace(scope, pairs=pairs))
+            for group in later:
+                self.group(trial, group, settle=False)
+            value = evaluate(trial.bijections, trial.candidate_ids, trial.record_pairs,
+                             frozenset())
+            outcomes[tuple(pairs)] = value, trial
+            return value
+
+        pairs, remaining = _settle_by_score(scope.pairs, scope.label_ties, scope.levels,
+                                            score_of, self.budget, scope.order)
+        chosen = outcomes.get(tuple(pairs))
+        if chosen is None:
+            return state  # no block fitted the budget
+        settled = replace(scope, pairs=pairs, label_ties=remaining,
+                          rules={p: scope.rules.get(p, TieRule.CONTENT) for p in pairs})
+        if chosen[0] > evaluate(state.bijections, state.candidate_ids, state.record_pairs,
+                                frozenset()):
+            chosen[1].adopt(settled)
+            return chosen[1]
+        if sorted(pairs) == sorted(scope.pairs):  # it won: keep what followed from it
+            state.adopt(replace(settled, pairs=scope.pairs))
+        return state
 
 
 def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema,
@@ -795,8 +945,9 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
     ``evaluate(bijections, candidate_ids, record_pairs, unresolved)`` scores the whole
     documents under a partial resolution; when given, records that only their JSON
     told apart (label ties) are paired by the best document score instead: first as
-    the scope is resolved, and once more when every scope is (the references into
-    scopes resolved later counted as matching the first time).
+    the scope is resolved (the references into scopes resolved later counted as
+    matching), and once more when every scope is, with the scopes resolved after it
+    resolved again for each pairing tried.
 
     Returns
     -------
@@ -806,66 +957,16 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
     traces : {scope: WLTrace} (scopes where WL ran)
     warnings : list of Diagnostic
     """
-    mode = WLMode(wl_mode)
     groups, cyclic, warnings = _resolution_groups(schema)
-    bijections: dict[str, dict[Any, Any]] = {}
-    candidate_ids: dict[str, set[Any]] = {}
-    traces: dict[str, WLTrace] = {}
-    resolved: set[str] = set()
-    record_pairs: RecordPairs = {}
-    paired: dict[str, _Paired] = {}
-    budget = _Budget()
+    resolver = _Resolver(gold, candidate, schema, score_matrix, WLMode(wl_mode), wl_lambda,
+                         limits or Limits(), evaluate)
+    state = _State()
     for group in groups:
-        members = frozenset(group)
-        unresolved = frozenset(set(schema.scopes) - resolved)
-        for name in group:  # the ids that exist do not depend on the pairing
-            candidate_ids[name] = {r.key for r in candidate.records[name]
-                                   if r.key is not None}
-            _check_size(gold.records[name], candidate.records[name], limits or Limits())
-        matrices = {name: score_matrix(
-            [r.value for r in gold.records[name]], [r.value for r in candidate.records[name]],
-            schema.scopes[name].record, bijections, candidate_ids, unresolved)
-            for name in group}
-        trace = None
-        if mode != WLMode.NONE and any(m.size for m in matrices.values()):
-            vertices: list[WLVertex] = []
-            edges: list[WLEdge] = []
-            seeds: list[str] = []
-            for side, index in (("gold", gold), ("candidate", candidate)):
-                _build_graph(index, side, members, bijections, resolved, vertices, edges,
-                             seeds, blend=mode == WLMode.BLEND)
-            trace = refine(vertices, edges, seeds, scope=", ".join(group), mode=mode.value)
-        for name in group:
-            g_records, c_records = gold.records[name], candidate.records[name]
-            matrix = matrices[name]
-            structure = None
-            if trace is not None and matrix.size:
-                traces[name] = trace
-                structure = _structure(trace, name)
-            pairs, rules, label_ties, order = _pair_scope(matrix, mode, wl_lambda, structure,
-                                                          g_records, c_records)
-            levels = [matrix] if structure is None else [matrix, structure.same,
-                                                         structure.depth.astype(np.float64)]
-            scope = paired[name] = _Paired(schema.scopes[name], g_records, c_records, matrix,
-                                           structure, levels, pairs, rules, label_ties, order,
-                                           False)
-            if evaluate is not None:
-                _settle(scope, evaluate, bijections, candidate_ids, record_pairs,
-                        frozenset(set(schema.scopes) - resolved - {name}), budget)
-            bijections[name] = _mapping(g_records, c_records, scope.pairs,
-                                        _quality(levels, scope.pairs))[0]
-            record_pairs[scope.decl.records.pointer] = _pointer_pairs(
-                name, g_records, c_records, scope.pairs)
-            resolved.add(name)
+        resolver.group(state, group, settle=True)
+    state = resolver.settle_provisional(state, groups)
     alignments: dict[str, ScopeAlignment] = {}
-    for name, scope in paired.items():
-        if evaluate is not None and scope.provisional and scope.label_ties:
-            _settle(scope, evaluate, bijections, candidate_ids, record_pairs, frozenset(),
-                    budget)
-            bijections[name] = _mapping(scope.gold, scope.candidate, scope.pairs,
-                                        _quality(scope.levels, scope.pairs))[0]
-            record_pairs[scope.decl.records.pointer] = _pointer_pairs(
-                name, scope.gold, scope.candidate, scope.pairs)
+    for name in (name for group in groups for name in group):
+        scope = state.paired[name]
         _, gold_targets, targets, designated = _mapping(
             scope.gold, scope.candidate, scope.pairs, _quality(scope.levels, scope.pairs))
         _id_warnings(scope.gold, scope.decl, "gold", gold_targets, warnings)
@@ -875,11 +976,11 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
         alignments[name] = ScopeAlignment(
             name, scope.matrix, [r.id for r in scope.gold], [r.id for r in scope.candidate],
             [r.pointer for r in scope.gold], [r.pointer for r in scope.candidate],
-            scope.pairs, _twin_pairs(scope.matrix, scope.pairs), name in cyclic, mode.value,
-            None if structure is None else structure.same,
+            scope.pairs, _twin_pairs(scope.matrix, scope.pairs), name in cyclic,
+            resolver.mode.value, None if structure is None else structure.same,
             None if structure is None else structure.depth / structure.rounds,
             scope.rules, scope.label_ties, designated)
-    return bijections, candidate_ids, alignments, traces, warnings
+    return state.bijections, state.candidate_ids, alignments, state.traces, warnings
 
 
 def _twin_pairs(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:

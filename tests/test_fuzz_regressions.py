@@ -279,3 +279,32 @@ def test_seed_5729_label_ties_are_scored_in_canonical_order_never_by_position():
     for mode in MODES:
         assert oa_core.score(gold, cand, CASE_5729, wl_mode=mode) == oa_core.score(
             gold, permuted, CASE_5729, wl_mode=mode)
+
+
+def test_seed_13456_twins_told_apart_by_a_later_scope_are_settled_with_it_resolved_again():
+    # Two "Ann" twins of scope "0" are told apart only through scope "s", resolved
+    # after it, whose pairing follows theirs. Scoring the twins' pairings once more
+    # with "s" kept as first paired could not leave the arbitrary first choice; each
+    # pairing is now tried with "s" resolved again.
+    schema = {"properties": {
+        "people": {"items": {"properties": {"id": {"type": "string", "idScope": "0"}}}},
+        "notes": {"items": {"properties": {"id": {"type": "string", "idScope": "s"},
+                                           "about": {"type": "string", "ref": "0"}}}},
+        "links": {"items": {"properties": {"src": {"type": "string", "ref": "s"}}}}}}
+    gold = {"people": [{"id": "2", "name": "Ann"}, {"id": "3", "name": "Ann"}],
+            "notes": [{"id": "a", "about": "3"}, {"id": "b", "about": "2"}],
+            "links": [{"src": "a"}]}
+    for mode in MODES:
+        fb = repairs_to_one(gold, {"people": [{"id": "4"}]}, schema, wl_mode=mode)
+        assert fb.score < 1.0
+        repaired = apply_ops({"people": [{"id": "4"}]}, fb.ops)
+        alignment = oa_core.align(gold, repaired, schema, wl_mode=mode)
+        assert alignment.bijections["0"] == {"2": "4", "3": "3"}
+        assert alignment.bijections["s"] == {"a": "a", "b": "b"}
+    # relabelled twins: the pairing follows the references, not the labels
+    relabelled = json.loads(json.dumps(gold).replace('"2"', '"9"'))
+    candidate = {"people": [{"id": "7", "name": "Ann"}, {"id": "8", "name": "Ann"}],
+                 "notes": [{"id": "a", "about": "8"}, {"id": "b", "about": "7"}],
+                 "links": [{"src": "a"}]}
+    for g in (gold, relabelled):
+        assert oa_core.score(g, candidate, schema) == 1.0
