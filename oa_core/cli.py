@@ -799,4 +799,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m oa_core.cli` runs this file as __main__, a second copy of the module:
+    # plug-ins (`oa explore`) raise oa_core.cli.BadInput, which this copy's own
+    # BadInput would not catch (an "internal error", exit 1), so run the package's
+    from oa_core.cli import main as package_main
+
+    sys.exit(package_main())

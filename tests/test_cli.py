@@ -353,6 +353,16 @@ def test_explore_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     assert code == 1 and "the explorer is not installed" in err
 
 
+def test_explore_unknown_example_as_module() -> None:
+    """``python -m oa_core.cli`` runs cli.py as ``__main__``: the plug-in's BadInput must
+    still be a typed error (exit 2, the valid examples named), not an internal error."""
+    done = subprocess.run([sys.executable, "-m", "oa_core.cli", "explore", "--example",
+                           "NOSUCH"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "internal error" not in done.stderr
+    assert "no bundled example 'NOSUCH'" in done.stderr and "running_example" in done.stderr
+
+
 # --------------------------------------------------------------------------- defects
 
 
