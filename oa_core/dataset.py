@@ -70,6 +70,7 @@ __all__ = [
     "Dataset",
     "RunInput",
     "ScoredRun",
+    "cut_off",
     "from_files",
     "is_results",
     "join_runs",
@@ -528,8 +529,9 @@ class ScoredRun:
         One row per pair, in input order: ``row`` (0..n-1), ``id`` (text), ``score``
         (NaN when the line was not scored), ``deficit``, ``ops`` (repair operations),
         ``top_op`` (the biggest one, in words), ``top_kind``, ``top_path``, ``status``
-        (``ok``, ``unparsable`` or ``error``), ``problem`` (why, for the last two)
-        and ``line`` (the source line, 0 if none).
+        (``ok``, ``unparsable`` or ``error``), ``problem`` (why, for the last two;
+        for an ``ok`` pair, that its raw prediction was cut off and only a fragment of
+        it was scored) and ``line`` (the source line, 0 if none).
     ops : pandas.DataFrame
         Every repair operation with a positive delta: ``row``, ``pattern`` (path with
         indices as ``*``), ``kind``, ``delta``.
@@ -586,6 +588,68 @@ def _result(file: str, number: int, text: str) -> BatchResult:
                            error=f"{file} line {number}: {message}")
 
 
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean",
+               type(None): "null", int: "number", float: "number"}
+
+
+def _json_type(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _top_op(op: Mapping[str, Any]) -> str:
+    """The biggest repair operation in words: ``kind at path``, and for a type mismatch
+    the two types (``type-mismatch at (root): array for object``), as the kind alone
+    does not say what was wrong."""
+    text = f"{op['kind']} at {op['path'] or '(root)'}"
+    if str(op["kind"]) == "type-mismatch" and "gold" in op and "candidate" in op:
+        text += f": {_json_type(op['candidate'])} for {_json_type(op['gold'])}"
+    return text
+
+
+def cut_off(text: str) -> bool:
+    """Whether raw model text opens a bracket it never closes (a truncated output).
+
+    Brackets count from the first ``{`` or ``[``; inside them, JSON strings are skipped
+    (outside, quotes are prose).
+
+    >>> cut_off('Sure: {"people": [{"id": 1}, {"id": 2'), cut_off('{"a": "}"} ok')
+    (True, False)
+    """
+    depth, inside, escaped = 0, False, False
+    for char in text:
+        if inside:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                inside = False
+        elif char in "[{":
+            depth += 1
+        elif char in "]}" and depth:
+            depth -= 1
+        elif char == '"' and depth:
+            inside = True
+    return depth > 0
+
+
+def _explain_fragments(dataset: Dataset, run: str, frame: pd.DataFrame) -> None:
+    """Say why a raw prediction scored a type mismatch at the root when its text is cut
+    off: the JSON read is then a value found inside the unclosed bracket (extract_json's
+    rule), e.g. the ``people`` list of a truncated object, not the model's answer."""
+    suspects = frame.index[(frame["status"] == "ok") & (frame["top_kind"] == "type-mismatch")
+                           & (frame["top_path"] == "")]
+    for row in suspects:
+        try:
+            prediction = dataset.pair(run, int(row)).get("prediction")
+        except OAError:
+            continue
+        if isinstance(prediction, str) and cut_off(prediction):
+            frame.at[row, "problem"] = (
+                "the output is cut off (a bracket never closes): only a complete value "
+                "inside it was read, not the whole answer")
+
+
 def build_run(name: str, results: list[BatchResult], numbers: list[int] | None = None,
               seconds: float = 0.0) -> ScoredRun:
     """A :class:`ScoredRun` from the results of :func:`oa_core.batch.iter_batch`.
@@ -613,7 +677,7 @@ def build_run(name: str, results: list[BatchResult], numbers: list[int] | None =
         rows.append({"row": row, "id": _display_id(record, row), "score": score,
                      "deficit": 1.0 - score if score == score else np.nan,
                      "ops": len(result.op_stats),
-                     "top_op": f"{top['kind']} at {top['path'] or '(root)'}" if top else "",
+                     "top_op": _top_op(top) if top else "",
                      "top_kind": top["kind"] if top else "",
                      "top_path": top["path"] if top else "",
                      "status": status, "problem": problem, "line": line})
@@ -675,5 +739,7 @@ def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None
         results.append(result)
         if progress is not None:
             progress(len(results), total)
-    return build_run(run, results, source.numbers if source.joined else None,
-                     time.perf_counter() - start)
+    scored = build_run(run, results, source.numbers if source.joined else None,
+                       time.perf_counter() - start)
+    _explain_fragments(dataset, run, scored.frame)
+    return scored

@@ -165,6 +165,8 @@ def _document(data: Dataset, run: ScoredRun, row: int) -> str:
                 f'{shown}</div>')
     table = explain_table(alignment, only_imperfect=True)
     text = render_feedback(alignment, top_k=5, values="json").text
+    if record["problem"]:  # scored, but from a fragment of a cut-off output: say so
+        head += f"<p>{_e(record['problem'])}</p>"
     return (f'<div class="doc">{head}<p class="muted">Aligned diff (imperfect nodes only)'
             f'</p><pre>{_e(table)}</pre><p class="muted">Feedback</p><pre>{_e(text)}</pre>'
             "</div>")

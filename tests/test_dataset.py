@@ -223,3 +223,32 @@ def test_an_empty_pairs_file_is_no_run() -> None:
     assert data.bad_lines[0].file == "empty.jsonl"
     with pytest.raises(InputError, match="every JSONL file is empty"):
         from_files({"schema.json": "{}", "empty.jsonl": ""})
+
+
+def test_a_cut_off_prediction_read_as_an_inner_fragment_says_so() -> None:
+    """A truncated object whose first list is complete is read as that list (extract_json
+    salvages a value inside an unclosed bracket): the score (0, a type mismatch at the
+    root) stays, and the row says the output was cut off and which types clashed."""
+    schema = {"type": "object", "properties": {"people": {"type": "array"},
+                                               "city": {"type": "string"}}}
+    gold = {"people": [{"name": "Ann"}], "city": "Paris"}
+    cut = '```json\n{"people": [{"name": "Ann"}], "city": "Par'
+    wrapped = 'Here: ["a", "b"] is all.'  # a real array answer, not cut off
+    golds = jsonl({"id": "cut", "gold": gold}, {"id": "array", "gold": gold})
+    run = jsonl({"id": "cut", "prediction": cut}, {"id": "array", "prediction": wrapped})
+    scored = score_run(join_runs(schema, ("g.jsonl", golds), {"r": ("r.jsonl", run)}), "r")
+    frame = scored.frame.set_index("id")
+    assert frame.loc["cut", "score"] == 0.0 and frame.loc["array", "score"] == 0.0
+    assert frame.loc["cut", "status"] == frame.loc["array", "status"] == "ok"
+    assert frame.loc["cut", "top_op"] == "type-mismatch at (root): array for object"
+    assert frame.loc["cut", "problem"].startswith("the output is cut off")
+    assert frame.loc["array", "problem"] == ""
+
+
+def test_cut_off_counts_brackets_outside_prose_quotes_and_inside_strings() -> None:
+    from oa_core.dataset import cut_off
+
+    assert cut_off('{"a": [1, 2')
+    assert not cut_off('He said "it\'s done. {"a": "]"}')  # an odd prose quote
+    assert cut_off('{"a": "\\"}"')  # an escaped quote keeps the string open
+    assert not cut_off("no JSON at all")
