@@ -38,7 +38,7 @@ ROLES = ["Engineer", "Manager", "Intern", "Designer", "Analyst"]
 def make_pair(n: int, seed: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
     """Gold graph and its perturbed, relabeled candidate."""
     rng = random.Random(seed)
-    people = []
+    people: list[dict[str, Any]] = []
     for i in range(n):
         if i % 4 == 3:  # a property twin of the previous person
             twin = people[-1]
