@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
+from html import escape
 from typing import Any
 
 import plotly.graph_objects as go
@@ -27,7 +29,7 @@ from oa_core import Alignment, Diagnostic, RepairOp
 from . import session
 from .examples import list_examples
 from .session import Trio
-from .text import md_escape, plotly_text
+from .text import md_escape, plotly_text, shorten
 
 SCORE_DECIMALS = 4
 HEADLINE_DECIMALS = 2
@@ -169,6 +171,103 @@ def delta_bars(ops: Sequence[RepairOp], shown: Sequence[RepairOp], *,
                       legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
                       showlegend=bool(moves), margin={"l": 10, "r": 60, "t": 30, "b": 40})
     return fig
+
+
+# Colors of the delta chart (Okabe-Ito: color-blind safe); text and axis take the
+# page's text color, so the chart reads in the light and the dark theme.
+SHOWN_COLOR, HIDDEN_COLOR, ALONE_COLOR = "#0072B2", "#bbbbbb", "#D55E00"
+_DELTA_STYLE = """<style>
+.oa-deltas {font-size: 0.85rem; margin: 0.25rem 0 0.5rem 0;}
+.oa-deltas .legend {display: flex; gap: 1.5rem; margin: 0 0 0.4rem 0;}
+.oa-deltas .legend span {display: inline-flex; align-items: center; gap: 0.4rem;}
+.oa-deltas .plot {display: grid; grid-template-columns: fit-content(40%) 1fr;}
+.oa-deltas .label {text-align: right; padding-right: 0.6rem; white-space: nowrap;
+  overflow: hidden; text-overflow: ellipsis; line-height: 30px;}
+.oa-deltas .track {position: relative; height: 30px; margin-right: 4.5rem;}
+.oa-deltas .track i.grid {position: absolute; top: 0; bottom: 0; border-left: 1px solid;
+  opacity: 0.15;}
+.oa-deltas .track i.zero {opacity: 0.5;}
+.oa-deltas .bar {position: absolute; top: 5px; bottom: 5px;}
+.oa-deltas .value {position: absolute; top: 0; line-height: 30px; padding-left: 4px;
+  white-space: nowrap;}
+.oa-deltas .alone {position: absolute; top: 50%; width: 10px; height: 10px;
+  transform: translate(-50%, -50%) rotate(45deg); border: 1px solid #000000;}
+.oa-deltas .ticks {position: relative; height: 1.4rem; margin-right: 4.5rem;
+  font-size: 0.75rem;}
+.oa-deltas .ticks span {position: absolute; transform: translateX(-50%); top: 2px;}
+.oa-deltas .title {grid-column: 2; text-align: center; margin-right: 4.5rem;}
+</style>"""
+
+
+def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values inside [low, high] (about ``count`` of them).
+
+    >>> _ticks(0.0, 0.07)
+    [0.0, 0.02, 0.04, 0.06]
+    """
+    span = max(high - low, 1e-9)
+    raw = span / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(power * f for f in (1, 2, 5, 10) if power * f >= raw)
+    first = math.ceil(low / step - 1e-9)
+    return [round(k * step, 12) for k in range(first, math.floor(high / step + 1e-9) + 1)]
+
+
+def delta_chart_html(ops: Sequence[RepairOp], shown: Sequence[RepairOp], *,
+                     min_delta: float = 0.0,
+                     alone: Mapping[int, float | None] | None = None) -> str:
+    """The chart of :func:`delta_bars` as static HTML and CSS (for ``st.html``).
+
+    The same bars, colors, labels and diamonds, drawn as plain boxes: a plotly chart
+    costs the browser far more to draw on every rerun and page switch, and this one
+    needs no zoom (each row's hover text is the op's message). Bars carry
+    ``data-delta`` and diamonds ``data-alone`` (the exact values), for tests.
+    """
+    drawn = eligible_ops(ops, min_delta)
+    shown_ids = {id(op) for op in shown}
+    moves = {id(op): move for op in drawn
+             if alone is not None and (move := alone.get(id(op))) is not None}
+    values = [op.delta for op in drawn] + list(moves.values())
+    low, high = min([0.0, *values]) * 1.15, max([*values, 1e-9]) * 1.18
+
+    def left(value: float) -> str:
+        return f"{100 * (value - low) / (high - low):.3f}%"
+
+    zero = 100 * (0.0 - low) / (high - low)
+    parts = [_DELTA_STYLE, '<div class="oa-deltas" role="figure" '
+             'aria-label="Repair operations by delta">']
+    if moves:
+        parts.append(f'<div class="legend"><span><i style="display:inline-block;width:12px;'
+                     f'height:12px;background:{SHOWN_COLOR}"></i>delta (share of the '
+                     'deficit)</span><span><i style="display:inline-block;width:9px;'
+                     f'height:9px;background:{ALONE_COLOR};border:1px solid #000000;'
+                     'transform:rotate(45deg)"></i>applied alone (rescored)</span></div>')
+    ticks = _ticks(low, high)
+    # the grid lines are drawn in every row (a row is 30 px: a few thin boxes each)
+    grid = ("".join(f'<i class="grid" style="left:{left(t)}"></i>' for t in ticks)
+            + f'<i class="grid zero" style="left:{zero:.3f}%"></i>')
+    parts.append('<div class="plot">')
+    for rank, op in enumerate(drawn, start=1):
+        end = 100 * (op.delta - low) / (high - low)
+        color = SHOWN_COLOR if id(op) in shown_ids else HIDDEN_COLOR
+        hover = escape(f"{shorten(op.message, 200)} (delta {op.delta:+.4f})", quote=True)
+        label = escape(f"{rank}. {op.kind} {shorten(op.path or '/', 60)}")
+        row = [f'<div class="label" title="{hover}">{label}</div>'
+               f'<div class="track" title="{hover}">{grid}'
+               f'<div class="bar" style="left:{min(zero, end):.3f}%;'
+               f'width:{abs(end - zero):.3f}%;background:{color}" '
+               f'data-delta="{op.delta!r}"></div>'
+               f'<span class="value" style="left:{max(zero, end):.3f}%">'
+               f'{fmt_delta(op.delta)}</span>']
+        move = moves.get(id(op))
+        if move is not None:
+            row.append(f'<i class="alone" style="left:{left(move)};background:{ALONE_COLOR}" '
+                       f'title="applied alone: {move:+.4f}" data-alone="{move!r}"></i>')
+        parts.append("".join(row) + "</div>")
+    parts.append('<div></div><div class="ticks">'
+                 + "".join(f'<span style="left:{left(t)}">{t:.4f}</span>' for t in ticks)
+                 + '</div><div></div><div class="title">score recovered</div></div></div>')
+    return "".join(parts)
 
 
 def current_inputs() -> tuple[Any, Any, Any, str, float] | None:

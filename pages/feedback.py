@@ -21,6 +21,8 @@ EXPLAIN = ("**delta**: the op's share of the deficit, as in the paper (all delta
            "pairs items differently once the fix is in.")
 
 
+APPLIED = "oa.fb_applied"  # set by an "Apply this fix" click: rerun the whole page
+
 # the explorer's number format (app/views.py): deltas to 4 decimals, the headline score 2
 TEMPLATES = {name: text.replace("{delta:.3f}", "{delta:.4f}")
              for name, text in DEFAULT_TEMPLATES.items() if "{delta:.3f}" in text}
@@ -32,8 +34,17 @@ def _feedback(key: str, top_k: int, min_delta: float, _alignment: Any) -> oa_cor
                                    values="json", templates=TEMPLATES)
 
 
+def _apply(op: Any, score_before: float) -> None:
+    session.apply_fix(op, score_before)
+    st.session_state[APPLIED] = True
+
+
 @st.fragment
 def operations(key: str, alignment: Any, inputs: Any) -> None:
+    if st.session_state.pop(APPLIED, False):
+        # A fix changes the score, the sidebar and every view: rerun the whole page at
+        # once (the click reran only this fragment; nothing of it is drawn first).
+        st.rerun()
     every = _feedback(key, 10**6, 0.0, alignment).ops
     count = max(2, len(views.eligible_ops(every)))
     left, right = st.columns(2)
@@ -54,8 +65,9 @@ def operations(key: str, alignment: Any, inputs: Any) -> None:
     st.subheader("Repair operations by delta")
     hidden = len(views.eligible_ops(feedback.ops)) - len(views.eligible_ops(feedback.ops,
                                                                             min_delta))
-    st.plotly_chart(views.delta_bars(feedback.ops, feedback.shown, min_delta=min_delta,
-                                     alone=moved), key="deltas", config=views.PLOTLY_CONFIG)
+    # static SVG, not plotly: the chart is redrawn on every K, filter and fix, and a
+    # plotly chart was the largest part of that redraw in the browser
+    st.html(views.delta_chart_html(feedback.ops, feedback.shown, min_delta=min_delta, alone=moved))
     st.caption("Blue bars: the ops in the text; gray: ranked below K; diamonds: the score "
                "change when that op alone is applied."
                + (f" {hidden} op{'s' * (hidden != 1)} below the minimum delta "
@@ -69,9 +81,8 @@ def operations(key: str, alignment: Any, inputs: Any) -> None:
         numbers.markdown(f"delta **{views.fmt_delta(op.delta)}** · alone **"
                          f"{'—' if alone is None else views.fmt_delta(alone)}**")
         numbers.caption(views.alone_note(op.delta, alone))
-        if button.button("Apply this fix", key=f"apply.{rank}"):
-            session.apply_fix(op, alignment.score)
-            st.rerun()  # the whole page: score, sidebar, every view change
+        button.button("Apply this fix", key=f"apply.{rank}", on_click=_apply,
+                      args=(op, alignment.score))
     st.subheader("Feedback text")
     st.caption("What an optimizer such as GEPA receives (values written as JSON, deltas "
                "to 4 decimals as everywhere in the explorer).")

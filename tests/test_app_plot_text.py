@@ -22,3 +22,19 @@ def test_matrix_axis_labels_are_escaped_shortened_and_distinct() -> None:
     assert rows == [f"{SHOWN} #{n}" if n > 1 else SHOWN for n in (1, 2)]
     assert columns == ["Bob", SHOWN]
     assert list(figure.data[1].x) == [columns[1], columns[0]]  # the pair markers follow
+
+
+def test_delta_chart_shows_user_text_literally() -> None:
+    """Paths and messages come from the documents: escaped in the HTML chart."""
+    from oa_core.feedback import RepairOp
+
+    from app.views import delta_chart_html
+
+    op = RepairOp(kind="primitive-value", path=f"/{EVIL}", gold_path=f"/{EVIL}",
+                  candidate_path=f"/{EVIL}", gold=1, candidate=2, delta=0.25,
+                  message=f'{EVIL}: "x" <script>alert(1)</script>')
+    body = delta_chart_html([op], [op], alone={id(op): 0.125})
+    assert "<script>alert" not in body and "<b>&quot;Ann" not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body  # the hover text, escaped
+    assert "1. primitive-value /&lt;b&gt;&quot;Ann&quot;&lt;/b&gt; &amp;" in body
+    assert 'data-delta="0.25"' in body and 'data-alone="0.125"' in body
