@@ -38,6 +38,7 @@ from .comparators import (
     MEMO_LIMIT,
     Comparator,
     ComparatorRegistry,
+    equal_matrix,
     id_key,
     value_kind,
 )
@@ -695,7 +696,7 @@ class Scorer:
         actual = np.fromiter(
             (table.setdefault(k, len(table)) if (k := id_key(p)) in existing else dangling
              for p in candidates), dtype=np.int64, count=len(candidates))
-        return (expected[:, None] == actual[None, :]).astype(np.float64)
+        return equal_matrix(expected, actual)
 
     def _leaf_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
                      schema: SchemaNode) -> np.ndarray:
