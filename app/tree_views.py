@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import plotly.graph_objects as go
 from oa_core.matchtree import MatchNode
 
 from .diff_table import mark, row_label, value_text, walk
-from .palette import PLOTLY_SCORE_SCALE
+from .palette import PLOTLY_SCORE_SCALE, SCORE_STOPS, score_color
 from .text import plotly_text, shorten
 from .views import fmt_score
 
@@ -232,6 +233,58 @@ def heatmap(view: MatrixView) -> go.Figure:
                       yaxis={"autorange": "reversed"}, showlegend=False,
                       margin={"l": 10, "r": 10, "t": 60, "b": 10})
     return fig
+
+
+_MATRIX_STYLE = """<style>
+.oa-matrix {overflow-x: auto; margin: 0.25rem 0 0.5rem 0;}
+.oa-matrix table {border-collapse: separate; border-spacing: 2px; font-size: 0.85rem;}
+.oa-matrix th {font-weight: normal; white-space: nowrap; padding: 2px 6px;}
+.oa-matrix thead th {text-align: center; vertical-align: bottom;}
+.oa-matrix tbody th {text-align: right;}
+.oa-matrix td {text-align: center; padding: 6px 8px; color: #000000; min-width: 4.2em;}
+.oa-matrix td.pair {outline: 3px solid #000000; outline-offset: -3px;}
+.oa-matrix .scale {display: flex; align-items: center; gap: 0.5rem; margin-top: 0.4rem;
+  font-size: 0.8rem;}
+.oa-matrix .scale i {display: inline-block; width: 10rem; height: 0.7rem;}
+</style>"""
+
+
+def matrix_html(view: MatrixView) -> str | None:
+    """A small matrix as an HTML table (None when it has more than ``ANNOTATE_LIMIT``
+    cells: those stay a plotly heat map, whose hover finds a cell among thousands).
+
+    Every cell prints its value in the 4-decimal format on the score scale's color;
+    the chosen pairs are boxed (``class="pair"``); hovering a cell or a name shows
+    it in full. A table costs the browser a fraction of a plotly chart to draw, and
+    this view is redrawn on every page switch.
+    """
+    if view.matrix.size > ANNOTATE_LIMIT:
+        return None
+    pairs = set(view.pairs)
+    rows = [shorten(r, TICK_LIMIT) for r in view.rows]
+    columns = [shorten(c, TICK_LIMIT) for c in view.columns]
+    gradient = ", ".join(f"{color} {100 * stop:.0f}%" for stop, color in SCORE_STOPS)
+    out = [_MATRIX_STYLE, f'<div class="oa-matrix" role="figure" '
+           f'aria-label="{escape(view.title)}"><table><thead><tr>'
+           '<th>gold ↓ · candidate →</th>']
+    out += [f'<th title="{escape(full)}">{escape(short)}</th>'
+            for short, full in zip(columns, view.columns, strict=True)]
+    out.append("</tr></thead><tbody>")
+    for i, (short, full) in enumerate(zip(rows, view.rows, strict=True)):
+        out.append(f'<tr><th title="{escape(full)}">{escape(short)}</th>')
+        for j, value in enumerate(view.matrix[i]):
+            chosen = (i, j) in pairs
+            hover = escape(f"gold {full}\ncandidate {view.columns[j]}\n{fmt_score(value)}"
+                           + ("\nchosen pair" if chosen else ""))
+            boxed = ' class="pair"' if chosen else ""
+            out.append(f'<td{boxed} '
+                       f'style="background:{score_color(float(value))}" title="{hover}" '
+                       f'data-score="{float(value)!r}">{fmt_score(value)}</td>')
+        out.append("</tr>")
+    out.append(f'</tbody></table><div class="scale">similarity 0<i style="background:'
+               f'linear-gradient(to right, {gradient})"></i>1 · boxed: the chosen pairs'
+               "</div></div>")
+    return "".join(out)
 
 
 def _unique(labels: Sequence[str]) -> list[str]:

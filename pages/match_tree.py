@@ -81,8 +81,12 @@ def matrix_section(key: str, alignment: Any) -> None:
     titles = list(matrices)
     chosen = st.selectbox("List or scope", titles,
                           **session.bind("oa.tree_matrix", titles[0], options=titles))
-    st.plotly_chart(_heatmap(key, chosen, matrices[chosen]), key="matrix",
-                    config=views.PLOTLY_CONFIG)
+    table = tree_views.matrix_html(matrices[chosen])
+    if table is not None:  # a small matrix: a table, far cheaper to draw than plotly
+        st.html(table)
+    else:
+        st.plotly_chart(_heatmap(key, chosen, matrices[chosen]), key="matrix",
+                        config=views.PLOTLY_CONFIG)
     st.caption("Rows are gold items, columns candidate items; boxes mark the chosen pairs.")
 
 

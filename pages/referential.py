@@ -23,7 +23,7 @@ from app.scope_views import (
     vertex_names,
 )
 from app.text import md_inline
-from app.tree_views import heatmap
+from app.tree_views import heatmap, matrix_html
 
 ROUND = "oa.wl_round"
 PLAYING = "oa.wl_playing"
@@ -271,5 +271,10 @@ st.dataframe(table, hide_index=True, height=min(35 * (len(table) + 1) + 3, 720),
 st.subheader("Record similarity C")
 st.caption("Each cell scores a gold record against a candidate record with the id masked; "
            "boxes mark the chosen pairs. Equal rows are twins.")
-st.plotly_chart(heatmap(scope_matrix(alignment, scope)), key="scope_matrix")
+matrix = scope_matrix(alignment, scope)
+table = matrix_html(matrix)
+if table is not None:  # a small matrix: a table, far cheaper to draw than plotly
+    st.html(table)
+else:
+    st.plotly_chart(heatmap(matrix), key="scope_matrix", config=views.PLOTLY_CONFIG)
 scoring.timing_caption(modes[mode], started)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from apptest_helpers import open_app
@@ -23,14 +24,6 @@ def chart_config(at: AppTest, key: str) -> dict:
 
 def column_config(at: AppTest) -> dict:
     return json.loads(at.dataframe[0].proto.columns)
-
-
-def shape(z: dict | list) -> tuple[int, int]:
-    """Rows x columns of a plotly matrix (binary-encoded or nested lists)."""
-    if isinstance(z, dict):
-        rows, columns = (int(n) for n in z["shape"].split(","))
-        return rows, columns
-    return len(z), len(z[0])
 
 
 def test_table_has_weights_and_deficits() -> None:
@@ -114,19 +107,27 @@ def test_icicle_shows_where_the_deficit_lives_with_numbers() -> None:
 
 def test_chart_toolbars_are_off() -> None:
     at = open_app("match_tree.py")
-    for key in ("icicle", "matrix"):
-        assert chart_config(at, key)["displayModeBar"] is False
+    assert chart_config(at, "icicle")["displayModeBar"] is False
+
+
+def matrix(at: AppTest) -> tuple[list[list[str]], int, str]:
+    """The score matrix table: its printed cells by row, the boxed pairs, the HTML."""
+    body = next(h.proto.body for h in at.get("html") if 'class="oa-matrix"' in h.proto.body)
+    rows = re.findall(r"<tr><th[^>]*>.*?</tr>", body.split("<tbody>")[1], re.S)
+    cells = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in rows]
+    return cells, body.count('<td class="pair"'), body
 
 
 def test_matrices_for_scopes_and_lists() -> None:
     at = open_app("match_tree.py")
-    spec = figure(at, "matrix")
-    heat, pairs = spec["data"]
-    assert shape(heat["z"]) == (6, 5)  # 6 gold people, 5 candidate people
-    assert len(pairs["x"]) == 5
+    cells, pairs, _ = matrix(at)
+    assert (len(cells), len(cells[0])) == (6, 5)  # 6 gold people, 5 candidate people
+    assert pairs == 5
+    assert not [c for c in at.get("plotly_chart") if c.key == "matrix"]  # a table
     options = at.selectbox(key="w.oa.tree_matrix").options
     agenda = next(o for o in options if "/agenda" in o)
     at.selectbox(key="w.oa.tree_matrix").select(agenda).run()
-    heat, pairs = figure(at, "matrix")["data"]
-    assert shape(heat["z"]) == (3, 3) and len(pairs["x"]) == 2  # intro, closing/closin
-    assert "0.9524" in json.dumps(heat["text"])  # cells in the 4-decimal format
+    cells, pairs, body = matrix(at)
+    assert (len(cells), len(cells[0])) == (3, 3) and pairs == 2  # intro, closing/closin
+    assert "0.9524" in cells[2]  # cells in the 4-decimal format
+    assert 'title="gold 2: &quot;closing&quot;' in body  # a cell's hover names both items
