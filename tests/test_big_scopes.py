@@ -146,19 +146,23 @@ def test_lean_labels_colours_and_matching_equal_the_library(case: tuple[Any, ...
             assignment.repair_twins(pairs, matrix, levels, rows, cols))
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_lean_scope_pairing_aligns_graphs_as_the_library(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "restructured"), [(s, r) for s in range(4)
+                                                     for r in (False, True)])
+def test_lean_scope_pairing_aligns_graphs_as_the_library(seed: int,
+                                                         restructured: bool) -> None:
     gold, candidate = alignment_speed.make_pair(24 + 20 * seed, seed=seed)
     schema = oa_core.Schema.parse(alignment_speed.SCHEMA)
-    for mode in ("tie_break", "blend"):
+    for mode in ("tie_break", "blend", "none"):
         expected = oa_core.align(gold, candidate, schema, wl_mode=mode)
-        with scope_proposal.patched():
+        with scope_proposal.patched(restructured):
             lean = oa_core.align(gold, candidate, schema, wl_mode=mode)
         assert lean.score.hex() == expected.score.hex()
         assert lean.bijections == expected.bijections
         got, want = lean.scopes["person"], expected.scopes["person"]
         assert got.pairs == want.pairs and got.rules == want.rules
         assert got.structural_pairs == want.structural_pairs
+        if mode == "none":
+            continue
         assert (got.colour_agreement == want.colour_agreement).all()
         assert (got.depth_agreement == want.depth_agreement).all()
         trace = expected.wl["person"]
@@ -166,6 +170,11 @@ def test_lean_scope_pairing_aligns_graphs_as_the_library(seed: int) -> None:
             trace, "person")
         assert old.same.dtype == new.same.dtype and (old.same == new.same).all()
         assert old.depth.dtype == new.depth.dtype and (old.depth == new.depth).all()
+
+
+def _pairings(result: oa_core.Alignment) -> dict[str, Any]:
+    return {name: (scope.pairs, scope.rules, scope.label_ties)
+            for name, scope in result.scopes.items()}
 
 
 def test_lean_scope_pairing_scores_every_sample_as_the_library() -> None:
@@ -177,8 +186,10 @@ def test_lean_scope_pairing_scores_every_sample_as_the_library() -> None:
             schema = json.loads((folder / spec["file"]).read_text(encoding="utf-8"))
             for cand in entry["candidates"]:
                 candidate = json.loads((folder / cand["file"]).read_text(encoding="utf-8"))
-                expected = oa_core.align(gold, candidate, schema)
-                with scope_proposal.patched():
-                    lean = oa_core.align(gold, candidate, schema)
-                assert lean.score.hex() == expected.score.hex(), (entry["id"], cand["file"])
-                assert lean.bijections == expected.bijections
+                for mode in ("tie_break", "blend", "none"):
+                    expected = oa_core.align(gold, candidate, schema, wl_mode=mode)
+                    with scope_proposal.patched(restructured=True):
+                        lean = oa_core.align(gold, candidate, schema, wl_mode=mode)
+                    assert lean.score.hex() == expected.score.hex(), (entry["id"], mode)
+                    assert lean.bijections == expected.bijections
+                    assert _pairings(lean) == _pairings(expected)
