@@ -21,6 +21,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -53,6 +54,29 @@ START_METHOD = "forkserver"
 multiprocessing.set_forkserver_preload(["oa_core.batch", "oa_core.dataset"])
 _SCORED_KEPT = 12
 SMALL_RUN = 64  # pairs below which a run is scored in this process
+_WARMED = threading.Event()
+
+
+def warm_workers() -> None:
+    """Start the fork server now, in the background, if it is not running.
+
+    The fork server imports the scoring code (numpy, scipy, pandas) once for all the
+    workers: 1-3 s on a loaded machine that the first scoring would otherwise wait
+    for. Started as soon as a dataset is in view, it has done so while the page reads
+    the dataset and draws its first elements. Returns at once, and does nothing after
+    its first call (a fork server that died is started again by the next pool).
+    """
+    # never from a child process (a pool worker imports this module while it starts)
+    if WORKERS > 1 and not _WARMED.is_set() and multiprocessing.parent_process() is None:
+        from multiprocessing import forkserver
+
+        _WARMED.set()
+        threading.Thread(target=forkserver.ensure_running, name="oa-forkserver",
+                         daemon=True).start()
+
+
+if os.environ.get(LOCAL_ENV):  # `oa explore --dataset DIR`: a run will be scored soon
+    warm_workers()
 
 
 @dataclass(frozen=True)
@@ -129,6 +153,7 @@ def load(name: str) -> Dataset | None:
     if name.startswith(UPLOAD_PREFIX):
         found = _uploads().get(name)
         return found
+    warm_workers()
     entry = next((e for e in entries() if e.name == name), None)
     if entry is None:
         st.error(f"There is no dataset named “{md_escape(name)}”: pick one in the sidebar.",

@@ -46,6 +46,7 @@ __all__ = ["main", "make_batch_output", "make_org2graph_run", "measure_scoring"]
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET_ENV = "OA_EXPLORE_DATASET"
+PARTS = ("scoring", "batch", "browser", "batch-browser")
 TABLE_SHOWN = """() => [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
     .some(c => c.textContent.includes('pairs match the filters'))"""
 
@@ -54,7 +55,7 @@ def make_org2graph_run(folder: Path, count: int = 1000, seed: int = 7) -> Path:
     """A dataset folder: ``count`` Org2Graph golds and one simulated run of them."""
     rng = np.random.default_rng(seed)
     (folder / "runs").mkdir(parents=True, exist_ok=True)
-    golds = [{"id": f"doc-{k:05d}", "gold": org2graph.generate(
+    golds: list[dict[str, Any]] = [{"id": f"doc-{k:05d}", "gold": org2graph.generate(
         org2graph.sample_params(rng), rng).gold} for k in range(count)]
     quality = RunQuality(edits=1.0, wrappers={"plain": 70.0, "fence": 20.0, "prose": 8.0,
                                               "truncated": 2.0})
@@ -168,9 +169,12 @@ def _interactions(page: Page, figures: dict[str, list[float]], quiet_ms: int) ->
             page, back.click, HEADING, "Dataset", quiet_ms))
         page.wait_for_function(TABLE_SHOWN, polling=50)
         idle(page, quiet_ms)
+    def clear_filter() -> None:
+        search.fill("")
+        search.press("Enter")
+
     figures.setdefault("filter (cleared)", []).append(timed(
-        page, lambda: (search.fill(""), search.press("Enter")), URL_CHANGED, _search(page),
-        quiet_ms))
+        page, clear_filter, URL_CHANGED, _search(page), quiet_ms))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,19 +183,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-pairs", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quiet-ms", type=int, default=150)
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS),
+                        help="what to measure (default: all)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
+    results: dict[str, Any] = {"machine": {"python": platform.python_version(),
+                                           "cpus": os.cpu_count()}}
     with tempfile.TemporaryDirectory(prefix="oa-dataset-bench-") as tmp:
         run = make_org2graph_run(Path(tmp) / "org2graph_1000", args.docs)
-        batch = make_batch_output(Path(tmp) / "batch_100k", args.batch_pairs)
-        results: dict[str, Any] = {
-            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                        "load": os.getloadavg()},
-            f"scoring {args.docs} documents, 2 workers": measure_scoring(run, args.repeat),
-            f"reading a {args.batch_pairs}-pair oa batch output": measure_scoring(batch, 1, 1),
-            f"browser, {args.docs} documents": browser_session(run, args.repeat, args.quiet_ms),
-            f"browser, {args.batch_pairs}-pair output": browser_session(
-                batch, args.repeat, args.quiet_ms)}
+        batch = Path(tmp) / "batch_100k"
+        if {"batch", "batch-browser"} & set(args.parts):
+            make_batch_output(batch, args.batch_pairs)
+        measures = {
+            "scoring": (f"scoring {args.docs} documents, 2 workers",
+                        lambda: measure_scoring(run, args.repeat)),
+            "batch": (f"reading a {args.batch_pairs}-pair oa batch output",
+                      lambda: measure_scoring(batch, 1, 1)),
+            "browser": (f"browser, {args.docs} documents",
+                        lambda: browser_session(run, args.repeat, args.quiet_ms)),
+            "batch-browser": (f"browser, {args.batch_pairs}-pair output",
+                              lambda: browser_session(batch, args.repeat, args.quiet_ms))}
+        for part in PARTS:
+            if part in args.parts:
+                title, measure = measures[part]
+                before = os.getloadavg()
+                results[title] = measure()
+                # the machine is shared: the load average (1, 5, 15 min) next to each figure
+                results[title]["load"] = {"before": before, "after": os.getloadavg()}
     text = json.dumps(results, indent=1)
     print(text)
     if args.json:

@@ -48,10 +48,13 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import sys
 import time
-from collections.abc import Callable, Mapping
+import types
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -694,6 +697,26 @@ def build_run(name: str, results: list[BatchResult], numbers: list[int] | None =
                      [r.record for r in results], seconds)
 
 
+@contextlib.contextmanager
+def _workers_without_main() -> Iterator[None]:
+    """Worker processes started in this block do not run the caller's ``__main__``.
+
+    A worker made by ``spawn`` or a fork server first runs the parent's main script
+    again (as ``__mp_main__``), so that objects pickled from ``__main__`` resolve. The
+    scoring workers need nothing from it (their code is in :mod:`oa_core.batch`), and
+    in the explorer that script is the Streamlit app, which Streamlit installs as
+    ``__main__``: each worker would import Streamlit, plotly and the app and draw its
+    sidebar in bare mode before scoring a pair. An empty stand-in (no ``__file__``, no
+    ``__spec__``) tells them there is no main to run.
+    """
+    saved = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = saved
+
+
 def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None,
               workers: int = 1, schema: Any = None,
               progress: Callable[[int, int], None] | None = None,
@@ -733,12 +756,13 @@ def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None
     total = len(source)
     start = time.perf_counter()
     results: list[BatchResult] = []
-    for result in iter_batch(source.lines, dataset.schema if schema is None else schema,
-                             options=options, workers=workers, name=source.file,
-                             start_method=start_method):
-        results.append(result)
-        if progress is not None:
-            progress(len(results), total)
+    with _workers_without_main() if workers > 1 else contextlib.nullcontext():
+        for result in iter_batch(source.lines, dataset.schema if schema is None else schema,
+                                 options=options, workers=workers, name=source.file,
+                                 start_method=start_method):
+            results.append(result)
+            if progress is not None:
+                progress(len(results), total)
     scored = build_run(run, results, source.numbers if source.joined else None,
                        time.perf_counter() - start)
     _explain_fragments(dataset, run, scored.frame)

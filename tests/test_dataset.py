@@ -252,3 +252,26 @@ def test_cut_off_counts_brackets_outside_prose_quotes_and_inside_strings() -> No
     assert not cut_off('He said "it\'s done. {"a": "]"}')  # an odd prose quote
     assert cut_off('{"a": "\\"}"')  # an escaped quote keeps the string open
     assert not cut_off("no JSON at all")
+
+
+def test_workers_do_not_run_the_callers_main_script(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the explorer ``__main__`` is the Streamlit app: a spawned worker would run it
+    again before scoring (seconds per pool). Here a main script that leaves a mark."""
+    import sys
+    import types
+
+    mark = tmp_path / "main-ran"
+    script = tmp_path / "app_main.py"
+    script.write_text(f"open({str(mark)!r}, 'a').write('ran')\n")
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    data = join_runs(SCHEMA, ("g.jsonl", jsonl({"id": "a", "gold": {"city": "Paris"}},
+                                               {"id": "b", "gold": {"city": "Rome"}})),
+                     {"r": ("r.jsonl", jsonl({"id": "a", "candidate": {"city": "Paris"}},
+                                             {"id": "b", "candidate": {"city": "Roma"}}))})
+    scored = score_run(data, "r", workers=2, start_method="spawn")
+    assert scored.frame["score"].tolist() == score_run(data, "r").frame["score"].tolist()
+    assert not mark.exists()
+    assert sys.modules["__main__"] is main  # put back
