@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from oa_core import html_report
@@ -90,8 +91,19 @@ MAX_ROWS = 2000
 """Rows the pairs table sends to the browser (sort and filter reach the others)."""
 
 
-def pairs_table(shown: pd.DataFrame, total: int) -> None:
-    """The filtered, sorted pairs (the first :data:`MAX_ROWS`); clicking a row opens it."""
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _display(key: str, _scored: ScoredRun) -> pa.Table:
+    """The run's pairs table as Arrow, made once per run (``key``: its content hash)."""
+    return dataset_views.table_arrow(_scored.frame)
+
+
+def pairs_table(shown: pd.DataFrame, total: int, *, key: str = "",
+                scored: ScoredRun | None = None) -> None:
+    """The filtered, sorted pairs (the first :data:`MAX_ROWS`); clicking a row opens it.
+
+    With the run's content hash ``key`` and the ``scored`` run, the rows are taken from
+    the run's Arrow table (:func:`_display`) instead of converting ``shown`` again.
+    """
     cut = f" (the first {MAX_ROWS:,} shown: sort or filter to reach the others)" if len(
         shown) > MAX_ROWS else ""
     st.caption(f"{len(shown):,} of {total:,} pairs match the filters{cut}. Click a row to "
@@ -99,7 +111,9 @@ def pairs_table(shown: pd.DataFrame, total: int) -> None:
     shown = shown.head(MAX_ROWS)
     st.session_state[SHOWN] = list(zip(shown["row"].tolist(), shown["id"].tolist(),
                                        strict=True))
-    st.dataframe(dataset_views.table_view(shown), key=TABLE, hide_index=True,
+    data = (_display(key, scored).take(pa.array(shown["row"].to_numpy(), pa.int64()))
+            if key and scored is not None else dataset_views.table_view(shown))
+    st.dataframe(data, key=TABLE, hide_index=True,
                  on_select=_on_click, selection_mode="single-row",
                  height=min(420, 38 + 35 * max(len(shown), 1)),
                  column_config={

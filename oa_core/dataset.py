@@ -189,9 +189,21 @@ class Dataset:
     title: str = ""
     description: str = ""
     about: dict[str, Any] = field(default_factory=dict)
+    _keys: dict[tuple[str, str], str] = field(default_factory=dict, init=False, repr=False,
+                                              compare=False)
 
     def run_key(self, run: str, options: BatchOptions | None = None) -> str:
-        """A content hash of one run's scoring input (schema, lines, options)."""
+        """A content hash of one run's scoring input (schema, lines, options).
+
+        Computed once per run and options: the explorer asks for it on every rerun, and
+        hashing a 100,000-line run takes a while (a run's lines are never changed).
+        """
+        memo = (run, repr(options or BatchOptions()))
+        if memo not in self._keys:
+            self._keys[memo] = self._run_key(run, options)
+        return self._keys[memo]
+
+    def _run_key(self, run: str, options: BatchOptions | None) -> str:
         digest = hashlib.sha256()
         digest.update(json.dumps(self.schema, sort_keys=True, ensure_ascii=False).encode())
         digest.update(repr(options or BatchOptions()).encode())
