@@ -1,13 +1,14 @@
-"""The score of objects and leaves without building a match tree.
+"""The score of objects, lists and leaves without building a match tree.
 
-:func:`oa_core.score` wants one number. For documents made of objects and
-primitives under a schema without scopes (a flat or nested record, the commonest
-metric target), :func:`score_objects` computes it by the same recursion as
+:func:`oa_core.score` wants one number. For documents under a schema without scopes
+(a flat or nested record, lists of primitives or of objects: the commonest metric
+targets), :func:`score_objects` computes it by the same recursion as
 :meth:`oa_core.matchtree.Scorer.node`, with the same helpers (key pairing,
-comparators, :func:`~oa_core.matchtree.map_score`) on the same operands in the same
-order, so the result has the same bits, but builds no :class:`MatchNode`, no JSON
-Pointer and no effective weights. Anything else (a list, an identifier or a
-reference, a comparator that raises) raises :class:`Unsupported`, and the caller
+comparators, :func:`~oa_core.matchtree.map_score`, a list's pairs from
+``Scorer._solve``) on the same operands in the same order, so the result has the
+same bits, but builds no :class:`MatchNode` for the values it walks, no JSON Pointer
+and no effective weights. Anything else (an identifier or a reference, a comparator
+that raises, a list over the limits) raises :class:`Unsupported`, and the caller
 takes the full path, which also reports errors with their pointers.
 
 Examples
@@ -17,8 +18,12 @@ Examples
 ...     "a": {"type": "string", "score": "exact"}, "b": {"type": "number"}}})
 >>> score_objects({"a": "x", "b": 1}, {"a": "x", "b": 2}, schema)
 0.75
+>>> score_objects({"a": ["x", "y"]}, {"a": ["y"]}, Schema.parse({"type": "object"}),
+...               Limits())
+0.5
 >>> try:
-...     score_objects({"a": ["x"]}, {"a": ["x"]}, Schema.parse({"type": "object"}))
+...     score_objects({"a": 1}, {"a": 1}, Schema.parse({"type": "object", "properties": {
+...         "a": {"type": "integer", "ref": "b"}}}))
 ... except Unsupported:
 ...     print("the full path")
 the full path
@@ -26,37 +31,60 @@ the full path
 
 from __future__ import annotations
 
+import math
 import weakref
 from typing import Any
 
 from .comparators import value_kind
-from .errors import ComparatorError
-from .matchtree import Scorer, key_denominator, map_score
+from .errors import ComparatorError, InputError
+from .kinds import NodeKind, Status
+from .matchtree import MatchNode, Scorer, key_denominator, map_score, power_of_two_scale
 from .matchtree import _comparator_for as comparator_for
-from .schema import Schema, SchemaNode, concrete
+from .options import Limits
+from .schema import ANY, Schema, SchemaNode, concrete
 
 __all__ = ["Unsupported", "score_objects"]
 
 
 class Unsupported(Exception):
-    """The documents need the full path (a list, a scope, a comparator error)."""
+    """The documents need the full path (a scope, a comparator error, a limit)."""
 
 
-def score_objects(gold: Any, candidate: Any, schema: Schema) -> float:
+# What Scorer._solve is handed for a list: it reads a node's pointers only to name a
+# list in an error, and an error sends the documents to the full path anyway.
+# The scorer's limits when none were given (told apart by identity): a list then
+# goes to the full path, which knows the caller's limits.
+_NO_LIMITS = Limits()
+_PLACE = MatchNode(NodeKind.SEQUENCE, Status.MATCHED, "", "", "", "")
+
+
+def score_objects(gold: Any, candidate: Any, schema: Schema,
+                  limits: Limits | None = None) -> float:
     """``Scorer(...).node(gold, candidate, schema.root, "", "").score`` for documents
-    of objects and primitives under a schema without scopes.
+    under a schema without scopes.
+
+    Parameters
+    ----------
+    gold, candidate : JSON values
+    schema : Schema
+    limits : Limits, optional
+        The limits the documents are aligned under. Lists are scored only when they
+        are given (a list over them must fail as on the full path); without them a
+        list raises :class:`Unsupported`.
 
     Raises
     ------
     Unsupported
-        When the documents hold a list, the schema an identifier or a reference, or
-        a comparator raised (the full path then says where).
+        When the schema has an identifier or a reference, a comparator raised, a
+        list needs more scores than ``limits`` allow (the full path then says
+        where), or a list is met without ``limits``.
     """
     if schema.scopes:
         raise Unsupported("scopes")
-    if _declares_lists(schema):  # they would be met sooner or later: do not start
-        raise Unsupported("lists")
-    return _value(Scorer(schema.comparators), gold, candidate, schema.root)
+    if limits is None and _declares_lists(schema):  # met sooner or later: do not start
+        raise Unsupported("lists without limits")
+    return _value(Scorer(schema.comparators, limits=_NO_LIMITS if limits is None else limits),
+                  gold, candidate, schema.root)
 
 
 _LISTS: weakref.WeakKeyDictionary[Schema, bool] = weakref.WeakKeyDictionary()
@@ -94,8 +122,63 @@ def _value(scorer: Scorer, gold: Any, candidate: Any, schema: SchemaNode) -> flo
             return _map(scorer, gold, candidate, schema)
         return 0.0  # a type mismatch
     if schema.type == "array":
-        raise Unsupported("lists")
+        if isinstance(gold, list) and isinstance(candidate, list):
+            if scorer.limits is _NO_LIMITS:
+                raise Unsupported("lists without limits")
+            return _sequence(scorer, gold, candidate, schema)
+        return 0.0  # a type mismatch
     return _leaf(scorer, gold, candidate, schema)
+
+
+def _sequence(scorer: Scorer, gold: list[Any], candidate: list[Any],
+              schema: SchemaNode) -> float:
+    # Scorer._score_sequence: the prefix positions by weight, then the tail
+    if not gold and not candidate:
+        return 1.0
+    arity = len(schema.prefix_items)
+    has_tail = arity > 0 and schema.items is not None
+    if arity == 0:
+        return _tail(scorer, gold, candidate, schema)
+    positions = arity if has_tail else max(len(gold), len(candidate))
+    scores: list[float] = []
+    weights: list[float] = []
+    for k in range(positions):
+        if k >= len(gold) and k >= len(candidate):
+            continue
+        sub = schema.item_schema(k)
+        weights.append(schema.prefix_weights[k] if k < arity else 1.0)
+        if k < len(gold) and k < len(candidate):
+            scores.append(_value(scorer, gold[k], candidate[k], sub))
+        else:  # a position on one side only scores its schema's nullScore
+            scores.append(sub.null_score)
+    scaled = power_of_two_scale(weights)
+    total = math.fsum(scaled)
+    s_pre = math.fsum(w * c for c, w in zip(scores, scaled, strict=True)) / total if (
+        total > 0) else 1.0
+    if not has_tail:
+        return s_pre
+    prefix_importance, rest_importance = power_of_two_scale(
+        [schema.prefix_importance, schema.rest_importance])
+    s_rest = _tail(scorer, gold[arity:], candidate[arity:], schema)
+    return (prefix_importance * s_pre + rest_importance * s_rest) / (
+        prefix_importance + rest_importance)
+
+
+def _tail(scorer: Scorer, gold: list[Any], candidate: list[Any], schema: SchemaNode) -> float:
+    # Scorer._score_tail without scopes: the list's pairs by its order (Scorer._solve,
+    # dense or sparse), a pair matched when its score is positive, the rest missing
+    # or excess
+    item = schema.items if schema.items is not None else ANY
+    try:
+        pairs, _ = scorer._solve(_PLACE, gold, candidate, schema, item)
+    except (InputError, ComparatorError):
+        raise Unsupported("a limit or a comparator error (reported with its pointer)"
+                          ) from None
+    matched = [score for i, j in pairs
+               if (score := _value(scorer, gold[i], candidate[j], item)) > 0]
+    slots = len(matched) + (0 if schema.ignore_missing else len(gold) - len(matched)) + (
+        0 if schema.ignore_excess else len(candidate) - len(matched))
+    return math.fsum(matched) / slots if slots else 1.0
 
 
 def _leaf(scorer: Scorer, gold: Any, candidate: Any, schema: SchemaNode) -> float:

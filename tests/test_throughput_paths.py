@@ -363,13 +363,109 @@ def test_score_equals_align_on_records(raw: dict[str, Any],
     assert oa_core.score(gold, candidate, parsed, strict=strict).hex() == expected.hex()
 
 
-def test_score_objects_leaves_lists_and_scopes_to_the_full_path(
+def test_score_objects_leaves_scopes_and_limits_to_the_full_path(
         running: tuple[Any, Any, Any]) -> None:
     gold, candidate, raw = running
     with pytest.raises(Unsupported):
         score_objects(gold, candidate, oa_core.Schema.parse(raw))
+    # lists only with the caller's limits; over them, the full path names the list
     with pytest.raises(Unsupported):
         score_objects({"a": [1]}, {"a": [1]}, oa_core.Schema.parse({"type": "object"}))
+    with pytest.raises(Unsupported):
+        score_objects({"a": [1, 2, 3]}, {"a": [3, 2, 1]}, oa_core.Schema.parse(
+            {"type": "object"}), Limits(max_matrix_cells=4))
+    small = oa_core.AlignOptions(limits=Limits(max_matrix_cells=4))
+    with pytest.raises(InputError, match="over the limit"):
+        oa_core.score({"a": [1, 2, 3]}, {"a": [3, 2, 1]}, {"type": "object"}, small)
+
+
+# -- lists without a match tree (oa_core.scoreonly._sequence) -----------------------------
+
+def _array_specs(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    def build(spec: dict[str, Any], prefix: list[Any], weights: list[float],
+              tail: bool) -> dict[str, Any]:
+        if prefix:
+            spec["prefixItems"] = prefix
+            if any(weights):
+                spec["prefixWeights"] = weights[:len(prefix)]
+            if tail and "items" in spec:
+                spec["prefixImportance"], spec["restImportance"] = 1.0, 0.5
+            elif "items" in spec:
+                del spec["items"]
+        return spec
+
+    base = st.fixed_dictionaries({"type": st.just("array")}, optional={
+        "items": inner, "order": st.sampled_from(["align", "fixed"]),
+        "ignoreMissing": st.booleans(), "ignoreExcess": st.booleans()})
+    return st.builds(build, base, st.lists(inner, max_size=2),
+                     st.lists(st.sampled_from([0.0, 1.0, 2.0]), min_size=2, max_size=2),
+                     st.booleans())
+
+
+list_schemas = _object_specs(st.recursive(
+    leaf_specs | st.just({}), lambda inner: _object_specs(inner) | _array_specs(inner),
+    max_leaves=8))
+list_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.5, 2.0])
+    | st.sampled_from(["x", "xy", "yx", "", "abc"]),
+    lambda inner: st.dictionaries(st.sampled_from([*FIELD_KEYS, "e"]), inner, max_size=3)
+    | st.lists(inner, max_size=4),
+    max_leaves=14)
+
+
+@st.composite
+def list_documents(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A gold and a candidate with lists: unrelated, or the gold with lists shuffled,
+    truncated or extended and values changed."""
+    gold = draw(st.dictionaries(st.sampled_from(FIELD_KEYS), list_values, min_size=1,
+                                max_size=4))
+    if draw(st.booleans()):
+        return gold, draw(st.dictionaries(st.sampled_from(FIELD_KEYS), list_values,
+                                          min_size=1, max_size=4))
+
+    def vary(value: Any) -> Any:
+        if isinstance(value, list):
+            items = [vary(v) for v in draw(st.permutations(value))]
+            return items[:draw(st.integers(0, len(items)))] + draw(
+                st.lists(list_values, max_size=1))
+        if isinstance(value, dict):
+            return {k: vary(v) for k, v in value.items()}
+        return value if draw(st.booleans()) else draw(list_values)
+
+    return gold, {k: vary(v) for k, v in gold.items()}
+
+
+@settings(max_examples=1500, deadline=None)
+@given(list_schemas, list_documents())
+def test_score_objects_of_lists_equals_the_match_tree(
+        raw: dict[str, Any], pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    gold, candidate = pair
+    try:
+        parsed = oa_core.Schema.parse(raw)
+    except oa_core.SchemaError:
+        assume(False)
+    full = Scorer(parsed.comparators).node(gold, candidate, parsed.root, "", "").score
+    assert score_objects(gold, candidate, parsed, Limits()).hex() == full.hex()
+
+
+def _strip(node: Any) -> Any:
+    """A schema without its scopes (``idScope`` and ``ref`` removed at any depth)."""
+    if isinstance(node, dict):
+        return {k: _strip(v) for k, v in node.items() if k not in ("idScope", "ref")}
+    if isinstance(node, list):
+        return [_strip(v) for v in node]
+    return node
+
+
+@pytest.mark.parametrize("folder", EXAMPLES, ids=lambda p: p.name)
+def test_score_objects_of_every_sample_without_scopes(folder: Path) -> None:
+    docs = _documents(folder)
+    for schema_file in sorted(folder.glob("schema*.json")):
+        parsed = oa_core.Schema.parse(_strip(json.loads(schema_file.read_text())))
+        for candidate in docs:
+            full = oa_core.align(docs[0], candidate, parsed).score
+            assert score_objects(docs[0], candidate, parsed, Limits()).hex() == full.hex()
+            assert oa_core.score(docs[0], candidate, parsed).hex() == full.hex()
 
 
 def test_score_objects_on_the_benchmark_records() -> None:
