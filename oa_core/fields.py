@@ -49,6 +49,7 @@ FieldCounts(tp=0, fp=1, fn=1)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -69,7 +70,10 @@ OUTCOMES = ("matched", "missing", "excess", "mismatch")
 _LEAF_KINDS = frozenset({NodeKind.LEAF, NodeKind.ID, NodeKind.REF, NodeKind.NULL})
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _pattern(pointer: str) -> str:
+    # remembered: a run's documents repeat the same pointers (/people/3/name) thousands
+    # of times, and a regex substitution per value is a visible share of observe()
     from .batch import path_pattern  # batch imports this module in its workers
 
     return path_pattern(pointer)
