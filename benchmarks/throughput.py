@@ -9,11 +9,18 @@ Issue 14's workloads, each scored in this process with one parsed schema reused
     Org2Graph-sized pairs drawn like ``benchmarks/batch.py`` (people ``U{3..10}``,
     relabelled and shuffled candidates with ``U{0..3}`` edits);
 ``flat``
-    a flat record of 10 string/number fields (the peers benchmark's third case).
+    a flat record of 10 string/number fields (the peers benchmark's third case);
+``lists``
+    a record with lists and no scopes: 3-8 tags (strings, unordered), 2-6 line items
+    (objects of a string, a number and an exact code, unordered) and 3 scores
+    (numbers in a fixed order), the candidate shuffled with a few edits.
 
 For each workload three entry points are timed: :func:`oa_core.score` (the score
 only), :func:`oa_core.align` (the match tree and alignment) and
-:func:`oa_core.feedback` (repair operations as well, what ``oa batch`` computes).
+:func:`oa_core.feedback` (repair operations as well, what ``oa batch`` computes);
+``score_objects`` times :func:`oa_core.scoreonly.score_objects` given the default
+limits, which is what ``score`` runs for documents with lists once it hands its
+limits on (schemas without scopes only).
 Rates are pairs per CPU second of this process (``time.process_time``), so other
 work on a shared machine inflates them less than wall-clock figures would; the
 peak is the largest traced allocation (``tracemalloc``) while one pass runs.
@@ -40,6 +47,7 @@ from typing import Any
 import numpy as np
 
 import oa_core
+from oa_core.scoreonly import score_objects
 from oa_core.synthetic import make_org2graph_example
 from oa_core.synthetic.org2graph import sample_params
 
@@ -96,13 +104,53 @@ def flat_pairs(count: int = 200, seed: int = 0) -> tuple[Pairs, dict[str, Any]]:
     return pairs, FLAT_SCHEMA
 
 
+LISTS_SCHEMA: dict[str, Any] = {"type": "object", "properties": {
+    "title": {"type": "string", "score": "levenshtein"},
+    "tags": {"type": "array", "order": "align",
+             "items": {"type": "string", "score": "levenshtein"}},
+    "items": {"type": "array", "order": "align", "items": {
+        "type": "object", "properties": {
+            "name": {"type": "string", "score": "levenshtein", "valueWeight": 2},
+            "quantity": {"type": "number", "score": "relative"},
+            "code": {"type": "string", "score": "exact"}}}},
+    "scores": {"type": "array", "order": "fixed", "items": {"type": "number"}}}}
+
+
+def lists_pairs(count: int = 200, seed: int = 0) -> tuple[Pairs, dict[str, Any]]:
+    """``count`` records with lists of strings, objects and numbers; the candidate's
+    unordered lists shuffled, with an item dropped, a value changed, a tag added."""
+    rng = np.random.default_rng(seed)
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+    pairs: Pairs = []
+    for _ in range(count):
+        gold = {"title": " ".join(rng.choice(words, 3).tolist()),
+                "tags": rng.choice(words, int(rng.integers(3, 9))).tolist(),
+                "items": [{"name": " ".join(rng.choice(words, 2).tolist()),
+                           "quantity": int(rng.integers(1, 20)),
+                           "code": f"C{int(rng.integers(100)):03d}"}
+                          for _ in range(int(rng.integers(2, 7)))],
+                "scores": [float(rng.integers(0, 10)) for _ in range(3)]}
+        items = [dict(item) for item in gold["items"]]
+        items.pop(int(rng.integers(len(items))))
+        items[0]["quantity"] += 1
+        tags = [*gold["tags"], str(rng.choice(words)) + "s"]
+        candidate = {"title": gold["title"],
+                     "tags": [tags[k] for k in rng.permutation(len(tags))],
+                     "items": [items[k] for k in rng.permutation(len(items))],
+                     "scores": [gold["scores"][0] + 1, *gold["scores"][1:]]}
+        pairs.append((gold, candidate))
+    return pairs, LISTS_SCHEMA
+
+
 WORKLOADS: dict[str, Callable[[], tuple[Pairs, dict[str, Any]]]] = {
-    "running": running_pairs, "org2graph": org2graph_pairs, "flat": flat_pairs}
+    "running": running_pairs, "org2graph": org2graph_pairs, "flat": flat_pairs,
+    "lists": lists_pairs}
 
 ENTRY_POINTS: dict[str, Callable[[Any, Any, oa_core.Schema], Any]] = {
     "score": lambda g, c, s: oa_core.score(g, c, s),
     "align": lambda g, c, s: oa_core.align(g, c, s),
     "feedback": lambda g, c, s: oa_core.feedback(g, c, s, style="compact"),
+    "score_objects": lambda g, c, s: score_objects(g, c, s, oa_core.Limits()),
 }
 
 
@@ -131,12 +179,13 @@ def _peak_mib(fn: Callable[[Any, Any, oa_core.Schema], Any], pairs: Pairs,
 
 
 def measure(workload: str, entry: str = "score", repeat: int = 3,
-            seconds: float = 1.0) -> dict[str, Any]:
+            seconds: float = 1.0) -> dict[str, Any] | None:
     """Median pairs/s per core (CPU time) of ``entry`` on ``workload``, and its peak.
 
     Returns
     -------
-    dict
+    dict or None
+        None for ``score_objects`` on a workload with scopes, else
         ``workload``, ``entry``, ``pairs`` (distinct pairs cycled through),
         ``pairs_per_s`` (median), ``runs`` (every repeat), ``peak_mib`` and
         ``score_sum`` (the sum of the scores, to check that a change kept them).
@@ -145,6 +194,10 @@ def measure(workload: str, entry: str = "score", repeat: int = 3,
     schema = oa_core.Schema.parse(raw)
     fn = ENTRY_POINTS[entry]
     scores = [oa_core.score(g, c, schema) for g, c in pairs]  # also warms imports
+    if entry == "score_objects":  # the same bits as score, or not applicable (scopes)
+        if schema.scopes:
+            return None
+        assert [fn(g, c, schema) for g, c in pairs] == scores
     runs = [_rate(fn, pairs, schema, seconds) for _ in range(repeat)]
     return {"workload": workload, "entry": entry, "pairs": len(pairs),
             "pairs_per_s": statistics.median(runs), "runs": runs,
@@ -199,13 +252,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"machine: {platform.machine()}, Python {platform.python_version()}; "
           "CPU time of this process (the machine may be shared)")
-    print(f"{'workload':<10} {'entry':<9} {'pairs/s/core':>13} {'peak MiB':>9}  score sum")
+    print(f"{'workload':<10} {'entry':<13} {'pairs/s/core':>13} {'peak MiB':>9}  score sum")
     rows = []
     for workload in args.workloads:
         for entry in args.entries:
             row = measure(workload, entry, args.repeat, args.seconds)
+            if row is None:
+                continue
             rows.append(row)
-            print(f"{workload:<10} {entry:<9} {row['pairs_per_s']:>13,.0f} "
+            print(f"{workload:<10} {entry:<13} {row['pairs_per_s']:>13,.0f} "
                   f"{row['peak_mib']:>9.2f}  {row['score_sum']!r}")
         if args.stages:
             for label, share in stages(workload).items():

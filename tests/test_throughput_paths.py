@@ -489,6 +489,9 @@ def test_throughput_benchmark_measures_every_workload() -> None:
         row = throughput.measure(workload, "score", repeat=1, seconds=0.01)
         assert row["pairs_per_s"] > 0 and row["peak_mib"] >= 0 and row["pairs"] >= 1
     assert throughput.measure("running", "score", 1, 0.01)["score_sum"] == 0.7678571428571429
+    # score_objects with limits: the same scores as score (measure checks), no scopes
+    assert throughput.measure("lists", "score_objects", 1, 0.01) is not None
+    assert throughput.measure("running", "score_objects", 1, 0.01) is None
 
 
 def test_peers_benchmark_cases_and_scores() -> None:
