@@ -661,6 +661,15 @@ def current_candidate() -> Any:
     return None if current is None else current.candidate
 
 
+def bundle(current: Trio, fixes: Sequence[dict[str, Any]], edits: dict[str, Any]
+           ) -> dict[str, Any]:
+    """The trio as the pages score it: gold, the candidate with ``fixes`` applied and the
+    schema with ``edits`` (what "Current trio (JSON)" downloads)."""
+    return {"gold": current.gold,
+            "candidate": fixes[-1]["after"] if fixes else current.candidate,
+            "schema": apply_edits(current.schema, edits)}
+
+
 def schema_edits() -> dict[str, Any]:
     """Schema edits: JSON Pointer of a keyword -> its new value."""
     edits: dict[str, Any] = st.session_state.setdefault(SCHEMA_EDITS, {})

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from . import dataset_sidebar, session
 from .examples import DOCUMENTS, list_examples
@@ -17,6 +19,9 @@ _CANDIDATE_WIDGET = "w.example.candidate"
 _UPLOAD = "w.upload.{}"
 _PASTE = "w.paste.{}"
 _LINE_WIDGET = "w.jsonl_line"
+# How many schema edits the sidebar shows: a page whose knobs live in a fragment (Schema
+# tuning) reruns the whole app when its edits no longer match this count.
+EDITS_SHOWN = "oa.sidebar_edits_shown"
 
 
 def _on_example() -> None:
@@ -123,6 +128,31 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
+def _when_clicked(document: str) -> Callable[[], str]:
+    """Download data made when the button is clicked, from the session's state then.
+
+    The Schema tuning knobs rerun only their fragment, never this sidebar: data put
+    into the button at the sidebar's last run would miss the edits made since. The
+    callable runs on a server thread with no script context, so it reads the session's
+    state object directly (under its lock).
+    """
+    ctx = get_script_run_ctx()
+    state: Any = ctx.session_state if ctx is not None else st.session_state
+
+    def read(key: str, default: Any) -> Any:
+        try:  # the state object has no .get()
+            return state[key]
+        except KeyError:
+            return default
+
+    def data() -> str:
+        bundle = session.bundle(state[session.TRIO], read(session.FIXES, []),
+                                read(session.SCHEMA_EDITS, {}))
+        return _dumps(bundle if document == "trio" else bundle["schema"])
+
+    return data
+
+
 def render() -> None:
     """Draw the sidebar (example picker, upload/paste, state, downloads)."""
     trio = session.trio()
@@ -200,14 +230,13 @@ def render() -> None:
         if fixes:
             st.info(f"{len(fixes)} fix{'es' * (len(fixes) != 1)} applied to the candidate.")
             st.button("Undo all fixes", on_click=_reset_fixes)
+        st.session_state[EDITS_SHOWN] = len(edits)
         if trio is not None:
             st.subheader("Download")
-            bundle = {"gold": trio.gold, "candidate": session.current_candidate(),
-                      "schema": session.edited_schema()}
-            st.download_button("Current trio (JSON)", _dumps(bundle),
+            st.download_button("Current trio (JSON)", _when_clicked("trio"),
                                file_name=f"{trio.source}-trio.json",
                                mime="application/json")
-            st.download_button("Edited schema (JSON)", _dumps(session.edited_schema()),
+            st.download_button("Edited schema (JSON)", _when_clicked("schema"),
                                file_name=f"{trio.source}-schema.json",
                                mime="application/json")
         dataset_sidebar.render()  # evaluation runs: a dataset and its run

@@ -6,7 +6,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from app import schema_widgets, scoring, session, views
+from app import schema_widgets, scoring, session, sidebar, views
 from app.text import md_inline
 from oa_core import OAError, Schema
 
@@ -15,7 +15,6 @@ SENSITIVITY_AT = "oa.sensitivity_at"  # canonical JSON of the schema the slopes 
 SENSITIVE_SHOWN = 10
 AUTO_SECONDS = 1.0  # compute the slopes unasked when they should take less than this
 
-started = time.perf_counter()
 st.title("Schema tuning")
 trio = session.trio()
 if trio is None:
@@ -80,76 +79,93 @@ def sensitive_settings(seconds: float) -> None:
         st.caption(f"The {SENSITIVE_SHOWN} largest of {len(rows)} weights.")
 
 
-original = scoring.current(schema=trio.schema)
-edited = scoring.current()
-if original is not None and edited is not None:
-    columns = st.columns(3)
-    columns[0].metric("Score with the edited schema", f"{edited.alignment.score:.4f}",
-                      **(views.score_change(edited.alignment.score, original.alignment.score)
-                         if session.schema_edits() else {}))
-    columns[1].metric("Score with the original schema", f"{original.alignment.score:.4f}")
-    columns[2].metric("Edited settings", len(session.schema_edits()))
-    moved = schema_widgets.moved_nodes(original.alignment.tree, edited.alignment.tree,
-                                       session.schema_edits())
-    with st.expander(f"Where the score moved ({len(moved)})", expanded=bool(moved)):
-        if moved:
-            st.caption("Nodes whose own score changed or whose settings you edited, one row "
-                       "per schema node (list items together); weights that only shifted "
-                       "because a sibling's weight changed are left out.")
-            st.dataframe(moved, hide_index=True, column_config={
-                name: st.column_config.NumberColumn(format="%.4f")
-                for name in ("score before", "score after", "contribution Δ")})
-        else:
-            st.caption("No node changed its score.")
-    sensitive_settings(original.seconds)
-
-st.subheader("Settings")
-groups = schema_widgets.grouped_knobs(original_schema)
-
-
 def _reset_edits() -> None:
     session.schema_edits().clear()
     session.changed()
 
 
-search_column, reset_column = st.columns([3, 1], vertical_alignment="bottom")
-with search_column:
-    query = st.text_input("Search settings", placeholder="e.g. agenda threshold",
-                          help="words of a path, a keyword or a type, in any order",
-                          **session.bind(SEARCH, ""))
-with reset_column:
-    st.button("Reset all edits", on_click=_reset_edits, disabled=not session.schema_edits())
-found = schema_widgets.search(groups, query)
-total = sum(len(knobs) for _, knobs in groups)
-if query.strip():
-    shown = sum(len(knobs) for _, knobs in found)
-    st.caption(f"{shown} of {total} settings match “{md_inline(query)}”."
-               if found else f"No setting matches “{md_inline(query)}”.")
-searching = bool(query.strip())
-for node, knobs in found:
-    title = f"{md_inline(schema_widgets.readable(node.pointer))}  ·  {node.type}"
-    if searching:  # every match is shown
-        section, is_open = st.expander(title, expanded=True), True
-    else:
-        # Lazy: a closed section sends no widgets (a schema has dozens of sections, and
-        # their widgets were most of this page's weight in the browser); opening one
-        # reruns the page with its widgets. Knob values live in the schema edits.
-        section = st.expander(title, expanded=node.pointer == "",
-                              key=schema_widgets.section_key(node.pointer), on_change="rerun")
-        is_open = bool(section.open)
-    with section:
-        if is_open:
-            columns = st.columns(3)
-            for index, knob in enumerate(knobs):
-                with columns[index % 3]:
-                    schema_widgets.render_knob(knob, node)
+@st.fragment
+def tuning() -> None:
+    """Scores, where they moved, the sensitive settings, every knob and the edited schema.
 
-st.subheader("Edited schema")
-edited_json = json.dumps(session.edited_schema(), ensure_ascii=False, indent=2)
-st.download_button("Download the edited schema", edited_json, file_name="schema.edited.json",
-                   mime="application/json")
-with st.expander("Show it", key="w.tune_show_schema", on_change="rerun") as shown:
-    if shown.open:
-        st.code(edited_json, language="json")
-if edited is not None:
-    scoring.timing_caption(edited, started)
+    A fragment: a knob reruns only this, not the sidebar and the rest of the app (a
+    full rerun was most of a weight change's time in the browser). What else shows
+    the edits follows: the URL is written by the knob's callback, the sidebar's
+    downloads read the session when clicked, and when the sidebar's count of edits
+    is no longer right the whole page reruns at once.
+    """
+    if st.session_state.get(sidebar.EDITS_SHOWN) != len(session.schema_edits()):
+        st.rerun()
+    started = time.perf_counter()
+    assert trio is not None
+    original = scoring.current(schema=trio.schema)
+    edited = scoring.current()
+    if original is not None and edited is not None:
+        columns = st.columns(3)
+        columns[0].metric("Score with the edited schema", f"{edited.alignment.score:.4f}",
+                          **(views.score_change(edited.alignment.score,
+                                                original.alignment.score)
+                             if session.schema_edits() else {}))
+        columns[1].metric("Score with the original schema", f"{original.alignment.score:.4f}")
+        columns[2].metric("Edited settings", len(session.schema_edits()))
+        moved = schema_widgets.moved_nodes(original.alignment.tree, edited.alignment.tree,
+                                           session.schema_edits())
+        with st.expander(f"Where the score moved ({len(moved)})", expanded=bool(moved)):
+            if moved:
+                st.caption("Nodes whose own score changed or whose settings you edited, one "
+                           "row per schema node (list items together); weights that only "
+                           "shifted because a sibling's weight changed are left out.")
+                st.dataframe(moved, hide_index=True, column_config={
+                    name: st.column_config.NumberColumn(format="%.4f")
+                    for name in ("score before", "score after", "contribution Δ")})
+            else:
+                st.caption("No node changed its score.")
+        sensitive_settings(original.seconds)
+
+    st.subheader("Settings")
+    groups = schema_widgets.grouped_knobs(original_schema)
+    search_column, reset_column = st.columns([3, 1], vertical_alignment="bottom")
+    with search_column:
+        query = st.text_input("Search settings", placeholder="e.g. agenda threshold",
+                              help="words of a path, a keyword or a type, in any order",
+                              **session.bind(SEARCH, ""))
+    with reset_column:
+        st.button("Reset all edits", on_click=_reset_edits, disabled=not session.schema_edits())
+    found = schema_widgets.search(groups, query)
+    total = sum(len(knobs) for _, knobs in groups)
+    if query.strip():
+        shown = sum(len(knobs) for _, knobs in found)
+        st.caption(f"{shown} of {total} settings match “{md_inline(query)}”."
+                   if found else f"No setting matches “{md_inline(query)}”.")
+    searching = bool(query.strip())
+    for node, knobs in found:
+        title = f"{md_inline(schema_widgets.readable(node.pointer))}  ·  {node.type}"
+        if searching:  # every match is shown
+            section, is_open = st.expander(title, expanded=True), True
+        else:
+            # Lazy: a closed section sends no widgets (a schema has dozens of sections, and
+            # their widgets were most of this page's weight in the browser); opening one
+            # reruns this fragment with its widgets. Knob values live in the schema edits.
+            section = st.expander(title, expanded=node.pointer == "",
+                                  key=schema_widgets.section_key(node.pointer),
+                                  on_change="rerun")
+            is_open = bool(section.open)
+        with section:
+            if is_open:
+                columns = st.columns(3)
+                for index, knob in enumerate(knobs):
+                    with columns[index % 3]:
+                        schema_widgets.render_knob(knob, node)
+
+    st.subheader("Edited schema")
+    edited_json = json.dumps(session.edited_schema(), ensure_ascii=False, indent=2)
+    st.download_button("Download the edited schema", edited_json,
+                       file_name="schema.edited.json", mime="application/json")
+    with st.expander("Show it", key="w.tune_show_schema", on_change="rerun") as shown:
+        if shown.open:
+            st.code(edited_json, language="json")
+    if edited is not None:
+        scoring.timing_caption(edited, started)
+
+
+tuning()
