@@ -728,7 +728,10 @@ class Scorer:
 
     def _object_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
                        schema: SchemaNode) -> np.ndarray:
-        out = np.zeros((len(golds), len(candidates)), dtype=np.float64)
+        shape = (len(golds), len(candidates))
+        # made when a second key set shows up: with one key set on each side the
+        # block is the matrix, and a zero matrix beside it would double the memory
+        out: np.ndarray | None = None
         gold_groups = _group_by_keys(golds)
         cand_groups = _group_by_keys(candidates)
         for gold_keys, rows in gold_groups.items():
@@ -747,10 +750,12 @@ class Scorer:
                                     key_denominator(len(gold_keys), len(cand_keys)),
                                     (len(rows), len(cols)))
                 if (len(rows) == len(golds) and len(cols) == len(candidates)
-                        and isinstance(block, np.ndarray) and block.shape == out.shape):
+                        and isinstance(block, np.ndarray) and block.shape == shape):
                     return block  # one key set on each side: the block is the matrix
+                if out is None:
+                    out = np.zeros(shape, dtype=np.float64)
                 out[np.ix_(rows, cols)] = block
-        return out
+        return out if out is not None else np.zeros(shape, dtype=np.float64)
 
 
 def _owned(value: Any, shape: tuple[int, int]) -> bool:
