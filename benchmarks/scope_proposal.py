@@ -106,7 +106,7 @@ def cell_labels(matrix: np.ndarray, same: np.ndarray, depth: np.ndarray) -> np.n
         out *= 2
         out += same[block].astype(np.int64)
         out *= rounds
-        out += depth[block]
+        out += np.asarray(depth[block], dtype=np.int64)  # no copy when it is int64
     return labels
 
 
@@ -137,6 +137,30 @@ def structure(trace: Any, scope: str) -> Any:
         same, depth, len(trace.rounds), gold[-1].tolist(), cand[-1].tolist(),
         referential._incident(trace, "gold", scope, gold_index),
         referential._incident(trace, "candidate", scope, cand_index))
+
+
+class SharedDepth(np.ndarray):
+    """The agreement depth as float64 (whole numbers) whose ``astype(float64)`` is
+    itself: with it, ``resolve_scopes``'s ``levels`` share the matrix instead of
+    copying it, which measures the proposed ``levels = [matrix, structure.same,
+    structure.depth]`` without editing ``oa_core.referential`` (every use of a level
+    reads cells as floats or compares them: the same values)."""
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> np.ndarray:
+        if np.dtype(dtype) == np.float64 and not args and not kwargs:
+            return self
+        return np.asarray(self).astype(dtype, *args, **kwargs)
+
+
+def structure_shared_levels(trace: Any, scope: str) -> Any:
+    """:func:`structure` with the depth as a :class:`SharedDepth` (measurement only:
+    its dtype differs from the library's int64)."""
+    found = structure(trace, scope)
+    depth = np.empty(found.depth.shape, dtype=np.float64)
+    for block in _blocks(depth.shape[0]):
+        depth[block] = found.depth[block]
+    found.depth = depth.view(SharedDepth)
+    return found
 
 
 # -- colour refinement ----------------------------------------------------------------
@@ -422,13 +446,16 @@ REPLACEMENTS = (
 )
 # the scope pairing itself, restructured (see pair_scope): with ``patched(True)``
 RESTRUCTURED = ((referential, "_pair_scope", pair_scope),)
+# levels sharing the depth matrix (see SharedDepth): with ``patched(True, True)``
+SHARED_LEVELS = ((referential, "_structure", structure_shared_levels),)
 
 
 @contextlib.contextmanager
-def patched(restructured: bool = False) -> Iterator[None]:
+def patched(restructured: bool = False, shared_levels: bool = False) -> Iterator[None]:
     """The replacements installed in ``oa_core.referential`` for the ``with`` block
-    (and the restructured ``_pair_scope`` if asked)."""
-    chosen = REPLACEMENTS + (RESTRUCTURED if restructured else ())
+    (and the restructured ``_pair_scope``, and levels sharing the depth, if asked)."""
+    chosen = (REPLACEMENTS + (RESTRUCTURED if restructured else ())
+              + (SHARED_LEVELS if shared_levels else ()))
     saved = [(module, name, getattr(module, name)) for module, name, _ in chosen]
     for module, name, replacement in chosen:
         setattr(module, name, replacement)
@@ -439,13 +466,13 @@ def patched(restructured: bool = False) -> Iterator[None]:
             setattr(module, name, original)
 
 
-LEVELS = ("as is", "drop-in", "+pairing")
+LEVELS = ("as is", "drop-in", "+pairing", "+levels")
 
 
 def run_one(n: int, level: int) -> dict[str, Any]:
     """One ``align`` of the N-person pair in this process: CPU s, RSS, score, pairs;
     ``level`` 0 as is, 1 with the drop-in replacements, 2 with the restructured
-    ``_pair_scope`` too."""
+    ``_pair_scope`` too, 3 also with levels sharing the depth matrix."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import alignment_speed
 
@@ -455,7 +482,7 @@ def run_one(n: int, level: int) -> dict[str, Any]:
     schema = oa_core.Schema.parse(alignment_speed.SCHEMA)
     limits = oa_core.Limits(max_matrix_cells=max(n * n, 10**7))
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    with patched(level >= 2) if level else contextlib.nullcontext():
+    with patched(level >= 2, level >= 3) if level else contextlib.nullcontext():
         start = time.process_time()
         result = oa_core.align(gold, cand, schema, limits=limits)
         cpu = time.process_time() - start
@@ -470,8 +497,9 @@ def run_one(n: int, level: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000])
-    parser.add_argument("--levels", type=int, nargs="+", default=[0, 1, 2],
-                        help="0 as is, 1 drop-in replacements, 2 and restructured pairing")
+    parser.add_argument("--levels", type=int, nargs="+", default=[0, 1, 2, 3],
+                        help="0 as is, 1 drop-in replacements, 2 and restructured "
+                        "pairing, 3 and levels sharing the depth matrix")
     parser.add_argument("--child", type=int, nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

@@ -146,15 +146,13 @@ def test_lean_labels_colours_and_matching_equal_the_library(case: tuple[Any, ...
             assignment.repair_twins(pairs, matrix, levels, rows, cols))
 
 
-@pytest.mark.parametrize(("seed", "restructured"), [(s, r) for s in range(4)
-                                                     for r in (False, True)])
-def test_lean_scope_pairing_aligns_graphs_as_the_library(seed: int,
-                                                         restructured: bool) -> None:
+@pytest.mark.parametrize(("seed", "level"), [(s, k) for s in range(4) for k in (1, 2, 3)])
+def test_lean_scope_pairing_aligns_graphs_as_the_library(seed: int, level: int) -> None:
     gold, candidate = alignment_speed.make_pair(24 + 20 * seed, seed=seed)
     schema = oa_core.Schema.parse(alignment_speed.SCHEMA)
     for mode in ("tie_break", "blend", "none"):
         expected = oa_core.align(gold, candidate, schema, wl_mode=mode)
-        with scope_proposal.patched(restructured):
+        with scope_proposal.patched(level >= 2, level >= 3):
             lean = oa_core.align(gold, candidate, schema, wl_mode=mode)
         assert lean.score.hex() == expected.score.hex()
         assert lean.bijections == expected.bijections
@@ -188,7 +186,7 @@ def test_lean_scope_pairing_scores_every_sample_as_the_library() -> None:
                 candidate = json.loads((folder / cand["file"]).read_text(encoding="utf-8"))
                 for mode in ("tie_break", "blend", "none"):
                     expected = oa_core.align(gold, candidate, schema, wl_mode=mode)
-                    with scope_proposal.patched(restructured=True):
+                    with scope_proposal.patched(restructured=True, shared_levels=True):
                         lean = oa_core.align(gold, candidate, schema, wl_mode=mode)
                     assert lean.score.hex() == expected.score.hex(), (entry["id"], mode)
                     assert lean.bijections == expected.bijections
