@@ -12,7 +12,8 @@ State (all in the URL, see :mod:`app.session`):
 
 Scoring a run uses :func:`oa_core.dataset.score_run` in worker processes with a
 progress bar, and is cached by the content hash of the run, the schema and the
-options: a rerun or a page switch never rescores.
+options: a rerun or a page switch never rescores, and a run scored before by the same
+code is read back from the run cache on disk (:func:`cache_folder`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,15 @@ import streamlit as st
 
 from oa_core import runstats
 from oa_core.batch import BatchOptions
-from oa_core.dataset import Dataset, ScoredRun, from_files, load_folder, score_run
+from oa_core.dataset import (
+    Dataset,
+    ScoredRun,
+    from_files,
+    load_folder,
+    load_scored,
+    score_run,
+    store_scored,
+)
 from oa_core.errors import OAError
 from oa_core.jsonio import extract_json
 
@@ -47,6 +56,7 @@ ERRORS = "oa.ds_errors"
 UPLOAD_PREFIX = "upload-"
 DATASETS_DIR = SAMPLE_DIR / "datasets"
 LOCAL_ENV = "OA_EXPLORE_DATASET"  # set by `oa explore --dataset DIR`
+CACHE_ENV = "OA_RUN_CACHE"  # the folder of scored runs kept between starts, or "off"
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 # the server is multi-threaded: forking it can leave a worker pool hanging at its end, so
 # workers come from a fork server, which has the scoring code imported once for all
@@ -248,12 +258,18 @@ def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
     ScoredRun or None
         None, with the error shown, when the schema is invalid.
     """
-    key = data.run_key(run) if schema is None else (
-        data.run_key(run) + hashlib.sha256(session.canonical(schema).encode()).hexdigest()[:12])
+    key = f"{run}\0{data.run_key(run)}" if schema is None else (
+        f"{run}\0{data.run_key(run)}"
+        + hashlib.sha256(session.canonical(schema).encode()).hexdigest()[:12])
     store = _scored()
     if key in store:
         store.move_to_end(key)
         return store[key]
+    folder = None if data.runs[run].results else cache_folder()  # results read fast
+    found = load_scored(folder, key) if folder is not None else None
+    if found is not None:
+        _keep(store, key, found)
+        return found
     total = len(data.runs[run])
     bar = st.progress(0.0, text=f"Scoring run {md_escape(run)}: 0/{total} pairs")
     started = time.perf_counter()
@@ -275,10 +291,33 @@ def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
         show_error(exc, f"score run {run}")
         return None
     bar.empty()
+    _keep(store, key, result)
+    if folder is not None:
+        store_scored(folder, key, result)
+    return result
+
+
+def _keep(store: OrderedDict[str, ScoredRun], key: str, result: ScoredRun) -> None:
     store[key] = result
     while len(store) > _SCORED_KEPT:
         store.popitem(last=False)
-    return result
+
+
+def cache_folder() -> Path | None:
+    """Where scored runs are kept between explorer starts (None: nowhere).
+
+    ``OA_RUN_CACHE`` names the folder, or ``off``; by default
+    ``$XDG_CACHE_HOME/oa-explorer`` (``~/.cache/oa-explorer``). A stored run is reused
+    only by the same scoring code (:func:`oa_core.dataset.code_fingerprint`), so
+    restarting the explorer on a dataset it scored before opens it at once.
+    """
+    value = os.environ.get(CACHE_ENV, "")
+    if value.strip().lower() == "off":
+        return None
+    if value:
+        return Path(value)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "oa-explorer"
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

@@ -49,8 +49,11 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
+import os
+import pickle
 import sys
 import time
 import types
@@ -73,14 +76,18 @@ __all__ = [
     "Dataset",
     "RunInput",
     "ScoredRun",
+    "code_fingerprint",
     "cut_off",
     "from_files",
     "is_results",
     "join_runs",
     "load_folder",
+    "load_scored",
     "pairs_run",
     "results_run",
     "score_run",
+    "store_scored",
+    "stored_name",
 ]
 
 MANIFEST = "dataset.json"
@@ -557,6 +564,8 @@ class ScoredRun:
         The ``oa batch`` output record of each pair.
     seconds : float
         Wall time of the scoring.
+    stored : bool
+        Read back from a run cache on disk (:func:`load_scored`), not scored here.
     """
 
     name: str
@@ -565,6 +574,7 @@ class ScoredRun:
     fields: pd.DataFrame
     records: list[dict[str, Any]]
     seconds: float = 0.0
+    stored: bool = False
 
     @property
     def scores(self) -> np.ndarray:
@@ -778,4 +788,79 @@ def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None
     scored = build_run(run, results, source.numbers if source.joined else None,
                        time.perf_counter() - start)
     _explain_fragments(dataset, run, scored.frame)
+    return scored
+
+
+# --------------------------------------------------------------------------- run cache
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A hash of everything a score depends on besides its input: the source of
+    ``oa_core`` and the versions of Python, numpy, scipy and pandas.
+
+    A stored run is reused only under the same fingerprint, so an edit of the scoring
+    code never shows scores it would no longer give.
+    """
+    import scipy
+
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update(f"{sys.version}|{np.__version__}|{scipy.__version__}|{pd.__version__}"
+                  .encode())
+    return digest.hexdigest()[:20]
+
+
+def stored_name(key: str) -> str:
+    """The file name of a scored run in a run cache: its content key and the code's
+    :func:`code_fingerprint`."""
+    return f"run-{hashlib.sha256((key + code_fingerprint()).encode()).hexdigest()[:32]}.pickle"
+
+
+def store_scored(folder: Path, key: str, scored: ScoredRun, *, keep: int = 32) -> None:
+    """Write a scored run into the run cache ``folder`` (the ``keep`` newest are kept).
+
+    The folder is made readable by its owner only; the file is written whole, then
+    renamed, so a reader never sees half of it. A cache that cannot be written is
+    skipped: it only saves time.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        target = folder / stored_name(key)
+        partial = target.with_suffix(f".{os.getpid()}.partial")
+        with partial.open("wb") as out:
+            pickle.dump(scored, out, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(partial, target)
+        runs = sorted(folder.glob("run-*.pickle"), key=lambda p: p.stat().st_mtime)
+        for old in runs[:-keep] if keep > 0 else runs:
+            old.unlink(missing_ok=True)
+    except OSError:
+        return
+
+
+def load_scored(folder: Path, key: str) -> ScoredRun | None:
+    """The scored run stored under ``key`` by this code (:func:`store_scored`), or None.
+
+    The cache holds pickles, which can run code when read: keep it in a folder only
+    its owner can write (the default one is made so).
+    """
+    path = folder / stored_name(key)
+    started = time.perf_counter()
+    try:
+        with path.open("rb") as source:
+            scored = pickle.load(source)
+    except FileNotFoundError:
+        return None
+    except Exception:  # a damaged or foreign file is not a stored run: forget it
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
+    if not isinstance(scored, ScoredRun):
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(path)  # recently used: kept longest
+    scored.stored = True
+    scored.seconds = time.perf_counter() - started
     return scored

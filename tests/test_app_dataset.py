@@ -21,6 +21,14 @@ ORG = ROOT / "sample_data" / "datasets" / "org2graph_runs"
 TIMEOUT = 180
 
 
+@pytest.fixture(autouse=True)
+def run_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Scored runs are kept on disk in a folder of this test module's own."""
+    folder = tmp_path_factory.getbasetemp() / "run-cache"
+    monkeypatch.setenv("OA_RUN_CACHE", str(folder))
+    return folder
+
+
 @pytest.fixture(scope="module")
 def org_b():
     data = load_folder(ORG)
@@ -252,3 +260,28 @@ def test_a_page_switch_or_rerun_never_rescores(monkeypatch: pytest.MonkeyPatch) 
         at.switch_page(f"../pages/{page}").run()
         assert not at.exception, at.exception
     assert metric(at, "Pairs") == "150"
+
+
+def test_a_restarted_explorer_reads_a_scored_run_from_disk(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from app import dataset_state
+
+    monkeypatch.setenv("OA_RUN_CACHE", str(tmp_path))
+    dataset_state._scored().clear()  # as after a restart: nothing scored in memory
+    first = open_dataset({"dataset": "scierc_runs", "run": "B"})
+    assert any("scored in" in c.value for c in first.caption)
+    assert list(tmp_path.glob("run-*.pickle"))
+    dataset_state._scored().clear()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("rescored")
+
+    monkeypatch.setattr(dataset_state, "score_run", refuse)
+    again = open_dataset({"dataset": "scierc_runs", "run": "B"})
+    assert any("read from the run cache" in c.value for c in again.caption)
+    assert table(again).equals(table(first))
+    assert metric(again, "Mean score") == metric(first, "Mean score")
+    monkeypatch.setenv("OA_RUN_CACHE", "off")  # off: scored again
+    dataset_state._scored().clear()
+    with pytest.raises(AssertionError):
+        open_dataset({"dataset": "scierc_runs", "run": "B"})

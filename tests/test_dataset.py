@@ -4,6 +4,7 @@ oa_core.fields' observations; the bundled datasets."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -275,3 +276,38 @@ def test_workers_do_not_run_the_callers_main_script(tmp_path: Path,
     assert scored.frame["score"].tolist() == score_run(data, "r").frame["score"].tolist()
     assert not mark.exists()
     assert sys.modules["__main__"] is main  # put back
+
+
+def test_a_stored_run_reads_back_the_same_tables_under_the_same_code(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oa_core import dataset
+
+    data = load_folder(DATASETS / "scierc_runs")
+    scored = score_run(data, "B")
+    key = data.run_key("B")
+    assert dataset.load_scored(tmp_path, key) is None
+    dataset.store_scored(tmp_path, key, scored)
+    back = dataset.load_scored(tmp_path, key)
+    assert back is not None and back.stored and not scored.stored
+    for name in ("frame", "ops", "fields"):
+        assert getattr(back, name).equals(getattr(scored, name)), name
+    assert back.records == scored.records
+    assert dataset.load_scored(tmp_path, data.run_key("A")) is None  # another run
+    # another version of the scoring code never reads it
+    monkeypatch.setattr(dataset, "code_fingerprint", lambda: "edited")
+    assert dataset.load_scored(tmp_path, key) is None
+
+
+def test_the_run_cache_forgets_damaged_files_and_keeps_the_newest(tmp_path: Path) -> None:
+    from oa_core import dataset
+
+    scored = build_run("r", [])
+    (tmp_path / dataset.stored_name("k")).write_bytes(b"not a pickle")
+    assert dataset.load_scored(tmp_path, "k") is None
+    assert not (tmp_path / dataset.stored_name("k")).exists()
+    for number in range(4):
+        dataset.store_scored(tmp_path, f"k{number}", scored, keep=2)
+        # distinct, increasing times (file times are coarser than these writes)
+        os.utime(tmp_path / dataset.stored_name(f"k{number}"), (1000 * (number + 1),) * 2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        dataset.stored_name(f"k{n}") for n in (2, 3))
