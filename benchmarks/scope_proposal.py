@@ -124,12 +124,18 @@ def structure(trace: Any, scope: str) -> Any:
     cand = np.asarray([[colours[k] for k in cand_vertices] for colours in trace.rounds],
                       dtype=np.int64).reshape(len(trace.rounds), -1)
     n, m = gold.shape[1], cand.shape[1]
-    depth = np.zeros((n, m), dtype=np.int64)
+    depth = np.empty((n, m), dtype=np.int64)
     same = np.zeros((n, m), dtype=np.float64)
+    rounds = len(trace.rounds)
+    # counted in a small block that stays in cache, written out once per block
+    count = np.zeros((min(BLOCK_ROWS, n), m), dtype=np.int16 if rounds < 2**15 else np.int64)
     for block in _blocks(n):
-        for r in range(len(trace.rounds)):
-            depth[block] += gold[r, block, None] == cand[r, None, :]
-        if len(trace.rounds):
+        part = count[:block.stop - block.start]
+        part[...] = 0
+        for r in range(rounds):
+            part += gold[r, block, None] == cand[r, None, :]
+        depth[block] = part
+        if rounds:
             np.equal(gold[-1, block, None], cand[-1, None, :], out=same[block])
     gold_index = {v: i for i, v in enumerate(gold_vertices)}
     cand_index = {v: j for j, v in enumerate(cand_vertices)}
@@ -344,30 +350,45 @@ def twin_pairs(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[i
 def line_groups(matrix: np.ndarray, axis: int) -> list[list[int]]:
     """The groups of identical rows (``axis`` 0) or columns (1) of ``matrix``, of two
     lines or more, each in increasing order, as ``repair_twins`` groups them by each
-    line's bytes, but keyed by a digest of the bytes (checked: members of one
-    digest are compared bit for bit), so no line's bytes are held. Columns are read
-    in blocks (a transposed block is contiguous)."""
-    digests: dict[bytes, list[list[int]]] = {}
-    lines = matrix.shape[axis]
+    line's bytes, but keyed by a fingerprint (members of one fingerprint are then
+    compared bit for bit), so no line's bytes are held.
 
-    def place(index: int, line: np.ndarray) -> None:
-        key = hashlib.blake2b(line.data, digest_size=16).digest()
-        for group in digests.setdefault(key, []):
-            first = matrix[group[0]] if axis == 0 else matrix[:, group[0]]
-            if np.array_equal(first.view(np.int64), line.view(np.int64)):
-                group.append(index)
-                return
-        digests[key].append([index])
-
-    if axis == 0:
-        for i in range(lines):
-            place(i, np.ascontiguousarray(matrix[i]))
-    else:
-        for block in _blocks(lines):
-            columns = np.ascontiguousarray(matrix[:, block].T)
-            for offset, column in enumerate(columns):
-                place(block.start + offset, column)
-    return [g for groups in digests.values() for g in groups if len(g) > 1]
+    The fingerprint of a line is the sum of its cells' bits (as int64) times fixed
+    odd multipliers, modulo 2**64: integer arithmetic, so equal lines get equal
+    fingerprints whatever order numpy adds in, made block by block in one pass.
+    """
+    bits = matrix.view(np.int64) if matrix.dtype.itemsize == 8 else matrix.astype(np.int64)
+    n, m = bits.shape
+    multipliers = (np.arange(m if axis == 0 else n, dtype=np.uint64)
+                   * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)) | np.uint64(1)
+    prints = np.zeros(n if axis == 0 else m, dtype=np.uint64)
+    for block in _blocks(n):
+        part = bits[block].view(np.uint64)
+        if axis == 0:
+            prints[block] = (part * multipliers[None, :]).sum(axis=1, dtype=np.uint64)
+        else:
+            prints += (part * multipliers[block, None]).sum(axis=0, dtype=np.uint64)
+    buckets: dict[int, list[list[int]]] = {}
+    for index, key in enumerate(prints.tolist()):
+        buckets.setdefault(key, []).append([index])
+    groups: list[list[int]] = []
+    for candidates in buckets.values():
+        if len(candidates) == 1:
+            continue
+        found: list[list[int]] = []
+        for (index,) in candidates:  # in increasing order
+            line = bits[index] if axis == 0 else bits[:, index]
+            for group in found:
+                first = bits[group[0]] if axis == 0 else bits[:, group[0]]
+                if np.array_equal(first, line):
+                    group.append(index)
+                    break
+            else:
+                found.append([index])
+        groups += [g for g in found if len(g) > 1]
+    # in the order of their first line, as repair_twins' dict of bytes has them (its
+    # sort by colour keeps that order among groups of equal colour)
+    return sorted(groups)
 
 
 def repair_twins(pairs: list[tuple[int, int]], matrix: np.ndarray, levels: Sequence[Any],
