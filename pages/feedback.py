@@ -21,8 +21,6 @@ EXPLAIN = ("**delta**: the op's share of the deficit, as in the paper (all delta
            "pairs items differently once the fix is in.")
 
 
-APPLIED = "oa.fb_applied"  # set by an "Apply this fix" click: rerun the whole page
-
 # the explorer's number format (app/views.py): deltas to 4 decimals, the headline score 2
 TEMPLATES = {name: text.replace("{delta:.3f}", "{delta:.4f}")
              for name, text in DEFAULT_TEMPLATES.items() if "{delta:.3f}" in text}
@@ -36,15 +34,13 @@ def _feedback(key: str, top_k: int, min_delta: float, _alignment: Any) -> oa_cor
 
 def _apply(op: Any, score_before: float) -> None:
     session.apply_fix(op, score_before)
-    st.session_state[APPLIED] = True
+    # A fix changes the score, the sidebar and every view: st.rerun() in a callback
+    # makes the click rerun the whole page at once (not this fragment first).
+    st.rerun()
 
 
 @st.fragment
 def operations(key: str, alignment: Any, inputs: Any) -> None:
-    if st.session_state.pop(APPLIED, False):
-        # A fix changes the score, the sidebar and every view: rerun the whole page at
-        # once (the click reran only this fragment; nothing of it is drawn first).
-        st.rerun()
     every = _feedback(key, 10**6, 0.0, alignment).ops
     count = max(2, len(views.eligible_ops(every)))
     left, right = st.columns(2)
