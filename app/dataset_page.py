@@ -144,20 +144,37 @@ def raw_text(data: Dataset, run: str, row: int) -> str:
     return str(item.get("prediction", "")) if "prediction" in item else source.pair_line(row)
 
 
-def open_controls(data: Dataset, name: str, run: str, shown: pd.DataFrame) -> None:
-    """Which view a click opens, and a picker + button to open a pair by id."""
+PICK = "w.ds_pick"
+_PICKED = "oa.ds_picked"  # an id typed and entered: opened on this run
+
+
+def _on_pick() -> None:
+    """Enter in the id box opens that pair, as the Open button does."""
+    st.session_state[_PICKED] = True
+
+
+def open_controls(data: Dataset, name: str, run: str, pairs: pd.DataFrame) -> None:
+    """Which view a click opens, and an id box + button to open a pair from the keyboard.
+
+    The box takes any id of the run (``pairs``: the run's whole table). It is a text box,
+    not a picker of the ids shown: a picker sends its up to 2,000 options to the browser
+    on every sort and filter, which costs the browser more than the table does.
+    """
     pending = st.session_state.pop(PENDING, None)
     left, middle, right = st.columns([3, 3, 1], vertical_alignment="bottom")
     left.radio("Open pairs in", list(VIEWS), format_func=lambda v: VIEWS[v][0],
                horizontal=True, **session.bind("oa.ds_view", "overview", options=list(VIEWS)))
-    shown = shown.head(MAX_ROWS)
-    rows = dict(zip(shown["id"].tolist(), shown["row"].tolist(), strict=True))
-    ids = list(rows)
-    middle.selectbox("Pair", ids, placeholder="pick a pair", index=None, key="w.ds_pick",
-                     format_func=str)
-    picked = st.session_state.get("w.ds_pick")
-    if right.button("Open", disabled=picked is None, key="w.ds_open_button"):
-        _open(data, name, run, int(rows[picked]), str(picked))
+    middle.text_input("Open the pair with id", key=PICK, placeholder="an id (Enter opens it)",
+                      on_change=_on_pick)
+    picked = str(st.session_state.get(PICK) or "").strip()
+    entered = st.session_state.pop(_PICKED, False)
+    # never disabled: a typed id reaches the server only when the box loses the focus,
+    # which a click on the button does
+    if (right.button("Open", key="w.ds_open_button") or entered) and picked:
+        found = pairs.index[pairs["id"] == picked]
+        if len(found):
+            _open(data, name, run, int(pairs.at[found[0], "row"]), picked)
+        st.caption(f"Run {md_inline(run)} has no pair with the id “{md_inline(picked)}”.")
     if pending is not None:
         _open(data, name, run, int(pending[0]), str(pending[1]))
     failed = st.session_state.pop(FAILED, None)

@@ -106,8 +106,7 @@ def test_status_filter_lists_the_unparsable_predictions(org_b) -> None:
 def test_open_a_pair_and_come_back() -> None:
     at = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_kind": "wrong-reference"})
     first = table(at)["id"].iloc[0]
-    at.selectbox(key="w.ds_pick").set_value(first).run()
-    next(b for b in at.button if b.label == "Open").click().run()
+    at.text_input(key="w.ds_pick").input(first).run()  # Enter opens it
     assert not at.exception
     assert at.title[0].value == "Overview"
     assert at.query_params["pair"] == json.dumps(["org2graph_runs", "B", first],
@@ -137,7 +136,7 @@ def test_a_link_to_a_pair_reopens_it() -> None:
 def test_the_view_choice_decides_where_a_pair_opens() -> None:
     at = open_dataset({"dataset": "scierc_runs", "run": "A", "ds_view": "feedback"})
     first = table(at)["id"].iloc[0]
-    at.selectbox(key="w.ds_pick").set_value(first).run()
+    at.text_input(key="w.ds_pick").input(first)
     next(b for b in at.button if b.label == "Open").click().run()
     assert at.title[0].value == "Feedback"
 
@@ -145,8 +144,7 @@ def test_the_view_choice_decides_where_a_pair_opens() -> None:
 def test_an_unparsable_pair_says_why_it_cannot_open() -> None:
     at = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_status": "unparsable"})
     first = table(at)["id"].iloc[0]
-    at.selectbox(key="w.ds_pick").set_value(first).run()
-    next(b for b in at.button if b.label == "Open").click().run()
+    at.text_input(key="w.ds_pick").input(first).run()
     assert at.title[0].value == "Dataset"
     assert "this pair cannot be opened" in errors(at)
     # what the model wrote is shown instead
@@ -158,8 +156,7 @@ def test_an_unparsable_pair_says_why_it_cannot_open() -> None:
     else:  # the gold the broken line left without a prediction
         assert any("gave nothing" in c.value for c in at.caption)
     wrote = next(i for i in table(at)["id"] if data.pair("B", int(rows[i]))["prediction"])
-    at.selectbox(key="w.ds_pick").set_value(wrote).run()
-    next(b for b in at.button if b.label == "Open").click().run()
+    at.text_input(key="w.ds_pick").input(wrote).run()
     assert at.code[-1].value == data.pair("B", int(rows[wrote]))["prediction"][:3000]
 
 
@@ -240,8 +237,7 @@ def test_a_big_batch_output_opens_with_the_table_capped() -> None:
     assert len(table(at)) == dataset_page.MAX_ROWS  # every pair has an op at /a/*
     at.text_input(key="w.oa.ds_text").set_value("d4999").run()
     assert table(at)["id"].tolist() == ["d4999"]
-    at.selectbox(key="w.ds_pick").set_value("d4999").run()
-    next(b for b in at.button if b.label == "Open").click().run()
+    at.text_input(key="w.ds_pick").input("d4999").run()
     assert "holds scores, not documents" in errors(at)
     at.switch_page("../pages/field_metrics.py").run()
     assert "holds scores, not documents" in at.info[0].value
@@ -285,3 +281,11 @@ def test_a_restarted_explorer_reads_a_scored_run_from_disk(
     dataset_state._scored().clear()
     with pytest.raises(AssertionError):
         open_dataset({"dataset": "scierc_runs", "run": "B"})
+
+
+def test_an_unknown_id_in_the_id_box_is_said() -> None:
+    at = open_dataset({"dataset": "scierc_runs", "run": "A"})
+    at.text_input(key="w.ds_pick").input("<no such id>").run()
+    assert at.title[0].value == "Dataset"
+    assert any("has no pair with the id" in c.value and "no such id" in c.value
+               for c in at.caption)
