@@ -21,9 +21,9 @@ Examples
 >>> score_objects({"a": ["x", "y"]}, {"a": ["y"]}, Schema.parse({"type": "object"}),
 ...               Limits())
 0.5
->>> try:
-...     score_objects({"a": 1}, {"a": 1}, Schema.parse({"type": "object", "properties": {
-...         "a": {"type": "integer", "ref": "b"}}}))
+>>> try:  # a list over the limits: the full path names it
+...     score_objects({"a": [1, 2]}, {"a": [2, 1]}, Schema.parse({"type": "object"}),
+...                   Limits(max_matrix_cells=2))
 ... except Unsupported:
 ...     print("the full path")
 the full path
