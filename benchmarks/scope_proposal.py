@@ -9,29 +9,36 @@ compares them with the originals), and :func:`patched` installs them for a
 measurement. They are a proposal for the owners of those modules, not a code
 path of the library: nothing imports this module.
 
-What each replacement saves (``n x m`` matrices of 8 bytes, "M"):
+What each replacement saves (``n x m`` matrices of 8 bytes, "M"; figures and the
+exactness argument of each in ``docs/performance.md``):
 
-* ``_structure``: the agreement depth summed round by round into one int64 matrix,
-  ``b`` written by ``np.equal`` into float64 (no ``rounds x n x m`` booleans, no
-  int64 copy): peak 2 M instead of 3 M + rounds/8 M;
+* ``_structure``: the agreement depth counted in a cache-sized block and written
+  once into one int64 matrix, ``b`` written by ``np.equal`` into float64 (no
+  ``rounds x n x m`` booleans, no int64 copy): 2 M instead of 3 M + rounds/8 M;
 * ``tie_epsilon`` and ``_cell_labels``: the distinct scores of ``C`` found once, by
   row blocks (no flattened copy, no second sort), the labels written block by
-  block into one int64 matrix (no ``same.astype(int64)`` copy): 1 M instead of
-  3 M, one sort of ``C`` instead of two;
-* ``bipartite_colours``: the rows of each signature ranked by an argsort of the
-  signature itself (a structured view, as ``np.unique(axis=0)`` does) and compared
-  with their neighbours block by block, instead of ``np.unique``'s flattened copy
-  and sorted copy: 1 M instead of 3 M;
+  block into one int64 matrix (no ``same.astype(int64)`` copy): 1 M instead of 3 M;
+* ``bipartite_colours``: only the rows (columns) that share their colour get a
+  sorted signature (``refined``), ranked by an argsort of the rows' structured view
+  (``intern_rows``) instead of ``np.unique(axis=0)``'s copies: after WL nearly every
+  record has a colour of its own, so the refinement is a hundred times faster and
+  its signature holds the twins only;
 * ``canonical_matching``: the permuted objective built block by block into one
   buffer, negated (and transposed when there are more rows than columns) so that
   SciPy's ``linear_sum_assignment`` solves it as given instead of copying it: 1 M
   instead of 4 M (``matrix[grid]``, ``bonus[grid]``, their sum, the solver's copy);
-* ``_twin_pairs``: paired rows grouped by a digest (checked for equality) instead
-  of dict keys holding every row's bytes: no 1 M of keys.
+* ``repair_twins`` and ``_twin_pairs``: lines grouped by a fingerprint (members
+  compared bit for bit) instead of dict keys holding every line's bytes (1 M), and
+  the pairing's inverse kept up to date instead of rebuilt for every column group;
+* with ``patched(True)``, ``_pair_scope`` restructured (:func:`pair_scope`: no whole
+  bonus matrix, labels dropped after the refinement, ``b`` itself as a level: 3 M);
+* with ``patched(True, True)``, ``resolve_scopes``' ``levels`` share the depth
+  matrix instead of a float64 copy (:class:`SharedDepth`: 1 M).
 
-Run ``python benchmarks/scope_proposal.py --sizes 2000 5000``: each size in a fresh
-process with and without the replacements (CPU seconds, RSS), and whether the two
-give the same score and pairs.
+Run ``python benchmarks/scope_proposal.py --sizes 2000 5000 [--levels 0 1 2 3]``:
+each size in a fresh process as is (0), with the drop-in replacements (1), with the
+restructured pairing (2) and with shared levels (3): CPU seconds, peak RSS, and
+whether all give the same score and pairs.
 """
 
 from __future__ import annotations
