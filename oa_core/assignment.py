@@ -24,7 +24,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -33,27 +34,54 @@ __all__ = [
     "Level",
     "bipartite_colours",
     "canonical_matching",
+    "distinct_values",
     "max_weight_matching",
     "monotone_matching",
     "repair_twins",
+    "row_blocks",
     "tie_epsilon",
+    "twin_groups",
 ]
 
 Pairs = list[tuple[int, int]]
+# Bonuses tried for more genuine pairs before the first optimum is kept: each try
+# shrinks the bonus below the total the last one gave up, which rules that matching out.
+BONUS_TRIES = 4
+# Rows per block of the block-by-block passes over big matrices: a block of a
+# 10,000-column matrix is 20 MB, small next to the matrix, big enough for numpy.
+_BLOCK_ROWS = 256
 
 
-def tie_epsilon(matrix: np.ndarray) -> float:
+def row_blocks(rows: int) -> Iterator[slice]:
+    """Slices of ``_BLOCK_ROWS`` rows covering ``range(rows)``: big matrices are
+    worked on block by block, so that a temporary is one block, not one matrix."""
+    for start in range(0, rows, _BLOCK_ROWS):
+        yield slice(start, min(start + _BLOCK_ROWS, rows))
+
+
+def distinct_values(matrix: np.ndarray) -> np.ndarray:
+    """``np.unique(matrix)``, found block by block (no flattened copy of the matrix).
+
+    >>> distinct_values(np.array([[0.5, 0.0], [0.5, 1.0]])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    parts = [np.unique(matrix[block]) for block in row_blocks(matrix.shape[0])]
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=matrix.dtype)
+
+
+def tie_epsilon(matrix: np.ndarray, distinct: np.ndarray | None = None) -> float:
     """A bonus small enough to break only exact ties of a matrix's entries.
 
     The smallest positive gap between distinct values of ``matrix`` divided by
     ``n*m + 1`` (``1/(n*m + 1)`` when all values are equal), so that bonuses summed
-    over any matching stay below one gap.
+    over any matching stay below one gap. ``distinct``: the matrix's
+    :func:`distinct_values`, when the caller has them.
 
     >>> tie_epsilon(np.array([[0.0, 0.5], [0.5, 1.0]]))
     0.1
     """
     n, m = matrix.shape
-    values = np.unique(matrix)
+    values = distinct_values(matrix) if distinct is None else distinct
     gap = float(np.min(np.diff(values))) if values.size > 1 else 1.0
     return gap / (n * m + 1)
 
@@ -81,34 +109,83 @@ def max_weight_matching(matrix: np.ndarray, bonus: np.ndarray | None = None) -> 
     rows, cols = linear_sum_assignment(objective, maximize=True)
     pairs = [(int(i), int(j)) for i, j in zip(rows, cols, strict=True) if matrix[i, j] > 0]
     if len(pairs) < min(n, m) and np.count_nonzero(matrix) > len(pairs):
-        # A zero pair was chosen: among equally good assignments prefer the one
-        # with more genuine matches.
+        # A zero pair was chosen: among assignments of the same total prefer the one
+        # with more genuine matches, by a bonus per genuine pair. A bonus below every
+        # gap between entries can still exceed a gap between totals ([[0.25, 0],
+        # [1, 0.7]]: 1.0 + eps vs 0.95 + 2 eps), so the total is checked (exactly,
+        # over the float entries) and the bonus shrunk below what it cost.
+        best = math.fsum(objective[rows, cols].tolist())
         positive = (matrix > 0).astype(np.float64)
-        objective = objective + tie_epsilon(objective) * positive
-        rows, cols = linear_sum_assignment(objective, maximize=True)
-        pairs = [(int(i), int(j)) for i, j in zip(rows, cols, strict=True) if matrix[i, j] > 0]
+        eps = tie_epsilon(objective)
+        for _ in range(BONUS_TRIES):
+            more_rows, more_cols = linear_sum_assignment(objective + eps * positive,
+                                                         maximize=True)
+            lost = best - math.fsum(objective[more_rows, more_cols].tolist())
+            if lost <= 0:
+                pairs = [(int(i), int(j)) for i, j in zip(more_rows, more_cols, strict=True)
+                         if matrix[i, j] > 0]
+                break
+            eps = lost / (min(n, m) + 1)
     return sorted(pairs)
 
 
 def _intern_rows(rows: np.ndarray) -> np.ndarray:
-    """The rank of each row among the distinct rows (lexicographic order)."""
-    if rows.shape[0] == 0:
+    """The rank of each row among the distinct rows (lexicographic order).
+
+    ``np.unique(rows, axis=0)``'s ranks, from an argsort of the rows' structured
+    view, neighbours compared block by block (``np.unique`` copies the rows twice).
+    """
+    n = rows.shape[0]
+    if n == 0:
         return np.zeros(0, dtype=np.int64)
-    _, inverse = np.unique(rows, axis=0, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64)
+    rows = np.ascontiguousarray(rows)
+    width = rows.shape[1]
+    if width == 0:
+        return np.zeros(n, dtype=np.int64)
+    view = rows.view([(f"f{k}", rows.dtype) for k in range(width)]).reshape(n)
+    order = np.argsort(view, kind="quicksort")
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    for block in row_blocks(n - 1):
+        upper = order[block.start + 1:block.stop + 1]
+        lower = order[block.start:block.stop]
+        new[block.start + 1:block.stop + 1] = (rows[upper] != rows[lower]).any(axis=1)
+    ranks = np.empty(n, dtype=np.int64)
+    ranks[order] = np.cumsum(new) - 1
+    return ranks
 
 
 def _refined(cells: np.ndarray, base: int, other: np.ndarray, own: np.ndarray) -> np.ndarray:
     """One refinement step of the rows of ``cells``: the rank of (own colour, sorted
-    ``cells * base + other``) among the rows. The signature is built and sorted in one
-    int64 matrix (not four temporaries): a 10,000-record scope's matrices are 800 MB."""
-    signature = np.empty((cells.shape[0], cells.shape[1] + 1), dtype=np.int64)
-    body = signature[:, 1:]
-    np.multiply(cells, base, out=body)
-    body += other[None, :]
-    body.sort(axis=1)
-    signature[:, 0] = own
-    return _intern_rows(signature)
+    ``cells * base + other``) among the rows.
+
+    Signatures compare by their own colour first, so a row alone in its colour is
+    told from every other by that colour: its rank is that of ``(own, 0)``. Only the
+    rows that share their colour build and sort a signature (after WL most records
+    have a colour of their own: the twins' rows are sorted, not a 10,000-record
+    scope's 800 MB); each row's rank is then that of ``(own, rank among the rows
+    sharing it)``, which orders the rows exactly as the whole signatures do.
+    """
+    n, m = cells.shape
+    own = np.asarray(own, dtype=np.int64)
+    by_colour = np.argsort(own, kind="stable")
+    ordered = own[by_colour]
+    starts = (np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if n
+              else np.zeros(0, dtype=np.int64))
+    sizes = np.diff(np.r_[starts, n])
+    shared = np.sort(by_colour[np.repeat(sizes > 1, sizes)])
+    key = np.zeros((n, 2), dtype=np.int64)
+    key[:, 0] = own
+    if shared.size:
+        signature = np.empty((shared.size, m + 1), dtype=np.int64)
+        for block in row_blocks(shared.size):
+            body = signature[block, 1:]
+            np.multiply(cells[shared[block]], base, out=body)
+            body += other[None, :]
+            body.sort(axis=1)
+        signature[:, 0] = own[shared]
+        key[shared, 1] = _intern_rows(signature)
+    return _intern_rows(key)
 
 
 def bipartite_colours(cells: np.ndarray, row_seed: Sequence[int],
@@ -153,16 +230,44 @@ def bipartite_colours(cells: np.ndarray, row_seed: Sequence[int],
 
 
 def canonical_matching(matrix: np.ndarray, bonus: np.ndarray | None,
-                       row_colours: np.ndarray, col_colours: np.ndarray) -> Pairs:
-    """:func:`max_weight_matching` on rows and columns sorted by colour.
+                       row_colours: np.ndarray, col_colours: np.ndarray, *,
+                       bonus_scale: float = 1.0) -> Pairs:
+    """:func:`max_weight_matching` of ``matrix`` (plus ``bonus_scale * bonus``) on
+    rows and columns sorted by colour.
 
     Whatever order the records came in, the solver sees the same matrix, so it
-    returns the same pairs (up to rows or columns of equal colour).
+    returns the same pairs (up to rows or columns of equal colour). The solver's
+    input is built block by block in one buffer, negated (and transposed when there
+    are more rows than columns) as SciPy's ``maximize=True`` would copy it: the
+    same numbers without the permuted matrix, the whole bonus and the solver's copy.
     """
+    n, m = matrix.shape
+    if n == 0 or m == 0:
+        return []
     row_order = np.argsort(row_colours, kind="stable")
     col_order = np.argsort(col_colours, kind="stable")
-    grid = np.ix_(row_order, col_order)
-    pairs = max_weight_matching(matrix[grid], None if bonus is None else bonus[grid])
+    transpose = m < n
+    cost = np.empty((m, n) if transpose else (n, m), dtype=np.float64)
+    for block in row_blocks(n):
+        part = matrix[row_order[block]][:, col_order]
+        if bonus is not None:
+            part += bonus_scale * bonus[row_order[block]][:, col_order]
+        np.negative(part, out=part)
+        if transpose:
+            cost[:, block] = part.T
+        else:
+            cost[block] = part
+    first, second = linear_sum_assignment(cost)
+    del cost
+    rows, cols = (second, first) if transpose else (first, second)
+    pairs = [(int(i), int(j)) for i, j in zip(rows, cols, strict=True)
+             if matrix[row_order[i], col_order[j]] > 0]
+    if len(pairs) < min(n, m) and np.count_nonzero(matrix) > len(pairs):
+        # a zero pair was chosen: max_weight_matching's preference for more genuine
+        # pairs, on the permuted matrices (rare: they are made whole only here)
+        grid = np.ix_(row_order, col_order)
+        pairs = max_weight_matching(
+            matrix[grid], None if bonus is None else bonus_scale * bonus[grid])
     return sorted((int(row_order[i]), int(col_order[j])) for i, j in pairs)
 
 
@@ -206,34 +311,29 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
     """
     partner = dict(pairs)
     decided: dict[tuple[int, int], int] = {}
-    groups_of = []
-    for axis in (0, 1):
-        lines = matrix if axis == 0 else matrix.T
-        colours = row_colours if axis == 0 else col_colours
-        groups: dict[bytes, list[int]] = {}
-        for index in range(lines.shape[0]):
-            groups.setdefault(lines[index].tobytes(), []).append(index)
-        # canonical group order: by the smallest colour of a member, never by position
-        groups_of.append(sorted((m for m in groups.values() if len(m) > 1),
-                                key=lambda m: min(colours[k] for k in m)))
+    # canonical group order: by the smallest colour of a member, never by position
+    groups_of = [sorted(twin_groups(matrix, 0), key=lambda m: min(row_colours[k] for k in m)),
+                 sorted(twin_groups(matrix, 1), key=lambda m: min(col_colours[k] for k in m))]
     for _ in range(passes if any(callable(level) for level in levels) else 1):
         # Within a pass a pair keeps the least decisive verdict of the groups that
         # chose it: a column group cannot undo that its row group chose arbitrarily.
         decided = {}
+        taken = {j: i for i, j in partner.items()}  # kept up to date group by group
         for axis, members in ((a, m) for a in (0, 1) for m in groups_of[a]):
             if axis == 0:
                 rows = sorted(members, key=lambda i: row_colours[i])
                 cols = sorted((partner[i] for i in members if i in partner),
                               key=lambda j: col_colours[j])
             else:
-                taken = {j: i for i, j in partner.items()}
                 cols = sorted(members, key=lambda j: col_colours[j])
                 rows = sorted((taken[j] for j in members if j in taken),
                               key=lambda i: row_colours[i])
             if not rows or not cols:
                 continue
             for i in rows:
-                partner.pop(i, None)
+                old = partner.pop(i, None)
+                if old is not None and taken.get(old) == i:
+                    del taken[old]
             grid = np.ix_(rows, cols)
             subs = [(level(partner, rows, cols) if callable(level) else level[grid]).astype(
                 np.float64) for level in levels]
@@ -251,8 +351,52 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
                 partner[i] = j
                 verdict = len(levels) if (i, j) in arbitrary else deciding
                 decided[i, j] = max(verdict, decided.get((i, j), verdict))
+            for i in rows:
+                if i in partner:
+                    taken[partner[i]] = i
     result = sorted(partner.items())
     return result, {p: decided[p] for p in result if p in decided}
+
+
+def twin_groups(matrix: np.ndarray, axis: int) -> list[list[int]]:
+    """The groups of two or more identical rows (``axis`` 0) or columns (1) of
+    ``matrix``, each increasing, in the order of their first line.
+
+    Lines are bucketed by a fingerprint, the sum of their cells' bits (as 64-bit
+    integers) times fixed odd multipliers modulo 2**64, made block by block (integer
+    arithmetic: equal lines get equal fingerprints whatever order numpy adds in);
+    the members of a bucket are then compared bit for bit. No line's bytes are held.
+
+    >>> twin_groups(np.array([[1.0, 0.0], [0.5, 0.5], [1.0, 0.0]]), 0)
+    [[0, 2]]
+    """
+    bits = (np.ascontiguousarray(matrix) if matrix.dtype.itemsize == 8
+            else matrix.astype(np.float64)).view(np.uint64)
+    n, m = bits.shape
+    multipliers = (np.arange(m if axis == 0 else n, dtype=np.uint64)
+                   * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)) | np.uint64(1)
+    prints = np.zeros(n if axis == 0 else m, dtype=np.uint64)
+    for block in row_blocks(n):
+        if axis == 0:
+            prints[block] = (bits[block] * multipliers[None, :]).sum(axis=1, dtype=np.uint64)
+        else:
+            prints += (bits[block] * multipliers[block, None]).sum(axis=0, dtype=np.uint64)
+    buckets: dict[int, list[int]] = {}
+    for index, key in enumerate(prints.tolist()):
+        buckets.setdefault(key, []).append(index)
+    groups: list[list[int]] = []
+    for members in buckets.values():
+        found: list[list[int]] = []
+        for index in members if len(members) > 1 else ():
+            line = bits[index] if axis == 0 else bits[:, index]
+            for group in found:
+                if np.array_equal(bits[group[0]] if axis == 0 else bits[:, group[0]], line):
+                    group.append(index)
+                    break
+            else:
+                found.append([index])
+        groups += [group for group in found if len(group) > 1]
+    return sorted(groups)
 
 
 # Groups up to this many cells are re-paired greedily with the dynamic levels

@@ -67,9 +67,12 @@ from .assignment import (
     Level,
     bipartite_colours,
     canonical_matching,
+    distinct_values,
     max_weight_matching,
     repair_twins,
+    row_blocks,
     tie_epsilon,
+    twin_groups,
 )
 from .comparators import id_key, value_kind
 from .errors import Diagnostic, InputError
@@ -443,16 +446,22 @@ def _check_size(gold: list[Record], candidate: list[Record], limits: Limits) -> 
                          "Limits.max_matrix_cells if the memory is there (8 bytes a score)")
 
 
-def _cell_labels(matrix: np.ndarray, same: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """One int64 label per cell, equal for cells equal in C, b and a."""
+def _cell_labels(matrix: np.ndarray, same: np.ndarray, depth: np.ndarray,
+                 distinct: np.ndarray) -> np.ndarray:
+    """One int64 label per cell, equal for cells equal in C, b and a (``distinct``:
+    the distinct values of C, sorted)."""
     rounds = int(depth.max(initial=0)) + 1
     # (codes * 2 + same) * rounds + depth, codes the rank of each score among the
-    # distinct scores (np.unique's inverse), in place: one n x m int64 matrix, not five
-    labels = np.searchsorted(np.unique(matrix), matrix).astype(np.int64, copy=False)
-    labels *= 2
-    labels += same.astype(np.int64)
-    labels *= rounds
-    labels += depth
+    # distinct scores, block by block into one n x m int64 matrix (no other temporary
+    # of that size)
+    labels = np.empty(matrix.shape, dtype=np.int64)
+    for block in row_blocks(matrix.shape[0]):
+        out = labels[block]
+        out[...] = np.searchsorted(distinct, matrix[block])
+        out *= 2
+        out += same[block].astype(np.int64)
+        out *= rounds
+        out += depth[block]
     return labels
 
 
@@ -524,11 +533,22 @@ def _structure(trace: WLTrace, scope: str) -> _Structure:
                       dtype=np.int64).reshape(len(trace.rounds), -1)
     cand = np.asarray([[colours[k] for k in cand_vertices] for colours in trace.rounds],
                       dtype=np.int64).reshape(len(trace.rounds), -1)
-    equal = gold[:, :, None] == cand[:, None, :]
-    depth = equal.sum(axis=0).astype(np.int64)
+    rounds, n, m = len(trace.rounds), gold.shape[1], cand.shape[1]
+    depth = np.empty((n, m), dtype=np.int64)
+    same = np.zeros((n, m), dtype=np.float64)
+    # counted in a block that stays in cache, written out once per block (no
+    # rounds x n x m booleans)
+    counter = np.int16 if rounds < 2**15 else np.int64
+    for block in row_blocks(n):
+        part = np.zeros((block.stop - block.start, m), dtype=counter)
+        for r in range(rounds):
+            part += gold[r, block, None] == cand[r, None, :]
+        depth[block] = part
+        if rounds:
+            np.equal(gold[-1, block, None], cand[-1, None, :], out=same[block])
     gold_index = {v: i for i, v in enumerate(gold_vertices)}
     cand_index = {v: j for j, v in enumerate(cand_vertices)}
-    return _Structure(equal[-1].astype(np.float64), depth, len(trace.rounds),
+    return _Structure(same, depth, rounds,
                       gold[-1].tolist(), cand[-1].tolist(),
                       _incident(trace, "gold", scope, gold_index),
                       _incident(trace, "candidate", scope, cand_index))
@@ -567,18 +587,19 @@ def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
                        for p in pairs}, [], _Canonical(list(range(len(gold))),
                                                        list(range(len(candidate))))
     same = structure.same
-    if mode == WLMode.BLEND:
-        objective, bonus = (1.0 - wl_lambda) * matrix + wl_lambda * same, None
-    else:
-        objective, bonus = matrix, tie_epsilon(matrix) * same
-    labels = _cell_labels(matrix, same, structure.depth)
-    rows, cols = bipartite_colours(labels, structure.gold_colours,
-                                   structure.candidate_colours)
+    distinct = distinct_values(matrix)
+    rows, cols = bipartite_colours(_cell_labels(matrix, same, structure.depth, distinct),
+                                   structure.gold_colours, structure.candidate_colours)
     rows, cols = _with_texts(rows, gold), _with_texts(cols, candidate)
-    pairs = canonical_matching(objective, bonus, rows, cols)
+    if mode == WLMode.BLEND:
+        objective = (1.0 - wl_lambda) * matrix + wl_lambda * same
+        pairs = canonical_matching(objective, None, rows, cols)
+    else:  # the bonus eps * b is added block by block, never made whole
+        objective = matrix
+        pairs = canonical_matching(matrix, same, rows, cols,
+                                   bonus_scale=tie_epsilon(matrix, distinct))
     pairs = [(i, j) for i, j in pairs if matrix[i, j] > 0]
-    levels: list[Level] = [same.astype(np.int64), structure.depth,
-                           structure.reference_agreement]
+    levels: list[Level] = [same, structure.depth, structure.reference_agreement]
     pairs, decided = repair_twins(pairs, objective if mode == WLMode.BLEND else matrix,
                                   levels, rows, cols)
     rules = {p: (_LEVEL_RULES[decided[p]] if p in decided else TieRule.ATTRIBUTES)
@@ -865,8 +886,10 @@ class _Resolver:
                 structure = _structure(trace, name)
             pairs, rules, label_ties, order = _pair_scope(
                 matrix, self.mode, self.wl_lambda, structure, g_records, c_records)
+            # every use of a level reads a cell as a float or compares cells: the
+            # int64 depth is shared, not copied
             levels = [matrix] if structure is None else [matrix, structure.same,
-                                                         structure.depth.astype(np.float64)]
+                                                         structure.depth]
             scope = _Paired(self.schema.scopes[name], g_records, c_records, matrix,
                             structure, levels, pairs, rules, label_ties, order,
                             self.evaluate is not None and not settle)
@@ -985,8 +1008,10 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
 
 def _twin_pairs(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Pairs whose gold row ties exactly with another paired gold row (twins)."""
-    rows: dict[bytes, int] = {}
-    for i, _ in pairs:
-        key = matrix[i].tobytes()
-        rows[key] = rows.get(key, 0) + 1
-    return [(i, j) for i, j in pairs if rows[matrix[i].tobytes()] > 1]
+    paired = {i for i, _ in pairs}
+    twins: set[int] = set()
+    for group in twin_groups(matrix, 0):
+        members = [i for i in group if i in paired]
+        if len(members) > 1:
+            twins.update(members)
+    return [(i, j) for i, j in pairs if i in twins]

@@ -13,13 +13,11 @@ similarity, and among those the most genuine matches (the same tie bonus, comput
 from the same matrix). The score of a list depends only on that total and that
 count, so it is the same to the bit; *which* of several equally good pairings is
 returned may differ (the two solvers break exact ties differently), as may the
-pairs shown in the match tree for them. Two exceptions, both where the dense rule
-itself is ambiguous: where the similarities of one list span more than 2**52 (float
-sums cannot tell ``1 + 1e-17`` from ``1``), and where the tie bonus, which is meant
-to decide only between equal totals, ties a larger total with more pairs (``[[0.25,
-0], [1, 0.7]]``: ``1.0 + eps == 0.95 + 2 eps``, since ``eps`` is a share of the
-smallest gap between entries, not between totals). Both solvers then return an
-optimum of the same objective, possibly not the same one, and the scores differ.
+pairs shown in the match tree for them. One exception, where the dense rule itself
+is ambiguous: where the similarities of one list span more than 2**52 (float sums
+cannot tell ``1 + 1e-17`` from ``1``). (A tie bonus that would buy more pairs with
+a smaller total, ``[[0.25, 0], [1, 0.7]]``: ``1.0 + eps == 0.95 + 2 eps``, is
+refused by both: the total is checked exactly and the bonus shrunk.)
 
 :func:`equal_pairs` finds the positive pairs of an equality (a reference, an
 ``exact`` comparator): a hash join of two code arrays.
@@ -43,6 +41,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
+from .assignment import BONUS_TRIES
 from .comparators import id_key, value_kind
 from .matchtree import Scorer, key_denominator, map_score, power_of_two_scale
 from .matchtree import _comparator_for as comparator_for
@@ -124,9 +123,11 @@ def max_weight_matching_sparse(rows: np.ndarray, cols: np.ndarray, values: np.nd
 
     Notes
     -----
-    The objective is the dense one with its tie bonus, ``value + eps`` per pair
-    (``eps`` from :func:`sparse_tie_epsilon`), so a larger total wins and, among
-    equal totals, more pairs. Leaving an element unmatched is allowed by the
+    As the dense solver: a matching of the largest total first; when it leaves
+    elements unmatched that positive pairs could take, the objective ``value + eps``
+    per pair (``eps`` from :func:`sparse_tie_epsilon`) prefers more pairs, and is
+    kept only if its total (summed exactly) is as large, ``eps`` shrunk below what
+    it gave up otherwise. Leaving an element unmatched is allowed by the
     classic reduction to a full matching: each gold row ``i`` gets a dummy column
     ``d_i`` and each candidate column ``j`` a dummy row ``e_j``, with edges
     ``(i, d_i)``, ``(e_j, j)`` and ``(e_j, d_i)`` for every positive ``(i, j)``.
@@ -149,8 +150,32 @@ def max_weight_matching_sparse(rows: np.ndarray, cols: np.ndarray, values: np.nd
     pairs, rest = _uniform_blocks(rows, cols, values, shape)
     rows, cols, values = rows[rest], cols[rest], values[rest]
     if values.size:
-        pairs += _full_matching(rows, cols, values + eps, shape)
+        pairs += _most_pairs_of_the_largest_total(rows, cols, values, eps, shape)
     return sorted(pairs)
+
+
+def _most_pairs_of_the_largest_total(rows: np.ndarray, cols: np.ndarray, values: np.ndarray,
+                                     eps: float, shape: tuple[int, int]) -> Pairs:
+    """:func:`oa_core.assignment.max_weight_matching`'s rule on the positive entries."""
+    lookup = coo_matrix((values, (rows, cols)), shape=shape).tocsr()
+
+    def total(pairs: Pairs) -> float:
+        if not pairs:
+            return 0.0
+        i, j = zip(*pairs, strict=True)
+        return math.fsum(np.asarray(lookup[list(i), list(j)]).ravel().tolist())
+
+    best = _full_matching(rows, cols, values, shape)
+    if len(best) == min(shape) or len(best) == values.size:
+        return best
+    largest = total(best)
+    for _ in range(BONUS_TRIES):
+        more = _full_matching(rows, cols, values + eps, shape)
+        lost = largest - total(more)
+        if lost <= 0:
+            return more
+        eps = lost / (min(shape) + 1)
+    return best
 
 
 def _uniform_blocks(rows: np.ndarray, cols: np.ndarray, values: np.ndarray,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -50,31 +51,36 @@ def _summary(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> tuple[float, i
     return math.fsum(matrix[i, j] for i, j in pairs), len(pairs)
 
 
-def _objective(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> float:
-    """The dense solver's objective with its tie bonus (what both maximise)."""
-    eps = tie_epsilon(matrix)
-    return math.fsum(matrix[i, j] + eps for i, j in pairs)
-
-
 @settings(max_examples=1500, deadline=None)
 @given(sparse_matrices())
 def test_sparse_reaches_the_dense_optimum(matrix: np.ndarray) -> None:
     dense, sparse = max_weight_matching(matrix), _sparse(matrix)
     assert len({i for i, _ in sparse}) == len(sparse) == len({j for _, j in sparse})
     assert all(matrix[i, j] > 0 for i, j in sparse)
-    if _summary(matrix, sparse) != _summary(matrix, dense):
-        # Only where the tie bonus itself ties a larger total with more pairs (a
-        # defect of the dense rule: [[0.25, 0], [1, 0.7]] has 1.0 + eps == 0.95 +
-        # 2 eps): then both pairings are optimal for the objective, and the two
-        # solvers may take either.
-        assert math.isclose(_objective(matrix, sparse), _objective(matrix, dense),
-                            rel_tol=1e-12)
-        assert len(sparse) != len(dense)
+    assert _summary(matrix, sparse) == _summary(matrix, dense)
 
 
-def test_the_tie_bonus_defect_is_known() -> None:
-    matrix = np.array([[0.25, 0.0], [1.0, 0.7]])
-    assert _summary(matrix, max_weight_matching(matrix)) == (0.95, 2)  # not the 1.0
+@pytest.mark.parametrize("matrix", [[[0.25, 0.0], [1.0, 0.7]],
+                                    [[0.25, 0.0, 0.0], [1.0, 0.7, 0.0], [0.0, 0.0, 0.3]]])
+def test_the_tie_bonus_never_buys_more_pairs_with_a_smaller_total(
+        matrix: list[list[float]]) -> None:
+    # eps is a share of the smallest gap between entries, not between totals:
+    # 1.0 + eps == 0.95 + 2 eps. The paper's argmax is the larger total.
+    dense = np.array(matrix)
+    rows, cols = np.nonzero(dense)
+    total = 1.0 + (0.3 if dense.shape[0] == 3 else 0.0)
+    for pairs in (max_weight_matching(dense),
+                  max_weight_matching_sparse(rows, cols, dense[rows, cols], dense.shape)):
+        assert _summary(dense, pairs)[0] == total
+        assert (1, 0) in pairs
+
+
+def test_the_tie_bonus_still_prefers_more_pairs_at_an_equal_total() -> None:
+    dense = np.array([[1.0, 0.5], [0.5, 0.0]])
+    rows, cols = np.nonzero(dense)
+    assert max_weight_matching(dense) == [(0, 1), (1, 0)]
+    assert max_weight_matching_sparse(rows, cols, dense[rows, cols], dense.shape) == [
+        (0, 1), (1, 0)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -208,7 +214,6 @@ import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-import pytest  # noqa: E402
 from hypothesis import HealthCheck  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
