@@ -232,18 +232,18 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
 
     The same number as ``align(...).score``, without describing the candidate's schema
     violations unless ``strict`` is set (they change the score only then), and for
-    documents of objects and primitives without building a match tree
+    documents without scopes without building a match tree
     (:mod:`oa_core.scoreonly`).
     """
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
     parsed, violations = _checked(gold, candidate, schema, opts, comparators,
                                   describe_violations=False)
-    if not parsed.scopes:  # objects and leaves: the score without a match tree
+    if not parsed.scopes:  # objects, lists and leaves: the score without a match tree
         try:
-            value = score_objects(gold, candidate, parsed)
+            value = score_objects(gold, candidate, parsed, opts.limits)
         except Unsupported:
-            pass  # lists (or a comparator error, reported with its pointer below)
+            pass  # a comparator error or a list over the limits: said with its pointer below
         else:
             return 0.0 if opts.strict and violations else value
     return _aligned(gold, candidate, parsed, opts, violations).score
