@@ -8,7 +8,7 @@ change stores ``pointer -> value`` in the session's schema edits, which
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,13 +177,23 @@ def set_knob(edits: dict[str, Any], knob: Knob, value: Any,
         edits[knob.key] = value
 
 
-def _on_change(knob: Knob, defaults: list[float] | None) -> None:
-    set_knob(session.schema_edits(), knob, st.session_state[knob.widget_key], defaults)
+def _on_change(knob: Knob, defaults: list[float] | None,
+               after: Callable[[Knob, bool], None] | None = None) -> None:
+    edits = session.schema_edits()
+    was_edited = current_value(knob, edits) != knob.default
+    set_knob(edits, knob, st.session_state[knob.widget_key], defaults)
     session.changed()  # the knobs may live in a fragment, which skips main.py's URL write
+    if after is not None:
+        after(knob, was_edited != (current_value(knob, edits) != knob.default))
 
 
-def render_knob(knob: Knob, node: SchemaNode) -> None:
-    """Draw the widget of one knob (its value comes from the session's edits)."""
+def render_knob(knob: Knob, node: SchemaNode, *,
+                after: Callable[[Knob, bool], None] | None = None) -> None:
+    """Draw the widget of one knob (its value comes from the session's edits).
+
+    ``after(knob, marked)``, when given, is called by the widget's callback once the
+    edit is recorded; ``marked`` says whether the knob's "edited" mark (•) changed.
+    """
     edits = session.schema_edits()
     value = current_value(knob, edits)
     st.session_state[knob.widget_key] = value
@@ -192,7 +202,7 @@ def render_knob(knob: Knob, node: SchemaNode) -> None:
     label = md_inline(knob.label) + (" •" if changed else "")  # labels read Markdown
     help_text = f"{md_inline(knob.pointer)} (original: {md_inline(str(knob.default))})"
     common: dict[str, Any] = {"key": knob.widget_key, "help": help_text,
-                              "on_change": _on_change, "args": (knob, defaults)}
+                              "on_change": _on_change, "args": (knob, defaults, after)}
     if knob.kind == "weight":
         st.number_input(label, min_value=0.0, step=0.25, format="%.3f", **common)
     elif knob.kind == "unit":

@@ -14,7 +14,9 @@ SEARCH = "oa.tune_search"
 SENSITIVITY_AT = "oa.sensitivity_at"  # canonical JSON of the schema the slopes were taken at
 SENSITIVE_SHOWN = 10
 AUTO_SECONDS = 1.0  # compute the slopes unasked when they should take less than this
+STARTED = "oa.tune_started"  # when this run began (the page, or a knob's fragment rerun)
 
+st.session_state[STARTED] = time.perf_counter()
 st.title("Schema tuning")
 trio = session.trio()
 if trio is None:
@@ -82,46 +84,91 @@ def sensitive_settings(seconds: float) -> None:
 def _reset_edits() -> None:
     session.schema_edits().clear()
     session.changed()
+    st.rerun()  # the sidebar counts the edits: the whole page
 
 
-@st.fragment
-def tuning() -> None:
-    """Scores, where they moved, the sensitive settings, every knob and the edited schema.
+def _sidebar_is_behind() -> bool:
+    """Whether the sidebar, drawn at the last full run, shows another number of edits."""
+    return st.session_state.get(sidebar.EDITS_SHOWN) != len(session.schema_edits())
 
-    A fragment: a knob reruns only this, not the sidebar and the rest of the app (a
-    full rerun was most of a weight change's time in the browser). What else shows
-    the edits follows: the URL is written by the knob's callback, the sidebar's
-    downloads read the session when clicked, and when the sidebar's count of edits
-    is no longer right the whole page reruns at once.
+
+def _after_knob(knob: schema_widgets.Knob, marked: bool) -> None:
+    """A knob changed: rerun only what shows its edit (the knob's widget has its value).
+
+    The page is four keyed fragments; a knob's callback reruns the scores and the
+    edited schema, plus the settings when the knob's • mark changed and the sensitive
+    settings when they were taken at edited settings (a new edit moves them back to
+    the original schema). A change in the number of edits reruns the whole page,
+    since the sidebar counts them. A full rerun was most of a weight change's time
+    in the browser: the sidebar, every section and two tables redrawn.
     """
-    if st.session_state.get(sidebar.EDITS_SHOWN) != len(session.schema_edits()):
+    if _sidebar_is_behind():
         st.rerun()
-    started = time.perf_counter()
+    assert trio is not None
+    st.session_state[STARTED] = time.perf_counter()
+    targets = [SCORES, EDITED]
+    if marked:
+        targets.append(SETTINGS)
+    if st.session_state.get(SENSITIVITY_AT) not in (None, session.canonical(trio.schema)):
+        targets.append(SENSITIVE)
+    st.rerun(targets)
+
+
+SCORES, SENSITIVE, SETTINGS, EDITED = ("tune.scores", "tune.sensitive", "tune.settings",
+                                       "tune.edited")
+
+
+def _keep_step() -> None:
+    """In a fragment's own rerun: the whole page when the sidebar's count is stale."""
+    if _sidebar_is_behind():
+        st.rerun()
+
+
+@st.fragment(key=SCORES)
+def scores() -> None:
+    """The scores with both schemas and the nodes whose score moved."""
+    _keep_step()
     assert trio is not None
     original = scoring.current(schema=trio.schema)
     edited = scoring.current()
-    if original is not None and edited is not None:
-        columns = st.columns(3)
-        columns[0].metric("Score with the edited schema", f"{edited.alignment.score:.4f}",
-                          **(views.score_change(edited.alignment.score,
-                                                original.alignment.score)
-                             if session.schema_edits() else {}))
-        columns[1].metric("Score with the original schema", f"{original.alignment.score:.4f}")
-        columns[2].metric("Edited settings", len(session.schema_edits()))
-        moved = schema_widgets.moved_nodes(original.alignment.tree, edited.alignment.tree,
-                                           session.schema_edits())
-        with st.expander(f"Where the score moved ({len(moved)})", expanded=bool(moved)):
-            if moved:
-                st.caption("Nodes whose own score changed or whose settings you edited, one "
-                           "row per schema node (list items together); weights that only "
-                           "shifted because a sibling's weight changed are left out.")
-                st.dataframe(moved, hide_index=True, column_config={
-                    name: st.column_config.NumberColumn(format="%.4f")
-                    for name in ("score before", "score after", "contribution Δ")})
-            else:
-                st.caption("No node changed its score.")
+    if original is None or edited is None:
+        return
+    columns = st.columns(3)
+    columns[0].metric("Score with the edited schema", f"{edited.alignment.score:.4f}",
+                      **(views.score_change(edited.alignment.score, original.alignment.score)
+                         if session.schema_edits() else {}))
+    columns[1].metric("Score with the original schema", f"{original.alignment.score:.4f}")
+    columns[2].metric("Edited settings", len(session.schema_edits()))
+    moved = schema_widgets.moved_nodes(original.alignment.tree, edited.alignment.tree,
+                                       session.schema_edits())
+    with st.expander(f"Where the score moved ({len(moved)})", expanded=bool(moved)):
+        if moved:
+            st.caption("Nodes whose own score changed or whose settings you edited, one row "
+                       "per schema node (list items together); weights that only shifted "
+                       "because a sibling's weight changed are left out.")
+            # a static table, not st.dataframe: it changes on every knob, and the data
+            # grid redrew its accessibility cells 200 ms after each change; the rows
+            # come sorted by the size of the move, the total first
+            numbers = ("score before", "score after", "contribution Δ")
+            st.table(pd.DataFrame.from_records(moved).style.hide(axis="index")
+                     .format(dict.fromkeys(numbers, "{:.4f}"), na_rep="—"))
+        else:
+            st.caption("No node changed its score.")
+
+
+@st.fragment(key=SENSITIVE)
+def sensitive() -> None:
+    _keep_step()
+    assert trio is not None
+    original = scoring.current(schema=trio.schema)
+    if original is not None and scoring.current() is not None:
         sensitive_settings(original.seconds)
 
+
+@st.fragment(key=SETTINGS)
+def settings() -> None:
+    """Search, reset and every knob, in lazy sections."""
+    _keep_step()
     st.subheader("Settings")
     groups = schema_widgets.grouped_knobs(original_schema)
     search_column, reset_column = st.columns([3, 1], vertical_alignment="bottom")
@@ -130,7 +177,8 @@ def tuning() -> None:
                               help="words of a path, a keyword or a type, in any order",
                               **session.bind(SEARCH, ""))
     with reset_column:
-        st.button("Reset all edits", on_click=_reset_edits, disabled=not session.schema_edits())
+        st.button("Reset all edits", on_click=_reset_edits,
+                  disabled=not session.schema_edits())
     found = schema_widgets.search(groups, query)
     total = sum(len(knobs) for _, knobs in groups)
     if query.strip():
@@ -143,9 +191,9 @@ def tuning() -> None:
         if searching:  # every match is shown
             section, is_open = st.expander(title, expanded=True), True
         else:
-            # Lazy: a closed section sends no widgets (a schema has dozens of sections, and
-            # their widgets were most of this page's weight in the browser); opening one
-            # reruns this fragment with its widgets. Knob values live in the schema edits.
+            # Lazy: a closed section sends no widgets (a schema has dozens of sections,
+            # and their widgets were most of this page's weight in the browser); opening
+            # one reruns this fragment with its widgets. Knob values live in the edits.
             section = st.expander(title, expanded=node.pointer == "",
                                   key=schema_widgets.section_key(node.pointer),
                                   on_change="rerun")
@@ -155,8 +203,16 @@ def tuning() -> None:
                 columns = st.columns(3)
                 for index, knob in enumerate(knobs):
                     with columns[index % 3]:
-                        schema_widgets.render_knob(knob, node)
+                        schema_widgets.render_knob(knob, node, after=_after_knob)
 
+
+@st.fragment(key=EDITED)
+def edited_schema() -> None:
+    """The edited schema to download or read, and this view's timing."""
+    _keep_step()
+    # the whole run's time (a full run, or a knob's fragments); this fragment's own when
+    # it reruns alone
+    started = st.session_state.pop(STARTED, None) or time.perf_counter()
     st.subheader("Edited schema")
     edited_json = json.dumps(session.edited_schema(), ensure_ascii=False, indent=2)
     st.download_button("Download the edited schema", edited_json,
@@ -164,8 +220,12 @@ def tuning() -> None:
     with st.expander("Show it", key="w.tune_show_schema", on_change="rerun") as shown:
         if shown.open:
             st.code(edited_json, language="json")
+    edited = scoring.current()
     if edited is not None:
         scoring.timing_caption(edited, started)
 
 
-tuning()
+scores()
+sensitive()
+settings()
+edited_schema()

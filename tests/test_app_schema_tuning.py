@@ -76,7 +76,7 @@ def test_changing_the_order_rescores_everywhere() -> None:
     delta = next(m.delta for m in at.metric if m.label == "Score with the edited schema")
     assert delta.startswith("+0.")  # a gain, signed
     assert metric(at, "Score with the original schema") == "0.7679"
-    moved = at.dataframe[0].value
+    moved = at.table[0].value  # a static table (see the page)
     assert next(iter(moved["where"])) == "(root)"  # the total first
     assert "agenda" in set(moved["where"]) and "agenda[]" in set(moved["where"])
     assert '"order": "align"' in at.code[0].value
@@ -191,14 +191,14 @@ def test_most_sensitive_settings_are_finite_differences_of_the_score() -> None:
 def test_moved_nodes_leave_out_renormalised_siblings_and_repeated_paths() -> None:
     at = open_tuning()
     at.number_input(key="tune:/properties/agenda/valueWeight").set_value(3.0).run()
-    moved = at.dataframe[0].value
+    moved = at.table[0].value  # a static table (see the page)
     # the total and the edited node only: people, period and mentorships merely lost
     # weight share to the agenda, their scores did not move
     assert list(moved["where"]) == ["(root)", "agenda"]
     assert list(moved["paths"]) == ["/", "/agenda"]
     next(b for b in at.button if b.label == "Reset all edits").click().run()
     at.slider(key="tune:/properties/agenda/items/threshold").set_value(0.99).run()
-    moved = at.dataframe[0].value.set_index("where")
+    moved = at.table[0].value.set_index("where")
     assert set(moved.index) == {"(root)", "agenda", "agenda[]"}
     items = moved.loc["agenda[]"]
     assert items["paths"] == "/agenda/0, /agenda/1, /agenda/2"  # each path once
