@@ -40,3 +40,11 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("deep", max_examples=1500)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE",
                                                                         "default"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_run_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Scored runs are cached under the user's home by default (``OA_RUN_CACHE``):
+    the suite, and the explorers it starts, keep theirs in a folder of its own, so a
+    test never reads a run another session left behind."""
+    os.environ["OA_RUN_CACHE"] = str(tmp_path_factory.mktemp("run-cache"))

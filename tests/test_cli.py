@@ -340,7 +340,8 @@ def test_explore_command(monkeypatch: pytest.MonkeyPatch,
     assert command[:4] == [sys.executable, "-m", "streamlit", "run"]
     assert Path(command[4]) == ROOT / "app" / "main.py"
     assert command[5:] == ["--server.address", "127.0.0.1", "--server.port", "8611",
-                           "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+                           "--server.headless", "true", "--browser.gatherUsageStats", "false",
+                           "--runner.postScriptGC", "false"]
 
 
 def test_explore_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
