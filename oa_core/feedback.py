@@ -531,7 +531,7 @@ def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
     if op.kind == OpKind.MISSING_LIST_ITEM and op.details.get("unordered") and (
             "missing-list-item.unordered" in table):
         key = "missing-list-item.unordered"
-    fields = {"path": op.path or "/", "kind": op.kind, "delta": op.delta,
+    fields = {"path": op.path or "(root)", "kind": op.kind, "delta": op.delta,
               "gold": _show(op.gold, values), "candidate": _show(op.candidate, values),
               "key": op.details.get("key", ""), "scope": op.details.get("scope", ""),
               "target": op.details.get("target", ""), **{
@@ -603,7 +603,7 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
                                                       deficit=1.0 - score, shown=0, total=0)
     elif style == "compact":
         text = "\n".join([f"score {score:.4f}"] + [
-            _COMPACT.format(path=op.path or "/", kind=op.kind, delta=op.delta) for op in shown])
+            _COMPACT.format(path=op.path or "(root)", kind=op.kind, delta=op.delta) for op in shown])
     else:
         lines = [_format(table, "header", score=score, deficit=1.0 - score, shown=len(shown),
                          total=len(eligible))]
