@@ -169,3 +169,9 @@ def test_values_can_be_written_as_json(running):
     assert "'" not in text.split("\n", 1)[1]
     with pytest.raises(oa_core.InputError):
         oa_core.feedback(gold, candidate, schema, values="yaml")
+
+
+def test_a_root_op_names_the_root_not_the_pointer_of_the_empty_key():
+    fb = oa_core.feedback({"a": 1}, [1], {"type": "object"})
+    assert fb.ops[0].path == ""
+    assert fb.ops[0].message.startswith("(root): expected object")
