@@ -239,7 +239,8 @@ _MATRIX_STYLE = """<style>
 .oa-matrix {overflow-x: auto; margin: 0.25rem 0 0.5rem 0;}
 .oa-matrix table {border-collapse: separate; border-spacing: 2px; font-size: 0.85rem;}
 .oa-matrix th {font-weight: normal; white-space: nowrap; padding: 2px 6px;}
-.oa-matrix thead th {text-align: center; vertical-align: bottom;}
+.oa-matrix thead th {text-align: center; vertical-align: bottom; white-space: normal;
+  max-width: 10em; overflow-wrap: break-word;}
 .oa-matrix tbody th {text-align: right;}
 .oa-matrix td {text-align: center; padding: 6px 8px; color: #000000; min-width: 4.2em;}
 .oa-matrix td.pair {outline: 3px solid #000000; outline-offset: -3px;}

@@ -144,7 +144,10 @@ def test_feedback_filters_keep_the_page(page: Page, app_url: str, screenshot: Sh
     screenshot(page, "pages-feedback-scierc-filtered")
 
 
-def test_chart_toolbars_are_not_in_the_tab_order(page: Page, app_url: str) -> None:
-    open_view(page, app_url, "feedback", "running_example")
+@pytest.mark.parametrize("view", ["match-tree", "referential"])
+def test_chart_toolbars_are_not_in_the_tab_order(page: Page, app_url: str, view: str) -> None:
+    """The plotly charts (icicle, WL graph) have no mode bar; the Feedback chart and the
+    small score matrices are plain HTML with nothing to focus."""
+    open_view(page, app_url, view, "running_example")
     expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_attached()
     assert page.locator(".modebar-btn").count() == 0
