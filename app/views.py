@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-import plotly.graph_objects as go
 import streamlit as st
 
 import oa_core
@@ -29,7 +28,7 @@ from oa_core import Alignment, Diagnostic, RepairOp
 from . import session
 from .examples import list_examples
 from .session import Trio
-from .text import md_escape, plotly_text, shorten
+from .text import md_escape, shorten
 
 SCORE_DECIMALS = 4
 HEADLINE_DECIMALS = 2
@@ -127,52 +126,6 @@ def eligible_ops(ops: Sequence[RepairOp], min_delta: float = 0.0) -> list[Repair
     return [op for op in ops if op.delta > 0 and op.delta >= min_delta]
 
 
-def delta_bars(ops: Sequence[RepairOp], shown: Sequence[RepairOp], *,
-               min_delta: float = 0.0,
-               alone: Mapping[int, float | None] | None = None) -> go.Figure:
-    """Horizontal bars of the ranked repair ops' deltas; the shown ones in color.
-
-    Parameters
-    ----------
-    ops : sequence of RepairOp
-        Every op, ranked; those below ``min_delta`` (or recovering nothing) are left
-        out, so the chart follows the minimum-delta filter.
-    shown : sequence of RepairOp
-        The ops in the feedback text (drawn in color, the others gray).
-    alone : mapping, optional
-        ``id(op)`` -> the score change when that op alone is applied; drawn as a
-        diamond on the op's bar.
-    """
-    drawn = eligible_ops(ops, min_delta)
-    shown_ids = {id(op) for op in shown}
-    labels = [f"{rank}. {plotly_text(op.kind)} {plotly_text(op.path or '/', 60)}"
-              for rank, op in enumerate(drawn, start=1)]
-    fig = go.Figure(go.Bar(
-        x=[op.delta for op in drawn], y=labels, orientation="h",
-        name="delta (share of the deficit)",
-        marker={"color": ["#0072B2" if id(op) in shown_ids else "#bbbbbb" for op in drawn]},
-        text=[fmt_delta(op.delta) for op in drawn], textposition="outside",
-        customdata=[plotly_text(op.message, 200) for op in drawn],
-        hovertemplate="%{customdata}<br>delta %{x:+.4f}<extra></extra>"))
-    moves = [(label, alone[id(op)]) for label, op in zip(labels, drawn, strict=True)
-             if alone is not None and alone.get(id(op)) is not None]
-    if moves:
-        fig.add_trace(go.Scatter(
-            x=[move for _, move in moves], y=[label for label, _ in moves], mode="markers",
-            name="applied alone (rescored)",
-            hovertemplate="applied alone: %{x:+.4f}<extra></extra>",
-            marker={"symbol": "diamond", "size": 12, "color": "#D55E00",
-                    "line": {"width": 1, "color": "#000000"}}))
-    top = max([op.delta for op in drawn] + [move for _, move in moves] + [1e-9])
-    low = min([0.0] + [move for _, move in moves])
-    fig.update_layout(height=max(200, 90 + 30 * len(drawn)), yaxis={"autorange": "reversed"},
-                      xaxis={"title": {"text": "score recovered"}, "tickformat": ".4f",
-                             "range": [low * 1.15, top * 1.18]},  # room for the labels
-                      legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
-                      showlegend=bool(moves), margin={"l": 10, "r": 60, "t": 30, "b": 40})
-    return fig
-
-
 # Colors of the delta chart (Okabe-Ito: color-blind safe); text and axis take the
 # page's text color, so the chart reads in the light and the dark theme.
 SHOWN_COLOR, HIDDEN_COLOR, ALONE_COLOR = "#0072B2", "#bbbbbb", "#D55E00"
@@ -216,12 +169,24 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
 def delta_chart_html(ops: Sequence[RepairOp], shown: Sequence[RepairOp], *,
                      min_delta: float = 0.0,
                      alone: Mapping[int, float | None] | None = None) -> str:
-    """The chart of :func:`delta_bars` as static HTML and CSS (for ``st.html``).
+    """Horizontal bars of the ranked repair ops' deltas, as static HTML and CSS (for
+    ``st.html``); the shown ones in color.
 
-    The same bars, colors, labels and diamonds, drawn as plain boxes: a plotly chart
-    costs the browser far more to draw on every rerun and page switch, and this one
-    needs no zoom (each row's hover text is the op's message). Bars carry
-    ``data-delta`` and diamonds ``data-alone`` (the exact values), for tests.
+    Drawn as plain boxes rather than a plotly chart, which cost the browser far more
+    to draw on every rerun and page switch; this chart needs no zoom (each row's hover
+    text is the op's message). Bars carry ``data-delta`` and diamonds ``data-alone``
+    (the exact values), for tests.
+
+    Parameters
+    ----------
+    ops : sequence of RepairOp
+        Every op, ranked; those below ``min_delta`` (or recovering nothing) are left
+        out, so the chart follows the minimum-delta filter.
+    shown : sequence of RepairOp
+        The ops in the feedback text (drawn in color, the others gray).
+    alone : mapping, optional
+        ``id(op)`` -> the score change when that op alone is applied; drawn as a
+        diamond on the op's bar.
     """
     drawn = eligible_ops(ops, min_delta)
     shown_ids = {id(op) for op in shown}
