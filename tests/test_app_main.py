@@ -322,3 +322,14 @@ def test_warns_about_undeclared_gold_keys_and_documents_sharing_no_keys() -> Non
     at.button(key="w.load_pasted").click().run()
     text = "\n".join(w.value for w in at.warning)
     assert "share no keys at all" in text
+
+
+def test_plotly_is_preloaded_once_per_session() -> None:
+    """The first run asks the browser to import Streamlit's plotly chunk when idle (a
+    fixed script naming the chunk's file); later runs of the session do not."""
+    at = open_app()
+    scripts = [h.proto.body for h in at.sidebar.get("html") if "PlotlyChart." in h.proto.body]
+    assert len(scripts) == 1 and "import(url)" in scripts[0]
+    assert at.sidebar.get("html")[0].proto.unsafe_allow_javascript
+    at.run()
+    assert not [h for h in at.sidebar.get("html") if "PlotlyChart." in h.proto.body]
