@@ -117,12 +117,12 @@ def explore(args: argparse.Namespace) -> int:
         print(f"Dataset {folder.name}: runs {', '.join(data.runs)}; "
               f"{len(data.bad_lines)} bad lines", file=sys.stderr)
     elif args.example:
-        sample = entry.parent.parent / "sample_data" / args.example
-        if not sample.is_dir():
+        from .examples import list_examples
+
+        known = [example.name for example in list_examples()]
+        if args.example not in known:  # sample_data/datasets holds runs, not an example
             from oa_core.cli import BadInput
 
-            known = sorted(p.name for p in sample.parent.iterdir() if p.is_dir()) if (
-                sample.parent.is_dir()) else []
             raise BadInput(f"--example: there is no bundled example {args.example!r}"
                            f"\n  fix: pick one of {', '.join(known) or '(none found)'}")
         url += f"?example={quote(args.example)}"

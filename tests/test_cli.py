@@ -349,6 +349,9 @@ def test_explore_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     monkeypatch.setattr(launch, "run_child", lambda cmd: pytest.fail("must not start"))
     code, _, err = run(["explore", "--example", "nope"], capsys)
     assert code == 2 and "no bundled example 'nope'" in err and "running_example" in err
+    code, _, err = run(["explore", "--example", "datasets"], capsys)  # runs, not an example
+    assert code == 2 and "no bundled example 'datasets'" in err
+    assert "datasets" not in err.split("pick one of", 1)[1]
     monkeypatch.setattr(launch, "app_entry", lambda: tmp_path / "app" / "main.py")
     code, _, err = run(["explore"], capsys)
     assert code == 1 and "the explorer is not installed" in err
