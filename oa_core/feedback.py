@@ -603,7 +603,8 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
                                                       deficit=1.0 - score, shown=0, total=0)
     elif style == "compact":
         text = "\n".join([f"score {score:.4f}"] + [
-            _COMPACT.format(path=op.path or "(root)", kind=op.kind, delta=op.delta) for op in shown])
+            _COMPACT.format(path=op.path or "(root)", kind=op.kind, delta=op.delta)
+            for op in shown])
     else:
         lines = [_format(table, "header", score=score, deficit=1.0 - score, shown=len(shown),
                          total=len(eligible))]

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from browser_helpers import upload
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Frame, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -172,33 +173,10 @@ def test_downloads_reproduce_the_score_shown(
     expect(shown).to_have_text(f"{rescored:.4f}")
 
 
-def _upload(page: Page, files: dict[str, tuple[str, str]], *, valid: bool = True) -> None:
-    """Upload document -> (file name, text) through the sidebar, one file after the other.
-
-    A file loads as soon as the server has it; each step waits for what the server
-    then shows: with ``valid`` the sidebar naming the file as that document, else the
-    load error naming the file. Nothing races the upload.
-    """
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    uploaders = sidebar.locator('[data-testid="stFileUploader"]')
-    if not uploaders.first.is_visible():
-        sidebar.get_by_text("Upload or paste your own").click()
-    for document, (name, text) in files.items():
-        uploader = uploaders.nth(["gold", "candidate", "schema"].index(document))
-        expect(uploader).to_be_visible()
-        uploader.locator('input[type="file"]').set_input_files(
-            {"name": name, "mimeType": "application/json", "buffer": text.encode()})
-        if valid:
-            expect(sidebar.get_by_text(f"{document}: {name}")).to_be_visible()
-        else:
-            expect(page.locator('[data-testid="stAlert"]').filter(
-                has_text="Could not load").filter(has_text=name)).to_be_visible()
-
-
 def test_malformed_upload_shows_the_error_and_keeps_working(
         page: Page, app_url: str, screenshot: Shot) -> None:
     open_page(page, app_url)
-    _upload(page, {"candidate": ("broken.json", '{"people": [\n  {"id": 1 "name": "x"}\n]}')},
+    upload(page, {"candidate": ("broken.json", '{"people": [\n  {"id": 1 "name": "x"}\n]}')},
             valid=False)
     alert = page.locator('[data-testid="stAlert"]').filter(has_text="Could not load")
     expect(alert).to_be_visible()
@@ -214,7 +192,7 @@ def test_script_in_a_value_is_shown_as_text(
     open_page(page, app_url)
     candidate = json.loads((RUNNING / "candidate.json").read_text())
     candidate["agenda"][2] = "<script>window.__pwned = 1</script><b>bold</b>"
-    _upload(page, {"candidate": ("evil.json", json.dumps(candidate))})
+    upload(page, {"candidate": ("evil.json", json.dumps(candidate))})
     cell = page.locator("table.oa-diff td").filter(has_text="<script>window.__pwned")
     expect(cell).to_be_visible()
     assert page.evaluate("() => window.__pwned") is None
@@ -246,7 +224,7 @@ def test_two_hundred_record_graph_in_the_browser(
                  "mentorships": [{"mentor": new[m["mentor"]], "mentee": new[m["mentee"]]}
                                  for m in links], "agenda": [], "period": [1, 2]}
     open_page(page, app_url, "referential")
-    _upload(page, {"gold": ("gold200.json", json.dumps(gold)),
+    upload(page, {"gold": ("gold200.json", json.dumps(gold)),
                    "candidate": ("candidate200.json", json.dumps(candidate))})
     expect(page.get_by_text("Score with tie_break")).to_be_visible()
     expect(page.locator('[data-testid="stMetricValue"]').first).to_have_text("1.0000")
@@ -326,7 +304,7 @@ def test_markup_in_a_name_is_a_tooltip_text_in_the_interactive_graph(
     candidate = json.loads((RUNNING / "candidate.json").read_text())
     candidate["people"][0]["name"] = evil
     open_page(page, app_url, "referential")
-    _upload(page, {"candidate": ("evil.json", json.dumps(candidate))})
+    upload(page, {"candidate": ("evil.json", json.dumps(candidate))})
     expect(page.get_by_text("Score with tie_break")).to_be_visible()
     frame = open_interactive_graph(page)
     spot = frame.evaluate("""() => {
@@ -365,7 +343,7 @@ def test_defect_25_markup_in_names_shows_literally(
         properties[name] = properties.pop("agenda")
     file_name = "**B** $y$ [L](x).json"  # a browser keeps no '/' in a file name
     open_page(page, app_url, "referential")
-    _upload(page, {document: (file_name if document == "candidate" else f"{document}.json",
+    upload(page, {document: (file_name if document == "candidate" else f"{document}.json",
                               json.dumps(value)) for document, value in documents.items()})
     sidebar = page.locator('[data-testid="stSidebar"]')
     expect(sidebar.get_by_text(f"candidate: {file_name}")).to_be_visible()

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from browser_helpers import upload
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -189,26 +190,12 @@ def _graph(size: int, seed: int) -> tuple[dict, dict]:
     return gold, candidate
 
 
-def _upload(page: Page, files: dict[str, tuple[str, str]]) -> None:
-    """Upload document -> (file name, text) in the sidebar; wait until each is loaded."""
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    uploaders = sidebar.locator('[data-testid="stFileUploader"]')
-    for document, (name, text) in files.items():
-        uploader = uploaders.nth(["gold", "candidate", "schema"].index(document))
-        if not uploader.is_visible():  # the section folds on a rerun: open it again
-            sidebar.get_by_text("Upload or paste your own").click()
-        expect(uploader).to_be_visible()
-        uploader.locator('input[type="file"]').set_input_files(
-            {"name": name, "mimeType": "application/json", "buffer": text.encode()})
-        expect(sidebar.get_by_text(f"{document}: {name}")).to_be_visible()
-
-
 def test_two_hundred_records_neighbourhood_and_speed(
         page: Page, app_url: str, screenshot: Shot,
         timings: dict[str, list[float]]) -> None:
     gold, candidate = _graph(200, seed=5)
     open_view(page, app_url, "referential?example=running_example")
-    _upload(page, {"gold": ("gold200.json", json.dumps(gold)),
+    upload(page, {"gold": ("gold200.json", json.dumps(gold)),
                    "candidate": ("candidate200.json", json.dumps(candidate))})
     expect(page.locator('[data-testid="stMetricValue"]').first).to_have_text("1.0000")
     expect(page.get_by_text(re.compile(r"Showing \d+ of 400 vertices"))).to_be_visible()

@@ -1,0 +1,34 @@
+"""Helpers the browser tests share."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+DOCUMENTS = ("gold", "candidate", "schema")
+
+
+def upload(page: Page, files: dict[str, tuple[str, str]], *, valid: bool = True) -> None:
+    """Upload document -> (file name, text) through the sidebar, one file after the other.
+
+    A file loads as soon as the server has it; each step waits for what the server
+    then shows: with ``valid`` the sidebar naming the file as that document, else the
+    load error naming the file. The upload section is opened by its state (the
+    ``open`` attribute of its ``details``), never by whether an uploader happens to
+    be drawn yet: a click on an open section would close it.
+    """
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    section = sidebar.locator("details").filter(has_text="Upload or paste your own")
+    uploaders = sidebar.locator('[data-testid="stFileUploader"]')
+    for document, (name, text) in files.items():
+        expect(section).to_be_attached()
+        if section.get_attribute("open") is None:
+            section.locator("summary").click()
+        uploader = uploaders.nth(DOCUMENTS.index(document))
+        expect(uploader).to_be_visible()
+        uploader.locator('input[type="file"]').set_input_files(
+            {"name": name, "mimeType": "application/json", "buffer": text.encode()})
+        if valid:
+            expect(sidebar.get_by_text(f"{document}: {name}")).to_be_visible()
+        else:
+            expect(page.locator('[data-testid="stAlert"]').filter(
+                has_text="Could not load").filter(has_text=name)).to_be_visible()
