@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-DOCUMENTS = ("gold", "candidate", "schema")
-# No script run in progress: a rerun redraws the uploaders, and a file given to an
-# uploader that is about to be replaced is lost.
-IDLE = """() => !document.querySelector('[data-test-script-state="running"]')"""
+# The last script run finished (not "initial", "running" or "rerunRequested"): a
+# rerun redraws the sidebar, and a file given to an input being redrawn can land
+# in another uploader (a gold was once loaded as the schema).
+IDLE = """() => !!document.querySelector('[data-test-script-state="notRunning"]')"""
 
 
 def upload(page: Page, files: dict[str, tuple[str, str]], *, valid: bool = True) -> None:
@@ -18,18 +18,17 @@ def upload(page: Page, files: dict[str, tuple[str, str]], *, valid: bool = True)
     load error naming the file. The upload section is opened by its state (the
     ``open`` attribute of its ``details``), never by whether an uploader happens to
     be drawn yet: a click on an open section would close it. Each file waits for the
-    runs before it to finish.
+    runs before it to finish, and each uploader is found by its label, not its place.
     """
     sidebar = page.locator('[data-testid="stSidebar"]')
     section = sidebar.locator("details").filter(has_text="Upload or paste your own")
-    uploaders = sidebar.locator('[data-testid="stFileUploader"]')
     for document, (name, text) in files.items():
         page.wait_for_function(IDLE)
         expect(section).to_be_attached()
         if section.get_attribute("open") is None:
             section.locator("summary").click()
             page.wait_for_function(IDLE)
-        uploader = uploaders.nth(DOCUMENTS.index(document))
+        uploader = sidebar.get_by_role("region", name=f"{document.capitalize()} file")
         expect(uploader).to_be_visible()
         uploader.locator('input[type="file"]').set_input_files(
             {"name": name, "mimeType": "application/json", "buffer": text.encode()})
