@@ -30,6 +30,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -38,7 +39,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +159,22 @@ def _timed(figures: dict[str, list[tuple[float, float]]], name: str, page: Page,
     figures.setdefault(name, []).append((wall, (tree_cpu() - used) * 1000))
 
 
+
+
+@contextlib.contextmanager
+def _dataset_page(folder: Path, figures: dict[str, list[tuple[float, float]]], label: str,
+                  quiet_ms: int) -> Iterator[Page]:
+    """A fresh explorer and browser opening ``folder``'s Dataset page (timed as
+    ``label``); refuses the figures if any request left 127.0.0.1."""
+    with explorer() as (url, _), sync_playwright() as playwright:
+        browser = Browser(playwright, url)
+        with browser.context() as context:
+            page = context.pages[0] if context.pages else context.new_page()
+            _open(page, f"{url}/dataset?dataset={folder.name}", figures, label, quiet_ms)
+            yield page
+        if browser.blocked:
+            raise RuntimeError(f"requests left 127.0.0.1: {browser.blocked}")
+
 def browser_session(folder: Path, repeat: int, quiet_ms: int) -> dict[str, Any]:
     """The Dataset page of ``folder`` served by ``oa explore --dataset``: open, sort,
     filter, open a pair and come back; then open it again on a restarted server.
@@ -170,22 +187,12 @@ def browser_session(folder: Path, repeat: int, quiet_ms: int) -> dict[str, Any]:
     try:
         with tempfile.TemporaryDirectory(prefix="oa-run-cache-") as cache:
             os.environ[CACHE_ENV] = cache
-            with explorer() as (url, _), sync_playwright() as playwright:
-                browser = Browser(playwright, url)
-                with browser.context() as context:
-                    page = context.pages[0] if context.pages else context.new_page()
-                    _open(page, f"{url}/dataset?dataset={folder.name}", figures,
-                          "open (scoring included)", quiet_ms)
-                    for _ in range(repeat):
-                        _interactions(page, figures, quiet_ms)
-                if browser.blocked:
-                    raise RuntimeError(f"requests left 127.0.0.1: {browser.blocked}")
-            with explorer() as (url, _), sync_playwright() as playwright:
-                browser = Browser(playwright, url)
-                with browser.context() as context:
-                    page = context.pages[0] if context.pages else context.new_page()
-                    _open(page, f"{url}/dataset?dataset={folder.name}", figures,
-                          "open after a restart (run cache)", quiet_ms)
+            with _dataset_page(folder, figures, "open (scoring included)",
+                               quiet_ms) as page:
+                for _ in range(repeat):
+                    _interactions(page, figures, quiet_ms)
+            with _dataset_page(folder, figures, "open after a restart (run cache)", quiet_ms):
+                pass
     finally:
         os.environ.pop(DATASET_ENV, None)
         os.environ.pop(CACHE_ENV, None)

@@ -4,6 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+# Scores of a scope's C: ties, -0.0 next to 0.0, a subnormal-scale value
+MATRIX_SCORES = [0.0, -0.0, 0.5, 1.0, 1 / 3, 0.7, 1e-300]
+
+
+@st.composite
+def scope_matrices(draw: st.DrawFn) -> tuple[Any, ...]:
+    """(C, b, depth, row seeds, column seeds) of a scope of up to 8 x 8 records, with
+    twins (a row, a column copied) half of the time."""
+    n, m = draw(st.integers(0, 8)), draw(st.integers(0, 8))
+    matrix = draw(arrays(np.float64, (n, m), elements=st.sampled_from(MATRIX_SCORES)))
+    if n > 1 and draw(st.booleans()):
+        matrix[n - 1] = matrix[0]
+    if m > 1 and draw(st.booleans()):
+        matrix[:, m - 1] = matrix[:, 0]
+    return (matrix,
+            draw(arrays(np.float64, (n, m), elements=st.sampled_from([0.0, 1.0]))),
+            draw(arrays(np.int64, (n, m), elements=st.integers(0, 3))),
+            draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
+            draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))
+
 
 def int_list(order: str, **extra: Any) -> dict[str, Any]:
     return {"type": "array", "order": order, "items": {"type": "integer", "score": "exact"},

@@ -86,11 +86,10 @@ def test_record_matrix_equals_the_match_tree(golds: list[dict[str, Any]],
 import hashlib  # noqa: E402
 
 import pytest  # noqa: E402
+from oa_helpers import scope_matrices  # noqa: E402
 
 from benchmarks import alignment_speed  # noqa: E402
 from oa_core import assignment, referential  # noqa: E402
-
-MATRIX_SCORES = [0.0, -0.0, 0.5, 1.0, 1 / 3, 0.7, 1e-300]
 
 
 @pytest.fixture(autouse=True)
@@ -122,23 +121,8 @@ def plain_groups(matrix: np.ndarray, axis: int) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-@st.composite
-def _scope(draw: st.DrawFn) -> tuple[Any, ...]:
-    n, m = draw(st.integers(0, 7)), draw(st.integers(0, 7))
-    matrix = draw(arrays(np.float64, (n, m), elements=st.sampled_from(MATRIX_SCORES)))
-    if n > 1 and draw(st.booleans()):  # twins: a row copied
-        matrix[n - 1] = matrix[0]
-    if m > 1 and draw(st.booleans()):
-        matrix[:, m - 1] = matrix[:, 0]
-    return (matrix,
-            draw(arrays(np.float64, (n, m), elements=st.sampled_from([0.0, 1.0]))),
-            draw(arrays(np.int64, (n, m), elements=st.integers(0, 3))),
-            draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
-            draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))
-
-
 @settings(max_examples=600, deadline=None)
-@given(_scope())
+@given(scope_matrices())
 def test_block_passes_equal_the_whole_matrix_formulas(case: tuple[Any, ...]) -> None:
     matrix, same, depth, row_seed, col_seed = case
     distinct = assignment.distinct_values(matrix)
@@ -159,7 +143,7 @@ def test_block_passes_equal_the_whole_matrix_formulas(case: tuple[Any, ...]) -> 
 
 
 @settings(max_examples=600, deadline=None)
-@given(_scope())
+@given(scope_matrices())
 def test_canonical_matching_solves_the_permuted_objective(case: tuple[Any, ...]) -> None:
     matrix, same, _, row_seed, col_seed = case
     rows = np.asarray(row_seed, dtype=np.int64)

@@ -508,7 +508,7 @@ def test_peers_benchmark_cases_and_scores() -> None:
 
 # -- scope pairing in less memory: the old formulas, kept here as the reference -----------
 
-from hypothesis.extra.numpy import arrays  # noqa: E402
+from oa_helpers import scope_matrices  # noqa: E402
 
 from oa_core.assignment import _intern_rows, bipartite_colours  # noqa: E402
 from oa_core.referential import _cell_labels  # noqa: E402
@@ -542,21 +542,8 @@ def _old_colours(cells: np.ndarray, row_seed: list[int], col_seed: list[int]
     return rows, cols
 
 
-SCORES = [0.0, -0.0, 0.5, 1.0, 1 / 3, 0.7, 1e-300]
-
-
-@st.composite
-def _scope_matrices(draw: st.DrawFn) -> tuple[Any, ...]:
-    n, m = draw(st.integers(0, 8)), draw(st.integers(0, 8))
-    return (draw(arrays(np.float64, (n, m), elements=st.sampled_from(SCORES))),
-            draw(arrays(np.float64, (n, m), elements=st.sampled_from([0.0, 1.0]))),
-            draw(arrays(np.int64, (n, m), elements=st.integers(0, 3))),
-            draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
-            draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))
-
-
 @settings(max_examples=500, deadline=None)
-@given(_scope_matrices())
+@given(scope_matrices())
 def test_cell_labels_and_colours_in_place_equal_the_old_ones(case: tuple[Any, ...]) -> None:
     matrix, same, depth, row_seed, col_seed = case
     labels = _cell_labels(matrix, same, depth, np.unique(matrix))
