@@ -130,4 +130,4 @@ def report_button(data: Dataset, name: str, a: ScoredRun, b: ScoredRun) -> None:
     st.download_button("HTML report of both runs",
                        lambda: html_report.build(data, [a, b], title=title),
                        file_name=f"{name}-{a.name}-vs-{b.name}-report.html".replace("/", "_"),
-                       mime="text/html", key="dl_compare_html")
+                       mime="text/html", key="dl_compare_html", on_click="ignore")

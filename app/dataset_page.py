@@ -215,12 +215,15 @@ def downloads(data: Dataset, name: str, run: str, scored: ScoredRun) -> None:
     cells = st.columns(3)
     cells[0].download_button("Per-pair results (CSV)",
                              lambda: export_frame(scored).to_csv(index=False),
-                             file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
+                             file_name=f"{stem}.csv", mime="text/csv", key="dl_csv",
+                             on_click="ignore")
     cells[1].download_button("Per-pair results (Parquet)", lambda: parquet_bytes(scored),
                              file_name=f"{stem}.parquet",
-                             mime="application/vnd.apache.parquet", key="dl_parquet")
+                             mime="application/vnd.apache.parquet", key="dl_parquet",
+                             on_click="ignore")
     cells[2].download_button("HTML report", lambda: _report(key, title, data, scored),
-                             file_name=f"{stem}-report.html", mime="text/html", key="dl_html")
+                             file_name=f"{stem}-report.html", mime="text/html", key="dl_html",
+                             on_click="ignore")
     st.caption("The report is one HTML file (no network needed): summary, histogram, error "
                "patterns, field metrics and the worst documents with their aligned diffs "
                "and feedback. `oa report` writes the same from the command line.")

@@ -235,10 +235,10 @@ def render() -> None:
             st.subheader("Download")
             st.download_button("Current trio (JSON)", _when_clicked("trio"),
                                file_name=f"{trio.source}-trio.json",
-                               mime="application/json")
+                               mime="application/json", on_click="ignore")
             st.download_button("Edited schema (JSON)", _when_clicked("schema"),
                                file_name=f"{trio.source}-schema.json",
-                               mime="application/json")
+                               mime="application/json", on_click="ignore")
         dataset_sidebar.render()  # evaluation runs: a dataset and its run
 
 

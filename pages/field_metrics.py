@@ -46,6 +46,7 @@ st.dataframe(metrics, hide_index=True, key="field_table", column_config={
     **{c: st.column_config.NumberColumn(format="%.4f") for c in ("precision", "recall", "f1")}})
 st.plotly_chart(dataset_views.field_bars(metrics), key="field_bars", config=views.PLOTLY_CONFIG)
 st.download_button("Field metrics (CSV)", metrics.to_csv(index=False),
-                   file_name=f"{name}-{run}-fields.csv".replace("/", "_"), mime="text/csv")
+                   file_name=f"{name}-{run}-fields.csv".replace("/", "_"), mime="text/csv",
+                   on_click="ignore")
 st.caption(f"{len(scored.fields):,} field observations; this view rendered in "
            f"{(time.perf_counter() - started) * 1000:.0f} ms.")

@@ -49,7 +49,8 @@ if edits:
                            for k, v in edits.items()))
     st.button("Reset the edits", on_click=run_tuning.reset)
     st.download_button("Edited schema (JSON)", json.dumps(edited, indent=2),
-                       file_name=f"{name}-schema-tuned.json", mime="application/json")
+                       file_name=f"{name}-schema-tuned.json", mime="application/json",
+                       on_click="ignore")
 else:
     st.info("No edit yet: change a setting below to rescore the run.",
             icon=":material/tune:")

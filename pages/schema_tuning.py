@@ -216,7 +216,8 @@ def edited_schema() -> None:
     st.subheader("Edited schema")
     edited_json = json.dumps(session.edited_schema(), ensure_ascii=False, indent=2)
     st.download_button("Download the edited schema", edited_json,
-                       file_name="schema.edited.json", mime="application/json")
+                       file_name="schema.edited.json", mime="application/json",
+                       on_click="ignore")
     with st.expander("Show it", key="w.tune_show_schema", on_change="rerun") as shown:
         if shown.open:
             st.code(edited_json, language="json")
