@@ -64,3 +64,4 @@ def test_a_report_of_both_runs_can_be_downloaded() -> None:
     at = open_app("compare_runs.py", {"dataset": "scierc_runs"}, timeout=180)
     labels = [b.proto.label for b in at.get("download_button")]
     assert "HTML report of both runs" in labels
+    assert all(b.proto.ignore_rerun for b in at.get("download_button"))  # no rerun race

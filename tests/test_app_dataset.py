@@ -165,6 +165,7 @@ def test_downloads_csv_parquet_and_a_self_contained_report(org_b) -> None:
     at = open_dataset({"dataset": "org2graph_runs", "run": "B"})
     labels = [b.proto.label for b in at.get("download_button")]
     assert {"Per-pair results (CSV)", "Per-pair results (Parquet)", "HTML report"} <= set(labels)
+    assert all(b.proto.ignore_rerun for b in at.get("download_button"))  # no rerun race
     # what the buttons hold: the per-pair table, and the report the library writes
     frame = scored.frame.drop(columns=["row"])
     csv = pd.read_csv(io.StringIO(frame.to_csv(index=False)))
