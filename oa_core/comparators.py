@@ -28,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -54,6 +55,7 @@ __all__ = [
     "Comparator",
     "ComparatorRegistry",
     "Registration",
+    "canonical_json",
     "equal_matrix",
     "id_key",
     "is_number",
@@ -95,6 +97,20 @@ def value_kind(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return type(value).__name__
+
+
+# One encoder for every canonical text: json.dumps with options builds a JSONEncoder
+# per call, which costs as much as encoding a small record (the same output).
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def canonical_json(value: Any) -> str:
+    """Key-sorted, compact JSON: equal values give equal text.
+
+    >>> canonical_json({"b": [1, "é"], "a": None})
+    '{"a":null,"b":[1,"é"]}'
+    """
+    return _CANONICAL.encode(value)
 
 
 def id_key(value: Any) -> tuple[str, Any] | None:

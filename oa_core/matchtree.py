@@ -23,7 +23,6 @@ Conventions (documented in ``docs/schema.md``):
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from .comparators import (
     MEMO_LIMIT,
     Comparator,
     ComparatorRegistry,
+    canonical_json,
     equal_matrix,
     id_key,
     value_kind,
@@ -56,11 +56,6 @@ _PRIMITIVE_KINDS = frozenset({"string", "number", "boolean"})
 # positive pairs when those can be found by equality (oa_core.sparse): 8 MB of dense
 # scores. Below it the dense matrix is kept (the explorer draws it).
 SPARSE_FROM_CELLS = 1_000_000
-
-
-def canonical_json(value: Any) -> str:
-    """Key-sorted, compact JSON: equal values give equal text."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _accumulate(terms: Iterable[Any]) -> Any:

@@ -74,7 +74,7 @@ from .assignment import (
     tie_epsilon,
     twin_groups,
 )
-from .comparators import id_key, value_kind
+from .comparators import canonical_json, id_key, value_kind
 from .errors import Diagnostic, InputError
 from .kinds import TieRule, WLMode
 from .options import Limits
@@ -298,7 +298,7 @@ def _order_free(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _order_free(v) for k, v in value.items()}
     if isinstance(value, list):
-        return sorted((_order_free(v) for v in value), key=_text)
+        return sorted((_order_free(v) for v in value), key=canonical_json)
     return value
 
 
@@ -307,19 +307,23 @@ def _record_key(record: Record) -> tuple[str, str]:
     lists in a canonical order (so permuting a list inside a record changes nothing),
     then as written (records equal up to list order are interchangeable)."""
     if record.sort_key is None:
-        record.sort_key = (_text(_order_free(record.value)), _text(record.value))
+        text = canonical_json(record.value)
+        # a list always writes a "[": without one there is no list to put in order
+        record.sort_key = (canonical_json(_order_free(record.value)) if "[" in text
+                           else text, text)
     return record.sort_key
 
 
-def _text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+# json.dumps with options builds an encoder per call: these are made once
+_LABEL_ROWS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_SHOWN = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 def _label(items: list[tuple[str, Any]]) -> str:
     if not items:
         return ""
-    rows = sorted((role, value_kind(v), _text(v)) for role, v in items)
-    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
+    rows = sorted((role, value_kind(v), canonical_json(v)) for role, v in items)
+    return _LABEL_ROWS.encode(rows)
 
 
 def _carrier_label(carrier: Carrier, group: frozenset[str], side: str,
@@ -358,7 +362,7 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
             record_vertex[scope, i] = vertex
             if record.key is not None:
                 vertices_of.setdefault((scope, record.key), []).append(vertex)
-            short = json.dumps(record.value, ensure_ascii=False, default=str)
+            short = _SHOWN.encode(record.value)
             vertices.append(WLVertex(side, record.pointer, i, record.id, "record",
                                      short if len(short) <= 80 else short[:77] + "...",
                                      scope))
