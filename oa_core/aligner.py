@@ -26,7 +26,7 @@ from .matchtree import MatchNode, Scorer
 from .options import AlignOptions
 from .referential import ScopeAlignment, index_document, resolve_scopes
 from .schema import Schema, SchemaNode
-from .scoreonly import Unsupported, score_objects
+from .scoreonly import Unsupported, score_objects, score_with
 from .validation import check_json, schema_violations
 from .wl import WLTrace
 
@@ -181,7 +181,47 @@ def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
 def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
              violations: list[Diagnostic]) -> Alignment:
     """:func:`align` once the documents are checked."""
-    wl_mode, wl_blend_lambda, strict = opts.wl_mode, opts.wl_blend_lambda, opts.strict
+    bijections, candidate_ids, scopes, traces, scope_warnings = _resolved(
+        gold, candidate, parsed, opts)
+    tree = _final_scorer(parsed, opts, bijections, candidate_ids, scopes).node(
+        gold, candidate, parsed.root, "", "")
+    _set_effective_weights(tree)
+    final = 0.0 if opts.strict and violations else tree.score
+    return Alignment(
+        score=final, tree=tree,
+        bijections={name: {k[1]: (None if v is None else v[1]) for k, v in m.items()}
+                    for name, m in bijections.items()},
+        wl=traces, scopes=scopes, warnings=[*parsed.warnings, *scope_warnings],
+        violations=violations, gold=gold, candidate=candidate, schema=parsed, options=opts)
+
+
+def _tree_score(scorer: Scorer, gold: Any, candidate: Any, parsed: Schema) -> float:
+    """``scorer.node(gold, candidate, parsed.root, "", "").score``, without the tree
+    when it can (:func:`~oa_core.scoreonly.score_with`: the same bits)."""
+    try:
+        return score_with(scorer, gold, candidate, parsed)
+    except Unsupported:  # a comparator error or a list over the limits: with its pointer
+        return scorer.node(gold, candidate, parsed.root, "", "").score
+
+
+def _final_scorer(parsed: Schema, opts: AlignOptions, bijections: dict[str, dict[Any, Any]],
+                  candidate_ids: dict[str, set[Any]],
+                  scopes: dict[str, ScopeAlignment]) -> Scorer:
+    """The scorer of the final pass: every scope's records paired as resolved."""
+    record_pairs = {
+        parsed.scopes[name].records.pointer: (name, {
+            s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})
+        for name, s in scopes.items()}
+    return Scorer(parsed.comparators, bijections=bijections, candidate_ids=candidate_ids,
+                  record_pairs=record_pairs, limits=opts.limits)
+
+
+def _resolved(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions
+              ) -> tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
+                         dict[str, ScopeAlignment], dict[str, WLTrace], list[Diagnostic]]:
+    """The scopes' resolution (:func:`~oa_core.referential.resolve_scopes`)."""
+    if not parsed.scopes:  # what resolve_scopes gives for a schema without scopes
+        return {}, {}, {}, {}, []
 
     def record_matrix(golds: list[Any], cands: list[Any], record: SchemaNode,
                       bijections: dict[str, dict[Any, Any]],
@@ -199,30 +239,12 @@ def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
         scorer = Scorer(parsed.comparators, bijections=bijections,
                         candidate_ids=candidate_ids, unresolved=unresolved,
                         record_pairs=record_pairs, limits=opts.limits)
-        return scorer.node(gold, candidate, parsed.root, "", "").score
+        return _tree_score(scorer, gold, candidate, parsed)
 
-    if parsed.scopes:
-        bijections, candidate_ids, scopes, traces, scope_warnings = resolve_scopes(
-            index_document(gold, parsed), index_document(candidate, parsed), parsed,
-            record_matrix, wl_mode=wl_mode, wl_lambda=wl_blend_lambda, limits=opts.limits,
-            evaluate=document_score)
-    else:  # what resolve_scopes gives for a schema without scopes, without indexing
-        bijections, candidate_ids, scopes, traces, scope_warnings = {}, {}, {}, {}, []
-    record_pairs = {
-        parsed.scopes[name].records.pointer: (name, {
-            s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})
-        for name, s in scopes.items()}
-    scorer = Scorer(parsed.comparators, bijections=bijections,
-                    candidate_ids=candidate_ids, record_pairs=record_pairs, limits=opts.limits)
-    tree = scorer.node(gold, candidate, parsed.root, "", "")
-    _set_effective_weights(tree)
-    final = 0.0 if strict and violations else tree.score
-    return Alignment(
-        score=final, tree=tree,
-        bijections={name: {k[1]: (None if v is None else v[1]) for k, v in m.items()}
-                    for name, m in bijections.items()},
-        wl=traces, scopes=scopes, warnings=[*parsed.warnings, *scope_warnings],
-        violations=violations, gold=gold, candidate=candidate, schema=parsed, options=opts)
+    return resolve_scopes(
+        index_document(gold, parsed), index_document(candidate, parsed), parsed,
+        record_matrix, wl_mode=opts.wl_mode, wl_lambda=opts.wl_blend_lambda,
+        limits=opts.limits, evaluate=document_score)
 
 
 def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
@@ -231,19 +253,21 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     """The OA score of ``candidate`` against ``gold`` in [0, 1]; see :func:`align`.
 
     The same number as ``align(...).score``, without describing the candidate's schema
-    violations unless ``strict`` is set (they change the score only then), and for
-    documents without scopes without building a match tree
-    (:mod:`oa_core.scoreonly`).
+    violations unless ``strict`` is set (they change the score only then), and without
+    building a match tree (:mod:`oa_core.scoreonly`; documents with scopes once their
+    scopes are resolved).
     """
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
     parsed, violations = _checked(gold, candidate, schema, opts, comparators,
                                   describe_violations=False)
-    if not parsed.scopes:  # objects, lists and leaves: the score without a match tree
+    if parsed.scopes:
+        bijections, candidate_ids, scopes, _, _ = _resolved(gold, candidate, parsed, opts)
+        value = _tree_score(_final_scorer(parsed, opts, bijections, candidate_ids, scopes),
+                            gold, candidate, parsed)
+    else:  # objects, lists and leaves: no scope to resolve
         try:
             value = score_objects(gold, candidate, parsed, opts.limits)
-        except Unsupported:
-            pass  # a comparator error or a list over the limits: said with its pointer below
-        else:
-            return 0.0 if opts.strict and violations else value
-    return _aligned(gold, candidate, parsed, opts, violations).score
+        except Unsupported:  # a comparator error or a list over the limits
+            value = _aligned(gold, candidate, parsed, opts, violations).score
+    return 0.0 if opts.strict and violations else value

@@ -306,28 +306,30 @@ class Scorer:
 
     def _score_ref(self, node: MatchNode, gold: Any, candidate: Any,
                    schema: SchemaNode) -> None:
+        node.scope = schema.ref
+        node.score, node.status, node.expected = self.ref_score(gold, candidate, schema)
+
+    def ref_score(self, gold: Any, candidate: Any,
+                  schema: SchemaNode) -> tuple[float, Status, Any]:
+        """A reference's score, status, and the candidate id the gold one maps to
+        (None when it maps to none or is not looked up)."""
         scope = schema.ref
         assert scope is not None
-        node.scope = scope
         if scope in self.unresolved:
-            node.score = 1.0
-            return
+            return 1.0, Status.MATCHED, None
         if gold is None or candidate is None:
-            both = gold is None and candidate is None
-            node.score = 1.0 if both else schema.null_score
-            node.status = Status.MATCHED if both else Status.NULL_MISMATCH
-            return
+            if gold is None and candidate is None:
+                return 1.0, Status.MATCHED, None
+            return schema.null_score, Status.NULL_MISMATCH, None
         bijection = self.bijections.get(scope, {})
         existing = self.candidate_ids.get(scope, set())
         gold_key, cand_key = id_key(gold), id_key(candidate)
         if gold_key is None or gold_key not in bijection:
             # A dangling gold reference agrees only with a dangling candidate one.
-            node.score = 0.0 if cand_key in existing else 1.0
-            return
+            return 0.0 if cand_key in existing else 1.0, Status.MATCHED, None
         expected = bijection[gold_key]
-        node.expected = None if expected is None else expected[1]
         ok = expected is not None and cand_key == expected and expected in existing
-        node.score = 1.0 if ok else 0.0
+        return 1.0 if ok else 0.0, Status.MATCHED, None if expected is None else expected[1]
 
     def _score_leaf(self, node: MatchNode, gold: Any, candidate: Any,
                     schema: SchemaNode) -> None:

@@ -7,9 +7,14 @@ targets), :func:`score_objects` computes it by the same recursion as
 comparators, :func:`~oa_core.matchtree.map_score`, a list's pairs from
 ``Scorer._solve``) on the same operands in the same order, so the result has the
 same bits, but builds no :class:`MatchNode` for the values it walks, no JSON Pointer
-and no effective weights. Anything else (an identifier or a reference, a comparator
-that raises, a list over the limits) raises :class:`Unsupported`, and the caller
+and no effective weights. Anything else (a scope, a comparator that raises, a list
+over the limits) raises :class:`Unsupported`, and the caller
 takes the full path, which also reports errors with their pointers.
+
+Documents with scopes are scored the same way once their scopes are resolved
+(:func:`score_with`, given the scorer that holds the bijections): identifiers and
+references are scored by the scorer's own rule, and the JSON Pointers are followed
+only where a scope's record arrays are paired by them.
 
 Examples
 --------
@@ -41,21 +46,23 @@ from .kinds import NodeKind, Status
 from .matchtree import MatchNode, Scorer, key_denominator, map_score, power_of_two_scale
 from .matchtree import _comparator_for as comparator_for
 from .options import Limits
+from .pointer import join
 from .schema import ANY, Schema, SchemaNode, concrete
 
-__all__ = ["Unsupported", "score_objects"]
+__all__ = ["Unsupported", "score_objects", "score_with"]
 
 
 class Unsupported(Exception):
     """The documents need the full path (a scope, a comparator error, a limit)."""
 
 
-# What Scorer._solve is handed for a list: it reads a node's pointers only to name a
-# list in an error, and an error sends the documents to the full path anyway.
 # The scorer's limits when none were given (told apart by identity): a list then
 # goes to the full path, which knows the caller's limits.
 _NO_LIMITS = Limits()
-_PLACE = MatchNode(NodeKind.SEQUENCE, Status.MATCHED, "", "", "", "")
+
+# Where two values are: their gold and candidate JSON Pointers, or None when no list
+# below is paired by pointer (no scope's record pairs given), so none is built.
+Where = tuple[str, str] | None
 
 
 def score_objects(gold: Any, candidate: Any, schema: Schema,
@@ -84,7 +91,36 @@ def score_objects(gold: Any, candidate: Any, schema: Schema,
     if limits is None and _declares_lists(schema):  # met sooner or later: do not start
         raise Unsupported("lists without limits")
     return _value(Scorer(schema.comparators, limits=_NO_LIMITS if limits is None else limits),
-                  gold, candidate, schema.root)
+                  gold, candidate, schema.root, None)
+
+
+def score_with(scorer: Scorer, gold: Any, candidate: Any, schema: Schema) -> float:
+    """``scorer.node(gold, candidate, schema.root, "", "").score`` for documents under
+    any schema, scopes included, without building the match tree.
+
+    Parameters
+    ----------
+    scorer : Scorer
+        Given the scopes' state (bijections, candidate ids, unresolved scopes, record
+        pairs) and the limits the documents are aligned under.
+    gold, candidate : JSON values
+    schema : Schema
+
+    Raises
+    ------
+    Unsupported
+        When a comparator raised or a list needs more scores than the scorer's
+        limits allow: ``scorer.node`` then says where.
+    """
+    return _value(scorer, gold, candidate, schema.root, ("", "") if scorer.record_pairs
+                  else None)
+
+
+def _inside(where: Where, gold_token: str | int, candidate_token: str | int) -> Where:
+    """The pointers of two values one level below ``where``."""
+    if where is None:
+        return None
+    return join(where[0], gold_token), join(where[1], candidate_token)
 
 
 _LISTS: weakref.WeakKeyDictionary[Schema, bool] = weakref.WeakKeyDictionary()
@@ -110,35 +146,38 @@ def _declares_lists(schema: Schema) -> bool:
     return found
 
 
-def _value(scorer: Scorer, gold: Any, candidate: Any, schema: SchemaNode) -> float:
+def _value(scorer: Scorer, gold: Any, candidate: Any, schema: SchemaNode,
+           where: Where) -> float:
     # Scorer.node, branch by branch (the node's default score is 0.0)
     schema = concrete(schema, gold, candidate)
-    if schema.id_scope is not None or schema.ref is not None:
-        raise Unsupported("identifiers and references")
+    if schema.id_scope is not None:
+        return 1.0
+    if schema.ref is not None:
+        return scorer.ref_score(gold, candidate, schema)[0]
     if gold is None or candidate is None:
         return 1.0 if gold is None and candidate is None else schema.null_score
     if schema.type == "object":
         if isinstance(gold, dict) and isinstance(candidate, dict):
-            return _map(scorer, gold, candidate, schema)
+            return _map(scorer, gold, candidate, schema, where)
         return 0.0  # a type mismatch
     if schema.type == "array":
         if isinstance(gold, list) and isinstance(candidate, list):
             if scorer.limits is _NO_LIMITS:
                 raise Unsupported("lists without limits")
-            return _sequence(scorer, gold, candidate, schema)
+            return _sequence(scorer, gold, candidate, schema, where)
         return 0.0  # a type mismatch
     return _leaf(scorer, gold, candidate, schema)
 
 
 def _sequence(scorer: Scorer, gold: list[Any], candidate: list[Any],
-              schema: SchemaNode) -> float:
+              schema: SchemaNode, where: Where) -> float:
     # Scorer._score_sequence: the prefix positions by weight, then the tail
     if not gold and not candidate:
         return 1.0
     arity = len(schema.prefix_items)
     has_tail = arity > 0 and schema.items is not None
     if arity == 0:
-        return _tail(scorer, gold, candidate, schema)
+        return _tail(scorer, gold, candidate, schema, where, 0)
     positions = arity if has_tail else max(len(gold), len(candidate))
     scores: list[float] = []
     weights: list[float] = []
@@ -148,7 +187,7 @@ def _sequence(scorer: Scorer, gold: list[Any], candidate: list[Any],
         sub = schema.item_schema(k)
         weights.append(schema.prefix_weights[k] if k < arity else 1.0)
         if k < len(gold) and k < len(candidate):
-            scores.append(_value(scorer, gold[k], candidate[k], sub))
+            scores.append(_value(scorer, gold[k], candidate[k], sub, _inside(where, k, k)))
         else:  # a position on one side only scores its schema's nullScore
             scores.append(sub.null_score)
     scaled = power_of_two_scale(weights)
@@ -159,25 +198,35 @@ def _sequence(scorer: Scorer, gold: list[Any], candidate: list[Any],
         return s_pre
     prefix_importance, rest_importance = power_of_two_scale(
         [schema.prefix_importance, schema.rest_importance])
-    s_rest = _tail(scorer, gold[arity:], candidate[arity:], schema)
+    s_rest = _tail(scorer, gold[arity:], candidate[arity:], schema, where, arity)
     return (prefix_importance * s_pre + rest_importance * s_rest) / (
         prefix_importance + rest_importance)
 
 
-def _tail(scorer: Scorer, gold: list[Any], candidate: list[Any], schema: SchemaNode) -> float:
-    # Scorer._score_tail without scopes: the list's pairs by its order (Scorer._solve,
-    # dense or sparse), a pair matched when its score is positive, the rest missing
-    # or excess
+def _tail(scorer: Scorer, gold: list[Any], candidate: list[Any], schema: SchemaNode,
+          where: Where, offset: int) -> float:
+    # Scorer._score_tail: the list's pairs (Scorer._tail_pairs: a scope's records by
+    # its pairing, else by the list's order, dense or sparse), a pair matched when its
+    # score is positive, the rest missing or excess. The node handed to _tail_pairs
+    # gives the list's pointers (an error's, and a scope's record pairs' keys).
     item = schema.items if schema.items is not None else ANY
+    gold_path, cand_path = ("", "") if where is None else where
+    place = MatchNode(NodeKind.SEQUENCE, Status.MATCHED, "", gold_path, cand_path, "")
     try:
-        pairs, _ = scorer._solve(_PLACE, gold, candidate, schema, item)
+        pairs = scorer._tail_pairs(place, gold, candidate, schema, item, offset)
     except (InputError, ComparatorError):
         raise Unsupported("a limit or a comparator error (reported with its pointer)"
                           ) from None
-    matched = [score for i, j in pairs
-               if (score := _value(scorer, gold[i], candidate[j], item)) > 0]
+    matched: list[float] = []
+    used_c: set[int] = set()
+    for i, j in pairs:
+        score = _value(scorer, gold[i], candidate[j], item,
+                       _inside(where, offset + i, offset + j))
+        if score > 0:
+            matched.append(score)
+            used_c.add(j)
     slots = len(matched) + (0 if schema.ignore_missing else len(gold) - len(matched)) + (
-        0 if schema.ignore_excess else len(candidate) - len(matched))
+        0 if schema.ignore_excess else len(candidate) - len(used_c))
     return math.fsum(matched) / slots if slots else 1.0
 
 
@@ -195,7 +244,7 @@ def _leaf(scorer: Scorer, gold: Any, candidate: Any, schema: SchemaNode) -> floa
 
 
 def _map(scorer: Scorer, gold: dict[str, Any], candidate: dict[str, Any],
-         schema: SchemaNode) -> float:
+         schema: SchemaNode, where: Where) -> float:
     # Scorer._score_map: the slots' key similarities, values (0 when unmatched) and
     # weights, then map_score
     key_scores: list[float] = []
@@ -205,7 +254,8 @@ def _map(scorer: Scorer, gold: dict[str, Any], candidate: dict[str, Any],
                                                                schema):
         sub, weight = Scorer._slot_schema(schema, gold_key, cand_key)
         if gold_key is not None and cand_key is not None:
-            values.append(_value(scorer, gold[gold_key], candidate[cand_key], sub))
+            values.append(_value(scorer, gold[gold_key], candidate[cand_key], sub,
+                                 _inside(where, gold_key, cand_key)))
         else:
             values.append(0.0)  # an unmatched key scores 0, whatever it holds
         key_scores.append(key_similarity)

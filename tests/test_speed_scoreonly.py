@@ -1,0 +1,116 @@
+"""score() of documents with scopes without a match tree gives the match tree's bits
+(:func:`oa_core.scoreonly.score_with`), and its errors are the full path's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import oa_core
+from benchmarks.alignment_speed import SCHEMA as GRAPH_SCHEMA
+from benchmarks.alignment_speed import make_pair
+from benchmarks.throughput import org2graph_pairs
+from oa_core.errors import InputError
+from oa_core.matchtree import Scorer
+from oa_core.options import Limits
+from oa_core.scoreonly import score_with
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+INDEX = json.loads((SAMPLES / "index.json").read_text(encoding="utf-8"))
+
+
+def _load(example: str, name: str) -> Any:
+    return json.loads((SAMPLES / example / name).read_text(encoding="utf-8"))
+
+
+def _cases() -> list[tuple[str, str, str]]:
+    return [(e["id"], s["file"], c["file"]) for e in INDEX for s in e["schemas"]
+            for c in [{"file": "gold.json"}, *e["candidates"]]]
+
+
+@pytest.mark.parametrize(("example", "schema_file", "candidate_file"), _cases())
+def test_score_equals_the_match_tree_on_every_sample(example: str, schema_file: str,
+                                                     candidate_file: str) -> None:
+    gold, candidate = _load(example, "gold.json"), _load(example, candidate_file)
+    schema = oa_core.Schema.parse(_load(example, schema_file))
+    expected = oa_core.align(gold, candidate, schema).score
+    assert oa_core.score(gold, candidate, schema).hex() == expected.hex()
+
+
+def test_score_equals_the_match_tree_on_graphs() -> None:
+    pairs, raw = org2graph_pairs(40, seed=3)
+    schema = oa_core.Schema.parse(raw)
+    for gold, candidate in pairs:
+        assert (oa_core.score(gold, candidate, schema).hex()
+                == oa_core.align(gold, candidate, schema).score.hex())
+    gold, candidate = make_pair(60, seed=5)
+    for mode in oa_core.WL_MODES:
+        assert (oa_core.score(gold, candidate, GRAPH_SCHEMA, wl_mode=mode).hex()
+                == oa_core.align(gold, candidate, GRAPH_SCHEMA, wl_mode=mode).score.hex())
+
+
+def test_score_with_follows_pointers_only_for_record_pairs() -> None:
+    # a scorer without record pairs scores a scope's records as an unordered list, as
+    # Scorer.node does while the scope is being resolved
+    raw = {"type": "object", "properties": {
+        "people": {"type": "array", "order": "align", "items": {"type": "object",
+            "properties": {"id": {"type": "integer", "idScope": "p"},
+                           "name": {"type": "string", "score": "levenshtein"}}}},
+        "pairs": {"type": "array", "prefixItems": [{"type": "integer", "ref": "p"}],
+                  "prefixImportance": 1, "restImportance": 2,
+                  "items": {"type": "integer", "ref": "p"}}}}
+    schema = oa_core.Schema.parse(raw)
+    gold = {"people": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}],
+            "pairs": [1, 2, 2, None]}
+    candidate = {"people": [{"id": 9, "name": "Bobby"}, {"id": 8, "name": "Ann"}],
+                 "pairs": [8, 9, 8, None]}
+    for unresolved in (frozenset(), frozenset({"p"})):
+        scorer = Scorer(schema.comparators, bijections={"p": {("number", 1): ("number", 8),
+                                                              ("number", 2): None}},
+                        candidate_ids={"p": {("number", 8), ("number", 9)}},
+                        unresolved=unresolved, limits=Limits())
+        expected = scorer.node(gold, candidate, schema.root, "", "").score
+        assert score_with(scorer, gold, candidate, schema).hex() == expected.hex()
+        scorer.record_pairs = {"/properties/people": ("p", {"/people/0": "/people/1"})}
+        tree = scorer.node(gold, candidate, schema.root, "", "")
+        expected = tree.score
+        people = next(c for c in tree.children if c.gold_key == "people")
+        assert people.order == "scope"  # the records paired by pointer
+        assert score_with(scorer, gold, candidate, schema).hex() == expected.hex()
+
+
+@pytest.mark.parametrize("inside_records", [True, False])
+def test_errors_of_documents_with_scopes_keep_their_pointer(inside_records: bool) -> None:
+    # in a record the scope's cost matrix meets the error, outside only the final pass
+    tags = {"type": "array", "items": {"type": "string"}}
+    raw: dict[str, Any] = {"type": "object", "properties": {
+        "people": {"type": "array", "order": "align", "items": {"type": "object",
+            "properties": {"id": {"type": "integer", "idScope": "p"}}}}}}
+    if inside_records:
+        raw["properties"]["people"]["items"]["properties"]["tags"] = tags
+        gold: dict[str, Any] = {"people": [{"id": 1, "tags": ["a", "b", "c"]}]}
+        candidate: dict[str, Any] = {"people": [{"id": 7, "tags": ["c", "b", "a"]}]}
+    else:
+        raw["properties"]["tags"] = tags
+        gold = {"people": [{"id": 1}], "tags": ["a", "b", "c"]}
+        candidate = {"people": [{"id": 7}], "tags": ["c", "b", "a"]}
+    small = oa_core.AlignOptions(limits=Limits(max_matrix_cells=4))
+    with pytest.raises(InputError, match="over the limit") as full:
+        oa_core.align(gold, candidate, raw, small)
+    with pytest.raises(InputError, match="over the limit") as quick:
+        oa_core.score(gold, candidate, raw, small)
+    assert quick.value.pointer == full.value.pointer
+
+    def broken(g: str, p: str) -> float:
+        raise ValueError("no")
+
+    tags["items"]["score"] = "broken"
+    with pytest.raises(oa_core.OAError) as full_error:
+        oa_core.align(gold, candidate, raw, comparators={"broken": broken})
+    with pytest.raises(oa_core.OAError) as quick_error:
+        oa_core.score(gold, candidate, raw, comparators={"broken": broken})
+    assert type(quick_error.value) is type(full_error.value)
+    assert str(quick_error.value) == str(full_error.value)
