@@ -38,8 +38,9 @@ import re
 import string
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from .aligner import Alignment, align
@@ -57,7 +58,7 @@ OP_KINDS = tuple(kind.value for kind in OpKind)
 _STRUCTURAL = frozenset({OpKind.MISSING_KEY, OpKind.EXTRANEOUS_KEY, OpKind.KEY_RENAME,
                          OpKind.MISSING_LIST_ITEM, OpKind.EXTRANEOUS_LIST_ITEM})
 
-DEFAULT_TEMPLATES: dict[str, str] = {
+DEFAULT_TEMPLATES: Mapping[str, str] = MappingProxyType({
     "header": "The prediction scored {score:.2f} (deficit {deficit:.2f}). "
               "Top {shown} of {total} fix locations:",
     "perfect": "The prediction scored {score:.2f}: it matches the gold; nothing to fix.",
@@ -89,7 +90,7 @@ DEFAULT_TEMPLATES: dict[str, str] = {
                         "fixing the violations recovers +{delta:.3f}.",
     "focus": "Focus on {kind} errors — they account for {pct:.0f}% of the deficit shown.",
     "spread": "The deficit is spread across multiple issue types ({kinds}).",
-}
+})
 
 _COMPACT = "{path} {kind} +{delta:.3f}"
 _MAX_SHOWN_VALUE = 160
@@ -138,10 +139,13 @@ class RepairOp:
     rank_key: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        for private in ("container", "anchor", "rank_key", "details"):
-            data.pop(private)
-        return data
+        """The public fields, for JSON output. The values are the op's own (not copied:
+        a deep copy of every gold and candidate value cost more than rendering the op)."""
+        return {name: getattr(self, name) for name in _PUBLIC_OP_FIELDS}
+
+
+_PUBLIC_OP_FIELDS = tuple(f.name for f in fields(RepairOp)
+                          if f.name not in ("container", "anchor", "rank_key", "details"))
 
 
 @dataclass(slots=True)
@@ -471,8 +475,7 @@ def repair_ops(alignment: Alignment, *, describe_refs: bool = False,
     collector = _Collector(alignment, describe_refs, values)
     collector.violations()
     collector.walk(alignment.tree, None)
-    table = {**DEFAULT_TEMPLATES, **(templates or {})}
-    _check_templates(table)
+    table = _template_table(templates)
     for op in collector.ops:
         op.message = _render_op(op, table, values)
     return sorted(collector.ops, key=lambda op: (-op.delta, op.path, op.kind, op.rank_key))
@@ -486,6 +489,15 @@ _TEMPLATE_FIELDS = frozenset({
     "total", "pct", "kinds", "unordered", "gold_index", "index"})
 _MAX_FORMAT_WIDTH = 200
 _WIDTHS = re.compile(r"\d+")
+
+
+def _template_table(overrides: Mapping[str, str] | None) -> Mapping[str, str]:
+    """:data:`DEFAULT_TEMPLATES` with ``overrides``, which are checked first (the
+    defaults are checked by the tests, not at every call)."""
+    if not overrides:
+        return DEFAULT_TEMPLATES  # read-only, and valid (tested)
+    _check_templates(overrides)
+    return {**DEFAULT_TEMPLATES, **overrides}
 
 
 def _check_templates(table: Mapping[str, str]) -> None:
@@ -588,9 +600,9 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
         raise InputError("/describe_refs", f"describe_refs must be true or false, got "
                          f"{describe_refs!r}", fix="pass describe_refs=True or False",
                          document="options")
-    table = {**DEFAULT_TEMPLATES, **(templates or {})}
-    _check_templates(table)
-    ops = repair_ops(alignment, describe_refs=describe_refs, templates=table, values=values)
+    table = _template_table(templates)
+    ops = repair_ops(alignment, describe_refs=describe_refs, templates=templates,
+                     values=values)
     eligible = [op for op in ops if op.delta > 0 and op.delta >= min_delta]
     shown = eligible[:top_k]
     synthesis = _synthesis(shown, table)

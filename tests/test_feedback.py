@@ -175,3 +175,20 @@ def test_a_root_op_names_the_root_not_the_pointer_of_the_empty_key():
     fb = oa_core.feedback({"a": 1}, [1], {"type": "object"})
     assert fb.ops[0].path == ""
     assert fb.ops[0].message.startswith("(root): expected object")
+
+
+def test_the_default_templates_pass_the_template_check_and_are_read_only() -> None:
+    """Calls without overrides skip the template check: the defaults must pass it, and
+    nobody may change them behind its back."""
+    from oa_core.feedback import DEFAULT_TEMPLATES, _check_templates
+    _check_templates(DEFAULT_TEMPLATES)
+    with pytest.raises(TypeError):
+        DEFAULT_TEMPLATES["header"] = "{nope}"  # type: ignore[index]
+
+
+def test_op_to_dict_has_the_public_fields_only(running) -> None:
+    op = feedback(*running).ops[0]
+    data = op.to_dict()
+    assert list(data) == ["kind", "path", "gold_path", "candidate_path", "gold",
+                          "candidate", "delta", "value", "patch", "message"]
+    assert data["message"] == op.message and data["delta"] == op.delta
