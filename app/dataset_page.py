@@ -153,6 +153,14 @@ def _on_pick() -> None:
     st.session_state[_PICKED] = True
 
 
+def open_clicked(data: Dataset, name: str, run: str) -> None:
+    """Open the row clicked in the table, if any (switches page: call it first, before
+    the table is filtered, sorted and sent again for nothing)."""
+    pending = st.session_state.pop(PENDING, None)
+    if pending is not None:
+        _open(data, name, run, int(pending[0]), str(pending[1]))
+
+
 def open_controls(data: Dataset, name: str, run: str, pairs: pd.DataFrame) -> None:
     """Which view a click opens, and an id box + button to open a pair from the keyboard.
 
@@ -160,7 +168,6 @@ def open_controls(data: Dataset, name: str, run: str, pairs: pd.DataFrame) -> No
     not a picker of the ids shown: a picker sends its up to 2,000 options to the browser
     on every sort and filter, which costs the browser more than the table does.
     """
-    pending = st.session_state.pop(PENDING, None)
     left, middle, right = st.columns([3, 3, 1], vertical_alignment="bottom")
     left.radio("Open pairs in", list(VIEWS), format_func=lambda v: VIEWS[v][0],
                horizontal=True, **session.bind("oa.ds_view", "overview", options=list(VIEWS)))
@@ -175,8 +182,6 @@ def open_controls(data: Dataset, name: str, run: str, pairs: pd.DataFrame) -> No
         if len(found):
             _open(data, name, run, int(pairs.at[found[0], "row"]), picked)
         st.caption(f"Run {md_inline(run)} has no pair with the id “{md_inline(picked)}”.")
-    if pending is not None:
-        _open(data, name, run, int(pending[0]), str(pending[1]))
     failed = st.session_state.pop(FAILED, None)
     if failed is not None:
         text = raw_text(data, run, int(failed[0]))

@@ -31,6 +31,7 @@ dataset_page.bad_lines(data, scored)
 def pairs(data: Dataset, name: str, run: str, scored: ScoredRun) -> None:
     """Filters, sort, table and open: one fragment, so a filter or a sort reruns only it
     (the summary and the histogram above stay as they are)."""
+    dataset_page.open_clicked(data, name, run)
     st.subheader("Pairs")
     kinds = sorted(scored.ops["kind"].unique().tolist())
     patterns = sorted(scored.ops["pattern"].unique().tolist())
