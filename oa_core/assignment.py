@@ -50,6 +50,9 @@ BONUS_TRIES = 4
 # Rows per block of the block-by-block passes over big matrices: a block of a
 # 10,000-column matrix is 20 MB, small next to the matrix, big enough for numpy.
 _BLOCK_ROWS = 256
+# Matrices of at most this many cells are worked on in plain Python where numpy's
+# cost per call (microseconds) exceeds the work: a small scope's few twins.
+_SMALL_CELLS = 1024
 
 
 def row_blocks(rows: int) -> Iterator[slice]:
@@ -66,6 +69,8 @@ def distinct_values(matrix: np.ndarray) -> np.ndarray:
     [0.0, 0.5, 1.0]
     """
     parts = [np.unique(matrix[block]) for block in row_blocks(matrix.shape[0])]
+    if len(parts) == 1:  # one block: its values are already distinct and sorted
+        return parts[0]
     return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=matrix.dtype)
 
 
@@ -133,15 +138,20 @@ def _intern_rows(rows: np.ndarray) -> np.ndarray:
     """The rank of each row among the distinct rows (lexicographic order).
 
     ``np.unique(rows, axis=0)``'s ranks, from an argsort of the rows' structured
-    view, neighbours compared block by block (``np.unique`` copies the rows twice).
+    view, neighbours compared block by block (``np.unique`` copies the rows twice);
+    up to ``_SMALL_CELLS`` cells, from the rows as sorted tuples.
     """
     n = rows.shape[0]
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    rows = np.ascontiguousarray(rows)
     width = rows.shape[1]
     if width == 0:
         return np.zeros(n, dtype=np.int64)
+    if n * width <= _SMALL_CELLS:  # tuples of Python ints sort as the fields do
+        lines = list(map(tuple, rows.tolist()))
+        rank = {line: k for k, line in enumerate(sorted(set(lines)))}
+        return np.array([rank[line] for line in lines], dtype=np.int64)
+    rows = np.ascontiguousarray(rows)
     view = rows.view([(f"f{k}", rows.dtype) for k in range(width)]).reshape(n)
     order = np.argsort(view, kind="quicksort")
     new = np.empty(n, dtype=bool)
@@ -365,7 +375,9 @@ def twin_groups(matrix: np.ndarray, axis: int) -> list[list[int]]:
     Lines are bucketed by a fingerprint, the sum of their cells' bits (as 64-bit
     integers) times fixed odd multipliers modulo 2**64, made block by block (integer
     arithmetic: equal lines get equal fingerprints whatever order numpy adds in);
-    the members of a bucket are then compared bit for bit. No line's bytes are held.
+    the members of a bucket are then compared bit for bit. No line's bytes are held
+    (but in a matrix of at most ``_SMALL_CELLS`` cells, whose lines' bits are grouped
+    as they are).
 
     >>> twin_groups(np.array([[1.0, 0.0], [0.5, 0.5], [1.0, 0.0]]), 0)
     [[0, 2]]
@@ -373,6 +385,11 @@ def twin_groups(matrix: np.ndarray, axis: int) -> list[list[int]]:
     bits = (np.ascontiguousarray(matrix) if matrix.dtype.itemsize == 8
             else matrix.astype(np.float64)).view(np.uint64)
     n, m = bits.shape
+    if n * m <= _SMALL_CELLS:  # the lines' bits as tuples of Python ints, grouped
+        same: dict[tuple[int, ...], list[int]] = {}
+        for index, line in enumerate(bits.tolist() if axis == 0 else bits.T.tolist()):
+            same.setdefault(tuple(line), []).append(index)
+        return sorted(group for group in same.values() if len(group) > 1)
     multipliers = (np.arange(m if axis == 0 else n, dtype=np.uint64)
                    * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)) | np.uint64(1)
     prints = np.zeros(n if axis == 0 else m, dtype=np.uint64)
@@ -431,18 +448,23 @@ def _greedy(rows: list[int], cols: list[int], static: Sequence[np.ndarray],
     chosen: list[tuple[int, int]] = []
     arbitrary: set[tuple[int, int]] = set()
     while free_rows and free_cols:
-        sub_rows = [rows[a] for a in free_rows]
-        sub_cols = [cols[b] for b in free_cols]
-        values = [base[np.ix_(free_rows, free_cols)]]
-        values += [level(partner, sub_rows, sub_cols).astype(np.float64) for level in dynamic]
-        objective = values[0]
-        for extra in values[1:]:
-            objective = objective * (float(extra.max(initial=0)) + 1) + extra
-        flat = int(np.argmax(objective))
-        a, b = divmod(flat, len(free_cols))
-        best = objective.flat[flat]  # another as good a partner for this row or column?
-        tied = bool(np.count_nonzero(objective[a] == best) > 1
-                    or np.count_nonzero(objective[:, b] == best) > 1)
+        if len(free_rows) == 1 and len(free_cols) == 1:
+            a = b = 0  # the last cell: forced, and tied with no other (nothing to score)
+            tied = False
+        else:
+            sub_rows = [rows[a] for a in free_rows]
+            sub_cols = [cols[b] for b in free_cols]
+            values = [base[free_rows][:, free_cols]]
+            values += [level(partner, sub_rows, sub_cols).astype(np.float64)
+                       for level in dynamic]
+            objective = values[0]
+            for extra in values[1:]:
+                objective = objective * (float(extra.max(initial=0)) + 1) + extra
+            flat = int(np.argmax(objective))
+            a, b = divmod(flat, len(free_cols))
+            best = objective.flat[flat]  # another as good a partner for this row or column?
+            tied = bool(np.count_nonzero(objective[a] == best) > 1
+                        or np.count_nonzero(objective[:, b] == best) > 1)
         i, j = rows[free_rows.pop(a)], cols[free_cols.pop(b)]
         partner[i] = j
         chosen.append((i, j))

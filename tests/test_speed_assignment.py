@@ -1,0 +1,60 @@
+"""The plain-Python paths of small matrices (oa_core.assignment._SMALL_CELLS) give
+what the numpy paths give."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from oa_core import assignment
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, fn: Callable[..., Any], *args: Any) -> tuple[Any, Any]:
+    """``fn(*args)`` on its small path, then with every matrix counted as large."""
+    small = fn(*args)
+    with monkeypatch.context() as patch:
+        patch.setattr(assignment, "_SMALL_CELLS", -1)
+        large = fn(*args)
+    return small, large
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_intern_rows_small_equals_numpy(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, width = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+    rows = rng.integers(-3, 3, size=(n, width)).astype(np.int64)
+    rows[rng.integers(n)] = rows[0]  # some repeated rows
+    small, large = _both(monkeypatch, assignment._intern_rows, rows)
+    assert small.dtype == large.dtype == np.int64
+    assert small.tolist() == large.tolist()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_twin_groups_small_equals_numpy(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+    matrix = rng.choice([0.0, -0.0, 0.5, 1.0, 1 / 3], size=(n, m))
+    matrix[rng.integers(n)] = matrix[0]
+    matrix[:, rng.integers(m)] = matrix[:, 0]
+    for axis in (0, 1):
+        small, large = _both(monkeypatch, assignment.twin_groups, matrix, axis)
+        assert small == large
+    # -0.0 and 0.0 differ in their bits: no twins
+    assert assignment.twin_groups(np.array([[0.0], [-0.0]]), 0) == []
+
+
+def test_bipartite_colours_and_distinct_values_small_equal_numpy(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        n, m = int(rng.integers(1, 8)), int(rng.integers(1, 8))
+        cells = rng.integers(0, 3, size=(n, m)).astype(np.int64)
+        seeds = (rng.integers(0, 2, n).tolist(), rng.integers(0, 2, m).tolist())
+        small, large = _both(monkeypatch, assignment.bipartite_colours, cells, *seeds)
+        assert [c.tolist() for c in small] == [c.tolist() for c in large]
+        values = rng.choice([0.0, 0.25, 1.0], size=(n, m))
+        assert (assignment.distinct_values(values).tolist()
+                == np.unique(values).tolist())
