@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -522,7 +523,8 @@ def monotone_matching(matrix: np.ndarray) -> Pairs:
 
     The dynamic program runs one gold row at a time, vectorized over the candidate
     columns: a cell is the best of the cell above, the diagonal plus a match, and
-    the cell to its left, so a row is a running (lexicographic) maximum.
+    the cell to its left, so a row is a running (lexicographic) maximum. A matrix of
+    at most ``_SMALL_CELLS`` cells runs the same program cell by cell in plain Python.
 
     Returns
     -------
@@ -532,6 +534,8 @@ def monotone_matching(matrix: np.ndarray) -> Pairs:
     n, m = matrix.shape
     if n == 0 or m == 0:
         return []
+    if n * m <= _SMALL_CELLS:
+        return _monotone_backtrack(matrix.tolist(), *_monotone_small(matrix.tolist()))
     # total[i, j], count[i, j]: the best (similarity, matches) of gold[:i] vs candidate[:j]
     total = np.zeros((n + 1, m + 1), dtype=np.float64)
     count = np.zeros((n + 1, m + 1), dtype=np.int64)
@@ -552,15 +556,46 @@ def monotone_matching(matrix: np.ndarray) -> Pairs:
         keyed = segment * segment_base + cand_c
         total[i] = run_t
         count[i] = np.maximum.accumulate(keyed) - segment * segment_base
+    return _monotone_backtrack(matrix, total, count)
+
+
+def _monotone_small(sims: list[list[float]]) -> tuple[list[list[float]], list[list[int]]]:
+    """:func:`monotone_matching`'s tables of a small matrix in plain Python: the same
+    choices (a match when it is lexicographically better than the cell above, then
+    the running lexicographic maximum from the left) on the same float additions."""
+    m = len(sims[0])
+    total = [[0.0] * (m + 1)]
+    count = [[0] * (m + 1)]
+    for row in sims:
+        above_t, above_c = total[-1], count[-1]
+        run_t, run_c = 0.0, 0
+        row_t, row_c = [0.0], [0]
+        for j, sim in enumerate(row):
+            best_t, best_c = above_t[j + 1], above_c[j + 1]
+            match_t, match_c = above_t[j] + sim, above_c[j] + 1
+            if sim > 0 and (match_t > best_t or (match_t == best_t and match_c > best_c)):
+                best_t, best_c = match_t, match_c
+            if best_t > run_t or (best_t == run_t and best_c > run_c):
+                run_t, run_c = best_t, best_c
+            row_t.append(run_t)
+            row_c.append(run_c)
+        total.append(row_t)
+        count.append(row_c)
+    return total, count
+
+
+def _monotone_backtrack(matrix: Any, total: Any, count: Any) -> Pairs:
+    """The pairs of :func:`monotone_matching`'s tables (arrays, or lists of rows): a
+    match first, then skipping the gold element, then the candidate's."""
     pairs: Pairs = []
-    i, j = n, m
+    i, j = len(total) - 1, len(total[0]) - 1
     while i > 0 and j > 0:
-        sim = matrix[i - 1, j - 1]
-        if sim > 0 and total[i, j] == total[i - 1, j - 1] + sim and (
-                count[i, j] == count[i - 1, j - 1] + 1):
+        sim = matrix[i - 1][j - 1]
+        if sim > 0 and total[i][j] == total[i - 1][j - 1] + sim and (
+                count[i][j] == count[i - 1][j - 1] + 1):
             pairs.append((i - 1, j - 1))
             i, j = i - 1, j - 1
-        elif total[i, j] == total[i - 1, j] and count[i, j] == count[i - 1, j]:
+        elif total[i][j] == total[i - 1][j] and count[i][j] == count[i - 1][j]:
             i -= 1
         else:
             j -= 1

@@ -58,3 +58,14 @@ def test_bipartite_colours_and_distinct_values_small_equal_numpy(
         values = rng.choice([0.0, 0.25, 1.0], size=(n, m))
         assert (assignment.distinct_values(values).tolist()
                 == np.unique(values).tolist())
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_monotone_matching_small_equals_numpy(monkeypatch: pytest.MonkeyPatch,
+                                              seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+    # few distinct values: ties of totals and of counts everywhere
+    matrix = rng.choice([0.0, 0.1, 0.2, 0.3, 0.5, 1.0], size=(n, m))
+    small, large = _both(monkeypatch, assignment.monotone_matching, matrix)
+    assert small == large
