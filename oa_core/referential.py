@@ -109,6 +109,9 @@ ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
 RecordPairs = dict[str, tuple[str, dict[str, str]]]  # records pointer -> (scope, pairs)
 EvaluateFn = Callable[[dict[str, dict[Any, Any]], dict[str, set[Any]], RecordPairs,
                        frozenset[str]], float]
+# a pairing's bijection, the record each shared id designates on each side, and the
+# designations only canonical JSON decided (see _mapping)
+Pairing = tuple[dict[Any, Any], dict[Any, int], dict[Any, int], list[str]]
 MatrixFn = Callable[[list[Any], list[Any], SchemaNode, dict[str, dict[Any, Any]],
                      dict[str, set[Any]], frozenset[str]], np.ndarray]
 
@@ -199,8 +202,11 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
     if isinstance(document, dict):
         index.carriers[""] = root
 
+    # The pointer handed down is read only by containers (a scalar's is its parent's:
+    # joining one per scalar would be wasted).
     def walk(value: Any, node: SchemaNode, pointer: str, carrier: Carrier, role: str) -> None:
-        node = concrete(node, value, value)
+        if node.inferred or node.type == "any":  # else concrete() gives node itself
+            node = concrete(node, value, value)
         if node.id_scope is not None or value is None:
             return
         if node.ref is not None:
@@ -208,16 +214,18 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
         elif isinstance(value, dict) and node.type in ("object", "any"):
             declared = [k for k in node.properties if k in value]
             for key in declared + sorted(k for k in value if k not in node.properties):
-                walk(value[key], node.property_schema(key), join(pointer, key), carrier,
-                     f"{role}/{key}" if role else key)
+                child = value[key]
+                walk(child, node.property_schema(key),
+                     join(pointer, key) if isinstance(child, dict | list) else pointer,
+                     carrier, f"{role}/{key}" if role else key)
         elif isinstance(value, list) and node.type in ("array", "any"):
             decl = schema.scope_of_records(node)
             # in a fixed-order list (a scope's records excepted) positions are scored,
             # so they are part of the structure: the item's position labels its edges
             positional = decl is None and node.order == "fixed"
             for i, item in enumerate(value):
-                item_pointer = join(pointer, i)
                 if isinstance(item, dict):
+                    item_pointer = join(pointer, i)
                     inner = index.carriers.setdefault(item_pointer, Carrier(item_pointer))
                     if positional:
                         inner.scalars.append((_POSITION, i))
@@ -229,7 +237,8 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
                     walk(item, node.item_schema(i), item_pointer, inner, "")
                 else:
                     slot = str(i) if positional else "*"
-                    walk(item, node.item_schema(i), item_pointer, carrier,
+                    walk(item, node.item_schema(i),
+                         join(pointer, i) if isinstance(item, list) else pointer, carrier,
                          f"{role}/{slot}" if role else slot)
         elif value_kind(value) in ("string", "number", "boolean") and _is_exact(node):
             carrier.scalars.append((role, value))
@@ -630,8 +639,7 @@ def _tie_warnings(name: str, gold: list[Record], candidate: list[Record],
 
 
 def _mapping(g_records: list[Record], c_records: list[Record], pairs: list[tuple[int, int]],
-             quality: dict[tuple[int, int], tuple[float, ...]]
-             ) -> tuple[dict[Any, Any], dict[Any, int], dict[Any, int], list[str]]:
+             quality: dict[tuple[int, int], tuple[float, ...]]) -> Pairing:
     """The bijection of a pairing, with the record each shared id designates on each
     side (gold targets first; a shared candidate id goes to the partner of one) and
     the pointers of the designations only canonical JSON decided."""
@@ -792,6 +800,15 @@ class _Paired:
     label_ties: list[tuple[int, int]]
     order: _Canonical  # the canonical order the pairs were chosen in
     provisional: bool  # label ties scored while some other scope was unresolved
+    # (pairs, _mapping of them) when adopted: the final alignment reads it again
+    adopted: tuple[list[tuple[int, int]], Pairing] | None = None
+
+    def mapping(self) -> Pairing:
+        """:func:`_mapping` of the pairs (as adopted, when they have not changed since)."""
+        if self.adopted is not None and self.adopted[0] == self.pairs:
+            return self.adopted[1]
+        return _mapping(self.gold, self.candidate, self.pairs,
+                        _quality(self.levels, self.pairs))
 
 
 def _settle(paired: _Paired, evaluate: EvaluateFn, state: _State,
@@ -833,8 +850,10 @@ class _State:
         """Make ``scope``'s pairs its bijection and its record pairs."""
         name = scope.decl.name
         self.paired[name] = scope
-        self.bijections[name] = _mapping(scope.gold, scope.candidate, scope.pairs,
-                                         _quality(scope.levels, scope.pairs))[0]
+        mapping = _mapping(scope.gold, scope.candidate, scope.pairs,
+                           _quality(scope.levels, scope.pairs))
+        scope.adopted = (list(scope.pairs), mapping)
+        self.bijections[name] = mapping[0]
         self.record_pairs[scope.decl.records.pointer] = _pointer_pairs(
             name, scope.gold, scope.candidate, scope.pairs)
         self.resolved.add(name)
@@ -994,8 +1013,7 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
     alignments: dict[str, ScopeAlignment] = {}
     for name in (name for group in groups for name in group):
         scope = state.paired[name]
-        _, gold_targets, targets, designated = _mapping(
-            scope.gold, scope.candidate, scope.pairs, _quality(scope.levels, scope.pairs))
+        _, gold_targets, targets, designated = scope.mapping()
         _id_warnings(scope.gold, scope.decl, "gold", gold_targets, warnings)
         _id_warnings(scope.candidate, scope.decl, "candidate", targets, warnings)
         _tie_warnings(name, scope.gold, scope.candidate, scope.rules, warnings)
