@@ -1,22 +1,20 @@
 """Charts and tables of the run-level pages (Dataset, Error patterns, Field metrics,
 Compare runs, Run tuning). No Streamlit here: each function returns a plotly figure or
-a pandas table, so the pages stay thin and these are tested directly.
+a pandas table, so the pages stay thin and these are tested directly. The score
+histogram is plain HTML, shared with the HTML report
+(:func:`oa_core.html_report.histogram_html`).
 
 User text (ids, paths, kinds) reaches plotly through :func:`app.text.plotly_text`;
 numbers use the explorer's one format (4 decimals, :mod:`app.views`).
 
 Examples
 --------
->>> figure = histogram([0.1, 0.5, 0.5, 1.0])
->>> figure.data[0].type, int(sum(figure.data[0].y))
-('bar', 4)
 >>> sort_columns()[:2]
 ('score', 'deficit')
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,7 +30,6 @@ __all__ = [
     "SORTS",
     "compare_scatter",
     "field_bars",
-    "histogram",
     "pattern_map",
     "sort_columns",
     "sort_pairs",
@@ -97,40 +94,6 @@ def table_arrow(frame: pd.DataFrame) -> pa.Table:
     ['b']
     """
     return pa.Table.from_pandas(table_view(frame.sort_values("row")), preserve_index=False)
-
-
-def histogram(scores: Sequence[float] | np.ndarray, *, bins: int = 20,
-              compare: Sequence[float] | np.ndarray | None = None,
-              names: tuple[str, str] = ("scores", "compared")) -> go.Figure:
-    """The score histogram on [0, 1] (optionally a second run overlaid).
-
-    The bins are counted here, so the figure stays small for 100,000 scores.
-
-    >>> figure = histogram([0.0, 0.5, 0.5, 1.0], bins=4)
-    >>> [int(y) for y in figure.data[0].y]
-    [1, 0, 2, 1]
-    """
-    figure = go.Figure()
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    centres = (edges[:-1] + edges[1:]) / 2
-    for values, name, color in ((scores, names[0], "#2166ac"),
-                                (compare, names[1], "#d6604d")):
-        if values is None:
-            continue
-        counts, _ = np.histogram(np.asarray(values, dtype=float), bins=edges)
-        figure.add_trace(go.Bar(
-            x=centres, y=counts, width=1.0 / bins, name=plotly_text(name),
-            marker={"color": color, "line": {"color": "white", "width": 1}},
-            opacity=0.75 if compare is not None else 1.0,
-            customdata=np.stack([edges[:-1], edges[1:]], axis=1),
-            hovertemplate="score %{customdata[0]:.2f}–%{customdata[1]:.2f}<br>%{y} documents"
-                          "<extra></extra>"))
-    figure.update_layout(barmode="overlay", height=260, margin={"l": 40, "r": 10, "t": 10,
-                                                                "b": 40},
-                         xaxis={"title": "score", "range": [0, 1.0001]},
-                         yaxis={"title": "documents"}, showlegend=compare is not None,
-                         legend={"orientation": "h", "y": 1.1})
-    return figure
 
 
 def pattern_map(patterns: pd.DataFrame, value: str = "loss", *, limit: int = 40) -> go.Figure:

@@ -38,7 +38,7 @@ from .feedback import render_feedback
 from .jsonio import extract_json
 from .report import explain_table
 
-__all__ = ["build"]
+__all__ = ["HISTOGRAM_COLORS", "build", "histogram_html"]
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;
@@ -81,29 +81,70 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]],
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _histogram(scores: np.ndarray, color: str = "#2166ac", bins: int = 20) -> str:
-    counts, _ = np.histogram(scores, bins=bins, range=(0.0, 1.0))
-    top = max(int(counts.max()) if counts.size else 0, 1)
-    width, height, pad = 640, 180, 30
-    bar = (width - 2 * pad) / bins
-    parts = [f'<svg width="{width}" height="{height + 40}" '
-             f'role="img" aria-label="score histogram">']
-    for k, count in enumerate(counts):
-        h = (height - pad) * int(count) / top
-        x = pad + k * bar
-        parts.append(f'<rect x="{x:.1f}" y="{height - h:.1f}" width="{bar - 2:.1f}" '
-                     f'height="{h:.1f}" fill="{color}"><title>{k / bins:.2f}–'
-                     f'{(k + 1) / bins:.2f}: {int(count)}</title></rect>')
-        if count:
-            parts.append(f'<text x="{x + bar / 2 - 1:.1f}" y="{height - h - 3:.1f}" '
-                         f'font-size="10" text-anchor="middle" fill="currentColor">'
-                         f'{int(count)}</text>')
-    for tick in range(0, 11, 2):
-        x = pad + tick / 10 * (width - 2 * pad)
-        parts.append(f'<text x="{x:.1f}" y="{height + 16}" font-size="11" '
-                     f'text-anchor="middle" fill="currentColor">{tick / 10:.1f}</text>')
-    parts.append(f'<line x1="{pad}" y1="{height}" x2="{width - pad}" y2="{height}" '
-                 'stroke="#999"/></svg>')
+HISTOGRAM_COLORS = ("#2166ac", "#d6604d")
+"""The colors of the first and the second run in :func:`histogram_html`."""
+
+_HISTOGRAM_STYLE = """<style>
+.oa-hist {font-size: 11px; max-width: 640px; margin: 0.25rem 0 0.75rem 0;}
+.oa-hist .legend {display: flex; gap: 1.5rem; margin-bottom: 0.3rem; font-size: 12px;}
+.oa-hist .legend i {display: inline-block; width: 12px; height: 12px; margin-right: 6px;
+  vertical-align: -1px;}
+.oa-hist .plot {position: relative; height: 170px; margin: 14px 8px 0 8px;
+  border-bottom: 1px solid #999999;}
+.oa-hist .plot i {position: absolute; bottom: 0;}
+.oa-hist .plot span {position: absolute; transform: translateX(-50%); font-size: 10px;
+  margin-bottom: 2px;}
+.oa-hist .ticks {position: relative; height: 16px; margin: 0 8px;}
+.oa-hist .ticks span {position: absolute; transform: translateX(-50%); top: 2px;}
+.oa-hist .title {text-align: center;}
+</style>"""
+
+
+def histogram_html(runs: Sequence[tuple[str, Any]], bins: int = 20) -> str:
+    """The score histogram on [0, 1] of one run, or two overlaid, as HTML and CSS.
+
+    Plain boxes, so the report needs no script and the explorer draws it without
+    plotly (whose 4.7 MB bundle the page would otherwise load and draw), through
+    ``st.html``, which keeps HTML and styles but drops SVG. Each bar's tooltip gives
+    its run, range and count, and bars carry ``data-count`` (tests read it). Text
+    takes the page's color (light or dark theme).
+
+    Parameters
+    ----------
+    runs : sequence of (name, scores)
+        One or two runs; the names are escaped, and shown as a legend for two.
+    bins : int
+
+    >>> chart = histogram_html([("A", [0.0, 0.5, 0.5, 1.0])], bins=4)
+    >>> [chart.count(f'data-count="{n}"') for n in range(3)]
+    [1, 2, 1]
+    """
+    counted = [(name, np.histogram(np.asarray(scores, dtype=float), bins=bins,
+                                   range=(0.0, 1.0))[0]) for name, scores in runs]
+    top = max([int(c.max()) for _, c in counted if c.size] + [1])
+    two = len(counted) > 1
+    parts = [_HISTOGRAM_STYLE, '<div class="oa-hist" role="img" aria-label="score histogram">']
+    if two:
+        parts.append('<div class="legend">' + "".join(
+            f'<span><i style="background:{HISTOGRAM_COLORS[k]}"></i>{_e(name)}</span>'
+            for k, (name, _) in enumerate(counted)) + "</div>")
+    parts.append('<div class="plot">')
+    width = 100 / bins
+    for run, (name, counts) in enumerate(counted):
+        for k, count in enumerate(counts):
+            height = 100 * int(count) / top
+            where = f"{_e(name)}: " if two else ""
+            parts.append(f'<i style="left:{k * width:.3f}%;width:calc({width:.3f}% - 2px);'
+                         f'height:{height:.3f}%;background:{HISTOGRAM_COLORS[run]};'
+                         f'opacity:{0.7 if two else 1}" data-count="{int(count)}" '
+                         f'title="{where}score {k / bins:.2f}–{(k + 1) / bins:.2f}: '
+                         f'{int(count)} documents"></i>')
+            if count and not two:
+                parts.append(f'<span style="left:{(k + 0.5) * width:.3f}%;'
+                             f'bottom:{height:.3f}%">{int(count)}</span>')
+    parts.append('</div><div class="ticks">' + "".join(
+        f'<span style="left:{tick * 10}%">{tick / 10:.1f}</span>' for tick in range(0, 11, 2))
+        + '</div><div class="title">score</div></div>')
     return "".join(parts)
 
 
@@ -241,7 +282,8 @@ def build(data: Dataset, runs: Sequence[ScoredRun], *, title: str = "Object Alig
     for run in runs:
         parts += [f"<h2>Run {_e(run.name)} <span class=muted>"
                   f"({_e(data.runs[run.name].file)})</span></h2>",
-                  _summary(run, len(data.bad_lines_of(run.name))), _histogram(run.scores),
+                  _summary(run, len(data.bad_lines_of(run.name))),
+                  histogram_html([(run.name, run.scores)]),
                   "<h3>Error patterns</h3>", _patterns(run),
                   "<h3>Field metrics</h3>", _fields(run, threshold),
                   f"<h3>The {worst} worst documents</h3>", _worst(data, run, worst)]

@@ -9,6 +9,7 @@ import streamlit as st
 from app import compare_page, dataset_state, dataset_views, session, views
 from app.text import md_inline
 from oa_core import runstats
+from oa_core.html_report import histogram_html
 
 started = time.perf_counter()
 st.title("Compare runs")
@@ -33,8 +34,7 @@ if a is None or b is None:
 threshold = float(st.session_state.get("oa.fm_threshold", 0.5))
 comparison = runstats.compare(a, b, threshold=threshold)
 compare_page.headline(comparison, a, b)
-st.plotly_chart(dataset_views.histogram(a.scores, compare=b.scores, names=(run_a, run_b)),
-                key="cmp_histogram", config=views.PLOTLY_CONFIG)
+st.html(histogram_html([(run_a, a.scores), (run_b, b.scores)]))
 st.subheader("Document by document")
 st.caption("Each point is one document: above the diagonal B scores higher. Click a point to "
            "see both outputs side by side.")

@@ -5,10 +5,11 @@ import time
 
 import streamlit as st
 
-from app import dataset_page, dataset_state, dataset_views, session, views
+from app import dataset_page, dataset_state, dataset_views, session
 from app.text import md_inline
 from oa_core import runstats
 from oa_core.dataset import Dataset, ScoredRun
+from oa_core.html_report import histogram_html
 
 started = time.perf_counter()
 st.title("Dataset")
@@ -20,8 +21,7 @@ summary = dataset_state.summary(data, run, scored)
 dataset_page.summary_metrics(summary, len(data.bad_lines_of(run)))
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(dataset_views.histogram(scored.scores), key="histogram",
-                    config=views.PLOTLY_CONFIG)
+    st.html(histogram_html([(run, scored.scores)]))
 with right:
     dataset_page.quantile_table(summary)
 dataset_page.bad_lines(data, scored)

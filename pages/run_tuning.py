@@ -6,9 +6,10 @@ import time
 
 import streamlit as st
 
-from app import dataset_state, dataset_views, run_tuning, session, views
+from app import dataset_state, run_tuning, session, views
 from app.text import md_escape, md_inline
 from oa_core import OAError, Schema, runstats
+from oa_core.html_report import histogram_html
 
 started = time.perf_counter()
 st.title("Run tuning")
@@ -56,9 +57,8 @@ else:
             icon=":material/tune:")
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(dataset_views.histogram(before.scores, compare=after.scores if edits
-                                            else None, names=("original", "edited")),
-                    key="rt_histogram", config=views.PLOTLY_CONFIG)
+    st.html(histogram_html([("original", before.scores), ("edited", after.scores)] if edits
+                          else [("original", before.scores)]))
 with right:
     st.markdown("**Documents that moved most**")
     st.dataframe(moves.head(15)[["id", "before", "after", "change"]], hide_index=True,
