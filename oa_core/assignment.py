@@ -308,7 +308,8 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
     row_colours, col_colours : ndarray
         A canonical order for the remaining ties (see :func:`bipartite_colours`).
     passes : int
-        Passes over the groups (a later pass sees the pairing the earlier one made).
+        Passes over the groups (a later pass sees the pairing the earlier one made);
+        at most: a pass that changes no pair ends them (the next would repeat it).
 
     Returns
     -------
@@ -326,6 +327,7 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
     groups_of = [sorted(twin_groups(matrix, 0), key=lambda m: min(row_colours[k] for k in m)),
                  sorted(twin_groups(matrix, 1), key=lambda m: min(col_colours[k] for k in m))]
     for _ in range(passes if any(callable(level) for level in levels) else 1):
+        start = dict(partner)
         # Within a pass a pair keeps the least decisive verdict of the groups that
         # chose it: a column group cannot undo that its row group chose arbitrarily.
         decided = {}
@@ -365,6 +367,10 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
             for i in rows:
                 if i in partner:
                     taken[partner[i]] = i
+        # nothing a pass reads changes but the pairing: from an unchanged pairing the
+        # next pass would repeat this one, verdicts included
+        if partner == start:
+            break
     result = sorted(partner.items())
     return result, {p: decided[p] for p in result if p in decided}
 
@@ -480,13 +486,19 @@ def _forced_by(chosen: list[tuple[int, int]], arbitrary: set[tuple[int, int]],
                partner: dict[int, int]) -> set[tuple[int, int]]:
     """``arbitrary`` grown by the pairs an arbitrary choice forced: a pair that can
     swap partners with an arbitrary one, every level's values staying the same
-    multiset, was as good a choice (a tied choice leaves its twin no other option)."""
+    multiset, was as good a choice (a tied choice leaves its twin no other option).
+
+    A dynamic level's cell depends on its row, its column and the pairing only, so
+    the four cells of a swap are read in one call of each level (2 x 2)."""
     row_at = {i: a for a, i in enumerate(rows)}
     col_at = {j: b for b, j in enumerate(cols)}
 
-    def values(i: int, j: int, fixed: dict[int, int]) -> tuple[float, ...]:
-        return (float(base[row_at[i], col_at[j]]),
-                *(float(level(fixed, [i], [j])[0, 0]) for level in dynamic))
+    def values(i: int, k: int, j: int, other: int,
+               fixed: dict[int, int]) -> list[list[tuple[float, ...]]]:
+        """The levels' values of rows (i, k) x columns (j, other)."""
+        cells = [level(fixed, [i, k], [j, other]).tolist() for level in dynamic]
+        return [[(float(base[row_at[r], col_at[c]]), *(float(cell[a][b]) for cell in cells))
+                 for b, c in enumerate((j, other))] for a, r in enumerate((i, k))]
 
     arbitrary = set(arbitrary)
     grown = True
@@ -497,8 +509,9 @@ def _forced_by(chosen: list[tuple[int, int]], arbitrary: set[tuple[int, int]],
                 continue
             for k, other in list(arbitrary):
                 fixed = {a: b for a, b in partner.items() if a not in (i, k)}
-                before = sorted([values(i, j, fixed), values(k, other, fixed)])
-                if sorted([values(i, other, fixed), values(k, j, fixed)]) == before:
+                swap = values(i, k, j, other, fixed)
+                before = sorted([swap[0][0], swap[1][1]])
+                if sorted([swap[0][1], swap[1][0]]) == before:
                     arbitrary.add((i, j))
                     grown = True
                     break
