@@ -210,12 +210,14 @@ STAGES = {
     "index_document": ("referential.py", "index_document"),
     "resolve_scopes": ("referential.py", "resolve_scopes"),
     "match tree": ("matchtree.py", "node"),
+    "final pass, score only": ("scoreonly.py", "score_with"),
 }
 
 
 def stages(workload: str, passes: int = 200) -> dict[str, float]:
-    """Share of ``score``'s CPU time per pipeline stage (cProfile cumulative times;
-    the match tree counts only the final pass, not the trees built for scopes)."""
+    """Share of ``score``'s CPU time per pipeline stage (cProfile cumulative times).
+    ``score`` scores its final pass without a match tree where it can (the score-only
+    stage); the match tree stage counts the passes that still build one."""
     import cProfile
     import pstats
 
