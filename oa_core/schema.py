@@ -311,6 +311,7 @@ class Schema:
             raise SchemaError("", str(exc), fix="rename or fix the custom comparator",
                               document="options") from None
         parser = _Parser(schema, registry)
+        parser.check_refs()
         root = parser.parse(schema, "", depth=0)
         scopes, dependencies = parser.finish_scopes()
         parsed = cls(root, schema, scopes, dependencies, parser.warnings, registry)
@@ -322,6 +323,16 @@ class Schema:
                               "if/then/else)", fix="break the cycle: let the $ref sit "
                               "below properties or items") from None
         return parsed
+
+
+# Where JSON Schema (2020-12, and the older `definitions`/`additionalItems`) holds
+# subschemas: one, a list of them, or a map of names to them.
+_SUBSCHEMA_KEYWORDS = frozenset({
+    "additionalProperties", "propertyNames", "items", "contains", "not", "if", "then",
+    "else", "unevaluatedItems", "unevaluatedProperties", "additionalItems"})
+_SUBSCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_SUBSCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions",
+                             "dependentSchemas"})
 
 
 class _Parser:
@@ -370,6 +381,26 @@ class _Parser:
             raise SchemaError(join(pointer, key), f"{key} must be true or false, got {value!r}",
                               fix=f"set {key} to true or false")
         return value
+
+    def check_refs(self) -> None:
+        """Check every ``$ref`` of the schema, scored part or not, as :meth:`resolve_ref`
+        does: the validator follows the ones the score never reads too (a branch of a
+        many-branch ``anyOf``, say), and a ``$ref`` it cannot resolve would stop it
+        with its own exception on some document."""
+        todo: list[tuple[Any, str]] = [(self.raw, "")]
+        while todo:
+            spec, pointer = todo.pop()
+            if not isinstance(spec, dict):
+                continue
+            if "$ref" in spec:
+                self.resolve_ref(spec["$ref"], pointer)
+            for key, value in spec.items():
+                if key in _SUBSCHEMA_KEYWORDS:
+                    todo.append((value, join(pointer, key)))
+                elif key in _SUBSCHEMA_LISTS and isinstance(value, list):
+                    todo += [(sub, join(pointer, key, str(k))) for k, sub in enumerate(value)]
+                elif key in _SUBSCHEMA_MAPS and isinstance(value, dict):
+                    todo += [(sub, join(pointer, key, name)) for name, sub in value.items()]
 
     def resolve_ref(self, ref: str, pointer: str) -> tuple[str, Any]:
         if not isinstance(ref, str) or not ref.startswith("#"):

@@ -35,11 +35,13 @@ def running() -> tuple[Any, Any, Any]:
     return load_example(RUNNING)
 
 
-# CI runs derandomized (the same examples every run); locally hypothesis explores.
+# The suite runs derandomized (the same examples every run, so a red run is a bug to
+# reproduce, never bad luck); HYPOTHESIS_PROFILE=explore searches new examples each
+# run, and deep searches longer.
 settings.register_profile("ci", derandomize=True, print_blob=True)
-settings.register_profile("deep", max_examples=1500)
-settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE",
-                                                                        "default"))
+settings.register_profile("explore", print_blob=True)
+settings.register_profile("deep", max_examples=1500, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -477,3 +477,24 @@ def test_permuting_a_list_inside_records_with_a_shared_id_keeps_the_score():
 def test_a_missing_position_past_the_prefix_is_appended_in_place():
     schema = {"type": "object", "properties": {"t": {"type": "array", "prefixItems": [{}]}}}
     deltas_add_up({"t": [1, 1, 1e-300]}, {"t": [1, 1]}, schema)
+
+
+@pytest.mark.parametrize(("schema", "pointer"), [
+    # found by test_fuzz_only_typed_errors exploring: the validator followed a $ref the
+    # scoring never reads (one branch of a many-branch anyOf) and raised its own error
+    ({"anyOf": [{"type": "string", "$ref": "string"}, {}]}, "/anyOf/0/$ref"),
+    ({"properties": {"a": {"anyOf": [{"$ref": "#/$defs/x"}, {"type": "null"}, {}]}}},
+     "/properties/a/anyOf/0/$ref"),
+    ({"items": {"not": {"$ref": "http://example.com/s.json"}}}, "/items/not/$ref"),
+])
+def test_every_ref_is_checked_even_where_the_score_never_reads(schema, pointer):
+    for gold in (None, "x", {"a": 1}, [[1]]):
+        with pytest.raises(SchemaError) as info:
+            oa_core.score(gold, gold, schema)
+        assert info.value.pointer == pointer
+
+
+def test_refs_in_data_and_properties_named_ref_are_not_refs():
+    assert oa_core.score({"$ref": "x"}, {"$ref": "x"}, {"const": {"$ref": "x"}}) == 1.0
+    schema = {"properties": {"$ref": {"type": "string"}}}
+    assert oa_core.score({"$ref": "a"}, {"$ref": "a"}, schema) == 1.0
