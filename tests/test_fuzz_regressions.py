@@ -311,9 +311,10 @@ def test_seed_13456_twins_told_apart_by_a_later_scope_are_settled_with_it_resolv
 
 
 @pytest.mark.xfail(strict=True, reason="open defect (fuzz seed 20011867, blend mode only): "
-                   "the score follows whether one candidate id sorts before a dangling "
-                   "reference's value (r573123 vs r150582), with no label tie reported: "
-                   "a value order decides a pairing (issue 11)")
+                   "in scope 0, gold record 2 ties exactly with candidate records 2 and 3, "
+                   "which are not twins (record 0 tells them apart), so the tie is not "
+                   "seen: the canonical order (ids included) picks one, reported as an "
+                   "attributes decision, and no label-tie trial scores the other (issue 11)")
 def test_seed_20011867_relabelling_the_candidate_keeps_the_blend_score():
     from oa_core.synthetic import hostile
     triple = hostile.generate(20011867, size=4)
