@@ -171,21 +171,27 @@ def _timed(figures: dict[str, list[tuple[float, float]]], name: str, page: Page,
     figures.setdefault(name, []).append((wall, (tree_cpu() - used) * 1000))
 
 
+@contextlib.contextmanager
+def _fresh_explorer() -> Iterator[tuple[str, Page]]:
+    """A fresh explorer and a fresh browser profile: (the explorer's URL, a tab);
+    refuses the figures if any request left 127.0.0.1."""
+    with explorer() as (url, _), sync_playwright() as playwright:
+        browser = Browser(playwright, url)
+        with browser.context() as context:
+            yield url, context.pages[0] if context.pages else context.new_page()
+        if browser.blocked:
+            raise RuntimeError(f"requests left 127.0.0.1: {browser.blocked}")
 
 
 @contextlib.contextmanager
 def _dataset_page(folder: Path, figures: dict[str, list[tuple[float, float]]], label: str,
                   quiet_ms: int) -> Iterator[Page]:
     """A fresh explorer and browser opening ``folder``'s Dataset page (timed as
-    ``label``); refuses the figures if any request left 127.0.0.1."""
-    with explorer() as (url, _), sync_playwright() as playwright:
-        browser = Browser(playwright, url)
-        with browser.context() as context:
-            page = context.pages[0] if context.pages else context.new_page()
-            _open(page, f"{url}/dataset?dataset={folder.name}", figures, label, quiet_ms)
-            yield page
-        if browser.blocked:
-            raise RuntimeError(f"requests left 127.0.0.1: {browser.blocked}")
+    ``label``)."""
+    with _fresh_explorer() as (url, page):
+        _open(page, f"{url}/dataset?dataset={folder.name}", figures, label, quiet_ms)
+        yield page
+
 
 def browser_session(folder: Path, repeat: int, quiet_ms: int) -> dict[str, Any]:
     """The Dataset page of ``folder`` served by ``oa explore --dataset``: open, sort,
@@ -228,23 +234,17 @@ def _pick_in_sidebar(folder: Path, figures: dict[str, list[tuple[float, float]]]
                      quiet_ms: int) -> None:
     """A fresh explorer open on the Dataset page with no dataset; the user picks
     ``folder``'s dataset in the sidebar: until its table showed and the page settled."""
-    with explorer() as (url, _), sync_playwright() as playwright:
-        browser = Browser(playwright, url)
-        with browser.context() as context:
-            page = context.pages[0] if context.pages else context.new_page()
-            open_view(page, url, "dataset", "Dataset", quiet_ms)
-            picker = page.locator('[data-testid="stSidebar"]').get_by_role(
-                "combobox", name="Dataset", exact=True)
-            picker.click()
+    with _fresh_explorer() as (url, page):
+        open_view(page, url, "dataset", "Dataset", quiet_ms)
+        page.locator('[data-testid="stSidebar"]').get_by_role(
+            "combobox", name="Dataset", exact=True).click()
 
-            def pick() -> None:
-                page.keyboard.type(folder.name)
-                page.keyboard.press("Enter")
+        def pick() -> None:
+            page.keyboard.type(folder.name)
+            page.keyboard.press("Enter")
 
-            _timed(figures, "pick in the sidebar of a running explorer (scoring included)",
-                   page, pick, TABLE_SHOWN, None, quiet_ms)
-        if browser.blocked:
-            raise RuntimeError(f"requests left 127.0.0.1: {browser.blocked}")
+        _timed(figures, "pick in the sidebar of a running explorer (scoring included)",
+               page, pick, TABLE_SHOWN, None, quiet_ms)
 
 
 def _search(page: Page) -> str:
