@@ -469,13 +469,18 @@ def repair_ops(alignment: Alignment, *, describe_refs: bool = False,
     ``values`` says how messages write values: ``"python"`` (the paper's figure,
     ``{'id': 6}``) or ``"json"`` (``{"id": 6}``).
     """
+    return _ranked_ops(alignment, describe_refs, _template_table(templates), values)
+
+
+def _ranked_ops(alignment: Alignment, describe_refs: bool, table: Mapping[str, str],
+                values: str) -> list[RepairOp]:
+    """:func:`repair_ops` given the checked template table."""
     if values not in VALUE_STYLES:
         raise InputError("/values", f"values must be python or json, got {values!r}",
                          fix="pass values='json' for JSON text", document="options")
     collector = _Collector(alignment, describe_refs, values)
     collector.violations()
     collector.walk(alignment.tree, None)
-    table = _template_table(templates)
     for op in collector.ops:
         op.message = _render_op(op, table, values)
     return sorted(collector.ops, key=lambda op: (-op.delta, op.path, op.kind, op.rank_key))
@@ -601,8 +606,7 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
                          f"{describe_refs!r}", fix="pass describe_refs=True or False",
                          document="options")
     table = _template_table(templates)
-    ops = repair_ops(alignment, describe_refs=describe_refs, templates=templates,
-                     values=values)
+    ops = _ranked_ops(alignment, describe_refs, table, values)
     eligible = [op for op in ops if op.delta > 0 and op.delta >= min_delta]
     shown = eligible[:top_k]
     synthesis = _synthesis(shown, table)
