@@ -617,8 +617,70 @@ def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
                                   levels, rows, cols)
     rules = {p: (_LEVEL_RULES[decided[p]] if p in decided else TieRule.ATTRIBUTES)
              for p in pairs}
-    return (pairs, rules, [p for p in pairs if decided.get(p) == _BY_LABELS],
-            _Canonical(rows.tolist(), cols.tolist()))
+    label_ties = {p for p in pairs if decided.get(p) == _BY_LABELS}
+    if len(gold) <= _SCORED_RECORDS:
+        twins_of = objective if mode == WLMode.BLEND else matrix
+        for pair in _open_choices(pairs, matrix, same, twins_of):
+            rules[pair] = TieRule.CONTENT
+            label_ties.add(pair)
+    return pairs, rules, sorted(label_ties), _Canonical(rows.tolist(), cols.tolist())
+
+
+def _line_ids(matrix: np.ndarray, axis: int) -> np.ndarray:
+    """An id per row (``axis`` 0) or column, equal for lines equal bit for bit."""
+    lines = np.ascontiguousarray(matrix if axis == 0 else matrix.T)
+    seen: dict[bytes, int] = {}
+    return np.array([seen.setdefault(line.tobytes(), len(seen)) for line in lines],
+                    dtype=np.int64)
+
+
+def _open_choices(pairs: list[tuple[int, int]], matrix: np.ndarray, same: np.ndarray,
+                  twins_of: np.ndarray) -> set[tuple[int, int]]:
+    """The pairs the solver chose among equally good ones outside twin groups.
+
+    A pair is open when an unpaired column (or row) is as good a partner for its row
+    (column), or when it can exchange partners with another pair, with the values of
+    C and of the colour bonus b kept (as multisets): the pairing is then as good
+    either way, and only the canonical order, whose ties fall to the records'
+    canonical JSON (ids included), picked one. Twins (identical lines of
+    ``twins_of``) are left to :func:`repair_twins`, which re-paired them by structure.
+    """
+    if not pairs:
+        return set()
+    rows, cols = np.array(pairs, dtype=np.int64).T
+    value = matrix[rows, cols]
+    # Every open choice repeats a pair's value of C elsewhere in its row or column (an
+    # exchange {C[i,l], C[k,j]} = {C[i,j], C[k,l]} does too): the common case, where
+    # none does, costs two comparisons.
+    if (np.count_nonzero(matrix[rows] == value[:, None]) == len(pairs)
+            and np.count_nonzero(matrix[:, cols] == value[None, :]) == len(pairs)):
+        return set()
+    free_rows = np.ones(matrix.shape[0], dtype=bool)
+    free_rows[rows] = False
+    free_cols = np.ones(matrix.shape[1], dtype=bool)
+    free_cols[cols] = False
+    bonus = same[rows, cols]
+    # pair x unpaired column, unpaired row x pair, pair x pair: as good a choice?
+    by_col = ((matrix[rows][:, free_cols] == value[:, None])
+              & (same[rows][:, free_cols] == bonus[:, None]))
+    by_row = ((matrix[free_rows][:, cols] == value[None, :])
+              & (same[free_rows][:, cols] == bonus[None, :]))
+    swap = np.ones((len(pairs), len(pairs)), dtype=bool)
+    for level, kept in ((matrix, value), (same, bonus)):
+        cross = level[rows][:, cols]  # cross[a, b]: row of pair a, column of pair b
+        low = np.minimum(kept[:, None], kept[None, :])
+        high = np.maximum(kept[:, None], kept[None, :])
+        swap &= (np.minimum(cross, cross.T) == low) & (np.maximum(cross, cross.T) == high)
+    np.fill_diagonal(swap, False)
+    if not (by_col.any() or by_row.any() or swap.any()):
+        return set()  # the common case: every choice was the only one as good
+    row_twin, col_twin = _line_ids(twins_of, 0), _line_ids(twins_of, 1)
+    by_col &= col_twin[cols][:, None] != col_twin[free_cols][None, :]
+    by_row &= row_twin[rows][None, :] != row_twin[free_rows][:, None]
+    swap &= row_twin[rows][:, None] != row_twin[rows][None, :]
+    swap &= col_twin[cols][:, None] != col_twin[cols][None, :]
+    open_ = by_col.any(axis=1) | by_row.any(axis=0) | swap.any(axis=1)
+    return {pairs[k] for k in np.flatnonzero(open_)}
 
 
 def _tie_warnings(name: str, gold: list[Record], candidate: list[Record],
@@ -626,7 +688,7 @@ def _tie_warnings(name: str, gold: list[Record], candidate: list[Record],
     for rule, how in ((TieRule.DEPTH, "by the depth of their WL agreement (the paper's "
                        "colour bonus left them tied)"),
                       (TieRule.CONTENT, "by the content rule (no structure tells them "
-                       "apart: they are interchangeable twins)")):
+                       "apart: they are interchangeable)")):
         settled = sorted(p for p, r in rules.items() if r == rule)
         if not settled:
             continue
@@ -689,7 +751,7 @@ def _swappable(a: tuple[int, int], b: tuple[int, int], levels: list[np.ndarray])
 def _tie_blocks(label_ties: list[tuple[int, int]], levels: list[np.ndarray]
                 ) -> list[list[tuple[int, int]]]:
     """The label ties (given in canonical order) in blocks of pairs that may exchange
-    partners (connected by swaps that keep C, b and a), in canonical order."""
+    partners (connected by swaps that keep every level's values), in canonical order."""
     parent = list(range(len(label_ties)))
 
     def root(k: int) -> int:
@@ -718,7 +780,7 @@ def _alternatives(block: list[tuple[int, int]], current: list[tuple[int, int]],
                   levels: list[np.ndarray], order: _Canonical
                   ) -> tuple[list[int], list[int]]:
     """The rows and columns a block's pairs may take: its own, and the unpaired ones
-    as good as a block pair's on every level (a twin left out can replace it)."""
+    as good as a block pair's on every level (a record left out can replace it)."""
     rows = {i for i, _ in block}
     cols = {j for _, j in block}
     paired_rows = {i for i, _ in current}
@@ -742,11 +804,11 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
                      budget: _Budget, order: _Canonical
                      ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The content rule's first step: within each block of label-tied pairs, among the
-    pairings that keep every level (C, b, a) as it is, the one with the highest
-    document score.
+    pairings that keep the values of C and b (as multisets), the one with the deepest
+    agreement a in total, then the highest document score.
 
     A block's pairings pair as many of its rows, and of the unpaired rows as good,
-    with as many of its columns and of the unpaired columns as good. A block whose
+    with as many of its columns and of the unpaired columns as good (on C and b). A block whose
     best pairing is unique is settled (its pairs are no longer label ties); when
     several pairings share the best score the first of them is kept (the given pairing
     first) and the block stays label-tied. A block with more pairings than ``budget``
@@ -759,23 +821,32 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
     # JSON), never their positions: which blocks fit the budget, which pairing comes
     # first among equals.
     tied = sorted(label_ties, key=lambda p: (order.rows[p[0]], order.cols[p[1]]))
-    for block in _tie_blocks(tied, levels):
-        rows, cols = _alternatives(block, current, levels, order)
+    kept, ranked = levels[:2], levels[2:]  # (C, b) kept; a ranks the pairings
+    for block in _tie_blocks(tied, kept):
+        rows, cols = _alternatives(block, current, kept, order)
         size = len(block)
         if math.comb(len(rows), size) * math.perm(len(cols), size) > _ENUMERATED:
             remaining += block
             continue
-        wanted = [sorted(float(level[i, j]) for i, j in block) for level in levels]
+        wanted = [sorted(float(level[i, j]) for i, j in block) for level in kept]
         trials = [block] + [
             trial for chosen in itertools.combinations(rows, size)
             for order in itertools.permutations(cols, size)
             if (trial := list(zip(chosen, order, strict=True))) != block
-            and [sorted(float(level[i, j]) for i, j in trial) for level in levels] == wanted]
+            and [sorted(float(level[i, j]) for i, j in trial) for level in kept] == wanted]
+        depths = [tuple(int(sum(int(level[i, j]) for i, j in trial)) for level in ranked)
+                  for trial in trials]
+        deepest = max(depths)
+        trials = [trial for trial, depth in zip(trials, depths, strict=True)
+                  if depth == deepest]
+        fixed = [p for p in current if p not in set(block)]
+        if len(trials) == 1:  # the agreement depth decided
+            current = sorted(fixed + trials[0])
+            continue
         if len(trials) > budget.trials:
             remaining += block
             continue
         budget.trials -= len(trials)
-        fixed = [p for p in current if p not in set(block)]
         scored = [(score_of(sorted(fixed + trial)), trial) for trial in trials]
         best = max(value for value, _ in scored)
         winners = [trial for value, trial in scored if value == best]

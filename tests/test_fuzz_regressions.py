@@ -310,11 +310,6 @@ def test_seed_13456_twins_told_apart_by_a_later_scope_are_settled_with_it_resolv
         assert oa_core.score(g, candidate, schema) == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (fuzz seed 20011867, blend mode only): "
-                   "in scope 0, gold record 2 ties exactly with candidate records 2 and 3, "
-                   "which are not twins (record 0 tells them apart), so the tie is not "
-                   "seen: the canonical order (ids included) picks one, reported as an "
-                   "attributes decision, and no label-tie trial scores the other (issue 11)")
 def test_seed_20011867_relabelling_the_candidate_keeps_the_blend_score():
     from oa_core.synthetic import hostile
     triple = hostile.generate(20011867, size=4)

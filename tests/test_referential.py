@@ -181,3 +181,28 @@ def test_relabeling_keeps_the_score_bit_for_bit(running):
     for link in cand["mentorships"]:
         link["mentor"], link["mentee"] = relabel[link["mentor"]], relabel[link["mentee"]]
     assert oa_core.score(gold, cand, schema) == 0.7678571428571429
+
+
+def test_open_choices_are_the_pairs_an_equally_good_partner_could_replace():
+    """Outside twin groups, a pair is open when an unpaired line or another pair's
+    partner is as good on C and b: only the canonical order (ids included) chose it,
+    so it is settled by the content rule (fuzz seed 20011867)."""
+    import numpy as np
+
+    from oa_core.referential import _open_choices
+
+    unpaired_as_good = np.array([[1.0, 0.3, 0.3, 0.5], [0.3, 1.0, 0.3, 0.3],
+                                 [0.3, 0.6, 0.3, 0.3]])
+    bonus = np.zeros_like(unpaired_as_good)
+    bonus[0, 0] = 1.0
+    pairs = [(0, 0), (1, 1), (2, 2)]
+    assert _open_choices(pairs, unpaired_as_good, bonus, unpaired_as_good) == {(2, 2)}
+    # the colour bonus tells the unpaired column apart: decided, not open
+    bonus[2, 2] = 1.0
+    assert _open_choices(pairs, unpaired_as_good, bonus, unpaired_as_good) == set()
+
+    exchangeable = np.array([[0.5, 0.5, 0.1], [0.5, 0.5, 0.2], [0.1, 0.2, 0.9]])
+    assert _open_choices(pairs, exchangeable, np.zeros((3, 3)),
+                         exchangeable) == {(0, 0), (1, 1)}
+    twins = np.array([[0.5, 0.5], [0.5, 0.5]])  # repair_twins' business
+    assert _open_choices([(0, 0), (1, 1)], twins, np.zeros((2, 2)), twins) == set()
