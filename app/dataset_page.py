@@ -87,6 +87,22 @@ def _on_click() -> None:
         st.session_state[PENDING] = shown[rows[0]]
 
 
+OPEN_COLUMN = dataset_views.OPEN_COLUMN
+OPEN_CLICK = "w.ds_open_click"
+
+
+def _on_open_click() -> None:
+    """The row's Open button was clicked: open that pair on the next run.
+
+    A button cell reaches the server at once, while Streamlit sends a row selection
+    150 ms after the click (it debounces selections): the button is the quick way."""
+    click = st.session_state.get(OPEN_CLICK)
+    row = click.get("row") if click is not None else None
+    shown = st.session_state.get(SHOWN) or []
+    if isinstance(row, int) and 0 <= row < len(shown):
+        st.session_state[PENDING] = shown[row]
+
+
 MAX_ROWS = 2000
 """Rows the pairs table sends to the browser (sort and filter reach the others)."""
 
@@ -99,15 +115,17 @@ def _display(key: str, _scored: ScoredRun) -> pa.Table:
 
 def pairs_table(shown: pd.DataFrame, total: int, *, key: str = "",
                 scored: ScoredRun | None = None) -> None:
-    """The filtered, sorted pairs (the first :data:`MAX_ROWS`); clicking a row opens it.
+    """The filtered, sorted pairs (the first :data:`MAX_ROWS`); a row's Open button, or a
+    click on the row, opens it.
 
     With the run's content hash ``key`` and the ``scored`` run, the rows are taken from
     the run's Arrow table (:func:`_display`) instead of converting ``shown`` again.
     """
     cut = f" (the first {MAX_ROWS:,} shown: sort or filter to reach the others)" if len(
         shown) > MAX_ROWS else ""
-    st.caption(f"{len(shown):,} of {total:,} pairs match the filters{cut}. Click a row to "
-               "open the pair in the view chosen below; the sidebar leads back to this table.")
+    st.caption(f"{len(shown):,} of {total:,} pairs match the filters{cut}. Open (or a "
+               "click on a row) shows the pair in the view chosen below; the sidebar leads back "
+               "to this table.")
     shown = shown.head(MAX_ROWS)
     st.session_state[SHOWN] = list(zip(shown["row"].tolist(), shown["id"].tolist(),
                                        strict=True))
@@ -117,6 +135,9 @@ def pairs_table(shown: pd.DataFrame, total: int, *, key: str = "",
                  on_select=_on_click, selection_mode="single-row",
                  height=min(420, 38 + 35 * max(len(shown), 1)),
                  column_config={
+                     OPEN_COLUMN: st.column_config.ButtonColumn(
+                         "", type="tertiary", on_click=_on_open_click, key=OPEN_CLICK,
+                         width="small", help="Open this pair in the view chosen below"),
                      "score": st.column_config.NumberColumn(format="%.4f"),
                      "deficit": st.column_config.NumberColumn(format="%.4f"),
                      "op count": st.column_config.NumberColumn(help="repair operations"),

@@ -40,6 +40,8 @@ __all__ = [
 SORTS: dict[str, str] = {"score": "score", "deficit": "deficit", "ops": "repair ops",
                          "id": "id", "row": "input order"}
 """Sortable columns of the pairs table -> their label."""
+OPEN_COLUMN, OPEN_LABEL = "open", "Open"
+"""The pairs table's column of Open buttons (one fixed label, no user text)."""
 _SCORE_SCALE = [[0.0, "#b2182b"], [0.5, "#f7f7f7"], [1.0, "#2166ac"]]
 _LOSS_SCALE = [[0.0, "#fff5eb"], [0.5, "#fd8d3c"], [1.0, "#7f2704"]]
 
@@ -72,9 +74,10 @@ def table_view(frame: pd.DataFrame) -> pd.DataFrame:
     ...     "deficit": [0.5], "ops": [2], "top_op": ["primitive-value at /a"],
     ...     "status": ["ok"], "problem": [""], "line": [0]})
     >>> table_view(frame).columns.tolist()
-    ['id', 'score', 'deficit', 'top op', 'op count', 'status', 'problem']
+    ['open', 'id', 'score', 'deficit', 'top op', 'op count', 'status', 'problem']
     """
-    return pd.DataFrame({"id": frame["id"].astype(str), "score": frame["score"],
+    return pd.DataFrame({OPEN_COLUMN: OPEN_LABEL, "id": frame["id"].astype(str),
+                         "score": frame["score"],
                          "deficit": frame["deficit"], "top op": frame["top_op"],
                          "op count": frame["ops"], "status": frame["status"],
                          "problem": frame["problem"]}).reset_index(drop=True)

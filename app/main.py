@@ -8,6 +8,7 @@ the URL on every run (a page switch drops the parameters; this puts them back).
 from __future__ import annotations
 
 import gc
+import json
 import re
 import sys
 from pathlib import Path
@@ -53,39 +54,87 @@ def _freeze_startup_heap() -> bool:
     return True
 
 
-# The browser loads plotly (Streamlit's 4.7 MB chart chunk) when a page first draws a
-# chart: about 1.1 s of the first Match tree or Referential visit (1.9 s -> 0.75 s
-# measured, fresh profile, load 3.6). Once per session, when the browser has been idle
-# a while after the first page, import that chunk ahead: the later import by Streamlit
-# gets the same module. The script is fixed text; only the chunk's file name is put in.
+# Streamlit's front end loads an element's code (a JavaScript chunk) when a page first
+# shows that element. Two kinds are imported ahead, once per session:
+#
+# - small chunks the views use (the sidebar's page link on a dataset pair, the WL
+#   slider, the spinner): as soon as the browser is idle. Fetched on first use, the
+#   page link alone put 40-100 ms into the first opening of a dataset pair, on the
+#   critical path (a chunk is fetched after the message that needs it arrives);
+# - big ones (plotly's 4.7 MB chart chunk, the 1.5 MB code highlighter of Feedback):
+#   evaluating plotly's holds the browser's main thread about 0.8 s (measured, idle
+#   machine), whenever it happens. On the first chart (Match tree, Referential) that
+#   is 0.8 s of the page switch; preloaded right when a long page (a dataset being
+#   scored) had just settled, it held up the user's next click (a sort took 0.97 s).
+#   So each is imported only after 3 s with no input (pointer, key, wheel) and no
+#   change of the page, checked again just before: a click then finds the work done,
+#   or (rarely: moving the pointer counts as input) waits out the rest of it.
+#
+# An import by Streamlit later gets the same module (same URL). The script is fixed
+# text; only file names (letters, digits, ".", "_", "-") are put in.
 _PRELOAD_JS = """<script>
 (() => {{
   const index = document.querySelector('script[src*="/static/js/index."]');
-  if (!index || window.__oaPlotlyPreload) return;
-  window.__oaPlotlyPreload = true;
-  const url = new URL("{chunk}", index.src).href;
-  setTimeout(() => (window.requestIdleCallback || setTimeout)(() => import(url)), 3000);
+  if (!index || window.__oaPreload) return;
+  window.__oaPreload = true;
+  const url = name => new URL(name, index.src).href;
+  const idle = window.requestIdleCallback || (f => setTimeout(f, 50));
+  idle(() => {small}.forEach(name => import(url(name)).catch(() => {{}})));
+  const big = {big};
+  let last = performance.now();
+  const busy = () => {{ last = performance.now(); }};
+  const inputs = ["pointerdown", "pointermove", "keydown", "wheel", "touchstart"];
+  inputs.forEach(t => addEventListener(t, busy, {{capture: true, passive: true}}));
+  const watch = new MutationObserver(busy);
+  watch.observe(document.body, {{subtree: true, childList: true, attributes: true,
+                                characterData: true}});
+  const quiet = () => document.visibilityState === "visible"
+    && performance.now() - last >= 3000;
+  const next = () => {{
+    if (!big.length) {{
+      watch.disconnect();
+      inputs.forEach(t => removeEventListener(t, busy, {{capture: true}}));
+      return;
+    }}
+    if (!quiet()) return setTimeout(next, 500);
+    idle(() => {{
+      if (!quiet()) return setTimeout(next, 500);
+      const name = big.shift();
+      window.__oaPreloaded = (window.__oaPreloaded || []).concat([name]);
+      import(url(name)).catch(() => {{}}).finally(() => {{ busy(); setTimeout(next, 500); }});
+    }});
+  }};
+  setTimeout(next, 3000);
 }})();
 </script>"""
-PRELOADED = "oa.plotly_preloaded"
+PRELOADED = "oa.chunks_preloaded"
+_SMALL_CHUNKS = ("PageLink", "Slider", "Spinner")
+_BIG_CHUNKS = ("PlotlyChart", "StreamlitSyntaxHighlighter")
 
 
 @st.cache_resource(show_spinner=False)
-def _plotly_chunk() -> str | None:
-    """The file name of Streamlit's plotly chunk (None if this Streamlit has none)."""
+def _chunks() -> tuple[list[str], list[str]]:
+    """The file names of the chunks to preload, (small ones, big ones): those of
+    :data:`_SMALL_CHUNKS` and :data:`_BIG_CHUNKS` this Streamlit has."""
     folder = Path(st.__file__).parent / "static" / "static" / "js"
-    found = sorted(folder.glob("PlotlyChart.*.js"))
-    return found[0].name if found and re.fullmatch(r"[\w.-]+", found[0].name) else None
+
+    def names(stems: tuple[str, ...]) -> list[str]:
+        found = [sorted(folder.glob(f"{stem}.*.js")) for stem in stems]
+        return [files[0].name for files in found
+                if files and re.fullmatch(r"[\w.-]+", files[0].name)]
+
+    return names(_SMALL_CHUNKS), names(_BIG_CHUNKS)
 
 
-def _preload_plotly() -> None:
+def _preload_chunks() -> None:
     """Send the preload script until a run of this session has completed with it (a
     run cut short, e.g. by the ``/`` redirect, may never reach the browser)."""
-    chunk = _plotly_chunk()
-    if chunk is None or st.session_state.get(PRELOADED):
+    small, big = _chunks()
+    if not (small or big) or st.session_state.get(PRELOADED):
         return
     with st.sidebar:
-        st.html(_PRELOAD_JS.format(chunk=chunk), unsafe_allow_javascript=True)
+        st.html(_PRELOAD_JS.format(small=json.dumps(small), big=json.dumps(big)),
+                unsafe_allow_javascript=True)
 
 
 _freeze_startup_heap()
@@ -102,7 +151,7 @@ def _root() -> None:
 navigation = st.navigation([*pages, st.Page(_root, title=PAGES[0][1], url_path="",
                                             default=True, visibility="hidden")])
 sidebar.render()
-_preload_plotly()
+_preload_chunks()
 session.sync_url()
 sidebar.show_errors()
 sidebar.show_warnings()

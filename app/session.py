@@ -790,7 +790,8 @@ def undo_fix() -> None:
 
 
 def undeclared_keys(gold: Any, schema: Any, limit: int = 8) -> list[tuple[str, str]]:
-    """Keys of ``gold`` that the schema does not declare where it declares properties.
+    """Keys of ``gold`` that the schema (JSON, or already a parsed :class:`Schema`) does
+    not declare where it declares properties.
 
     An object schema with ``properties`` and no ``additionalProperties`` lists its
     keys; a gold key outside that list is compared with default settings, which is
@@ -811,7 +812,7 @@ def undeclared_keys(gold: Any, schema: Any, limit: int = 8) -> list[tuple[str, s
     from oa_core.pointer import join
 
     try:
-        root = Schema.parse(schema).root
+        root = (schema if isinstance(schema, Schema) else Schema.parse(schema)).root
     except OAError:
         return []
     found: dict[str, str] = {}

@@ -9,7 +9,9 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from . import dataset_sidebar, session
+from oa_core.errors import OAError
+
+from . import dataset_sidebar, scoring, session
 from .examples import DOCUMENTS, list_examples
 from .text import md_escape, md_inline
 
@@ -259,7 +261,11 @@ def show_errors() -> None:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _warnings(gold: str, candidate: str, schema: str) -> list[str]:
-    return session.trio_warnings(json.loads(gold), json.loads(candidate), json.loads(schema))
+    try:  # parsed once per schema (a dataset's pairs share theirs)
+        parsed: Any = scoring.parsed_schema(schema)
+    except OAError:
+        parsed = json.loads(schema)
+    return session.trio_warnings(json.loads(gold), json.loads(candidate), parsed)
 
 
 def show_warnings() -> None:

@@ -207,8 +207,8 @@ def browser_session(folder: Path, repeat: int, quiet_ms: int) -> dict[str, Any]:
             os.environ[CACHE_ENV] = cache
             with _dataset_page(folder, figures, "open (scoring included)",
                                quiet_ms) as page:
-                for _ in range(repeat):
-                    _interactions(page, figures, quiet_ms)
+                for k in range(repeat):
+                    _interactions(page, figures, quiet_ms, k)
             with _dataset_page(folder, figures, "open after a restart (run cache)", quiet_ms):
                 pass
         with tempfile.TemporaryDirectory(prefix="oa-run-cache-") as cache:
@@ -251,39 +251,52 @@ def _search(page: Page) -> str:
     return str(page.evaluate("() => window.location.search"))
 
 
+OPEN_X = 70  # px: the middle of the pairs table's Open buttons (after the selection box)
+ROW_Y = 52  # px: the middle of the table's first row (under its 35 px header)
+
+
 def _interactions(page: Page, figures: dict[str, list[tuple[float, float]]],
-                  quiet_ms: int) -> None:
+                  quiet_ms: int, repeat: int) -> None:
+    """Sort, filter to the ``repeat``-th id of the table, open that pair with its Open
+    button (a pair not opened before: its alignment is computed) and come back, open
+    it again with a click on the row and come back, clear the filter."""
     main = page.locator('[data-testid="stMain"]')
     descending = main.get_by_text("Descending")
     _timed(figures, "sort (descending)", page, descending.click, URL_CHANGED, _search(page),
            quiet_ms)
     _timed(figures, "sort (back)", page, descending.click, URL_CHANGED, _search(page), quiet_ms)
     search = main.get_by_label("Search id, top op or problem")
-    first = str(page.evaluate("""() => [...document.querySelectorAll('[id^="glide-cell-1-"]')]
-        .map(c => c.textContent).filter(t => /^(doc|p)/.test(t))[0]"""))
+    ids = page.evaluate("""() => [...document.querySelectorAll('[id^="glide-cell-2-"]')]
+        .map(c => c.textContent).filter(t => /^(doc|p)/.test(t))""")
+    chosen = str(ids[repeat % len(ids)])
 
     def type_filter() -> None:
-        search.fill(first)
+        search.fill(chosen)
         search.press("Enter")
 
     _timed(figures, "filter (text)", page, type_filter, URL_CHANGED, _search(page), quiet_ms)
-    if not first.startswith("p"):  # an oa batch output has no pair to open
-        box = page.evaluate("""() => {
-            const caption = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
-                .find(c => c.textContent.includes('pairs match the filters'));
-            const grid = [...document.querySelectorAll('[data-testid="stDataFrame"]')].find(
-                g => caption.compareDocumentPosition(g) & Node.DOCUMENT_POSITION_FOLLOWING);
-            grid.scrollIntoView({block: "center"});
-            const r = grid.getBoundingClientRect();
-            return {x: r.x, y: r.y};}""")
-        _timed(figures, "open a pair (Overview)", page,
-               lambda: page.mouse.click(box["x"] + 18, box["y"] + 52), HEADING, "Overview",
-               quiet_ms)
-        back = page.locator('[data-testid="stSidebar"]').get_by_role(
-            "link", name="Back to the dataset table")
-        _timed(figures, "back to the table", page, back.click, HEADING, "Dataset", quiet_ms)
-        page.wait_for_function(TABLE_SHOWN, polling=50)
-        idle(page, quiet_ms)
+    if not chosen.startswith("p"):  # an oa batch output has no pair to open
+        for name, x in (("open a pair (Overview, its Open button)", OPEN_X),
+                        ("open a pair again (a click on its row)", 18)):
+            box = page.evaluate("""() => {
+                const caption = [...document.querySelectorAll(
+                    '[data-testid="stCaptionContainer"]')]
+                    .find(c => c.textContent.includes('pairs match the filters'));
+                const grid = [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+                    .find(g => caption.compareDocumentPosition(g)
+                               & Node.DOCUMENT_POSITION_FOLLOWING);
+                grid.scrollIntoView({block: "center"});
+                const r = grid.getBoundingClientRect();
+                return {x: r.x, y: r.y};}""")
+            _timed(figures, name, page,
+                   lambda x=x, box=box: page.mouse.click(box["x"] + x, box["y"] + ROW_Y),
+                   HEADING, "Overview", quiet_ms)
+            back = page.locator('[data-testid="stSidebar"]').get_by_role(
+                "link", name="Back to the dataset table")
+            _timed(figures, "back to the table", page, back.click, HEADING, "Dataset",
+                   quiet_ms)
+            page.wait_for_function(TABLE_SHOWN, polling=50)
+            idle(page, quiet_ms)
 
     def clear_filter() -> None:
         search.fill("")

@@ -327,12 +327,16 @@ def test_warns_about_undeclared_gold_keys_and_documents_sharing_no_keys() -> Non
     assert "share no keys at all" in text
 
 
-def test_plotly_is_preloaded_once_per_session() -> None:
-    """The first run asks the browser to import Streamlit's plotly chunk when idle (a
-    fixed script naming the chunk's file); later runs of the session do not."""
+def test_chunks_are_preloaded_once_per_session() -> None:
+    """The first run asks the browser to import Streamlit's chunks ahead (a fixed script
+    naming their files): the small ones when idle, plotly's only after a quiet while;
+    later runs of the session do not."""
     at = open_app()
     scripts = [h.proto.body for h in at.sidebar.get("html") if "PlotlyChart." in h.proto.body]
-    assert len(scripts) == 1 and "import(url)" in scripts[0]
+    assert len(scripts) == 1 and "import(url(name))" in scripts[0]
+    small, big = scripts[0].split("const big = ")
+    assert re.search(r'\["PageLink\.[\w-]+\.js", "Slider\.', small)
+    assert big.startswith('["PlotlyChart.') and "performance.now() - last >= 3000" in big
     assert at.sidebar.get("html")[0].proto.unsafe_allow_javascript
     at.run()
     assert not [h for h in at.sidebar.get("html") if "PlotlyChart." in h.proto.body]

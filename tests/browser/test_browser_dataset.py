@@ -29,8 +29,9 @@ SETTLED = """() => !document.querySelector('[data-stale="true"], [data-testid="s
     && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
         .every(chart => chart.querySelector(".main-svg"))"""
 HEADER = 35  # px: the data grid's header row, and the height of a row
-# the text of the pairs table's cells, in grid order (col 1 is the id: col 0 selects)
-CELLS = """() => [...document.querySelectorAll('[id^="glide-cell-1-"]')]
+OPEN_X = 70  # px: the middle of the Open buttons (after the row's selection box)
+# the text of the pairs table's ids, in grid order (col 0 selects, col 1 is Open)
+CELLS = """() => [...document.querySelectorAll('[id^="glide-cell-2-"]')]
     .map(cell => cell.textContent).filter(text => text.startsWith('org-'))"""
 
 
@@ -94,7 +95,7 @@ def test_load_sort_filter_open_a_pair_and_come_back(
     wait_first_id(page, target)
     settled(page)
     screenshot(page, "dataset-filtered")
-    # a click on the row opens the pair in the Overview
+    # a click on the row (its selection box) opens the pair in the Overview
     box = pairs_box(page)
     page.mouse.click(box["x"] + 18, box["y"] + HEADER + HEADER / 2)
     expect(page.get_by_role("heading", name="Overview", level=1)).to_be_visible()
@@ -110,6 +111,13 @@ def test_load_sort_filter_open_a_pair_and_come_back(
     expect(page.get_by_text(re.compile("^1 of 320 pairs match"))).to_be_visible()
     expect(main.get_by_label("Search id, top op or problem")).to_have_value(target)
     wait_first_id(page, target)
+    settled(page)
+    # the row's Open button opens it too
+    box = pairs_box(page)
+    page.mouse.click(box["x"] + OPEN_X, box["y"] + HEADER + HEADER / 2)
+    expect(page.get_by_role("heading", name="Overview", level=1)).to_be_visible()
+    expect(sidebar.get_by_text(f"Showing pair “{target}”")).to_be_visible()
+    expect(page.get_by_text("Alignment computed in")).to_be_visible()
 
 
 def test_error_patterns_and_field_metrics(page: Page, app_url: str, screenshot: Shot) -> None:
@@ -233,7 +241,7 @@ def test_upload_golds_and_predictions_with_hostile_text(
     # the hostile names are text everywhere: no image element was made from them
     assert page.locator("img[src='x']").count() == 0
     # the id, as text in the table
-    page.wait_for_function("""id => [...document.querySelectorAll('[id^="glide-cell-1-"]')]
+    page.wait_for_function("""id => [...document.querySelectorAll('[id^="glide-cell-2-"]')]
         .some(cell => cell.textContent === id)""", arg=f"{HOSTILE}0")
     main = page.locator('[data-testid="stMain"]')
     expect(main.get_by_text(f"run {HOSTILE}", exact=False)).to_be_visible()  # the file name
