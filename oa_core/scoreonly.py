@@ -40,7 +40,7 @@ import math
 import weakref
 from typing import Any
 
-from .comparators import value_kind
+from .comparators import BUILTIN_COMPARATORS, MEMO_LIMIT, value_kind
 from .errors import ComparatorError, InputError
 from .kinds import NodeKind, Status
 from .matchtree import MatchNode, Scorer, key_denominator, map_score, power_of_two_scale
@@ -243,8 +243,83 @@ def _leaf(scorer: Scorer, gold: Any, candidate: Any, schema: SchemaNode) -> floa
     return similarity if similarity >= schema.threshold else 0.0
 
 
+# An object's plan, per (schema node, gold key order, candidate key order): the slots
+# (gold key, candidate key, schema, scaled weight) and the parts of map_score that
+# depend only on the key sets: the scaled weights and importances, s_key and
+# ki * s_key. Kept in the schema's comparator registry (like key_slots' pairings)
+# when the key comparator is a built-in one (pure), keyed by the node itself (held
+# by the memo, so never confused with another); a custom one's slots are the
+# scorer's own, so its objects take the general path.
+_Plan = tuple[list[tuple[str | None, str | None, SchemaNode, float]], float, float, float,
+              float]
+
+
+def _plan(scorer: Scorer, gold: dict[str, Any], candidate: dict[str, Any],
+          schema: SchemaNode) -> _Plan | None:
+    """``_map``'s plan of two objects (None: there are no slots, the score is 1.0).
+
+    map_score's operations on what does not depend on the values, in its order:
+    ``power_of_two_scale`` of the weights and of (ki, vi), ``s_key =
+    _accumulate(key_scores) / d``, ``total_weight = _accumulate(weights)`` and the
+    product ``ki * s_key``; float operations give the same bits whenever they are
+    made, so _map's result is map_score's."""
+    key_slots = scorer.key_slots(list(gold), list(candidate), schema)
+    if not key_slots:
+        return None
+    slots: list[tuple[str | None, str | None, SchemaNode, float]] = []
+    weights: list[float] = []
+    key_total = 0.0
+    for gold_key, cand_key, key_similarity in key_slots:
+        sub, weight = Scorer._slot_schema(schema, gold_key, cand_key)
+        slots.append((gold_key, cand_key, sub, 0.0))
+        weights.append(weight)
+        key_total += key_similarity
+    scaled = power_of_two_scale(weights)
+    k_imp, v_imp = power_of_two_scale([schema.key_importance, schema.value_importance])
+    s_key = key_total / key_denominator(len(gold), len(candidate))
+    total_weight = 0.0
+    for weight in scaled:
+        total_weight += weight
+    return ([(g, c, sub, w) for (g, c, sub, _), w in zip(slots, scaled, strict=True)],
+            total_weight, k_imp * s_key, v_imp, k_imp + v_imp)
+
+
 def _map(scorer: Scorer, gold: dict[str, Any], candidate: dict[str, Any],
          schema: SchemaNode, where: Where) -> float:
+    # Scorer._score_map: the slots' key similarities, values (0 when unmatched) and
+    # weights, then map_score (its value-independent part planned once per key sets)
+    if schema.key_score not in BUILTIN_COMPARATORS:
+        return _map_general(scorer, gold, candidate, schema, where)
+    memo = scorer.comparators.memo
+    memo_key = ("scoreonly-plan", schema, tuple(gold), tuple(candidate))
+    plan = memo.get(memo_key, _NO_PLAN)
+    if plan is _NO_PLAN:
+        plan = _plan(scorer, gold, candidate, schema)
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()  # a bound on memory, as key_slots' entries
+        memo[memo_key] = plan
+    if plan is None:
+        return 1.0  # map_score of no slot
+    slots, total_weight, key_term, v_imp, importance = plan
+    # every matched slot's value first (as _score_map: a comparator error raises
+    # whatever the weights), then _accumulate(w * v) from 0.0 in slot order
+    values = [_value(scorer, gold[gold_key], candidate[cand_key], sub,
+                     _inside(where, gold_key, cand_key))
+              if gold_key is not None and cand_key is not None else 0.0
+              for gold_key, cand_key, sub, _ in slots]
+    if not total_weight > 0:
+        return float((key_term + v_imp * 1.0) / importance)
+    total = 0.0
+    for (_, _, _, weight), value in zip(slots, values, strict=True):
+        total += weight * value
+    return float((key_term + v_imp * (total / total_weight)) / importance)
+
+
+_NO_PLAN = object()
+
+
+def _map_general(scorer: Scorer, gold: dict[str, Any], candidate: dict[str, Any],
+                 schema: SchemaNode, where: Where) -> float:
     # Scorer._score_map: the slots' key similarities, values (0 when unmatched) and
     # weights, then map_score
     key_scores: list[float] = []
@@ -263,4 +338,3 @@ def _map(scorer: Scorer, gold: dict[str, Any], candidate: dict[str, Any],
     d = key_denominator(len(gold), len(candidate))
     return float(map_score(key_scores, values, weights, schema.key_importance,
                            schema.value_importance, d))
-

@@ -347,6 +347,31 @@ def test_score_objects_equals_the_match_tree(raw: dict[str, Any],
     assert quick.hex() == full.hex()
 
 
+@settings(max_examples=600, deadline=None)
+@given(object_schemas, document_pairs())
+def test_object_plans_equal_the_general_map(raw: dict[str, Any],
+                                            pair: tuple[dict[str, Any], dict[str, Any]]
+                                            ) -> None:
+    """scoreonly._map's remembered plan (slots, scaled weights, s_key) gives
+    map_score's bits: planned (first and second call) against the general form."""
+    from oa_core.scoreonly import _map, _map_general
+
+    gold, candidate = pair
+    try:
+        parsed = oa_core.Schema.parse(raw)
+    except oa_core.SchemaError:
+        assume(False)
+    scorer = Scorer(parsed.comparators, limits=Limits())
+    try:
+        general = _map_general(scorer, gold, candidate, parsed.root, None)
+    except Unsupported:
+        with pytest.raises(Unsupported):
+            _map(scorer, gold, candidate, parsed.root, None)
+        return
+    for _ in range(2):  # the plan made, then read from the registry's memo
+        assert _map(scorer, gold, candidate, parsed.root, None).hex() == general.hex()
+
+
 @settings(max_examples=200, deadline=None)
 @given(object_schemas, document_pairs(), st.booleans())
 def test_score_equals_align_on_records(raw: dict[str, Any],
