@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
-import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -48,6 +46,7 @@ from oa_core.jsonio import extract_json
 from . import session
 from .examples import SAMPLE_DIR
 from .text import md_escape
+from .workers import LOCAL_ENV, START_METHOD, WORKERS, warm_workers
 
 DATASET = "oa.dataset"
 RUN = "oa.run"
@@ -55,38 +54,12 @@ RUN_B = "oa.run_b"
 ERRORS = "oa.ds_errors"
 UPLOAD_PREFIX = "upload-"
 DATASETS_DIR = SAMPLE_DIR / "datasets"
-LOCAL_ENV = "OA_EXPLORE_DATASET"  # set by `oa explore --dataset DIR`
 CACHE_ENV = "OA_RUN_CACHE"  # the folder of scored runs kept between starts, or "off"
-WORKERS = max(1, min(2, os.cpu_count() or 1))
-# the server is multi-threaded: forking it can leave a worker pool hanging at its end, so
-# workers come from a fork server, which has the scoring code imported once for all
-START_METHOD = "forkserver"
-multiprocessing.set_forkserver_preload(["oa_core.batch", "oa_core.dataset"])
 _SCORED_KEPT = 12
 SMALL_RUN = 64  # pairs below which a run is scored in this process
-_WARMED = threading.Event()
-
-
-def warm_workers() -> None:
-    """Start the fork server now, in the background, if it is not running.
-
-    The fork server imports the scoring code (numpy, scipy, pandas) once for all the
-    workers: 1-3 s on a loaded machine that the first scoring would otherwise wait
-    for. Started as soon as a dataset is in view, it has done so while the page reads
-    the dataset and draws its first elements. Returns at once, and does nothing after
-    its first call (a fork server that died is started again by the next pool).
-    """
-    # never from a child process (a pool worker imports this module while it starts)
-    if WORKERS > 1 and not _WARMED.is_set() and multiprocessing.parent_process() is None:
-        from multiprocessing import forkserver
-
-        _WARMED.set()
-        threading.Thread(target=forkserver.ensure_running, name="oa-forkserver",
-                         daemon=True).start()
-
 
 if os.environ.get(LOCAL_ENV):  # `oa explore --dataset DIR`: a run will be scored soon
-    warm_workers()
+    warm_workers()  # (app/main.py has started it already)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `streamlit run` puts only app/ on the path
     sys.path.insert(0, str(ROOT))
 
+from app import workers  # noqa: E402  (the standard library only)
+
+# `oa explore --dataset DIR`: the scoring workers' fork server starts importing on the
+# other core now, while this first run imports the explorer (numpy, scipy, pandas)
+workers.warm_if_local_dataset()
+
 import streamlit as st  # noqa: E402
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException  # noqa: E402
 
