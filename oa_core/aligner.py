@@ -24,7 +24,14 @@ from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode, Scorer
 from .options import AlignOptions
-from .referential import ScopeAlignment, index_document, resolve_scopes
+from .referential import (
+    EvaluateFn,
+    MatrixFn,
+    ScopeAlignment,
+    index_document,
+    resolve_for_score,
+    resolve_scopes,
+)
 from .schema import Schema, SchemaNode
 from .scoreonly import Unsupported, score_objects, score_with
 from .validation import check_json, schema_violations
@@ -222,6 +229,17 @@ def _resolved(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions
     """The scopes' resolution (:func:`~oa_core.referential.resolve_scopes`)."""
     if not parsed.scopes:  # what resolve_scopes gives for a schema without scopes
         return {}, {}, {}, {}, []
+    record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)
+    return resolve_scopes(
+        index_document(gold, parsed), index_document(candidate, parsed), parsed,
+        record_matrix, wl_mode=opts.wl_mode, wl_lambda=opts.wl_blend_lambda,
+        limits=opts.limits, evaluate=document_score)
+
+
+def _scope_callbacks(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions
+                     ) -> tuple[MatrixFn, EvaluateFn]:
+    """The record score matrix and the documents' score under a partial resolution,
+    as the scope resolution calls them."""
 
     def record_matrix(golds: list[Any], cands: list[Any], record: SchemaNode,
                       bijections: dict[str, dict[Any, Any]],
@@ -241,10 +259,24 @@ def _resolved(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions
                         record_pairs=record_pairs, limits=opts.limits)
         return _tree_score(scorer, gold, candidate, parsed)
 
-    return resolve_scopes(
+    return record_matrix, document_score
+
+
+def _scored_with_scopes(gold: Any, candidate: Any, parsed: Schema,
+                        opts: AlignOptions) -> float:
+    """``_aligned(...).tree.score`` of documents with scopes: the scopes resolved as
+    for :func:`align` (:func:`~oa_core.referential.resolve_for_score`: the same
+    pairs, without what only ``align`` shows), the final pass scored by the same
+    scorer (bijections, candidate ids, record pairs as ``_final_scorer`` makes them
+    from the alignments)."""
+    record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)
+    bijections, candidate_ids, record_pairs = resolve_for_score(
         index_document(gold, parsed), index_document(candidate, parsed), parsed,
         record_matrix, wl_mode=opts.wl_mode, wl_lambda=opts.wl_blend_lambda,
         limits=opts.limits, evaluate=document_score)
+    scorer = Scorer(parsed.comparators, bijections=bijections, candidate_ids=candidate_ids,
+                    record_pairs=record_pairs, limits=opts.limits)
+    return _tree_score(scorer, gold, candidate, parsed)
 
 
 def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
@@ -262,9 +294,7 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     parsed, violations = _checked(gold, candidate, schema, opts, comparators,
                                   describe_violations=False)
     if parsed.scopes:
-        bijections, candidate_ids, scopes, _, _ = _resolved(gold, candidate, parsed, opts)
-        value = _tree_score(_final_scorer(parsed, opts, bijections, candidate_ids, scopes),
-                            gold, candidate, parsed)
+        value = _scored_with_scopes(gold, candidate, parsed, opts)
     else:  # objects, lists and leaves: no scope to resolve
         try:
             value = score_objects(gold, candidate, parsed, opts.limits)

@@ -87,6 +87,7 @@ __all__ = [
     "ScopeAlignment",
     "index_document",
     "resolution_order",
+    "resolve_for_score",
     "resolve_scopes",
 ]
 
@@ -359,7 +360,10 @@ def _carrier_label(carrier: Carrier, group: frozenset[str], side: str,
 def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
                  bijections: dict[str, dict[Any, Any]], resolved: set[str],
                  vertices: list[WLVertex], edges: list[WLEdge], seeds: list[str],
-                 blend: bool) -> None:
+                 blend: bool, describe: bool = True) -> None:
+    """The vertices, edges and seeds of one side's reference graph (appended).
+    ``describe``: label each record vertex with its JSON for display (refinement
+    never reads a vertex's label: without it the colours are the same)."""
     vertices_of: dict[tuple[str, Any], list[int]] = {}
     record_vertex: dict[tuple[str, int], int] = {}
     ids = {scope: {r.key for r in records if r.key is not None}
@@ -371,7 +375,7 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
             record_vertex[scope, i] = vertex
             if record.key is not None:
                 vertices_of.setdefault((scope, record.key), []).append(vertex)
-            short = _SHOWN.encode(record.value)
+            short = _SHOWN.encode(record.value) if describe else ""
             vertices.append(WLVertex(side, record.pointer, i, record.id, "record",
                                      short if len(short) <= 80 else short[:77] + "...",
                                      scope))
@@ -943,6 +947,7 @@ class _Resolver:
     limits: Limits
     evaluate: EvaluateFn | None
     budget: _Budget = field(default_factory=_Budget)
+    describe: bool = True  # vertex labels for display (align's traces)
 
     def group(self, state: _State, group: list[str], *, settle: bool) -> None:
         """Pair the scopes of one group (a cycle, or one scope) into ``state``.
@@ -968,7 +973,8 @@ class _Resolver:
             seeds: list[str] = []
             for side, index in (("gold", self.gold), ("candidate", self.candidate)):
                 _build_graph(index, side, members, state.bijections, state.resolved,
-                             vertices, edges, seeds, blend=self.mode == WLMode.BLEND)
+                             vertices, edges, seeds, blend=self.mode == WLMode.BLEND,
+                             describe=self.describe)
             trace = refine(vertices, edges, seeds, scope=", ".join(group),
                            mode=self.mode.value)
         for name in group:
@@ -1077,10 +1083,7 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
     groups, cyclic, warnings = _resolution_groups(schema)
     resolver = _Resolver(gold, candidate, schema, score_matrix, WLMode(wl_mode), wl_lambda,
                          limits or Limits(), evaluate)
-    state = _State()
-    for group in groups:
-        resolver.group(state, group, settle=True)
-    state = resolver.settle_provisional(state, groups)
+    state = _resolve(resolver, groups)
     alignments: dict[str, ScopeAlignment] = {}
     for name in (name for group in groups for name in group):
         scope = state.paired[name]
@@ -1097,6 +1100,36 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
             None if structure is None else structure.depth / structure.rounds,
             scope.rules, scope.label_ties, designated)
     return state.bijections, state.candidate_ids, alignments, state.traces, warnings
+
+
+def _resolve(resolver: _Resolver, groups: list[list[str]]) -> _State:
+    """Every group paired, then the provisional label ties settled again."""
+    state = _State()
+    for group in groups:
+        resolver.group(state, group, settle=True)
+    return resolver.settle_provisional(state, groups)
+
+
+def resolve_for_score(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema,
+                      score_matrix: MatrixFn, *, wl_mode: WLMode | str = WLMode.TIE_BREAK,
+                      wl_lambda: float = 0.5, limits: Limits | None = None,
+                      evaluate: EvaluateFn | None = None
+                      ) -> tuple[dict[str, dict[Any, Any]], dict[str, set[Any]], RecordPairs]:
+    """What the final scoring pass reads of :func:`resolve_scopes`: the bijections,
+    the candidate ids and each scope's record pairs by pointer.
+
+    The same resolution (the same pairs, settled the same way), without what only
+    :func:`oa_core.align` shows: no warnings, no :class:`ScopeAlignment` (twin
+    pairs, agreement shares) and no display labels on the WL vertices (refinement
+    never reads them). The record pairs are those each scope's pairs were last
+    adopted with (``_State.adopt``), i.e. its final pairs, as ``resolve_scopes``'
+    alignments give them.
+    """
+    groups, _, _ = _resolution_groups(schema)
+    resolver = _Resolver(gold, candidate, schema, score_matrix, WLMode(wl_mode), wl_lambda,
+                         limits or Limits(), evaluate, describe=False)
+    state = _resolve(resolver, groups)
+    return state.bijections, state.candidate_ids, state.record_pairs
 
 
 def _twin_pairs(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:

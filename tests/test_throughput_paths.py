@@ -577,3 +577,62 @@ def test_cell_labels_and_colours_in_place_equal_the_old_ones(case: tuple[Any, ..
     rows, cols = bipartite_colours(labels, row_seed, col_seed)
     old_rows, old_cols = _old_colours(old, row_seed, col_seed)
     assert rows.dtype == old_rows.dtype and (rows == old_rows).all() and (cols == old_cols).all()
+
+
+# -- score(): the scopes resolved without what only align shows -----------------------
+
+def _scope_cases() -> list[tuple[str, Any, Any, oa_core.Schema]]:
+    from oa_core.synthetic import hostile, make_org2graph_example
+
+    cases = []
+    for folder in EXAMPLES:
+        docs = _documents(folder)
+        for schema_file in sorted(folder.glob("schema*.json")):
+            parsed = oa_core.Schema.parse(json.loads(schema_file.read_text()))
+            if parsed.scopes:
+                cases += [(f"{folder.name}/{schema_file.name}", docs[0], doc, parsed)
+                          for doc in docs[1:]]
+    for seed in range(6):
+        gold, candidate, raw = make_org2graph_example(4 + seed, 0.5, seed % 4, seed=seed)
+        cases.append((f"org2graph-{seed}", gold, candidate, oa_core.Schema.parse(raw)))
+    for seed in range(60):
+        raw, gold, candidate = hostile.triple(seed)
+        try:
+            parsed = oa_core.Schema.parse(raw, comparators=hostile.COMPARATORS)
+        except oa_core.SchemaError:
+            continue
+        if parsed.scopes:
+            cases.append((f"hostile-{seed}", gold, candidate, parsed))
+    return cases
+
+
+@pytest.mark.parametrize("mode", ["tie_break", "blend", "none"])
+def test_resolve_for_score_equals_resolve_scopes(mode: str) -> None:
+    """What score() reads of the resolution (bijections, candidate ids, the scorer's
+    record pairs) is what resolve_scopes and align's final scorer give, and
+    score() has align's bits."""
+    from oa_core.aligner import _final_scorer, _resolved, _scope_callbacks
+    from oa_core.referential import index_document, resolve_for_score
+
+    checked = 0
+    for name, gold, candidate, parsed in _scope_cases():
+        opts = oa_core.AlignOptions(wl_mode=mode)
+        try:
+            bijections, candidate_ids, scopes, _, _ = _resolved(gold, candidate, parsed, opts)
+        except oa_core.OAError:
+            continue
+        matrix_fn, evaluate = _scope_callbacks(gold, candidate, parsed, opts)
+        lean = resolve_for_score(index_document(gold, parsed), index_document(candidate, parsed),
+                                 parsed, matrix_fn, wl_mode=mode, limits=opts.limits,
+                                 evaluate=evaluate)
+        full = _final_scorer(parsed, opts, bijections, candidate_ids, scopes)
+        assert lean[0] == bijections, name
+        assert lean[1] == candidate_ids, name
+        assert lean[2] == full.record_pairs, name
+        try:
+            expected = oa_core.align(gold, candidate, parsed, opts).score
+        except oa_core.OAError:
+            continue
+        assert oa_core.score(gold, candidate, parsed, opts).hex() == expected.hex(), name
+        checked += 1
+    assert checked >= 20
