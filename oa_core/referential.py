@@ -213,12 +213,27 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
         if node.ref is not None:
             carrier.refs.append((node.ref, role, value))
         elif isinstance(value, dict) and node.type in ("object", "any"):
-            declared = [k for k in node.properties if k in value]
-            for key in declared + sorted(k for k in value if k not in node.properties):
+            properties = node.properties
+            declared = [k for k in properties if k in value]
+            for key in (declared if len(declared) == len(value)  # no undeclared key
+                        else declared + sorted(k for k in value if k not in properties)):
                 child = value[key]
-                walk(child, node.property_schema(key),
-                     join(pointer, key) if isinstance(child, dict | list) else pointer,
-                     carrier, f"{role}/{key}" if role else key)
+                sub = node.property_schema(key)
+                child_role = f"{role}/{key}" if role else key
+                if isinstance(child, dict | list):
+                    walk(child, sub, join(pointer, key), carrier, child_role)
+                    continue
+                # a scalar: walk's steps for it, inlined (no call per field)
+                if child is None:
+                    continue
+                if sub.inferred or sub.type == "any":
+                    sub = concrete(sub, child, child)
+                if sub.id_scope is not None:
+                    continue
+                if sub.ref is not None:
+                    carrier.refs.append((sub.ref, child_role, child))
+                elif _is_exact(sub) and value_kind(child) in ("string", "number", "boolean"):
+                    carrier.scalars.append((child_role, child))
         elif isinstance(value, list) and node.type in ("array", "any"):
             decl = schema.scope_of_records(node)
             # in a fixed-order list (a scope's records excepted) positions are scored,

@@ -636,3 +636,78 @@ def test_resolve_for_score_equals_resolve_scopes(mode: str) -> None:
         assert oa_core.score(gold, candidate, parsed, opts).hex() == expected.hex(), name
         checked += 1
     assert checked >= 20
+
+
+def _index_as_written(document: Any, schema: oa_core.Schema) -> Any:
+    """referential.index_document as it was before its scalars were inlined (the
+    reference for the test below)."""
+    from oa_core.comparators import id_key, value_kind
+    from oa_core.pointer import join
+    from oa_core.referential import _POSITION, Carrier, DocumentIndex, Record, _is_exact
+    from oa_core.schema import concrete
+
+    index = DocumentIndex({name: [] for name in schema.scopes}, {})
+    root = Carrier("")
+    if isinstance(document, dict):
+        index.carriers[""] = root
+
+    def walk(value: Any, node: Any, pointer: str, carrier: Any, role: str) -> None:
+        if node.inferred or node.type == "any":
+            node = concrete(node, value, value)
+        if node.id_scope is not None or value is None:
+            return
+        if node.ref is not None:
+            carrier.refs.append((node.ref, role, value))
+        elif isinstance(value, dict) and node.type in ("object", "any"):
+            declared = [k for k in node.properties if k in value]
+            for key in declared + sorted(k for k in value if k not in node.properties):
+                child = value[key]
+                walk(child, node.property_schema(key),
+                     join(pointer, key) if isinstance(child, dict | list) else pointer,
+                     carrier, f"{role}/{key}" if role else key)
+        elif isinstance(value, list) and node.type in ("array", "any"):
+            decl = schema.scope_of_records(node)
+            positional = decl is None and node.order == "fixed"
+            for i, item in enumerate(value):
+                if isinstance(item, dict):
+                    item_pointer = join(pointer, i)
+                    inner = index.carriers.setdefault(item_pointer, Carrier(item_pointer))
+                    if positional:
+                        inner.scalars.append((_POSITION, i))
+                    if decl is not None:
+                        records = index.records[decl.name]
+                        inner.record = (decl.name, len(records))
+                        record_id = item.get(decl.id_field)
+                        records.append(Record(item_pointer, item, record_id, id_key(record_id)))
+                    walk(item, node.item_schema(i), item_pointer, inner, "")
+                else:
+                    slot = str(i) if positional else "*"
+                    walk(item, node.item_schema(i),
+                         join(pointer, i) if isinstance(item, list) else pointer, carrier,
+                         f"{role}/{slot}" if role else slot)
+        elif value_kind(value) in ("string", "number", "boolean") and _is_exact(node):
+            carrier.scalars.append((role, value))
+
+    walk(document, schema.root, "", root, "")
+    return index
+
+
+def test_index_document_equals_the_walk_as_written() -> None:
+    """index_document (scalars of an object handled in its loop) gives the same
+    records and carriers, in the same order, as the walk as it was written."""
+    from oa_core.referential import index_document
+    from oa_core.synthetic import hostile
+
+    cases = [(gold, parsed) for _, gold, _, parsed in _scope_cases()]
+    cases += [(candidate, parsed) for _, _, candidate, parsed in _scope_cases()]
+    for seed in range(60, 160):  # any nodes, inferred types, undeclared keys, nulls
+        raw, gold, candidate = hostile.triple(seed)
+        try:
+            parsed = oa_core.Schema.parse(raw, comparators=hostile.COMPARATORS)
+        except oa_core.SchemaError:
+            continue
+        cases += [(gold, parsed), (candidate, parsed)]
+    for document, parsed in cases:
+        new, old = index_document(document, parsed), _index_as_written(document, parsed)
+        assert list(new.carriers) == list(old.carriers)
+        assert new == old
