@@ -460,6 +460,9 @@ def _targets(records: list[Record], priority: dict[int, tuple[float, ...]]
     chosen: dict[tuple[str, Any], int] = {}
     by_label: list[int] = []
     for key, members in groups.items():
+        if len(members) == 1:  # an id of one record: it is designated, by no label
+            chosen[key] = members[0]
+            continue
         best = max(priority.get(k, ()) for k in members)
         top = [k for k in members if priority.get(k, ()) == best]
         chosen[key] = min(top, key=lambda k: (_record_key(records[k]), k))
@@ -587,9 +590,18 @@ def _structure(trace: WLTrace, scope: str) -> _Structure:
 
 
 def _with_texts(colours: np.ndarray, records: list[Record]) -> np.ndarray:
-    """Colours refined by the records' canonical JSON: the last, position-free order."""
-    texts = [_record_key(r) for r in records]
-    order = sorted(range(len(records)), key=lambda k: (int(colours[k]), texts[k]))
+    """Colours refined by the records' canonical JSON: the last, position-free order.
+
+    The text of a record alone in its colour is never compared (a sort key's second
+    element is read only between equal first elements), so only records sharing a
+    colour get theirs; the others hold a placeholder. The same order."""
+    values = colours.tolist()
+    counts: dict[int, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    texts = [_record_key(r) if counts[value] > 1 else ("", "")
+             for r, value in zip(records, values, strict=True)]
+    order = sorted(range(len(records)), key=lambda k: (values[k], texts[k]))
     keys = np.empty(len(records), dtype=np.int64)
     keys[order] = np.arange(len(records))
     return keys

@@ -711,3 +711,45 @@ def test_index_document_equals_the_walk_as_written() -> None:
         new, old = index_document(document, parsed), _index_as_written(document, parsed)
         assert list(new.carriers) == list(old.carriers)
         assert new == old
+
+
+record_values = st.dictionaries(st.sampled_from(["id", "name", "tags"]),
+                                st.integers(0, 3) | st.sampled_from(["a", "b"])
+                                | st.lists(st.integers(0, 2), max_size=3), max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(record_values, st.integers(0, 3), st.integers(0, 2)),
+                max_size=8))
+def test_canonical_texts_only_where_compared(rows: list[tuple[Any, int, int]]) -> None:
+    """_with_texts reads the canonical JSON of records sharing a colour only, and
+    _targets of ids shared by several records only: the same order and the same
+    designations as with every record's text."""
+    from oa_core.comparators import id_key
+    from oa_core.referential import Record, _record_key, _targets, _with_texts
+
+    def fresh() -> list[Record]:
+        return [Record(f"/r/{k}", value, value.get("id"), id_key(value.get("id")))
+                for k, (value, _, _) in enumerate(rows)]
+
+    colours = np.array([colour for _, colour, _ in rows], dtype=np.int64)
+    records = fresh()
+    texts = [_record_key(r) for r in records]
+    order = sorted(range(len(rows)), key=lambda k: (int(colours[k]), texts[k]))
+    expected = np.empty(len(rows), dtype=np.int64)
+    expected[order] = np.arange(len(rows))
+    assert _with_texts(colours, fresh()).tolist() == expected.tolist()
+
+    priority = {k: (float(p),) for k, (_, _, p) in enumerate(rows) if p}
+    groups: dict[Any, list[int]] = {}
+    for k, r in enumerate(records):
+        if r.key is not None:
+            groups.setdefault(r.key, []).append(k)
+    chosen, by_label = {}, []
+    for key, members in groups.items():  # _targets as written, every text read
+        best = max(priority.get(k, ()) for k in members)
+        top = [k for k in members if priority.get(k, ()) == best]
+        chosen[key] = min(top, key=lambda k: (_record_key(records[k]), k))
+        if len({_record_key(records[k]) for k in top}) > 1:
+            by_label.append(chosen[key])
+    assert _targets(fresh(), priority) == (chosen, sorted(by_label))
