@@ -60,9 +60,11 @@ class Unsupported(Exception):
 # goes to the full path, which knows the caller's limits.
 _NO_LIMITS = Limits()
 
-# Where two values are: their gold and candidate JSON Pointers, or None when no list
-# below is paired by pointer (no scope's record pairs given), so none is built.
-Where = tuple[str, str] | None
+# Where two values are: their gold and candidate JSON Pointers and the schema pointers
+# of the nodes that hold a scope's record array (themselves or below), or None when
+# no list below is paired by pointer (no scope's record pairs given, or no record
+# array below), so none is built.
+Where = tuple[str, str, frozenset[str]] | None
 
 
 def score_objects(gold: Any, candidate: Any, schema: Schema,
@@ -112,15 +114,48 @@ def score_with(scorer: Scorer, gold: Any, candidate: Any, schema: Schema) -> flo
         When a comparator raised or a list needs more scores than the scorer's
         limits allow: ``scorer.node`` then says where.
     """
-    return _value(scorer, gold, candidate, schema.root, ("", "") if scorer.record_pairs
-                  else None)
+    return _value(scorer, gold, candidate, schema.root,
+                  ("", "", _holding_records(schema)) if scorer.record_pairs else None)
 
 
-def _inside(where: Where, gold_token: str | int, candidate_token: str | int) -> Where:
-    """The pointers of two values one level below ``where``."""
-    if where is None:
+def _inside(where: Where, schema: SchemaNode, gold_token: str | int,
+            candidate_token: str | int) -> Where:
+    """The pointers of two values one level below ``where``, compared under
+    ``schema``; None when no scope's record array is at or below ``schema``.
+
+    The pointers are read only where a list's pairs are looked up in the scorer's
+    record pairs (keyed by the schema pointer of a scope's record array), and a
+    list's errors (which the full path reports with their own pointers): below a
+    node that holds no record array none is looked up. A node replaced by
+    ``concrete`` holds no more than it (``any`` nodes have no items)."""
+    if where is None or schema.pointer not in where[2]:
         return None
-    return join(where[0], gold_token), join(where[1], candidate_token)
+    return join(where[0], gold_token), join(where[1], candidate_token), where[2]
+
+
+_HOLDING: weakref.WeakKeyDictionary[Schema, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _holding_records(schema: Schema) -> frozenset[str]:
+    """The pointers of the schema's nodes with a scope's record array at or below
+    them (``$ref`` cycles followed to a fixed point; a pointer names one node)."""
+    found = _HOLDING.get(schema)
+    if found is None:
+        nodes = list(schema.root.walk())
+        marked = {decl.records.pointer for decl in schema.scopes.values()}
+        grown = True
+        while grown:
+            grown = False
+            for node in nodes:
+                if node.pointer in marked:
+                    continue
+                children = [*node.properties.values(), *node.prefix_items,
+                            *(n for n in (node.additional, node.items) if n is not None)]
+                if any(child.pointer in marked for child in children):
+                    marked.add(node.pointer)
+                    grown = True
+        found = _HOLDING[schema] = frozenset(marked)
+    return found
 
 
 _LISTS: weakref.WeakKeyDictionary[Schema, bool] = weakref.WeakKeyDictionary()
@@ -187,7 +222,8 @@ def _sequence(scorer: Scorer, gold: list[Any], candidate: list[Any],
         sub = schema.item_schema(k)
         weights.append(schema.prefix_weights[k] if k < arity else 1.0)
         if k < len(gold) and k < len(candidate):
-            scores.append(_value(scorer, gold[k], candidate[k], sub, _inside(where, k, k)))
+            scores.append(_value(scorer, gold[k], candidate[k], sub,
+                                 _inside(where, sub, k, k)))
         else:  # a position on one side only scores its schema's nullScore
             scores.append(sub.null_score)
     scaled = power_of_two_scale(weights)
@@ -210,7 +246,7 @@ def _tail(scorer: Scorer, gold: list[Any], candidate: list[Any], schema: SchemaN
     # score is positive, the rest missing or excess. The node handed to _tail_pairs
     # gives the list's pointers (an error's, and a scope's record pairs' keys).
     item = schema.items if schema.items is not None else ANY
-    gold_path, cand_path = ("", "") if where is None else where
+    gold_path, cand_path = ("", "") if where is None else where[:2]
     place = MatchNode(NodeKind.SEQUENCE, Status.MATCHED, "", gold_path, cand_path, "")
     try:
         pairs = scorer._tail_pairs(place, gold, candidate, schema, item, offset)
@@ -221,7 +257,7 @@ def _tail(scorer: Scorer, gold: list[Any], candidate: list[Any], schema: SchemaN
     used_c: set[int] = set()
     for i, j in pairs:
         score = _value(scorer, gold[i], candidate[j], item,
-                       _inside(where, offset + i, offset + j))
+                       _inside(where, item, offset + i, offset + j))
         if score > 0:
             matched.append(score)
             used_c.add(j)
@@ -304,7 +340,7 @@ def _map(scorer: Scorer, gold: dict[str, Any], candidate: dict[str, Any],
     # every matched slot's value first (as _score_map: a comparator error raises
     # whatever the weights), then _accumulate(w * v) from 0.0 in slot order
     values = [_value(scorer, gold[gold_key], candidate[cand_key], sub,
-                     _inside(where, gold_key, cand_key))
+                     _inside(where, sub, gold_key, cand_key))
               if gold_key is not None and cand_key is not None else 0.0
               for gold_key, cand_key, sub, _ in slots]
     if not total_weight > 0:
@@ -330,7 +366,7 @@ def _map_general(scorer: Scorer, gold: dict[str, Any], candidate: dict[str, Any]
         sub, weight = Scorer._slot_schema(schema, gold_key, cand_key)
         if gold_key is not None and cand_key is not None:
             values.append(_value(scorer, gold[gold_key], candidate[cand_key], sub,
-                                 _inside(where, gold_key, cand_key)))
+                                 _inside(where, sub, gold_key, cand_key)))
         else:
             values.append(0.0)  # an unmatched key scores 0, whatever it holds
         key_scores.append(key_similarity)

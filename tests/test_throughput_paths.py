@@ -753,3 +753,28 @@ def test_canonical_texts_only_where_compared(rows: list[tuple[Any, int, int]]) -
         if len({_record_key(records[k]) for k in top}) > 1:
             by_label.append(chosen[key])
     assert _targets(fresh(), priority) == (chosen, sorted(by_label))
+
+
+def test_pointers_only_above_record_arrays() -> None:
+    """score_with builds JSON Pointers only down to the nodes that hold a scope's
+    record array: the same bits as with pointers built everywhere (every node
+    marked), on samples, Org2Graph and hostile triples."""
+    from oa_core.aligner import _final_scorer, _resolved
+    from oa_core.scoreonly import _holding_records, _value, score_with
+
+    checked = 0
+    for name, gold, candidate, parsed in _scope_cases():
+        opts = oa_core.AlignOptions()
+        try:
+            bijections, candidate_ids, scopes, _, _ = _resolved(gold, candidate, parsed, opts)
+            scorer = _final_scorer(parsed, opts, bijections, candidate_ids, scopes)
+            expected = scorer.node(gold, candidate, parsed.root, "", "").score
+            lean = score_with(scorer, gold, candidate, parsed)
+        except (oa_core.OAError, Unsupported):
+            continue
+        every = frozenset(node.pointer for node in parsed.root.walk())
+        assert _holding_records(parsed) < every or not scopes, name
+        full = _value(scorer, gold, candidate, parsed.root, ("", "", every))
+        assert lean.hex() == full.hex() == expected.hex(), name
+        checked += 1
+    assert checked >= 20
