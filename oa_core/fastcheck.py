@@ -367,10 +367,31 @@ def is_plain_json(value: Any, limits: Limits | None = None) -> bool:
         else:
             children = (node,)
             depth -= 1  # the value itself, checked below at its own depth
+        deep = depth + 1 > max_depth  # whether a scalar child is too deep
         for child in children:
             kind = type(child)
-            # exact types first (the common case), then the subclasses check_json admits
-            if kind is str or (kind is not bool and isinstance(child, str)):
+            # the exact JSON types first (the common case: the same verdicts as the
+            # chain below, which they would reach), then the subclasses check_json admits
+            if kind is str:
+                if deep or len(child) > max_length:
+                    return False
+                continue
+            if kind is dict or kind is list:
+                stack.append((child, depth + 1))
+                continue
+            if kind is int:
+                if deep or abs(child) > largest:
+                    return False
+                continue
+            if kind is float:
+                if deep or not math.isfinite(child):
+                    return False
+                continue
+            if child is None or kind is bool:
+                if deep:
+                    return False
+                continue
+            if kind is not bool and isinstance(child, str):
                 if len(child) > max_length or depth + 1 > max_depth:
                     return False
             elif kind is dict or kind is list or isinstance(child, dict | list):
