@@ -24,6 +24,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -449,6 +450,8 @@ def _greedy(rows: list[int], cols: list[int], static: Sequence[np.ndarray],
     Returns the pairs and those chosen among several equally good cells (the
     canonical order decided them).
     """
+    if len(rows) * len(cols) <= _SMALL_CELLS:
+        return _greedy_small(rows, cols, static, dynamic, partner)
     free_rows, free_cols = list(range(len(rows))), list(range(len(cols)))
     base = _lexicographic(static, len(rows), len(cols)) if static else np.zeros(
         (len(rows), len(cols)))
@@ -478,6 +481,76 @@ def _greedy(rows: list[int], cols: list[int], static: Sequence[np.ndarray],
         if tied:
             arbitrary.add((i, j))
     return chosen, _forced_by(chosen, arbitrary, rows, cols, base, dynamic, partner)
+
+
+def _max0(cells: Iterator[float]) -> float:
+    """``float(np.max(cells, initial=0))`` of float cells: NaN if one is NaN (the
+    first met), else the largest of them and 0.0."""
+    top = 0.0
+    for value in cells:
+        if value != value:
+            return value
+        if value > top:
+            top = value
+    return top
+
+
+def _greedy_small(rows: list[int], cols: list[int], static: Sequence[np.ndarray],
+                  dynamic: Sequence[Callable[[dict[int, int], list[int], list[int]],
+                                             np.ndarray]],
+                  partner: dict[int, int]) -> tuple[list[tuple[int, int]],
+                                                    set[tuple[int, int]]]:
+    """:func:`_greedy` of a group of at most ``_SMALL_CELLS`` cells, its objective
+    in plain Python floats: the same products and sums cell by cell as numpy's
+    (``objective * factor + extra``, each factor from the same maximum), the first
+    largest cell in row-major order as ``np.argmax`` (a NaN first, as numpy), ties
+    counted by ``==`` along its row and column. The same pairs and verdicts."""
+    height, width = len(rows), len(cols)
+    free_rows, free_cols = list(range(height)), list(range(width))
+    base = [[0.0] * width for _ in range(height)]
+    for sub in static:  # _lexicographic
+        cells = sub.tolist()
+        factor = _max0(v for line in cells for v in line) * min(height, width) + 1
+        base = [[b * factor + v for b, v in zip(line, extra, strict=True)]
+                for line, extra in zip(base, cells, strict=True)]
+    chosen: list[tuple[int, int]] = []
+    arbitrary: set[tuple[int, int]] = set()
+    while free_rows and free_cols:
+        if len(free_rows) == 1 and len(free_cols) == 1:
+            a = b = 0  # the last cell: forced, and tied with no other (nothing to score)
+            tied = False
+        else:
+            sub_rows = [rows[a] for a in free_rows]
+            sub_cols = [cols[b] for b in free_cols]
+            objective = [[base[a][b] for b in free_cols] for a in free_rows]
+            for level in dynamic:
+                cells = level(partner, sub_rows, sub_cols).astype(np.float64).tolist()
+                factor = _max0(v for line in cells for v in line) + 1
+                objective = [[o * factor + v for o, v in zip(line, extra, strict=True)]
+                             for line, extra in zip(objective, cells, strict=True)]
+            a = b = 0
+            best = objective[0][0]
+            if best == best:  # np.argmax: the first NaN, else the first largest
+                for r, line in enumerate(objective):
+                    for c, value in enumerate(line):
+                        if value != value:
+                            a, b, best = r, c, value
+                            break
+                        if value > best:
+                            a, b, best = r, c, value
+                    else:
+                        continue
+                    break
+            tied = (sum(1 for value in objective[a] if value == best) > 1
+                    or sum(1 for line in objective if line[b] == best) > 1)
+        i, j = rows[free_rows.pop(a)], cols[free_cols.pop(b)]
+        partner[i] = j
+        chosen.append((i, j))
+        if tied:
+            arbitrary.add((i, j))
+    return chosen, _forced_by(chosen, arbitrary, rows, cols,
+                              np.array(base, dtype=np.float64).reshape(height, width),
+                              dynamic, partner)
 
 
 def _forced_by(chosen: list[tuple[int, int]], arbitrary: set[tuple[int, int]],
@@ -518,12 +591,42 @@ def _forced_by(chosen: list[tuple[int, int]], arbitrary: set[tuple[int, int]],
     return arbitrary
 
 
+# Groups with at most this many full pairings have their spread found by looking
+# through them (two solver calls cost more)
+_SPREAD_PAIRINGS = 120
+
+
 def _spread(values: np.ndarray) -> float:
-    """How much the best and the worst full pairing of ``values`` differ."""
+    """How much the best and the worst full pairing of ``values`` differ.
+
+    Of a small matrix of integers (what the twin repair's levels hold: colour
+    agreement, rounds, reference counts) every full pairing is summed: the sums are
+    exact, and so are the solver's optimum and numpy's sum of it, so the difference
+    is the same number."""
+    height, width = values.shape
+    if values.dtype == np.float64 and math.perm(max(height, width),
+                                                min(height, width)) <= _SPREAD_PAIRINGS:
+        cells = values.tolist() if height <= width else values.T.tolist()
+        if all(v.is_integer() and abs(v) <= _EXACT_CELL for line in cells for v in line):
+            sums = [_pairing_sum(cells, chosen)
+                    for chosen in itertools.permutations(range(max(height, width)),
+                                                         min(height, width))]
+            return float(max(sums) - min(sums))
     r, c = linear_sum_assignment(values, maximize=True)
     best = values[r, c].sum()
     r, c = linear_sum_assignment(values)
     return float(best - values[r, c].sum())
+
+
+# Integers up to this size summed over a few hundred cells stay exact in float64
+_EXACT_CELL = 2.0**40
+
+
+def _pairing_sum(cells: list[list[float]], chosen: tuple[int, ...]) -> float:
+    total = 0.0
+    for line, column in zip(cells, chosen, strict=True):
+        total += line[column]
+    return total
 
 
 def monotone_matching(matrix: np.ndarray) -> Pairs:

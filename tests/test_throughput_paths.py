@@ -778,3 +778,65 @@ def test_pointers_only_above_record_arrays() -> None:
         assert lean.hex() == full.hex() == expected.hex(), name
         checked += 1
     assert checked >= 20
+
+
+# -- the twin repair of small groups in plain Python (oa_core.assignment) ---------------
+
+small_levels = st.integers(1, 5).flatmap(lambda n: st.integers(1, 5).flatmap(
+    lambda m: st.tuples(
+        st.lists(st.lists(st.lists(st.integers(0, 3).map(float) | st.sampled_from(
+            [0.5, -0.0, float("nan"), 2.0**45]), min_size=m, max_size=m), min_size=n,
+            max_size=n), min_size=0, max_size=2),
+        st.lists(st.lists(st.integers(0, 3), min_size=m, max_size=m), min_size=n,
+                 max_size=n),
+        st.integers(0, 2**32))))
+
+
+@settings(max_examples=400, deadline=None)
+@given(small_levels)
+def test_small_twin_repair_equals_numpy(case: tuple[Any, Any, int]) -> None:
+    """_greedy_small and _spread's enumeration give the numpy paths' pairs, verdicts
+    and spreads (integers, halves, -0.0, NaN, big values; a dynamic level that
+    follows the pairing)."""
+    from oa_core import assignment
+
+    static_cells, counts, seed = case
+    n, m = len(counts), len(counts[0])
+    static = [np.array(s, dtype=np.float64).reshape(n, m) for s in static_cells]
+    table = np.array(counts, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    rows = sorted(rng.choice(50, n, replace=False).tolist())
+    cols = sorted(rng.choice(50, m, replace=False).tolist())
+    at_row = {i: a for a, i in enumerate(rows)}
+    at_col = {j: b for b, j in enumerate(cols)}
+
+    def follows(pairing: dict[int, int], some_rows: list[int],
+                some_cols: list[int]) -> np.ndarray:
+        paired = len(pairing) % 3
+        return np.array([[table[at_row[i], at_col[j]] + paired for j in some_cols]
+                         for i in some_rows], dtype=np.int64).reshape(len(some_rows),
+                                                                      len(some_cols))
+
+    start = {-1: -1}
+    small = assignment._greedy(rows, cols, static, [follows], dict(start))
+    old = assignment._SMALL_CELLS
+    assignment._SMALL_CELLS = 0
+    try:
+        general = assignment._greedy(rows, cols, static, [follows], dict(start))
+    finally:
+        assignment._SMALL_CELLS = old
+    assert small == general
+    def spread(values: np.ndarray) -> str:
+        try:
+            return assignment._spread(values).hex()
+        except ValueError as exc:  # the solver refuses NaN on either path
+            return type(exc).__name__
+
+    for values in [*static, table.astype(np.float64)]:
+        quick = spread(values)
+        old_pairings = assignment._SPREAD_PAIRINGS
+        assignment._SPREAD_PAIRINGS = 0
+        try:
+            assert quick == spread(values)
+        finally:
+            assignment._SPREAD_PAIRINGS = old_pairings
