@@ -225,6 +225,10 @@ def bipartite_colours(cells: np.ndarray, row_seed: Sequence[int],
     ([1, 0], [1, 0])
     """
     n, m = cells.shape
+    if 0 < n * m <= _SMALL_CELLS:
+        small = _colours_small(cells, row_seed, col_seed)
+        if small is not None:
+            return small
     rows = _intern_rows(np.asarray(row_seed, dtype=np.int64).reshape(n, 1))
     cols = _intern_rows(np.asarray(col_seed, dtype=np.int64).reshape(m, 1))
     if n == 0 or m == 0:
@@ -239,6 +243,55 @@ def bipartite_colours(cells: np.ndarray, row_seed: Sequence[int],
             break
         counts = new_counts
     return rows, cols
+
+
+def _ranks(keys: list[Any]) -> list[int]:
+    """The rank of each key among the distinct keys (``_intern_rows`` of the rows
+    the keys stand for)."""
+    rank = {key: k for k, key in enumerate(sorted(set(keys)))}
+    return [rank[key] for key in keys]
+
+
+def _refined_small(lines: list[list[int]], base: int, other: list[int],
+                   own: list[int]) -> list[int]:
+    """:func:`_refined` in plain Python integers: the rank of (own colour, sorted
+    ``cells * base + other``) among the lines, a line alone in its colour keyed by
+    its colour only (as there: its signature is never compared)."""
+    shared: dict[int, int] = {}
+    for colour in own:
+        shared[colour] = shared.get(colour, 0) + 1
+    return _ranks([(colour, tuple(sorted(c * base + o for c, o in zip(line, other,
+                                                                       strict=True)))
+                    if shared[colour] > 1 else ())
+                   for line, colour in zip(lines, own, strict=True)])
+
+
+def _colours_small(cells: np.ndarray, row_seed: Sequence[int], col_seed: Sequence[int]
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`bipartite_colours` of a matrix of at most ``_SMALL_CELLS`` cells in
+    plain Python: the same ranks (keys ordered as ``_refined`` orders the rows: by
+    own colour, then by sorted signature where a colour is shared). None when a
+    signature could leave int64 (numpy's products wrap, Python's do not)."""
+    n, m = cells.shape
+    if cells.dtype.kind not in "iu":
+        return None
+    lines = cells.tolist()
+    largest = max(max(abs(int(v)) for line in lines for v in line), 1)
+    if largest * (max(n, m) + 1) + max(n, m) >= 2**62:
+        return None
+    columns = [list(column) for column in zip(*lines, strict=True)]
+    rows = _ranks([int(v) for v in np.asarray(row_seed, dtype=np.int64).tolist()])
+    cols = _ranks([int(v) for v in np.asarray(col_seed, dtype=np.int64).tolist()])
+    counts = (len(set(rows)), len(set(cols)))
+    for _ in range(n + m):
+        new_rows = _refined_small(lines, m + 1, cols, rows)
+        new_cols = _refined_small(columns, n + 1, rows, cols)
+        new_counts = (len(set(new_rows)), len(set(new_cols)))
+        rows, cols = new_rows, new_cols
+        if new_counts == counts:
+            break
+        counts = new_counts
+    return np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
 
 
 def canonical_matching(matrix: np.ndarray, bonus: np.ndarray | None,

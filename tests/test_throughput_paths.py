@@ -840,3 +840,29 @@ def test_small_twin_repair_equals_numpy(case: tuple[Any, Any, int]) -> None:
             assert quick == spread(values)
         finally:
             assignment._SPREAD_PAIRINGS = old_pairings
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 9).flatmap(lambda n: st.integers(1, 9).flatmap(lambda m: st.tuples(
+    st.lists(st.lists(st.integers(-3, 40) | st.sampled_from([2**40, -(2**40)]),
+                      min_size=m, max_size=m), min_size=n, max_size=n),
+    st.lists(st.integers(0, 3), min_size=n, max_size=n),
+    st.lists(st.integers(0, 3), min_size=m, max_size=m)))))
+def test_small_colours_equal_numpy(case: tuple[Any, Any, Any]) -> None:
+    """bipartite_colours of a small matrix in plain Python integers gives the numpy
+    refinement's colours (ties, negative and large labels, twin lines)."""
+    from oa_core import assignment
+
+    lines, row_seed, col_seed = case
+    lines = [*lines, lines[0]]  # a twin row
+    row_seed = [*row_seed, row_seed[0]]
+    cells = np.array(lines, dtype=np.int64)
+    rows, cols = assignment.bipartite_colours(cells, row_seed, col_seed)
+    old = assignment._SMALL_CELLS
+    assignment._SMALL_CELLS = 0
+    try:
+        numpy_rows, numpy_cols = assignment.bipartite_colours(cells, row_seed, col_seed)
+    finally:
+        assignment._SMALL_CELLS = old
+    assert rows.dtype == numpy_rows.dtype and cols.dtype == numpy_cols.dtype
+    assert rows.tolist() == numpy_rows.tolist() and cols.tolist() == numpy_cols.tolist()
