@@ -701,7 +701,13 @@ class Scorer:
         out: np.ndarray | None = None
         gold_kinds = [value_kind(g) for g in golds]
         cand_kinds = [value_kind(p) for p in candidates]
-        for kind in sorted(_PRIMITIVE_KINDS):
+        kinds: Iterable[str] = _PRIMITIVE_KINDS
+        present = set(gold_kinds)
+        if len(present) == 1 and present == set(cand_kinds):
+            # one kind on both sides: the loop below would find its block only (every
+            # other kind has no row; its comparator is looked up with the same name)
+            kinds = present & _PRIMITIVE_KINDS
+        for kind in sorted(kinds):
             comparator = _comparator_for(self.comparators, schema, kind)
             if comparator is None:
                 continue

@@ -866,3 +866,30 @@ def test_small_colours_equal_numpy(case: tuple[Any, Any, Any]) -> None:
         assignment._SMALL_CELLS = old
     assert rows.dtype == numpy_rows.dtype and cols.dtype == numpy_cols.dtype
     assert rows.tolist() == numpy_rows.tolist() and cols.tolist() == numpy_cols.tolist()
+
+
+primitive_values = (st.booleans() | st.integers(-3, 3) | st.sampled_from([0.5, 2.0])
+                    | st.sampled_from(["x", "xy", "abc", ""]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(leaf_specs, st.lists(primitive_values, min_size=1, max_size=4),
+       st.lists(primitive_values, min_size=1, max_size=4), st.booleans())
+def test_leaf_matrix_of_one_kind_equals_node(spec: dict[str, Any], golds: list[Any],
+                                             candidates: list[Any], one_kind: bool) -> None:
+    """A leaf matrix (one kind on both sides: its block alone; mixed kinds: block by
+    block) holds node()'s score of every pair, bit for bit."""
+    if one_kind:  # the same kind everywhere: strings
+        golds = [str(v) for v in golds]
+        candidates = [str(v) for v in candidates]
+    try:
+        parsed = oa_core.Schema.parse({"type": "object", "properties": {"a": spec}})
+    except oa_core.SchemaError:
+        assume(False)
+    node = parsed.root.properties["a"]
+    scorer = Scorer(parsed.comparators)
+    matrix = scorer.matrix(golds, candidates, node)
+    expected = [[scorer.node(g, c, node, "", "").score.hex() for c in candidates]
+                for g in golds]
+    assert [[float(v).hex() for v in line] for line in matrix.tolist()] == expected
+
