@@ -341,14 +341,21 @@ def _record_key(record: Record) -> tuple[str, str]:
 
 # json.dumps with options builds an encoder per call: these are made once
 _LABEL_ROWS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_encode_text: Callable[[str], str] = json.encoder.encode_basestring
 _SHOWN = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 def _label(items: list[tuple[str, Any]]) -> str:
+    """``_LABEL_ROWS.encode`` of the sorted rows (role, kind, canonical JSON), written
+    directly: every element is a string, which the encoder writes with
+    ``encode_basestring`` (``ensure_ascii=False``), as ``canonical_json`` writes a
+    string value (``JSONEncoder.encode``'s own shortcut): the same text."""
     if not items:
         return ""
-    rows = sorted((role, value_kind(v), canonical_json(v)) for role, v in items)
-    return _LABEL_ROWS.encode(rows)
+    rows = sorted((role, value_kind(v), _encode_text(v) if type(v) is str
+                   else canonical_json(v)) for role, v in items)
+    return "[" + ",".join("[" + _encode_text(role) + "," + _encode_text(kind) + ","
+                          + _encode_text(text) + "]" for role, kind, text in rows) + "]"
 
 
 def _carrier_label(carrier: Carrier, group: frozenset[str], side: str,

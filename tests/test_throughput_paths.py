@@ -893,3 +893,18 @@ def test_leaf_matrix_of_one_kind_equals_node(spec: dict[str, Any], golds: list[A
                 for g in golds]
     assert [[float(v).hex() for v in line] for line in matrix.tolist()] == expected
 
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.text(max_size=4), st.none() | st.booleans() | st.integers()
+                          | st.floats(allow_nan=False, allow_infinity=False)
+                          | st.text(max_size=4) | st.just(["unmatched"])
+                          | st.just(["dangling"])), max_size=4))
+def test_edge_labels_written_directly(items: list[tuple[str, Any]]) -> None:
+    """referential._label writes the sorted rows as the JSON encoder does (strings
+    through encode_basestring, lone surrogates and escapes included)."""
+    from oa_core.comparators import canonical_json, value_kind
+    from oa_core.referential import _LABEL_ROWS, _label
+
+    expected = _LABEL_ROWS.encode(sorted((role, value_kind(v), canonical_json(v))
+                                         for role, v in items)) if items else ""
+    assert _label(items) == expected
