@@ -321,3 +321,19 @@ def test_seed_20011867_relabelling_the_candidate_keeps_the_blend_score():
                 == oa_core.score(gold, relabelled, parsed, wl_mode=mode))
     assert (oa_core.score(gold, candidate, parsed, wl_mode="blend")
             == oa_core.score(gold, relabelled, parsed, wl_mode="blend"))
+
+
+def test_seed_30034540_an_item_moved_into_a_prefix_position_is_never_permuted():
+    """A fuzz generator bug, not an engine one: a corrupted array dropped its first
+    item, so an item made for the ``items`` schema (an ``align`` list) landed in a
+    ``prefixItems`` position, whose schema has a prefix of its own; permuting it moved
+    a prefix element and so changed the document, not only the order of a list."""
+    from oa_core.synthetic import hostile
+    triple = hostile.generate(30034540, size=4)
+    schema, gold, candidate = triple.materialize()
+    _, permuted_gold, permuted = triple.materialize(permute=30034540001, sides="both")
+    assert candidate['q"'][0] == permuted['q"'][0] == ["\ud800", "~1"]
+    parsed = oa_core.Schema.parse(schema, comparators=hostile.COMPARATORS)
+    for mode in ("tie_break", "blend"):
+        assert (oa_core.score(gold, candidate, parsed, wl_mode=mode)
+                == oa_core.score(permuted_gold, permuted, parsed, wl_mode=mode))

@@ -194,10 +194,28 @@ class _Id:
 
 @dataclass(slots=True)
 class _Align:
-    """An ``align`` list: the elements from ``start`` on may be permuted."""
+    """An ``align`` list: the elements from ``start`` on may be permuted.
+
+    ``frozen``: the list was made for the schema of another position (a corrupted
+    array moved it across a ``prefixItems`` boundary), so the engine may not read it
+    as an ``align`` list: it is never permuted (its shuffle is drawn and dropped, so
+    the other lists get the same permutations as before).
+    """
 
     items: list[Any]
     start: int = 0
+    frozen: bool = False
+
+
+def _frozen(tree: Any) -> Any:
+    """``tree`` with every ``align`` list in it frozen (see :class:`_Align`)."""
+    if isinstance(tree, _Align):
+        return _Align([_frozen(item) for item in tree.items], tree.start, True)
+    if isinstance(tree, dict):
+        return {key: _frozen(value) for key, value in tree.items()}
+    if isinstance(tree, list):
+        return [_frozen(item) for item in tree]
+    return tree
 
 
 def _id_key(value: Any) -> tuple[str, Any] | None:
@@ -271,7 +289,8 @@ def _materialize(tree: Any, perm: random.Random | None,
         if perm is not None and len(items) - tree.start > 1:
             tail = items[tree.start:]
             perm.shuffle(tail)
-            items = items[:tree.start] + tail
+            if not tree.frozen:
+                items = items[:tree.start] + tail
         return items
     if isinstance(tree, dict):
         return {k: _materialize(v, perm, relabel) for k, v in tree.items()}
@@ -969,6 +988,7 @@ class _Generator:
         items = eff.get("items", {})
         p = self.intensity
         out: list[Any] = []
+        made_for: list[int | None] = []  # the prefix position each was made for
         for k, value in enumerate(values):
             sub = prefix[k] if k < len(prefix) else (items if isinstance(items, dict) else {})
             r = self.rng.random()
@@ -976,18 +996,26 @@ class _Generator:
                 continue
             new = self.corrupt(value, sub, depth + 1)
             out.append(new)
+            made_for.append(k if k < len(prefix) else None)
             if r < p * 0.4:
                 self.feature("duplicated-item")
                 out.append(copy.deepcopy(new))
+                made_for.append(made_for[-1])
         if isinstance(items, dict) and self.chance(p * 0.4):
             for _ in range(self.rng.randint(1, 2)):
                 extra = self.value(items, depth + 1)
                 self.resolve_refs()
                 self.pending_refs.clear()
-                out.insert(self.rng.randint(0, len(out)), extra)
+                at = self.rng.randint(0, len(out))
+                out.insert(at, extra)
+                made_for.insert(at, None)
         if not align and len(out) > 1 and self.chance(p):
             k = self.rng.randrange(len(out) - 1)
             out[k], out[k + 1] = out[k + 1], out[k]
+            made_for[k], made_for[k + 1] = made_for[k + 1], made_for[k]
+        if prefix:  # an item now read with another position's schema: never permuted
+            out = [value if made_for[k] == (k if k < len(prefix) else None)
+                   else _frozen(value) for k, value in enumerate(out)]
         if align:
             return _Align(out, len(prefix))
         return out
