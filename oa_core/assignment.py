@@ -401,12 +401,32 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
                 old = partner.pop(i, None)
                 if old is not None and taken.get(old) == i:
                     del taken[old]
+            dynamic = [level for level in levels if callable(level)]
+            arbitrary: set[tuple[int, int]] = set()
+            if dynamic and len(rows) * len(cols) <= _SMALL_CELLS:
+                # a small group: each level's cells as the Python floats of its
+                # astype(float64) (read cell by cell: no index grid), its spread and
+                # its greedy pairing from them
+                cells = [level(partner, rows, cols).astype(np.float64).tolist()
+                         if callable(level) else
+                         [[float(level[i, j]) for j in cols] for i in rows]
+                         for level in levels]
+                deciding = next((k for k, sub in enumerate(cells) if _spread_of(sub) > 0),
+                                len(cells))
+                chosen, arbitrary = _greedy_small(rows, cols, cells[:len(levels) - len(dynamic)],
+                                                  dynamic, partner)
+                for i, j in chosen:
+                    partner[i] = j
+                    verdict = len(levels) if (i, j) in arbitrary else deciding
+                    decided[i, j] = max(verdict, decided.get((i, j), verdict))
+                for i in rows:
+                    if i in partner:
+                        taken[partner[i]] = i
+                continue
             grid = np.ix_(rows, cols)
             subs = [(level(partner, rows, cols) if callable(level) else level[grid]).astype(
                 np.float64) for level in levels]
             deciding = next((k for k, sub in enumerate(subs) if _spread(sub) > 0), len(subs))
-            dynamic = [level for level in levels if callable(level)]
-            arbitrary: set[tuple[int, int]] = set()
             if dynamic and len(rows) * len(cols) <= _GREEDY_CELLS:
                 chosen, arbitrary = _greedy(rows, cols, subs[:len(levels) - len(dynamic)],
                                             dynamic, partner)
@@ -548,7 +568,8 @@ def _max0(cells: Iterator[float]) -> float:
     return top
 
 
-def _greedy_small(rows: list[int], cols: list[int], static: Sequence[np.ndarray],
+def _greedy_small(rows: list[int], cols: list[int],
+                  static: Sequence[np.ndarray | list[list[float]]],
                   dynamic: Sequence[Callable[[dict[int, int], list[int], list[int]],
                                              np.ndarray]],
                   partner: dict[int, int]) -> tuple[list[tuple[int, int]],
@@ -562,7 +583,7 @@ def _greedy_small(rows: list[int], cols: list[int], static: Sequence[np.ndarray]
     free_rows, free_cols = list(range(height)), list(range(width))
     base = [[0.0] * width for _ in range(height)]
     for sub in static:  # _lexicographic
-        cells = sub.tolist()
+        cells = sub if isinstance(sub, list) else sub.tolist()
         factor = _max0(v for line in cells for v in line) * min(height, width) + 1
         base = [[b * factor + v for b, v in zip(line, extra, strict=True)]
                 for line, extra in zip(base, cells, strict=True)]
@@ -659,16 +680,35 @@ def _spread(values: np.ndarray) -> float:
     height, width = values.shape
     if values.dtype == np.float64 and math.perm(max(height, width),
                                                 min(height, width)) <= _SPREAD_PAIRINGS:
-        cells = values.tolist() if height <= width else values.T.tolist()
-        if all(v.is_integer() and abs(v) <= _EXACT_CELL for line in cells for v in line):
-            sums = [_pairing_sum(cells, chosen)
-                    for chosen in itertools.permutations(range(max(height, width)),
-                                                         min(height, width))]
-            return float(max(sums) - min(sums))
+        found = _enumerated_spread(values.tolist(), height, width)
+        if found is not None:
+            return found
     r, c = linear_sum_assignment(values, maximize=True)
     best = values[r, c].sum()
     r, c = linear_sum_assignment(values)
     return float(best - values[r, c].sum())
+
+
+def _enumerated_spread(lines: list[list[float]], height: int, width: int) -> float | None:
+    """:func:`_spread` of float cells that are integers (None otherwise), from every
+    full pairing: exact sums, as the solver's optimum and numpy's sum are exact."""
+    if not all(v.is_integer() and abs(v) <= _EXACT_CELL for line in lines for v in line):
+        return None
+    cells = lines if height <= width else [list(c) for c in zip(*lines, strict=True)]
+    sums = [_pairing_sum(cells, chosen)
+            for chosen in itertools.permutations(range(max(height, width)),
+                                                 min(height, width))]
+    return float(max(sums) - min(sums))
+
+
+def _spread_of(cells: list[list[float]]) -> float:
+    """:func:`_spread` of a small group's cells given as Python floats."""
+    height, width = len(cells), len(cells[0])
+    if math.perm(max(height, width), min(height, width)) <= _SPREAD_PAIRINGS:
+        found = _enumerated_spread(cells, height, width)
+        if found is not None:
+            return found
+    return _spread(np.array(cells, dtype=np.float64).reshape(height, width))
 
 
 # Integers up to this size summed over a few hundred cells stay exact in float64

@@ -908,3 +908,34 @@ def test_edge_labels_written_directly(items: list[tuple[str, Any]]) -> None:
     expected = _LABEL_ROWS.encode(sorted((role, value_kind(v), canonical_json(v))
                                          for role, v in items)) if items else ""
     assert _label(items) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(scope_matrices(), st.integers(0, 2**32))
+def test_small_twin_groups_repaired_as_with_numpy(case: tuple[Any, ...], seed: int) -> None:
+    """repair_twins of a small scope (levels read cell by cell, spreads and greedy
+    pairings in Python) gives numpy's pairs and verdicts, a level that follows the
+    pairing included."""
+    from oa_core import assignment
+
+    matrix, same, depth, row_seed, col_seed = case
+    assume(matrix.size > 0)
+    rng = np.random.default_rng(seed)
+    table = rng.integers(0, 3, size=matrix.shape)
+
+    def follows(pairing: dict[int, int], rows: list[int], cols: list[int]) -> np.ndarray:
+        shift = sum(1 for i, j in pairing.items() if table[i, j] > 0) % 2
+        return (table[np.ix_(rows, cols)] + shift).astype(np.int64)
+
+    pairs = assignment.max_weight_matching(matrix)
+    rows = np.array(row_seed, dtype=np.int64)  # colours with ties (canonical order)
+    cols = np.array(col_seed, dtype=np.int64)
+    levels = [same, depth, follows]
+    small = assignment.repair_twins(list(pairs), matrix, levels, rows, cols)
+    old = assignment._SMALL_CELLS
+    assignment._SMALL_CELLS = 0
+    try:
+        general = assignment.repair_twins(list(pairs), matrix, levels, rows, cols)
+    finally:
+        assignment._SMALL_CELLS = old
+    assert small == general
