@@ -64,6 +64,7 @@ import networkx as nx
 import numpy as np
 
 from .assignment import (
+    _SMALL_CELLS,
     Level,
     bipartite_colours,
     canonical_matching,
@@ -685,6 +686,8 @@ def _open_choices(pairs: list[tuple[int, int]], matrix: np.ndarray, same: np.nda
     """
     if not pairs:
         return set()
+    if matrix.size <= _SMALL_CELLS:
+        return _open_choices_small(pairs, matrix, same, twins_of)
     rows, cols = np.array(pairs, dtype=np.int64).T
     value = matrix[rows, cols]
     # Every open choice repeats a pair's value of C elsewhere in its row or column (an
@@ -719,6 +722,41 @@ def _open_choices(pairs: list[tuple[int, int]], matrix: np.ndarray, same: np.nda
     swap &= col_twin[cols][:, None] != col_twin[cols][None, :]
     open_ = by_col.any(axis=1) | by_row.any(axis=0) | swap.any(axis=1)
     return {pairs[k] for k in np.flatnonzero(open_)}
+
+
+def _open_choices_small(pairs: list[tuple[int, int]], matrix: np.ndarray,
+                        same: np.ndarray, twins_of: np.ndarray) -> set[tuple[int, int]]:
+    """:func:`_open_choices` of a matrix of at most ``_SMALL_CELLS`` cells, cell by
+    cell in Python floats (the same comparisons; lines keyed by their bits)."""
+    cells, bonus = matrix.tolist(), same.tolist()
+    value = [cells[i][j] for i, j in pairs]
+    if (all(sum(x == v for x in cells[i]) == 1 for (i, _), v in zip(pairs, value, strict=True))
+            and all(sum(row[j] == v for row in cells) == 1
+                    for (_, j), v in zip(pairs, value, strict=True))):
+        return set()
+    bits = np.ascontiguousarray(twins_of, dtype=np.float64).view(np.uint64).tolist()
+    row_key = [tuple(line) for line in bits]
+    col_key = list(zip(*bits, strict=True)) if bits else []
+    paired_rows, paired_cols = {i for i, _ in pairs}, {j for _, j in pairs}
+    free_rows = [r for r in range(len(cells)) if r not in paired_rows]
+    free_cols = [c for c in range(matrix.shape[1]) if c not in paired_cols]
+    found: set[tuple[int, int]] = set()
+    for (i, j), v in zip(pairs, value, strict=True):
+        b = bonus[i][j]
+        if (any(cells[i][c] == v and bonus[i][c] == b and col_key[c] != col_key[j]
+                for c in free_cols)
+                or any(cells[r][j] == v and bonus[r][j] == b and row_key[r] != row_key[i]
+                       for r in free_rows)):
+            found.add((i, j))
+    for a, (i, j) in enumerate(pairs):
+        for k, m in pairs[a + 1:]:
+            if row_key[i] == row_key[k] or col_key[j] == col_key[m]:
+                continue
+            if all(min(level[i][m], level[k][j]) == min(level[i][j], level[k][m])
+                   and max(level[i][m], level[k][j]) == max(level[i][j], level[k][m])
+                   for level in (cells, bonus)):
+                found.update(((i, j), (k, m)))
+    return found
 
 
 def _tie_warnings(name: str, gold: list[Record], candidate: list[Record],

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import oa_core
 from oa_core import SchemaError
@@ -206,3 +208,32 @@ def test_open_choices_are_the_pairs_an_equally_good_partner_could_replace():
                          exchangeable) == {(0, 0), (1, 1)}
     twins = np.array([[0.5, 0.5], [0.5, 0.5]])  # repair_twins' business
     assert _open_choices([(0, 0), (1, 1)], twins, np.zeros((2, 2)), twins) == set()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_open_choices_small_path_equals_the_numpy_path(data):
+    """The plain-Python path (up to 1,024 cells) finds the same open pairs as numpy."""
+    import numpy as np
+
+    from oa_core import referential
+
+    n = data.draw(st.integers(1, 6))
+    m = data.draw(st.integers(1, 6))
+    values = st.sampled_from([0.0, -0.0, 0.25, 1 / 3, 0.5, 1.0])
+    matrix = np.array(data.draw(st.lists(st.lists(values, min_size=m, max_size=m),
+                                         min_size=n, max_size=n)))
+    same = np.array(data.draw(st.lists(st.lists(st.sampled_from([0.0, 1.0]), min_size=m,
+                                                max_size=m), min_size=n, max_size=n)))
+    rows = data.draw(st.permutations(range(n)))
+    cols = data.draw(st.permutations(range(m)))
+    size = data.draw(st.integers(0, min(n, m)))
+    pairs = sorted(zip(rows[:size], cols[:size], strict=True))
+    twins_of = data.draw(st.sampled_from([matrix, 0.5 * matrix + 0.5 * same]))
+    small = referential._open_choices(pairs, matrix, same, twins_of)
+    saved = referential._SMALL_CELLS
+    referential._SMALL_CELLS = 0
+    try:
+        assert referential._open_choices(pairs, matrix, same, twins_of) == small
+    finally:
+        referential._SMALL_CELLS = saved
