@@ -204,12 +204,28 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
     if isinstance(document, dict):
         index.carriers[""] = root
 
+    def leaf(value: Any, node: SchemaNode, carrier: Carrier, role: str) -> None:
+        """A scalar: a reference, or an exactly compared value of the carrier."""
+        if value is None:
+            return
+        if node.inferred or node.type == "any":  # else concrete() gives node itself
+            node = concrete(node, value, value)
+        if node.id_scope is not None:
+            return
+        if node.ref is not None:
+            carrier.refs.append((node.ref, role, value))
+        elif _is_exact(node) and value_kind(value) in ("string", "number", "boolean"):
+            carrier.scalars.append((role, value))
+
     # The pointer handed down is read only by containers (a scalar's is its parent's:
     # joining one per scalar would be wasted).
     def walk(value: Any, node: SchemaNode, pointer: str, carrier: Carrier, role: str) -> None:
-        if node.inferred or node.type == "any":  # else concrete() gives node itself
+        if not isinstance(value, dict | list):
+            leaf(value, node, carrier, role)
+            return
+        if node.inferred or node.type == "any":
             node = concrete(node, value, value)
-        if node.id_scope is not None or value is None:
+        if node.id_scope is not None:
             return
         if node.ref is not None:
             carrier.refs.append((node.ref, role, value))
@@ -219,22 +235,12 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
             for key in (declared if len(declared) == len(value)  # no undeclared key
                         else declared + sorted(k for k in value if k not in properties)):
                 child = value[key]
-                sub = node.property_schema(key)
                 child_role = f"{role}/{key}" if role else key
                 if isinstance(child, dict | list):
-                    walk(child, sub, join(pointer, key), carrier, child_role)
-                    continue
-                # a scalar: walk's steps for it, inlined (no call per field)
-                if child is None:
-                    continue
-                if sub.inferred or sub.type == "any":
-                    sub = concrete(sub, child, child)
-                if sub.id_scope is not None:
-                    continue
-                if sub.ref is not None:
-                    carrier.refs.append((sub.ref, child_role, child))
-                elif _is_exact(sub) and value_kind(child) in ("string", "number", "boolean"):
-                    carrier.scalars.append((child_role, child))
+                    walk(child, node.property_schema(key), join(pointer, key), carrier,
+                         child_role)
+                else:  # no walk() call per scalar field
+                    leaf(child, node.property_schema(key), carrier, child_role)
         elif isinstance(value, list) and node.type in ("array", "any"):
             decl = schema.scope_of_records(node)
             # in a fixed-order list (a scope's records excepted) positions are scored,
@@ -257,8 +263,6 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
                     walk(item, node.item_schema(i),
                          join(pointer, i) if isinstance(item, list) else pointer, carrier,
                          f"{role}/{slot}" if role else slot)
-        elif value_kind(value) in ("string", "number", "boolean") and _is_exact(node):
-            carrier.scalars.append((role, value))
 
     walk(document, schema.root, "", root, "")
     return index
