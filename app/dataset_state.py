@@ -13,7 +13,7 @@ State (all in the URL, see :mod:`app.session`):
 Scoring a run uses :func:`oa_core.dataset.score_run` in worker processes with a
 progress bar, and is cached by the content hash of the run, the schema and the
 options: a rerun or a page switch never rescores, and a run scored before by the same
-code is read back from the run cache on disk (:func:`cache_folder`).
+code is read back from the run cache on disk (:func:`app.prescore.cache_folder`).
 """
 
 from __future__ import annotations
@@ -45,8 +45,12 @@ from oa_core.jsonio import extract_json
 
 from . import session
 from .examples import SAMPLE_DIR
+from .prescore import cache_folder, cache_key
+from .prescore import wait as wait_prescored
 from .text import md_escape
-from .workers import LOCAL_ENV, START_METHOD, WORKERS, warm_workers
+from .workers import LOCAL_ENV, START_METHOD, warm_workers, workers_for
+from .workers import SMALL_RUN as SMALL_RUN  # the Dataset page says how a run was scored
+from .workers import WORKERS as WORKERS
 
 DATASET = "oa.dataset"
 RUN = "oa.run"
@@ -54,9 +58,7 @@ RUN_B = "oa.run_b"
 ERRORS = "oa.ds_errors"
 UPLOAD_PREFIX = "upload-"
 DATASETS_DIR = SAMPLE_DIR / "datasets"
-CACHE_ENV = "OA_RUN_CACHE"  # the folder of scored runs kept between starts, or "off"
 _SCORED_KEPT = 12
-SMALL_RUN = 64  # pairs below which a run is scored in this process
 
 if os.environ.get(LOCAL_ENV):  # `oa explore --dataset DIR`: a run will be scored soon
     warm_workers()  # (app/main.py has started it already)
@@ -208,16 +210,19 @@ def opened_run() -> OpenedRun:
     return OpenedRun(data, name, run, result)
 
 
-def _progress_text(run: str, done: int, total: int, started: float) -> str:
-    elapsed = max(time.perf_counter() - started, 1e-6)
-    rate = done / elapsed
-    eta = (total - done) / rate if rate > 0 else float("nan")
-    return (f"Scoring run {md_escape(run)}: {done}/{total} pairs · {rate:.0f} pairs/s · "
-            f"ETA {eta:.1f} s")
+def _progress_text(run: str, done: int, total: int, seconds: float) -> str:
+    text = f"Scoring run {md_escape(run)}: {done}/{total} pairs"
+    if done == 0 or seconds <= 0:  # no rate yet (worker processes starting)
+        return text
+    rate = done / seconds
+    return f"{text} · {rate:.0f} pairs/s · ETA {(total - done) / rate:.1f} s"
 
 
 def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
     """One run scored (cached by content; a progress bar while it scores).
+
+    A run that ``oa explore --dataset`` is scoring ahead (:mod:`app.prescore`) is not
+    scored again: the bar shows that scoring's progress until its result is stored.
 
     Parameters
     ----------
@@ -231,8 +236,8 @@ def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
     ScoredRun or None
         None, with the error shown, when the schema is invalid.
     """
-    key = f"{run}\0{data.run_key(run)}" if schema is None else (
-        f"{run}\0{data.run_key(run)}"
+    key = cache_key(data, run) if schema is None else (
+        cache_key(data, run)
         + hashlib.sha256(session.canonical(schema).encode()).hexdigest()[:12])
     store = _scored()
     if key in store:
@@ -244,7 +249,17 @@ def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
         _keep(store, key, found)
         return found
     total = len(data.runs[run])
-    bar = st.progress(0.0, text=f"Scoring run {md_escape(run)}: 0/{total} pairs")
+    bar = st.progress(0.0, text=_progress_text(run, 0, total, 0.0))
+
+    def show(done: int, count: int, seconds: float) -> None:
+        bar.progress(done / max(count, 1), text=_progress_text(run, done, count, seconds))
+
+    if folder is not None and schema is None:
+        found = wait_prescored(folder, key, show)
+        if found is not None:
+            bar.empty()
+            _keep(store, key, found)
+            return found
     started = time.perf_counter()
     last = [0.0]
 
@@ -252,12 +267,10 @@ def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
         now = time.perf_counter()
         if done == count or now - last[0] > 0.1:
             last[0] = now
-            bar.progress(done / max(count, 1), text=_progress_text(run, done, count, started))
+            show(done, count, now - started)
 
     try:
-        # a small run scores faster here than worker processes start
-        workers = WORKERS if total >= SMALL_RUN else 1
-        result = score_run(data, run, options=BatchOptions(), workers=workers,
+        result = score_run(data, run, options=BatchOptions(), workers=workers_for(total),
                            schema=schema, progress=progress, start_method=START_METHOD)
     except OAError as exc:
         bar.empty()
@@ -274,23 +287,6 @@ def _keep(store: OrderedDict[str, ScoredRun], key: str, result: ScoredRun) -> No
     store[key] = result
     while len(store) > _SCORED_KEPT:
         store.popitem(last=False)
-
-
-def cache_folder() -> Path | None:
-    """Where scored runs are kept between explorer starts (None: nowhere).
-
-    ``OA_RUN_CACHE`` names the folder, or ``off``; by default
-    ``$XDG_CACHE_HOME/oa-explorer`` (``~/.cache/oa-explorer``). A stored run is reused
-    only by the same scoring code (:func:`oa_core.dataset.code_fingerprint`), so
-    restarting the explorer on a dataset it scored before opens it at once.
-    """
-    value = os.environ.get(CACHE_ENV, "")
-    if value.strip().lower() == "off":
-        return None
-    if value:
-        return Path(value)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "oa-explorer"
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

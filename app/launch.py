@@ -101,10 +101,14 @@ def explore(args: argparse.Namespace) -> int:
               "  fix: pip install 'streamlit>=1.67,<2'", file=sys.stderr)
         return 1
     url = f"http://{ADDRESS}:{args.port}/"
+    ahead: int | None = None  # the pid of the prescorer
     if getattr(args, "dataset", None):
         from oa_core.cli import BadInput
         from oa_core.dataset import load_folder
         from oa_core.errors import OAError
+
+        from . import prescore
+        from .workers import PRESCORER_ENV
 
         try:  # read it once here, so a bad folder is reported before the server starts
             data = load_folder(args.dataset)
@@ -116,6 +120,10 @@ def explore(args: argparse.Namespace) -> int:
         url += f"dataset?dataset={quote(folder.name)}"
         print(f"Dataset {folder.name}: runs {', '.join(data.runs)}; "
               f"{len(data.bad_lines)} bad lines", file=sys.stderr)
+        # the run the page opens on scores while the server starts (app/prescore.py)
+        ahead = prescore.start(data)
+        if ahead is not None:  # the server leaves the cores to it (app/workers.py)
+            os.environ[PRESCORER_ENV] = str(ahead)
     elif args.example:
         from .examples import list_examples
 
@@ -127,12 +135,17 @@ def explore(args: argparse.Namespace) -> int:
                            f"\n  fix: pick one of {', '.join(known) or '(none found)'}")
         url += f"?example={quote(args.example)}"
     print(f"Object Aligner Explorer: {url}  (Ctrl-C stops it)", file=sys.stderr)
-    return run_child(streamlit_command(args.port, entry))
+    try:
+        return run_child(streamlit_command(args.port, entry))
+    finally:
+        if ahead is not None:
+            prescore.stop(ahead)
 
 
 @contextlib.contextmanager
-def served(port: int, log: Path, *, timeout: float = 120.0) -> Iterator[str]:
-    """``oa explore`` on 127.0.0.1:``port`` until the block ends (tests, benchmarks).
+def served(port: int, log: Path, *options: str, timeout: float = 120.0) -> Iterator[str]:
+    """``oa explore [options]`` on 127.0.0.1:``port`` until the block ends (tests,
+    benchmarks).
 
     Starts it in its own process group with its output in ``log``, waits for the
     health check to answer ``ok`` (a ``RuntimeError`` with the log after ``timeout``
@@ -140,7 +153,7 @@ def served(port: int, log: Path, *, timeout: float = 120.0) -> Iterator[str]:
     """
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "oa_core.cli", "explore", "--port",
-                                 str(port)], cwd=app_entry().parent.parent, stdout=out,
+                                 str(port), *options], cwd=app_entry().parent.parent, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -165,6 +178,17 @@ def served(port: int, log: Path, *, timeout: float = 120.0) -> Iterator[str]:
             proc.wait()
 
 
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate ``proc`` (10 s, then killed) unless it has ended; reap it."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def run_child(command: list[str]) -> int:
     """Run ``command`` in the foreground; stop it too when ``oa`` is terminated."""
     child = subprocess.Popen(command)
@@ -177,9 +201,4 @@ def run_child(command: list[str]) -> int:
         return child.wait()
     finally:
         signal.signal(signal.SIGTERM, previous)
-        if child.poll() is None:
-            child.terminate()
-            try:
-                child.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        _stop(child)
