@@ -100,11 +100,12 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def explorer() -> Iterator[tuple[str, float]]:
-    """``oa explore`` on a free port: (its URL, seconds until it answered its health check)."""
+def explorer(*options: str) -> Iterator[tuple[str, float]]:
+    """``oa explore [options]`` on a free port: (its URL, seconds from the command's
+    start until the server answered its health check)."""
     log = Path(tempfile.mkdtemp(prefix="oa-bench-")) / "server.log"
     start = time.perf_counter()
-    with served(_free_port(), log) as url:
+    with served(_free_port(), log, *options) as url:
         yield url, time.perf_counter() - start
 
 
