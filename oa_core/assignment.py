@@ -76,20 +76,25 @@ def distinct_values(matrix: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=matrix.dtype)
 
 
-def tie_epsilon(matrix: np.ndarray, distinct: np.ndarray | None = None) -> float:
+def tie_epsilon(matrix: np.ndarray, distinct: np.ndarray | list[float] | None = None
+                ) -> float:
     """A bonus small enough to break only exact ties of a matrix's entries.
 
     The smallest positive gap between distinct values of ``matrix`` divided by
     ``n*m + 1`` (``1/(n*m + 1)`` when all values are equal), so that bonuses summed
     over any matching stay below one gap. ``distinct``: the matrix's
-    :func:`distinct_values`, when the caller has them.
+    :func:`distinct_values`, when the caller has them (or their ``tolist()``: the
+    same differences, as Python floats).
 
     >>> tie_epsilon(np.array([[0.0, 0.5], [0.5, 1.0]]))
     0.1
     """
     n, m = matrix.shape
     values = distinct_values(matrix) if distinct is None else distinct
-    gap = float(np.min(np.diff(values))) if values.size > 1 else 1.0
+    if isinstance(values, list):
+        gap = min(b - a for a, b in itertools.pairwise(values)) if len(values) > 1 else 1.0
+    else:
+        gap = float(np.min(np.diff(values))) if values.size > 1 else 1.0
     return gap / (n * m + 1)
 
 
@@ -200,7 +205,7 @@ def _refined(cells: np.ndarray, base: int, other: np.ndarray, own: np.ndarray) -
     return _intern_rows(key)
 
 
-def bipartite_colours(cells: np.ndarray, row_seed: Sequence[int],
+def bipartite_colours(cells: np.ndarray | list[list[int]], row_seed: Sequence[int],
                       col_seed: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """Colour refinement of a complete bipartite graph with labelled cells.
 
@@ -211,8 +216,9 @@ def bipartite_colours(cells: np.ndarray, row_seed: Sequence[int],
 
     Parameters
     ----------
-    cells : ndarray of int64, shape (n, m)
-        A label per cell (equal labels for equal cells).
+    cells : ndarray of int64, shape (n, m), or its lines as lists of Python ints
+        A label per cell (equal labels for equal cells). Lines (at least one cell,
+        at most ``_SMALL_CELLS``) spare a small matrix's caller an array.
     row_seed, col_seed : sequence of int
         Initial colours.
 
@@ -224,9 +230,14 @@ def bipartite_colours(cells: np.ndarray, row_seed: Sequence[int],
     >>> rows.tolist(), cols.tolist()
     ([1, 0], [1, 0])
     """
-    n, m = cells.shape
-    if 0 < n * m <= _SMALL_CELLS:
+    if isinstance(cells, list):
         small = _colours_small(cells, row_seed, col_seed)
+        if small is not None:
+            return small
+        cells = np.array(cells, dtype=np.int64)
+    n, m = cells.shape
+    if 0 < n * m <= _SMALL_CELLS and cells.dtype.kind in "iu":
+        small = _colours_small(cells.tolist(), row_seed, col_seed)
         if small is not None:
             return small
     rows = _intern_rows(np.asarray(row_seed, dtype=np.int64).reshape(n, 1))
@@ -266,16 +277,13 @@ def _refined_small(lines: list[list[int]], base: int, other: list[int],
                    for line, colour in zip(lines, own, strict=True)])
 
 
-def _colours_small(cells: np.ndarray, row_seed: Sequence[int], col_seed: Sequence[int]
+def _colours_small(lines: list[list[int]], row_seed: Sequence[int], col_seed: Sequence[int]
                    ) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`bipartite_colours` of a matrix of at most ``_SMALL_CELLS`` cells in
     plain Python: the same ranks (keys ordered as ``_refined`` orders the rows: by
     own colour, then by sorted signature where a colour is shared). None when a
     signature could leave int64 (numpy's products wrap, Python's do not)."""
-    n, m = cells.shape
-    if cells.dtype.kind not in "iu":
-        return None
-    lines = cells.tolist()
+    n, m = len(lines), len(lines[0])
     largest = max(max(abs(int(v)) for line in lines for v in line), 1)
     if largest * (max(n, m) + 1) + max(n, m) >= 2**62:
         return None

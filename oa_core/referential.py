@@ -512,6 +512,28 @@ def _cell_labels(matrix: np.ndarray, same: np.ndarray, depth: np.ndarray,
     return labels
 
 
+def _cell_labels_small(matrix: np.ndarray, same: np.ndarray, depth: np.ndarray
+                       ) -> tuple[list[list[int]], list[float]] | None:
+    """:func:`_cell_labels` of a matrix of at most ``_SMALL_CELLS`` cells as lines of
+    Python ints, with the distinct values of C (sorted Python floats: what
+    ``distinct_values(matrix).tolist()`` holds); None when C holds a NaN (numpy sorts
+    and merges NaNs its own way).
+
+    A value's rank among the sorted distinct values is ``np.searchsorted``'s (-0.0
+    and 0.0 are one value to both); the labels are the same integer formula."""
+    cells = matrix.tolist()
+    if any(v != v for line in cells for v in line):
+        return None
+    distinct = sorted({v for line in cells for v in line})
+    rank = {v: k for k, v in enumerate(distinct)}
+    depths = depth.tolist()
+    rounds = max(0, *(v for line in depths for v in line)) + 1
+    labels = [[(rank[v] * 2 + int(b)) * rounds + d
+               for v, b, d in zip(line, bonus, agree, strict=True)]
+              for line, bonus, agree in zip(cells, same.tolist(), depths, strict=True)]
+    return labels, distinct
+
+
 @dataclass(slots=True)
 class _Structure:
     """What WL found for one scope: the agreement matrices, colour histories and the
@@ -643,9 +665,16 @@ def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
                        for p in pairs}, [], _Canonical(list(range(len(gold))),
                                                        list(range(len(candidate))))
     same = structure.same
-    distinct = distinct_values(matrix)
-    rows, cols = bipartite_colours(_cell_labels(matrix, same, structure.depth, distinct),
-                                   structure.gold_colours, structure.candidate_colours)
+    small = (_cell_labels_small(matrix, same, structure.depth)
+             if matrix.size <= _SMALL_CELLS else None)
+    labels: np.ndarray | list[list[int]]
+    distinct: np.ndarray | list[float]
+    if small is None:
+        distinct = distinct_values(matrix)
+        labels = _cell_labels(matrix, same, structure.depth, distinct)
+    else:
+        labels, distinct = small
+    rows, cols = bipartite_colours(labels, structure.gold_colours, structure.candidate_colours)
     rows, cols = _with_texts(rows, gold), _with_texts(cols, candidate)
     if mode == WLMode.BLEND:
         objective = (1.0 - wl_lambda) * matrix + wl_lambda * same

@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from oa_helpers import scope_matrices
 
-from oa_core import assignment
+from oa_core import assignment, referential
 
 
 def _both(monkeypatch: pytest.MonkeyPatch, fn: Callable[..., Any], *args: Any) -> tuple[Any, Any]:
@@ -69,3 +71,40 @@ def test_monotone_matching_small_equals_numpy(monkeypatch: pytest.MonkeyPatch,
     matrix = rng.choice([0.0, 0.1, 0.2, 0.3, 0.5, 1.0], size=(n, m))
     small, large = _both(monkeypatch, assignment.monotone_matching, matrix)
     assert small == large
+
+
+@settings(max_examples=400, deadline=None)
+@given(scope_matrices())
+def test_small_cell_labels_and_epsilon_equal_numpy(case: tuple[Any, ...]) -> None:
+    """A small scope's cell labels, distinct values and tie bonus in Python (what
+    _pair_scope uses up to _SMALL_CELLS cells) equal the numpy ones, and the colours
+    of the labels' lines equal those of their array (-0.0 and 0.0, 1e-300, twins)."""
+    matrix, same, depth, row_seed, col_seed = case
+    assume(matrix.size > 0)
+    small = referential._cell_labels_small(matrix, same, depth)
+    assert small is not None
+    labels, distinct = small
+    numpy_distinct = assignment.distinct_values(matrix)
+    numpy_labels = referential._cell_labels(matrix, same, depth, numpy_distinct)
+    assert labels == numpy_labels.tolist()
+    assert distinct == numpy_distinct.tolist()
+    assert (assignment.tie_epsilon(matrix, distinct).hex()
+            == assignment.tie_epsilon(matrix, numpy_distinct).hex())
+    from_lines = assignment.bipartite_colours(labels, row_seed, col_seed)
+    from_array = assignment.bipartite_colours(numpy_labels, row_seed, col_seed)
+    assert [c.tolist() for c in from_lines] == [c.tolist() for c in from_array]
+    assert all(c.dtype == np.int64 for c in from_lines)
+
+
+def test_small_cell_labels_leave_nan_to_numpy() -> None:
+    matrix = np.array([[0.5, np.nan], [np.nan, 1.0]])
+    assert referential._cell_labels_small(matrix, np.zeros((2, 2)),
+                                          np.zeros((2, 2), dtype=np.int64)) is None
+
+
+def test_colours_of_lines_that_could_wrap_go_to_numpy() -> None:
+    """Lines whose signatures could leave int64 are refined as an int64 array."""
+    lines = [[2**61, 0], [0, 2**61]]
+    rows, cols = assignment.bipartite_colours(lines, [0, 0], [0, 0])
+    expected = assignment.bipartite_colours(np.array(lines, dtype=np.int64), [0, 0], [0, 0])
+    assert rows.tolist() == expected[0].tolist() and cols.tolist() == expected[1].tolist()
