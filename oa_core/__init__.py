@@ -5,7 +5,7 @@
 1.0
 """
 
-from .aligner import WL_MODES, Alignment, align, score
+from .aligner import WL_MODES, Alignment, PreparedGold, align, prepare_gold, score
 from .comparators import register_comparator
 from .errors import Diagnostic, InputError, OAError, SchemaError
 from .feedback import (
@@ -36,6 +36,7 @@ __all__ = [
     "NodeKind",
     "OAError",
     "OpKind",
+    "PreparedGold",
     "RepairOp",
     "Schema",
     "SchemaError",
@@ -51,6 +52,7 @@ __all__ = [
     "apply_ops",
     "feedback",
     "load_templates",
+    "prepare_gold",
     "register_comparator",
     "render_feedback",
     "repair_ops",

@@ -1,4 +1,5 @@
-"""The public entry points: :func:`align` and :func:`score`.
+"""The public entry points: :func:`align` and :func:`score` (and :func:`prepare_gold`,
+a gold checked and indexed once for scoring many candidates against it).
 
 Examples
 --------
@@ -13,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,8 +25,9 @@ import numpy as np
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode, Scorer
-from .options import AlignOptions
+from .options import AlignOptions, Limits
 from .referential import (
+    DocumentIndex,
     EvaluateFn,
     MatrixFn,
     ScopeAlignment,
@@ -37,7 +40,7 @@ from .scoreonly import Unsupported, score_objects, score_with
 from .validation import check_json, schema_violations
 from .wl import WLTrace
 
-__all__ = ["WL_MODES", "Alignment", "align", "score"]
+__all__ = ["WL_MODES", "Alignment", "PreparedGold", "align", "prepare_gold", "score"]
 
 WL_MODES = tuple(mode.value for mode in WLMode)
 
@@ -157,29 +160,43 @@ def _align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     return _aligned(gold, candidate, parsed, opts, violations)
 
 
-def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
-             opts: AlignOptions, comparators: Mapping[str, Any] | None, *,
-             describe_violations: bool) -> tuple[Schema, list[Diagnostic]]:
-    """The parsed schema and the candidate's violations, once the documents are checked
-    (an :class:`InputError` for a bad document or a gold that violates the schema)."""
-    _allow_depth(opts.limits.max_depth)
-    strict = opts.strict
+def _parsed(schema: Schema | Mapping[str, Any] | str,
+            comparators: Mapping[str, Any] | None) -> Schema:
     if isinstance(schema, Schema):
         if comparators:
             raise InputError("", "comparators must be given to Schema.parse when the "
                              "schema is already parsed", fix="pass comparators to "
                              "Schema.parse(schema, comparators=...)", document="options")
-        parsed = schema
-    else:
-        parsed = Schema.parse(schema, comparators=comparators)
-    check_json(gold, "gold", opts.limits)
-    check_json(candidate, "candidate", opts.limits)
+        return schema
+    return Schema.parse(schema, comparators=comparators)
+
+
+def _check_gold_schema(gold: Any, parsed: Schema) -> None:
+    """An :class:`InputError` when the gold violates the schema."""
     gold_errors = schema_violations(gold, parsed, "gold")
     if gold_errors:
         first = gold_errors[0]
         more = f" (and {len(gold_errors) - 1} more)" if len(gold_errors) > 1 else ""
         raise InputError(first.pointer, f"the gold violates the schema: {first.message}{more}",
                          fix="correct the gold, or relax the schema", document="gold")
+
+
+def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
+             opts: AlignOptions, comparators: Mapping[str, Any] | None, *,
+             describe_violations: bool, gold_checked: bool = False
+             ) -> tuple[Schema, list[Diagnostic]]:
+    """The parsed schema and the candidate's violations, once the documents are checked
+    (an :class:`InputError` for a bad document or a gold that violates the schema).
+    ``gold_checked``: the gold passed both checks under this schema and these limits
+    (a :class:`PreparedGold`'s), so only the candidate is checked."""
+    _allow_depth(opts.limits.max_depth)
+    strict = opts.strict
+    parsed = _parsed(schema, comparators)
+    if not gold_checked:
+        check_json(gold, "gold", opts.limits)
+    check_json(candidate, "candidate", opts.limits)
+    if not gold_checked:
+        _check_gold_schema(gold, parsed)
     violations = (schema_violations(candidate, parsed, "candidate")
                   if describe_violations or strict else [])
     return parsed, violations
@@ -262,16 +279,18 @@ def _scope_callbacks(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptio
     return record_matrix, document_score
 
 
-def _scored_with_scopes(gold: Any, candidate: Any, parsed: Schema,
-                        opts: AlignOptions) -> float:
+def _scored_with_scopes(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
+                        gold_index: DocumentIndex | None = None) -> float:
     """``_aligned(...).tree.score`` of documents with scopes: the scopes resolved as
     for :func:`align` (:func:`~oa_core.referential.resolve_for_score`: the same
     pairs, without what only ``align`` shows), the final pass scored by the same
     scorer (bijections, candidate ids, record pairs as ``_final_scorer`` makes them
-    from the alignments)."""
+    from the alignments). ``gold_index``: the gold's ``index_document`` under
+    ``parsed``, when it was made before."""
     record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)
     bijections, candidate_ids, record_pairs = resolve_for_score(
-        index_document(gold, parsed), index_document(candidate, parsed), parsed,
+        index_document(gold, parsed) if gold_index is None else gold_index,
+        index_document(candidate, parsed), parsed,
         record_matrix, wl_mode=opts.wl_mode, wl_lambda=opts.wl_blend_lambda,
         limits=opts.limits, evaluate=document_score)
     scorer = Scorer(parsed.comparators, bijections=bijections, candidate_ids=candidate_ids,
@@ -288,16 +307,96 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     violations unless ``strict`` is set (they change the score only then), and without
     building a match tree (:mod:`oa_core.scoreonly`; documents with scopes once their
     scopes are resolved).
+
+    ``gold`` may be a :class:`PreparedGold` (:func:`prepare_gold`): under the schema
+    it was prepared with (the same :class:`Schema` object) and the same limits, its
+    checks and index are reused; else its gold is checked and indexed again. The
+    same bits either way.
     """
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
-    parsed, violations = _checked(gold, candidate, schema, opts, comparators,
-                                  describe_violations=False)
+    gold_index = None
+    if isinstance(gold, PreparedGold):
+        reused = schema is gold.schema and opts.limits == gold.limits and not comparators
+        gold, gold_index = gold._gold, gold._index if reused else None
+        parsed, violations = _checked(gold, candidate, schema, opts, comparators,
+                                      describe_violations=False, gold_checked=reused)
+    else:
+        parsed, violations = _checked(gold, candidate, schema, opts, comparators,
+                                      describe_violations=False)
     if parsed.scopes:
-        value = _scored_with_scopes(gold, candidate, parsed, opts)
+        value = _scored_with_scopes(gold, candidate, parsed, opts, gold_index)
     else:  # objects, lists and leaves: no scope to resolve
         try:
             value = score_objects(gold, candidate, parsed, opts.limits)
         except Unsupported:  # a comparator error or a list over the limits
             value = _aligned(gold, candidate, parsed, opts, violations).score
     return 0.0 if opts.strict and violations else value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PreparedGold:
+    """A gold document checked under a schema and indexed once, for scoring many
+    candidates against it (a metric called at every step of a prompt optimisation):
+    pass it to :func:`score` in place of the gold. Made by :func:`prepare_gold`.
+
+    It holds its own deep copy of the gold (and the index of that copy), so a
+    caller's later change to the document it was made from changes no score.
+
+    Attributes
+    ----------
+    schema : Schema
+        The parsed schema it was checked and indexed under.
+    limits : Limits
+        The limits it was checked under.
+    """
+
+    schema: Schema
+    limits: Limits
+    _gold: Any = field(repr=False)
+    # index_document of _gold under schema (None without scopes: nothing to index);
+    # read only (records fill their own canonical text in once, a function of
+    # their value)
+    _index: DocumentIndex | None = field(repr=False)
+
+
+def prepare_gold(gold: Any, schema: Schema | Mapping[str, Any] | str,
+                 options: AlignOptions | Mapping[str, Any] | None = None, *,
+                 comparators: Mapping[str, Any] | None = None,
+                 **option_overrides: Any) -> PreparedGold:
+    """Check ``gold`` against ``schema`` and index it once, for many :func:`score` calls.
+
+    ``score(prepare_gold(g, s), c, s.schema)`` gives the same bits as ``score(g, c,
+    s)``, without checking and indexing the gold again: pass the returned object's
+    ``schema`` (or the :class:`Schema` given here) and the same limits to
+    :func:`score`. The gold is deep-copied (changing it afterwards changes nothing).
+
+    Parameters
+    ----------
+    gold : JSON value
+    schema, options, comparators, option_overrides
+        As for :func:`score`; only the limits of the options matter here.
+
+    Raises
+    ------
+    SchemaError, InputError
+        A bad schema or option, or a gold that is no JSON, exceeds the limits or
+        violates the schema (what :func:`score` raises for it).
+
+    Examples
+    --------
+    >>> schema = Schema.parse({"type": "object", "properties": {
+    ...     "a": {"type": "string", "score": "exact"}}})
+    >>> prepared = prepare_gold({"a": "x"}, schema)
+    >>> [score(prepared, {"a": value}, schema) for value in ("x", "y")]
+    [1.0, 0.0]
+    """
+    opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
+            else AlignOptions.coerce(options, **option_overrides))
+    _allow_depth(opts.limits.max_depth)
+    parsed = _parsed(schema, comparators)
+    check_json(gold, "gold", opts.limits)  # plain JSON within the limits: copied safely
+    frozen = copy.deepcopy(gold)
+    _check_gold_schema(frozen, parsed)
+    return PreparedGold(parsed, opts.limits, frozen,
+                        index_document(frozen, parsed) if parsed.scopes else None)

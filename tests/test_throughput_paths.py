@@ -517,6 +517,8 @@ def test_throughput_benchmark_measures_every_workload() -> None:
     # score_objects with limits: the same scores as score (measure checks), no scopes
     assert throughput.measure("lists", "score_objects", 1, 0.01) is not None
     assert throughput.measure("running", "score_objects", 1, 0.01) is None
+    # score on prepared golds: the same scores as score (measure checks)
+    assert throughput.measure("org2graph", "score_prepared", 1, 0.01)["pairs"] == 200
 
 
 def test_peers_benchmark_cases_and_scores() -> None:
@@ -939,3 +941,86 @@ def test_small_twin_groups_repaired_as_with_numpy(case: tuple[Any, ...], seed: i
     finally:
         assignment._SMALL_CELLS = old
     assert small == general
+
+
+# -- prepare_gold: a gold checked and indexed once -----------------------------------
+
+def _outcome(gold: Any, candidate: Any, schema: oa_core.Schema, mode: str) -> str:
+    """A score's bits, or the error it raised (type, pointer and message)."""
+    try:
+        return oa_core.score(gold, candidate, schema, wl_mode=mode).hex()
+    except oa_core.OAError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize("mode", ["tie_break", "blend", "none"])
+def test_prepared_gold_scores_the_same_bits(mode: str) -> None:
+    """score(prepare_gold(g, s), c, s) has score(g, c, s)'s bits (or its error) on
+    every sample (with and without scopes), Org2Graph pairs and hostile triples."""
+    cases = list(_scope_cases())
+    for folder in EXAMPLES:
+        docs = _documents(folder)
+        for schema_file in sorted(folder.glob("schema*.json")):
+            parsed = oa_core.Schema.parse(json.loads(schema_file.read_text()))
+            if not parsed.scopes:
+                cases += [(folder.name, docs[0], doc, parsed) for doc in docs[1:]]
+    checked = 0
+    for name, gold, candidate, parsed in cases:
+        try:
+            prepared = oa_core.prepare_gold(gold, parsed)
+        except oa_core.OAError as exc:  # what score raises for this gold
+            with pytest.raises(type(exc)):
+                oa_core.score(gold, candidate, parsed, wl_mode=mode)
+            continue
+        for _ in range(2):  # the index is read again, never changed
+            assert (_outcome(prepared, candidate, parsed, mode)
+                    == _outcome(gold, candidate, parsed, mode)), name
+        checked += 1
+    assert checked >= 30
+
+
+def test_prepared_gold_is_a_frozen_copy() -> None:
+    """Changing the document a gold was prepared from changes no later score."""
+    folder = ROOT / "sample_data" / "running_example"
+    gold, candidate, raw = (json.loads((folder / f"{n}.json").read_text())
+                            for n in ("gold", "candidate", "schema"))
+    schema = oa_core.Schema.parse(raw)
+    prepared = oa_core.prepare_gold(gold, schema)
+    assert oa_core.score(prepared, candidate, schema) == 0.7678571428571429
+    gold["people"][0]["name"] = "Zed"
+    gold["people"].pop()
+    gold["mentorships"].clear()
+    assert oa_core.score(prepared, candidate, schema) == 0.7678571428571429
+    assert oa_core.score(gold, candidate, schema) != 0.7678571428571429
+    with pytest.raises(AttributeError):
+        prepared.schema = schema  # type: ignore[misc]
+
+
+def test_prepared_gold_under_another_schema_or_limits_is_checked_again() -> None:
+    """Another schema object, other limits or comparators: the prepared gold is
+    checked (and indexed) again, as a plain gold would be."""
+    raw = {"type": "object", "properties": {"a": {"type": "string", "score": "exact"},
+                                            "b": {"type": "array", "items": {}}}}
+    gold = {"a": "x", "b": [[1]]}
+    prepared = oa_core.prepare_gold(gold, raw)
+    assert oa_core.score(prepared, gold, prepared.schema) == 1.0
+    assert oa_core.score(prepared, {"a": "y", "b": [[1]]}, raw) == oa_core.score(
+        gold, {"a": "y", "b": [[1]]}, raw)
+    stricter = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    with pytest.raises(oa_core.InputError, match="gold violates the schema"):
+        oa_core.score(prepared, {"a": 1}, stricter)
+    shallow = oa_core.Limits(max_depth=1)
+    with pytest.raises(oa_core.InputError) as plain:
+        oa_core.score(gold, {"a": "x"}, prepared.schema, limits=shallow)
+    with pytest.raises(oa_core.InputError) as again:
+        oa_core.score(prepared, {"a": "x"}, prepared.schema, limits=shallow)
+    assert str(again.value) == str(plain.value)
+
+
+def test_prepare_gold_refuses_what_score_refuses() -> None:
+    schema = oa_core.Schema.parse({"type": "object", "properties": {"a": {"type": "integer"}}})
+    with pytest.raises(oa_core.InputError, match="gold violates the schema"):
+        oa_core.prepare_gold({"a": "x"}, schema)
+    with pytest.raises(oa_core.InputError):
+        oa_core.prepare_gold({"a": float("nan")}, schema)
+
