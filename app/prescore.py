@@ -45,7 +45,7 @@ PRESCORE_ENV = "OA_PRESCORE"  # "off": `oa explore --dataset` scores nothing ahe
 STALE_S = 60.0  # a progress file not updated for this long belongs to a stuck prescorer
 POLL_S = 0.1
 _WRITE_EVERY_S = 0.1
-Progress = dict[str, Any]  # {"pid", "done", "total", "started" (epoch s or None)}
+Progress = dict[str, Any]  # {"pid", "done", "total", "started" (time.time())}
 
 
 def cache_folder() -> Path | None:
@@ -139,7 +139,10 @@ def start(data: Dataset) -> int | None:
     except OSError:
         return None
     begun = time.time()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare: the page scores the run
+        return None
     if pid == 0:  # the prescorer: never back into the caller's code
         code = 1
         try:
@@ -205,7 +208,7 @@ def wait(folder: Path, key: str,
         if progress is not None and isinstance(state.get("total"), int):
             started = state.get("started")
             progress(int(state.get("done", 0)), state["total"],
-                     time.time() - started if isinstance(started, float) else 0.0)
+                     time.time() - started if isinstance(started, (int, float)) else 0.0)
         time.sleep(POLL_S)
 
 
