@@ -224,6 +224,9 @@ def _prescore(data: Dataset, run: str, key: str, cache: Path, path: Path,
         raise SystemExit(128 + signum)  # so that the worker pool is ended with it
 
     signal.signal(signal.SIGTERM, terminated)
+    # Ctrl-C reaches the whole process group: `oa explore` then stops this process (and
+    # so its workers, which inherit this) itself, with no traceback from each of them
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         from oa_core.batch import BatchOptions
         from oa_core.dataset import score_run, store_scored
@@ -245,8 +248,6 @@ def _prescore(data: Dataset, run: str, key: str, cache: Path, path: Path,
                            progress=progress)
         store_scored(cache, key, result)
         return 0
-    except KeyboardInterrupt:  # Ctrl-C in `oa explore` reaches its whole process group
-        return 130
     except Exception as exc:  # the page scores the run again and shows the error there
         from oa_core.errors import OAError
 
