@@ -394,6 +394,12 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
         # chose it: a column group cannot undo that its row group chose arbitrarily.
         decided = {}
         taken = {j: i for i, j in partner.items()}  # kept up to date group by group
+        # The rows and columns the group before re-paired: a group of the same ones
+        # (twin rows paired with twin columns: the column group repeats the row group)
+        # starts from the pairing that group started from (its own pairs taken out,
+        # nothing else changed since), and the levels are functions of that pairing,
+        # so it would make the same pairs with the same verdicts: it is skipped.
+        last: tuple[list[int], list[int]] | None = None
         for axis, members in ((a, m) for a in (0, 1) for m in groups_of[a]):
             if axis == 0:
                 rows = sorted(members, key=lambda i: row_colours[i])
@@ -403,8 +409,9 @@ def repair_twins(pairs: Pairs, matrix: np.ndarray, levels: Sequence[Level],
                 cols = sorted(members, key=lambda j: col_colours[j])
                 rows = sorted((taken[j] for j in members if j in taken),
                               key=lambda i: row_colours[i])
-            if not rows or not cols:
+            if not rows or not cols or (rows, cols) == last:
                 continue
+            last = rows, cols
             for i in rows:
                 old = partner.pop(i, None)
                 if old is not None and taken.get(old) == i:
