@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -220,3 +221,51 @@ def test_the_page_scores_the_run_itself_when_the_prescorer_died(
     stored = load_scored(cache, key_of(data))  # scored by the page, and kept
     assert stored is not None
     assert_same(stored, score_run(data, first(data)))
+
+
+def test_the_page_shows_a_live_prescorer_s_progress_then_its_run(
+        folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(workers.LOCAL_ENV, str(folder))
+    data = load_folder(folder)
+    cache = prescore.cache_folder()
+    assert cache is not None
+    key = key_of(data)
+    path = prescore.progress_path(cache, key)
+    result = score_run(data, first(data))  # what the stand-in prescorer will hand over
+    shown = threading.Event()
+    texts: list[str] = []
+    real_wait = dataset_state.wait_prescored
+
+    def watched(folder: Path, key: str,
+                progress: Callable[[int, int, float], None]) -> ScoredRun | None:
+        def seen(done: int, total: int, seconds: float) -> None:
+            progress(done, total, seconds)  # the page's bar
+            texts.append(dataset_state._progress_text(first(data), done, total, seconds))
+            shown.set()
+
+        return real_wait(folder, key, seen)
+
+    def no_scoring(*args: object, **kwargs: object) -> ScoredRun:
+        raise AssertionError("the page scored the run the prescorer scores")
+
+    def prescorer_ends() -> None:  # once the page showed its progress
+        if shown.wait(240):
+            store_scored(cache, key, result)
+            path.unlink()
+
+    monkeypatch.setattr(dataset_state, "wait_prescored", watched)
+    monkeypatch.setattr(dataset_state, "score_run", no_scoring)
+    stand_in = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    ending = threading.Thread(target=prescorer_ends, daemon=True)
+    try:
+        write_progress(path, stand_in.pid, done=30, total=len(data.runs[first(data)]))
+        ending.start()
+        at = open_app("dataset.py", {"dataset": folder.name}, timeout=300)
+        assert metric(at, "Pairs") == str(len(data.runs[first(data)]))
+        assert texts[0].startswith(f"Scoring run {first(data)}: 30/")
+        assert "pairs/s" in texts[0] and "ETA" in texts[0]
+    finally:
+        shown.set()
+        ending.join(60)
+        stand_in.kill()
+        stand_in.wait()
