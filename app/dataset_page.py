@@ -114,34 +114,43 @@ def _display(key: str, _scored: ScoredRun) -> pa.Table:
 
 
 def pairs_table(shown: pd.DataFrame, total: int, *, key: str = "",
-                scored: ScoredRun | None = None) -> None:
+                scored: ScoredRun | None = None, openable: bool = True) -> None:
     """The filtered, sorted pairs (the first :data:`MAX_ROWS`); a row's Open button, or a
     click on the row, opens it.
 
     With the run's content hash ``key`` and the ``scored`` run, the rows are taken from
     the run's Arrow table (:func:`_display`) instead of converting ``shown`` again.
+    Without ``openable`` (an ``oa batch`` results file: scores, no documents) the table
+    has no Open buttons and no row selection.
     """
     cut = f" (the first {MAX_ROWS:,} shown: sort or filter to reach the others)" if len(
         shown) > MAX_ROWS else ""
-    st.caption(f"{len(shown):,} of {total:,} pairs match the filters{cut}. Open (or a "
-               "click on a row) shows the pair in the view chosen below; the sidebar leads back "
-               "to this table.")
+    how = ("Open (or a click on a row) shows the pair in the view chosen below; the sidebar "
+           "leads back to this table." if openable else
+           "This run is an oa batch results file: it holds scores, not documents, so its "
+           "pairs cannot be opened (load the pairs file it was scored from to open them).")
+    st.caption(f"{len(shown):,} of {total:,} pairs match the filters{cut}. {how}")
     shown = shown.head(MAX_ROWS)
     st.session_state[SHOWN] = list(zip(shown["row"].tolist(), shown["id"].tolist(),
                                        strict=True))
     data = (_display(key, scored).take(pa.array(shown["row"].to_numpy(), pa.int64()))
             if key and scored is not None else dataset_views.table_view(shown))
-    st.dataframe(data, key=TABLE, hide_index=True,
-                 on_select=_on_click, selection_mode="single-row",
-                 height=min(420, 38 + 35 * max(len(shown), 1)),
-                 column_config={
-                     OPEN_COLUMN: st.column_config.ButtonColumn(
-                         "", type="tertiary", on_click=_on_open_click, key=OPEN_CLICK,
-                         width="small", help="Open this pair in the view chosen below"),
-                     "score": st.column_config.NumberColumn(format="%.4f"),
-                     "deficit": st.column_config.NumberColumn(format="%.4f"),
-                     "op count": st.column_config.NumberColumn(help="repair operations"),
-                     "problem": st.column_config.TextColumn(width="medium")})
+    columns: dict[str, Any] = {
+        "score": st.column_config.NumberColumn(format="%.4f"),
+        "deficit": st.column_config.NumberColumn(format="%.4f"),
+        "op count": st.column_config.NumberColumn(help="repair operations"),
+        "problem": st.column_config.TextColumn(width="medium")}
+    select: dict[str, Any] = {}
+    if openable:
+        columns[OPEN_COLUMN] = st.column_config.ButtonColumn(
+            "", type="tertiary", on_click=_on_open_click, key=OPEN_CLICK, width="small",
+            help="Open this pair in the view chosen below")
+        select = {"on_select": _on_click, "selection_mode": "single-row"}
+    else:
+        data = (data.drop_columns([OPEN_COLUMN]) if isinstance(data, pa.Table)
+                else data.drop(columns=[OPEN_COLUMN]))
+    st.dataframe(data, key=TABLE, hide_index=True, column_config=columns,
+                 height=min(420, 38 + 35 * max(len(shown), 1)), **select)
 
 
 FAILED = "oa.ds_failed"  # (row, id) of a pair that could not be opened: its raw text shows

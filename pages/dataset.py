@@ -58,7 +58,8 @@ def pairs(data: Dataset, name: str, run: str, scored: ScoredRun) -> None:
     shown = dataset_views.sort_pairs(
         runstats.filter_pairs(scored, low=low, high=high, kind=kind, pattern=pattern, text=text,
                               status=status), column, descending)
-    dataset_page.pairs_table(shown, len(scored.frame), key=data.run_key(run), scored=scored)
+    dataset_page.pairs_table(shown, len(scored.frame), key=data.run_key(run), scored=scored,
+                             openable=not data.runs[run].results)
     dataset_page.open_controls(data, name, run, scored.frame)
 
 

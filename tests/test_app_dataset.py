@@ -96,6 +96,8 @@ def test_status_filter_lists_the_unparsable_predictions(org_b) -> None:
 
 def test_open_a_pair_and_come_back() -> None:
     at = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_kind": "wrong-reference"})
+    grid = next(d for d in at.dataframe if "top op" in d.value.columns)
+    assert grid.proto.selection_mode and "open" in table(at).columns  # a pairs run opens
     first = table(at)["id"].iloc[0]
     at.text_input(key="w.ds_pick").input(first).run()  # Enter opens it
     assert not at.exception
@@ -225,6 +227,11 @@ def test_a_big_batch_output_opens_with_the_table_capped() -> None:
     assert metric(at, "Pairs") == "5,000"
     assert len(table(at)) == dataset_page.MAX_ROWS
     assert any("the first 2,000 shown" in c.value for c in at.caption)
+    # scores without documents: no Open buttons, no row selection, and the caption says why
+    grid = next(d for d in at.dataframe if "top op" in d.value.columns)
+    assert dataset_page.OPEN_COLUMN not in table(at).columns
+    assert not grid.proto.selection_mode
+    assert any("cannot be opened" in c.value for c in at.caption)
     at.selectbox(key="w.oa.ds_pattern").set_value("/a/*").run()
     assert len(table(at)) == dataset_page.MAX_ROWS  # every pair has an op at /a/*
     at.text_input(key="w.oa.ds_text").set_value("d4999").run()
