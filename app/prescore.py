@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .workers import running, workers_for
+from .workers import START_METHOD, running, workers_for
 
 if TYPE_CHECKING:
     from oa_core.dataset import Dataset, ScoredRun
@@ -243,9 +243,11 @@ def _prescore(data: Dataset, run: str, key: str, cache: Path, path: Path,
             with contextlib.suppress(OSError):  # only the progress shown suffers
                 _write(path, state | {"done": done, "total": count})
 
-        # the options the page scores with: the same key, the same result
+        # the options the page scores with: the same key, the same result. Workers
+        # forked from this process (a fork of a process with threads: numpy's) hung at
+        # the pool's end once in 8 starts, the last pair scored; the fork server's do not
         result = score_run(data, run, options=BatchOptions(), workers=workers_for(total),
-                           progress=progress)
+                           progress=progress, start_method=START_METHOD)
         store_scored(cache, key, result)
         return 0
     except Exception as exc:  # the page scores the run again and shows the error there
