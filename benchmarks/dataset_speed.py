@@ -31,7 +31,10 @@ page's last change once settled (nothing stale, no script running, charts drawn,
 Each figure also carries the CPU time it cost (:func:`tree_cpu`: this process and every
 process it started, so the server, its scoring workers and Chromium), which the other
 users of a shared machine inflate far less than the wall time; the load average is
-recorded before and after each part.
+recorded before and after each part. The CPU of the scoring done ahead by
+``oa explore --dataset`` is mostly missing from its open figures: its workers come from
+the prescorer's own fork server, which outlives the prescorer and is then no longer in
+this process's tree.
 
 Run from the repository root::
 
