@@ -219,11 +219,13 @@ def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
         violations=violations, gold=gold, candidate=candidate, schema=parsed, options=opts)
 
 
-def _tree_score(scorer: Scorer, gold: Any, candidate: Any, parsed: Schema) -> float:
+def _tree_score(scorer: Scorer, gold: Any, candidate: Any, parsed: Schema,
+                record_scores: Mapping[str, Mapping[str, float]] | None = None) -> float:
     """``scorer.node(gold, candidate, parsed.root, "", "").score``, without the tree
-    when it can (:func:`~oa_core.scoreonly.score_with`: the same bits)."""
+    when it can (:func:`~oa_core.scoreonly.score_with`: the same bits; given the
+    scores of record pairs known already)."""
     try:
-        return score_with(scorer, gold, candidate, parsed)
+        return score_with(scorer, gold, candidate, parsed, record_scores)
     except Unsupported:  # a comparator error or a list over the limits: with its pointer
         return scorer.node(gold, candidate, parsed.root, "", "").score
 
@@ -288,14 +290,14 @@ def _scored_with_scopes(gold: Any, candidate: Any, parsed: Schema, opts: AlignOp
     from the alignments). ``gold_index``: the gold's ``index_document`` under
     ``parsed``, when it was made before."""
     record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)
-    bijections, candidate_ids, record_pairs = resolve_for_score(
+    bijections, candidate_ids, record_pairs, record_scores = resolve_for_score(
         index_document(gold, parsed) if gold_index is None else gold_index,
         index_document(candidate, parsed), parsed,
         record_matrix, wl_mode=opts.wl_mode, wl_lambda=opts.wl_blend_lambda,
         limits=opts.limits, evaluate=document_score)
     scorer = Scorer(parsed.comparators, bijections=bijections, candidate_ids=candidate_ids,
                     record_pairs=record_pairs, limits=opts.limits)
-    return _tree_score(scorer, gold, candidate, parsed)
+    return _tree_score(scorer, gold, candidate, parsed, record_scores)
 
 
 def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,

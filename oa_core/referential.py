@@ -109,6 +109,8 @@ _ENUMERATED = 5040  # pairings of a block looked through (7!) before any is scor
 ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                         dict[str, "ScopeAlignment"], dict[str, WLTrace], list[Diagnostic]]
 RecordPairs = dict[str, tuple[str, dict[str, str]]]  # records pointer -> (scope, pairs)
+# records pointer -> {gold record pointer: C of the record and its partner}
+RecordScores = dict[str, dict[str, float]]
 EvaluateFn = Callable[[dict[str, dict[Any, Any]], dict[str, set[Any]], RecordPairs,
                        frozenset[str]], float]
 # a pairing's bijection, the record each shared id designates on each side, and the
@@ -1219,7 +1221,8 @@ def resolve_for_score(gold: DocumentIndex, candidate: DocumentIndex, schema: Sch
                       score_matrix: MatrixFn, *, wl_mode: WLMode | str = WLMode.TIE_BREAK,
                       wl_lambda: float = 0.5, limits: Limits | None = None,
                       evaluate: EvaluateFn | None = None
-                      ) -> tuple[dict[str, dict[Any, Any]], dict[str, set[Any]], RecordPairs]:
+                      ) -> tuple[dict[str, dict[Any, Any]], dict[str, set[Any]], RecordPairs,
+                                 RecordScores]:
     """What the final scoring pass reads of :func:`resolve_scopes`: the bijections,
     the candidate ids and each scope's record pairs by pointer.
 
@@ -1229,12 +1232,42 @@ def resolve_for_score(gold: DocumentIndex, candidate: DocumentIndex, schema: Sch
     never reads them). The record pairs are those each scope's pairs were last
     adopted with (``_State.adopt``), i.e. its final pairs, as ``resolve_scopes``'
     alignments give them.
+
+    Also, for each scope whose records hold no reference and no other scope's
+    records (:func:`_self_contained`), the cell of ``C`` of each of those pairs by
+    the gold record's pointer: ``score_matrix`` is bit for bit the score of a pair,
+    and such a record's score does not depend on any scope's pairing, so the final
+    pass scores it the same.
     """
     groups, _, _ = _resolution_groups(schema)
     resolver = _Resolver(gold, candidate, schema, score_matrix, WLMode(wl_mode), wl_lambda,
                          limits or Limits(), evaluate, describe=False)
     state = _resolve(resolver, groups)
-    return state.bijections, state.candidate_ids, state.record_pairs
+    scores: RecordScores = {}
+    for name in _self_contained(schema):
+        scope = state.paired[name]
+        assert scope.adopted is not None  # every paired scope is adopted (_State.adopt)
+        scores[scope.decl.records.pointer] = {  # the pairs its record pairs hold
+            scope.gold[i].pointer: float(scope.matrix[i, j]) for i, j in scope.adopted[0]}
+    return state.bijections, state.candidate_ids, state.record_pairs, scores
+
+
+_CONTAINED: weakref.WeakKeyDictionary[Schema, tuple[str, ...]] = weakref.WeakKeyDictionary()
+
+
+def _self_contained(schema: Schema) -> tuple[str, ...]:
+    """The scopes whose record schema holds no reference, no identifier but the
+    records' own ids and no scope's record array (through ``$ref`` included): their
+    records score the same under any pairing of any scope."""
+    found = _CONTAINED.get(schema)
+    if found is None:
+        arrays = {decl.records.pointer for decl in schema.scopes.values()}
+        found = _CONTAINED[schema] = tuple(
+            name for name, decl in sorted(schema.scopes.items())
+            if not schema.dependencies[name] and all(
+                (node.id_scope is None or node is decl.id_node) and node.pointer not in arrays
+                for node in decl.record.walk()))
+    return found
 
 
 def _twin_pairs(matrix: np.ndarray, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections.abc import Mapping
 from typing import Any
 
 from .comparators import BUILTIN_COMPARATORS, MEMO_LIMIT, value_kind
@@ -60,11 +61,12 @@ class Unsupported(Exception):
 # goes to the full path, which knows the caller's limits.
 _NO_LIMITS = Limits()
 
-# Where two values are: their gold and candidate JSON Pointers and the schema pointers
-# of the nodes that hold a scope's record array (themselves or below), or None when
-# no list below is paired by pointer (no scope's record pairs given, or no record
-# array below), so none is built.
-Where = tuple[str, str, frozenset[str]] | None
+# Where two values are: their gold and candidate JSON Pointers, the schema pointers
+# of the nodes that hold a scope's record array (themselves or below) and the known
+# scores of record pairs (score_with's record_scores), or None when no list below is
+# paired by pointer (no scope's record pairs given, or no record array below), so
+# none is built.
+Where = tuple[str, str, frozenset[str], Mapping[str, Mapping[str, float]]] | None
 
 
 def score_objects(gold: Any, candidate: Any, schema: Schema,
@@ -96,7 +98,8 @@ def score_objects(gold: Any, candidate: Any, schema: Schema,
                   gold, candidate, schema.root, None)
 
 
-def score_with(scorer: Scorer, gold: Any, candidate: Any, schema: Schema) -> float:
+def score_with(scorer: Scorer, gold: Any, candidate: Any, schema: Schema,
+               record_scores: Mapping[str, Mapping[str, float]] | None = None) -> float:
     """``scorer.node(gold, candidate, schema.root, "", "").score`` for documents under
     any schema, scopes included, without building the match tree.
 
@@ -107,6 +110,11 @@ def score_with(scorer: Scorer, gold: Any, candidate: Any, schema: Schema) -> flo
         pairs) and the limits the documents are aligned under.
     gold, candidate : JSON values
     schema : Schema
+    record_scores : mapping, optional
+        ``{records pointer: {gold record pointer: score}}``: the score of a record
+        and its partner in the scorer's record pairs, where it is known bit for bit
+        (:func:`~oa_core.referential.resolve_for_score`); taken instead of scoring
+        the pair again.
 
     Raises
     ------
@@ -115,7 +123,8 @@ def score_with(scorer: Scorer, gold: Any, candidate: Any, schema: Schema) -> flo
         limits allow: ``scorer.node`` then says where.
     """
     return _value(scorer, gold, candidate, schema.root,
-                  ("", "", _holding_records(schema)) if scorer.record_pairs else None)
+                  ("", "", _holding_records(schema), record_scores or {})
+                  if scorer.record_pairs else None)
 
 
 def _inside(where: Where, schema: SchemaNode, gold_token: str | int,
@@ -130,7 +139,7 @@ def _inside(where: Where, schema: SchemaNode, gold_token: str | int,
     ``concrete`` holds no more than it (``any`` nodes have no items)."""
     if where is None or schema.pointer not in where[2]:
         return None
-    return join(where[0], gold_token), join(where[1], candidate_token), where[2]
+    return join(where[0], gold_token), join(where[1], candidate_token), where[2], where[3]
 
 
 _HOLDING: weakref.WeakKeyDictionary[Schema, frozenset[str]] = weakref.WeakKeyDictionary()
@@ -247,6 +256,7 @@ def _tail(scorer: Scorer, gold: list[Any], candidate: list[Any], schema: SchemaN
     # gives the list's pointers (an error's, and a scope's record pairs' keys).
     item = schema.items if schema.items is not None else ANY
     gold_path, cand_path = ("", "") if where is None else where[:2]
+    known = None if where is None else where[3].get(schema.pointer)
     place = MatchNode(NodeKind.SEQUENCE, Status.MATCHED, "", gold_path, cand_path, "")
     try:
         pairs = scorer._tail_pairs(place, gold, candidate, schema, item, offset)
@@ -256,8 +266,12 @@ def _tail(scorer: Scorer, gold: list[Any], candidate: list[Any], schema: SchemaN
     matched: list[float] = []
     used_c: set[int] = set()
     for i, j in pairs:
-        score = _value(scorer, gold[i], candidate[j], item,
-                       _inside(where, item, offset + i, offset + j))
+        # a record paired by its scope, scored already (items that are no records
+        # are not in known)
+        score = None if known is None else known.get(join(gold_path, offset + i))
+        if score is None:
+            score = _value(scorer, gold[i], candidate[j], item,
+                           _inside(where, item, offset + i, offset + j))
         if score > 0:
             matched.append(score)
             used_c.add(j)

@@ -776,7 +776,7 @@ def test_pointers_only_above_record_arrays() -> None:
             continue
         every = frozenset(node.pointer for node in parsed.root.walk())
         assert _holding_records(parsed) < every or not scopes, name
-        full = _value(scorer, gold, candidate, parsed.root, ("", "", every))
+        full = _value(scorer, gold, candidate, parsed.root, ("", "", every, {}))
         assert lean.hex() == full.hex() == expected.hex(), name
         checked += 1
     assert checked >= 20
@@ -1024,3 +1024,70 @@ def test_prepare_gold_refuses_what_score_refuses() -> None:
     with pytest.raises(oa_core.InputError):
         oa_core.prepare_gold({"a": float("nan")}, schema)
 
+
+
+# -- the final pass takes a self-contained record's score from C ---------------------
+
+@pytest.mark.parametrize("mode", ["tie_break", "blend", "none"])
+def test_known_record_scores_are_the_final_pass_scores(mode: str) -> None:
+    """The record scores resolve_for_score hands on (scopes whose records hold no
+    reference) are the final scorer's scores of those pairs, bit for bit, and
+    score_with gives the same bits with them as without."""
+    from oa_core.aligner import _scope_callbacks
+    from oa_core.matchtree import Scorer
+    from oa_core.pointer import resolve
+    from oa_core.referential import index_document, resolve_for_score
+    from oa_core.scoreonly import Unsupported, score_with
+
+    known_pairs = 0
+    for name, gold, candidate, parsed in _scope_cases():
+        opts = oa_core.AlignOptions(wl_mode=mode)
+        try:
+            oa_core.score(gold, candidate, parsed, opts)
+        except oa_core.OAError:
+            continue
+        matrix_fn, evaluate = _scope_callbacks(gold, candidate, parsed, opts)
+        bijections, ids, record_pairs, scores = resolve_for_score(
+            index_document(gold, parsed), index_document(candidate, parsed), parsed,
+            matrix_fn, wl_mode=mode, limits=opts.limits, evaluate=evaluate)
+        scorer = Scorer(parsed.comparators, bijections=bijections, candidate_ids=ids,
+                        record_pairs=record_pairs, limits=opts.limits)
+        for records, known in scores.items():
+            scope, by_pointer = record_pairs[records]
+            assert sorted(known) == sorted(by_pointer), name
+            for gold_pointer, value in known.items():
+                expected = scorer.node(resolve(gold, gold_pointer),
+                                       resolve(candidate, by_pointer[gold_pointer]),
+                                       parsed.scopes[scope].record, gold_pointer,
+                                       by_pointer[gold_pointer]).score
+                assert value.hex() == expected.hex(), name
+                known_pairs += 1
+        try:
+            with_known = score_with(scorer, gold, candidate, parsed, scores)
+        except Unsupported:
+            continue
+        assert with_known.hex() == score_with(scorer, gold, candidate, parsed).hex(), name
+    assert known_pairs >= 100
+
+
+def test_records_with_references_are_scored_again() -> None:
+    """A scope whose records reference another scope (or hold its records) is not
+    self-contained: its pairs are scored in the final pass."""
+    from oa_core.referential import _self_contained
+
+    folder = ROOT / "sample_data" / "running_example"
+    running = oa_core.Schema.parse(json.loads((folder / "schema.json").read_text()))
+    assert _self_contained(running) == ("person",)
+    for lead in ({}, {"lead": {"type": "string", "ref": "person"}}):
+        nested = oa_core.Schema.parse({"type": "object", "properties": {
+            "teams": {"type": "array", "items": {"type": "object", "properties": {
+                "id": {"type": "string", "idScope": "team"}, **lead,
+                "members": {"type": "array", "items": {"type": "object", "properties": {
+                    "id": {"type": "string", "idScope": "person"}}}}}}}}})
+        assert _self_contained(nested) == ("person",)
+    # records holding their own scope's array (a tree, through $ref): paired by pointer
+    tree = oa_core.Schema.parse({"type": "object", "properties": {"people": {
+        "type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "string", "idScope": "person"},
+            "reports": {"$ref": "#/properties/people"}}}}}})
+    assert _self_contained(tree) == ()
