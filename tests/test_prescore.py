@@ -20,6 +20,7 @@ import pytest
 from apptest_helpers import metric, open_app
 
 from app import dataset_state, prescore, workers
+from benchmarks.dataset_speed import make_batch_output
 from oa_core.dataset import Dataset, ScoredRun, load_folder, load_scored, score_run, store_scored
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,6 +119,9 @@ def test_nothing_is_scored_ahead_without_a_run_cache_or_when_stored(
     store_scored(cache, key_of(data), score_run(data, first(data)))
     assert prescore.start(data) is None  # the run cache has it
     assert not prescore.progress_path(cache, key_of(data)).exists()
+    results = make_batch_output(folder.parent / "batch output", count=80)
+    assert prescore.start(load_folder(results)) is None  # read, not scored
+    assert list(cache.glob("prescore-*")) == []
 
 
 @pytest.mark.parametrize("how", ["ended", "zombie", "silent", "not a progress file"])
