@@ -45,7 +45,8 @@ PRESCORE_ENV = "OA_PRESCORE"  # "off": `oa explore --dataset` scores nothing ahe
 STALE_S = 60.0  # a progress file not updated for this long belongs to a stuck prescorer
 POLL_S = 0.1
 _WRITE_EVERY_S = 0.1
-Progress = dict[str, Any]  # {"pid", "done", "total", "started" (time.time())}
+# {"pid", "done", "total", "started" (time.time()), "code" (its code_fingerprint())}
+Progress = dict[str, Any]
 
 
 def cache_folder() -> Path | None:
@@ -127,7 +128,7 @@ def start(data: Dataset) -> int | None:
     run = next(iter(data.runs))
     if data.runs[run].results:
         return None
-    from oa_core.dataset import stored_name  # imported already by the launcher
+    from oa_core.dataset import code_fingerprint, stored_name  # imported by the launcher
 
     key = cache_key(data, run)
     path = progress_path(cache, key)
@@ -138,7 +139,8 @@ def start(data: Dataset) -> int | None:
         cache.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError:
         return None
-    begun = time.time()
+    head: Progress = {"total": len(data.runs[run]), "started": time.time(),
+                      "code": code_fingerprint()}
     try:
         pid = os.fork()
     except OSError:  # no process to spare: the page scores the run
@@ -146,11 +148,11 @@ def start(data: Dataset) -> int | None:
     if pid == 0:  # the prescorer: never back into the caller's code
         code = 1
         try:
-            code = _prescore(data, run, key, cache, path, begun)
+            code = _prescore(data, run, key, cache, path, head)
         finally:
             os._exit(code)
     try:
-        _write(path, {"pid": pid, "done": 0, "total": len(data.runs[run]), "started": begun})
+        _write(path, {"pid": pid, "done": 0} | head)
     except OSError:  # the page could not find it: no use
         stop(pid)
         return None
@@ -191,10 +193,12 @@ def wait(folder: Path, key: str,
     -------
     ScoredRun or None
         None when no prescoring of ``key`` is under way or it ended with no result (it
-        failed, died or got stuck: its progress file is then removed). Never waits for
-        a prescorer that is not running.
+        failed, died or got stuck: its progress file is then removed), and at once
+        when it runs other scoring code (the sources changed since ``oa explore`` read
+        them: its result would be stored for that code). Never waits for a prescorer
+        that is not running.
     """
-    from oa_core.dataset import load_scored
+    from oa_core.dataset import code_fingerprint, load_scored
 
     path = progress_path(folder, key)
     while True:
@@ -205,6 +209,8 @@ def wait(folder: Path, key: str,
             with contextlib.suppress(OSError):
                 path.unlink()
             return load_scored(folder, key)
+        if state.get("code") != code_fingerprint():  # its result is not for this code
+            return None  # (the sources changed since oa explore read them)
         if progress is not None and isinstance(state.get("total"), int):
             started = state.get("started")
             progress(int(state.get("done", 0)), state["total"],
@@ -213,7 +219,7 @@ def wait(folder: Path, key: str,
 
 
 def _prescore(data: Dataset, run: str, key: str, cache: Path, path: Path,
-              begun: float) -> int:
+              head: Progress) -> int:
     """The prescorer's work: score ``run`` and store it in ``cache`` under ``key``.
 
     Returns 0 once stored, 1 when it could not be (the page then scores the run itself
@@ -232,7 +238,7 @@ def _prescore(data: Dataset, run: str, key: str, cache: Path, path: Path,
         from oa_core.dataset import score_run, store_scored
 
         total = len(data.runs[run])
-        state: Progress = {"pid": os.getpid(), "done": 0, "total": total, "started": begun}
+        state: Progress = {"pid": os.getpid(), "done": 0} | head
         last = [0.0]
 
         def progress(done: int, count: int) -> None:

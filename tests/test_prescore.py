@@ -21,7 +21,15 @@ from apptest_helpers import metric, open_app
 
 from app import dataset_state, prescore, workers
 from benchmarks.dataset_speed import make_batch_output
-from oa_core.dataset import Dataset, ScoredRun, load_folder, load_scored, score_run, store_scored
+from oa_core.dataset import (
+    Dataset,
+    ScoredRun,
+    code_fingerprint,
+    load_folder,
+    load_scored,
+    score_run,
+    store_scored,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCIERC = ROOT / "sample_data" / "datasets" / "scierc_runs"
@@ -78,10 +86,13 @@ def ended_pid() -> int:
     return proc.pid
 
 
-def write_progress(path: Path, pid: int, done: int = 0, total: int = 70) -> None:
+def write_progress(path: Path, pid: int, done: int = 0, total: int = 70,
+                   code: str | None = None) -> None:
+    """A prescorer's progress file (by this scoring code unless ``code`` is given)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"pid": pid, "done": done, "total": total,
-                                "started": time.time() - 1.0}), encoding="utf-8")
+                                "started": time.time() - 1.0,
+                                "code": code or code_fingerprint()}), encoding="utf-8")
 
 
 def assert_same(left: ScoredRun, right: ScoredRun) -> None:
@@ -273,3 +284,18 @@ def test_the_page_shows_a_live_prescorer_s_progress_then_its_run(
         ending.join(60)
         stand_in.kill()
         stand_in.wait()
+
+
+def test_a_prescorer_running_other_scoring_code_is_not_waited_for(folder: Path) -> None:
+    data = load_folder(folder)
+    cache = prescore.cache_folder()
+    assert cache is not None
+    path = prescore.progress_path(cache, key_of(data))
+    write_progress(path, os.getpid(), code="older sources")  # alive and progressing
+    got: list[ScoredRun | None] = []
+    waiter = threading.Thread(target=lambda: got.append(prescore.wait(cache, key_of(data))),
+                              daemon=True)
+    waiter.start()
+    waiter.join(60)
+    assert got == [None]
+    assert path.exists()  # its own: it removes it when it ends
