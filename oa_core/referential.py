@@ -145,6 +145,12 @@ class DocumentIndex:
 
     records: dict[str, list[Record]]
     carriers: dict[str, Carrier]
+    # its gold-side reference graphs built before any scope was resolved (they depend
+    # on this document alone), by (group, blend, describe): a prepared gold's are
+    # built once
+    graphs: dict[tuple[frozenset[str], bool, bool],
+                 tuple[tuple[WLVertex, ...], tuple[WLEdge, ...], tuple[str, ...]]] = field(
+        default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -435,6 +441,29 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
                                      f"{len(ends)}-way {carrier.pointer or '/'}"))
             seeds.append("|")
             edges.extend(WLEdge(side, hub, v, role, label) for role, v in ends)
+
+
+def _gold_graph(index: DocumentIndex, group: frozenset[str],
+                bijections: dict[str, dict[Any, Any]], resolved: set[str],
+                vertices: list[WLVertex], edges: list[WLEdge], seeds: list[str],
+                blend: bool, describe: bool) -> None:
+    """:func:`_build_graph` of the gold side, into empty lists. Before any scope is
+    resolved it reads the gold's index alone (its labels name no bijection), so it is
+    kept in the index (``DocumentIndex.graphs``) and read again from there."""
+    if resolved:
+        _build_graph(index, "gold", group, bijections, resolved, vertices, edges, seeds,
+                     blend=blend, describe=describe)
+        return
+    key = (group, blend, describe)
+    found = index.graphs.get(key)
+    if found is None:
+        _build_graph(index, "gold", group, bijections, resolved, vertices, edges, seeds,
+                     blend=blend, describe=describe)
+        index.graphs[key] = (tuple(vertices), tuple(edges), tuple(seeds))
+        return
+    vertices.extend(found[0])
+    edges.extend(found[1])
+    seeds.extend(found[2])
 
 
 def _id_warnings(records: list[Record], decl: ScopeDecl, document: str,
@@ -1078,10 +1107,12 @@ class _Resolver:
             vertices: list[WLVertex] = []
             edges: list[WLEdge] = []
             seeds: list[str] = []
-            for side, index in (("gold", self.gold), ("candidate", self.candidate)):
-                _build_graph(index, side, members, state.bijections, state.resolved,
-                             vertices, edges, seeds, blend=self.mode == WLMode.BLEND,
-                             describe=self.describe)
+            blend = self.mode == WLMode.BLEND
+            _gold_graph(self.gold, members, state.bijections, state.resolved, vertices,
+                        edges, seeds, blend, self.describe)
+            _build_graph(self.candidate, "candidate", members, state.bijections,
+                         state.resolved, vertices, edges, seeds, blend=blend,
+                         describe=self.describe)
             trace = refine(vertices, edges, seeds, scope=", ".join(group),
                            mode=self.mode.value)
         for name in group:

@@ -987,6 +987,10 @@ def test_prepared_gold_is_a_frozen_copy() -> None:
     schema = oa_core.Schema.parse(raw)
     prepared = oa_core.prepare_gold(gold, schema)
     assert oa_core.score(prepared, candidate, schema) == 0.7678571428571429
+    # the gold's reference graph of the first scope group is kept, and read again
+    assert prepared._index is not None and list(prepared._index.graphs) == [
+        (frozenset({"person"}), False, False)]
+    assert oa_core.score(prepared, candidate, schema) == 0.7678571428571429
     gold["people"][0]["name"] = "Zed"
     gold["people"].pop()
     gold["mentorships"].clear()
