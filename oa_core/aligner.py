@@ -171,14 +171,12 @@ def _parsed(schema: Schema | Mapping[str, Any] | str,
     return Schema.parse(schema, comparators=comparators)
 
 
-def _check_gold_schema(gold: Any, parsed: Schema) -> None:
-    """An :class:`InputError` when the gold violates the schema."""
-    gold_errors = schema_violations(gold, parsed, "gold")
-    if gold_errors:
-        first = gold_errors[0]
-        more = f" (and {len(gold_errors) - 1} more)" if len(gold_errors) > 1 else ""
-        raise InputError(first.pointer, f"the gold violates the schema: {first.message}{more}",
-                         fix="correct the gold, or relax the schema", document="gold")
+def _gold_violates(gold_errors: list[Diagnostic]) -> InputError:
+    """The error of a gold that violates the schema (``gold_errors``, not empty)."""
+    first = gold_errors[0]
+    more = f" (and {len(gold_errors) - 1} more)" if len(gold_errors) > 1 else ""
+    return InputError(first.pointer, f"the gold violates the schema: {first.message}{more}",
+                      fix="correct the gold, or relax the schema", document="gold")
 
 
 def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
@@ -191,12 +189,14 @@ def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
     (a :class:`PreparedGold`'s), so only the candidate is checked."""
     _allow_depth(opts.limits.max_depth)
     strict = opts.strict
-    parsed = _parsed(schema, comparators)
+    # a parsed schema without comparators is the common case: no call for it
+    parsed = schema if isinstance(schema, Schema) and not comparators else _parsed(
+        schema, comparators)
     if not gold_checked:
         check_json(gold, "gold", opts.limits)
     check_json(candidate, "candidate", opts.limits)
-    if not gold_checked:
-        _check_gold_schema(gold, parsed)
+    if not gold_checked and (gold_errors := schema_violations(gold, parsed, "gold")):
+        raise _gold_violates(gold_errors)
     violations = (schema_violations(candidate, parsed, "candidate")
                   if describe_violations or strict else [])
     return parsed, violations
@@ -399,6 +399,8 @@ def prepare_gold(gold: Any, schema: Schema | Mapping[str, Any] | str,
     parsed = _parsed(schema, comparators)
     check_json(gold, "gold", opts.limits)  # plain JSON within the limits: copied safely
     frozen = copy.deepcopy(gold)
-    _check_gold_schema(frozen, parsed)
+    gold_errors = schema_violations(frozen, parsed, "gold")
+    if gold_errors:
+        raise _gold_violates(gold_errors)
     return PreparedGold(parsed, opts.limits, frozen,
                         index_document(frozen, parsed) if parsed.scopes else None)
