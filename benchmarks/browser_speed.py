@@ -63,16 +63,39 @@ VIEWS = (("match-tree", "Match tree"), ("referential", "Referential alignment"),
          ("feedback", "Feedback"), ("schema-tuning", "Schema tuning"), ("overview", "Overview"))
 
 # Installed in every document before its scripts: the time of the last DOM change.
-# The page's last change (any DOM mutation), and the user's last press (pointer or key)
-# on the same clock: an interaction is timed from the press, as a user feels it.
-# Playwright first finds the element and moves its pointer (40-76 ms before the page
-# sees a first click, measured), time no user spends.
+# The page's last change, the user's last press (pointer or key) and the end of the
+# last script run, on the page clock: an interaction is timed from the press, as a user
+# feels it (Playwright first finds the element and moves its pointer: 40-76 ms before
+# the page sees a first click, measured), to the last change a user can see:
+# - a DOM mutation, except inside a <canvas>: the data grid keeps a hidden copy of its
+#   cells there for screen readers and rebuilds it 200 ms after each change (its
+#   debounce), never drawn;
+# - a draw on a canvas (the data grid draws its cells: new rows show as draws, no
+#   mutation).
 OBSERVER = """
 window.__oaLast = performance.now();
 window.__oaPressed = 0;
-new MutationObserver(() => { window.__oaLast = performance.now(); })
-    .observe(document, {subtree: true, childList: true, attributes: true,
-                        characterData: true});
+window.__oaRunEnded = 0;
+const oaHidden = node => {
+    const element = node.nodeType === 1 ? node : node.parentElement;
+    return !!(element && element.closest("canvas"));
+};
+new MutationObserver(records => {
+    const now = performance.now();
+    for (const r of records)
+        if (r.attributeName === "data-test-script-state"
+            && r.target.getAttribute("data-test-script-state") === "notRunning")
+            window.__oaRunEnded = now;
+    if (records.some(r => !oaHidden(r.target))) window.__oaLast = now;
+}).observe(document, {subtree: true, childList: true, attributes: true,
+                      characterData: true});
+for (const name of ["fillText", "drawImage"]) {
+    const draw = CanvasRenderingContext2D.prototype[name];
+    CanvasRenderingContext2D.prototype[name] = function (...args) {
+        window.__oaLast = performance.now();
+        return draw.apply(this, args);
+    };
+}
 for (const type of ["pointerdown", "keydown"])
     addEventListener(type, e => { window.__oaPressed = e.timeStamp; },
                      {capture: true, passive: true});
@@ -89,6 +112,10 @@ OVERVIEW = """() => [...document.querySelectorAll("h1")]
     .some(h => h.innerText.trim() === "Overview")
     && !!document.querySelector('[data-testid="stMetric"]')"""
 URL_CHANGED = "before => window.location.search !== before"
+# the URL changed and a script run ended after ``since`` (page clock): the server has
+# taken the action (the URL alone changes before the run that sends the new rows)
+RAN = """([before, since]) => window.location.search !== before
+    && window.__oaRunEnded > since"""
 DIAGNOSE = """() => ({
     headings: [...document.querySelectorAll("h1")].map(h => h.innerText),
     stale: document.querySelectorAll('[data-stale="true"]').length,

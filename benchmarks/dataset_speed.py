@@ -65,6 +65,7 @@ from playwright.sync_api import Page, sync_playwright
 from app.dataset_views import SORTS
 from benchmarks.browser_speed import (
     HEADING,
+    RAN,
     URL_CHANGED,
     Browser,
     explorer,
@@ -327,12 +328,9 @@ def _pointer_in_page(page: Page, quiet_ms: int) -> None:
     idle(page, quiet_ms)
 
 
-# the rows the table shows, as a string (its cells' text in the accessibility table):
-# a sort has reached the browser once they differ
-ROWS = """() => [...document.querySelectorAll('[id^="glide-cell-"]')]
-    .map(c => c.textContent).join("|")"""
-ROWS_CHANGED = f"""([search, rows]) => window.location.search !== search
-    && ({ROWS})() !== rows"""
+def _since(page: Page) -> list[Any]:
+    """:data:`RAN`'s argument: the URL's query now, and the page clock's time."""
+    return [_search(page), page.evaluate("() => performance.now()")]
 
 
 def _search(page: Page) -> str:
@@ -361,10 +359,10 @@ def _interactions(page: Page, figures: dict[str, list[tuple[float, float]]],
     # Streamlit sends an element the browser already has as a reference to it: the
     # descending order is one the browser has not seen yet, the way back one it has
     descending = main.get_by_text("Descending")
-    _timed(figures, "sort (descending: a new order)", page, descending.click, ROWS_CHANGED,
-           [_search(page), page.evaluate(ROWS)], quiet_ms)
+    _timed(figures, "sort (descending: a new order)", page, descending.click, RAN,
+           _since(page), quiet_ms)
     _timed(figures, "sort (back: the order shown before)", page, descending.click,
-           ROWS_CHANGED, [_search(page), page.evaluate(ROWS)], quiet_ms)
+           RAN, _since(page), quiet_ms)
     search = main.get_by_label("Search id, top op or problem")
     ids = page.evaluate("""() => [...document.querySelectorAll('[id^="glide-cell-"]')]
         .map(c => c.textContent).filter(t => /^(doc-\\d+|p\\d+)$/.test(t))""")
@@ -374,8 +372,8 @@ def _interactions(page: Page, figures: dict[str, list[tuple[float, float]]],
         search.fill(chosen)
         search.press("Enter")
 
-    _timed(figures, "filter (text)", page, type_filter, ROWS_CHANGED,
-           [_search(page), page.evaluate(ROWS)], quiet_ms)
+    _timed(figures, "filter (text)", page, type_filter, RAN,
+           _since(page), quiet_ms)
     if not chosen.startswith("p"):  # an oa batch output has no pair to open
         for name, x in (("open a pair (Overview, its Open button)", OPEN_X),
                         ("open a pair again (a click on its row)", 18)):
@@ -403,8 +401,8 @@ def _interactions(page: Page, figures: dict[str, list[tuple[float, float]]],
         search.fill("")
         search.press("Enter")
 
-    _timed(figures, "filter (cleared)", page, clear_filter, ROWS_CHANGED,
-           [_search(page), page.evaluate(ROWS)], quiet_ms)
+    _timed(figures, "filter (cleared)", page, clear_filter, RAN,
+           _since(page), quiet_ms)
 
 
 def main(argv: list[str] | None = None) -> int:
