@@ -46,6 +46,12 @@ COLUMNS = ("path", "deficit", "status", "score", "similarity", "key score", "wei
 NUMBER_COLUMNS = ("deficit", "score", "similarity", "key score", "weight",
                   "effective weight", "contribution")
 ABSENT = "—"  # a pointer on a side the node does not exist on
+COLUMN_HINTS = {  # hover texts of the table's headers
+    "path": "Where the node is (the gold pointer, else the candidate's)",
+    "deficit": "What fixing this node would recover (siblings add up to their parent)",
+    "gold pointer": "JSON Pointer into the gold (— where the node is not in the gold)",
+    "candidate pointer": "JSON Pointer into the candidate (— where the node is not in "
+                         "the candidate)"}
 
 
 def tree_frame(root: MatchNode, *, depth: int, imperfect_only: bool,

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import re
 
+import pandas as pd
 import pytest
-from apptest_helpers import open_app
+from apptest_helpers import as_numbers, html_body, html_table, open_app
 from streamlit.testing.v1 import AppTest
+
+from app.html_table import HTML_TABLE_ROWS
 
 SCORE = 0.7678571428571429
 
@@ -22,29 +25,53 @@ def chart_config(at: AppTest, key: str) -> dict:
     return json.loads(chart.proto.config)
 
 
-def column_config(at: AppTest) -> dict:
-    return json.loads(at.dataframe[0].proto.columns)
+def tree_table(at: AppTest) -> pd.DataFrame:
+    """The tree table as printed (a small one is HTML: no data grid on the page)."""
+    assert not at.dataframe
+    return html_table(at, "tree")
 
 
 def test_table_has_weights_and_deficits() -> None:
     at = open_app("match_tree.py")
-    frame = at.dataframe[0].value
+    frame = tree_table(at)
     assert list(frame.columns)[:4] == ["path", "deficit", "status", "score"]
     for column in ("comparator", "similarity", "weight", "effective weight", "contribution",
                    "gold pointer", "candidate pointer"):
         assert column in frame.columns
     root = frame.iloc[0]
-    assert root["score"] == pytest.approx(SCORE)
-    assert root["deficit"] == pytest.approx(1 - SCORE)
+    assert root["score"] == f"{SCORE:.4f}"
+    assert root["deficit"] == f"{1 - SCORE:.4f}"
     closin = frame[frame["gold pointer"] == "/agenda/2"].iloc[0]
-    assert closin["comparator"] == "jaro" and closin["similarity"] == pytest.approx(0.952, 1e-3)
+    assert closin["comparator"] == "jaro" and closin["similarity"] == "0.9524"
     top = frame[frame["gold pointer"].isin(["/agenda", "/mentorships", "/people", "/period"])]
-    assert top["deficit"].sum() == pytest.approx(root["deficit"])
+    assert as_numbers(top["deficit"]).sum() == pytest.approx(1 - SCORE, abs=5e-4)
 
 
 def test_path_and_deficit_are_pinned_numbers_have_4_decimals() -> None:
     at = open_app("match_tree.py")
-    config = column_config(at)
+    body = html_body(at, "tree")
+    assert body is not None
+    head = body.split("<tbody>")[0]
+    pinned = re.findall(r'<th class="pin[^"]*"[^>]*>([^<]*)</th>', head)
+    assert pinned == ["path", "deficit"]  # sticky: they stay in view scrolling sideways
+    assert 'title="What fixing this node would recover' in head  # the header's help
+    frame = tree_table(at)
+    for name in ("deficit", "score", "weight", "effective weight", "contribution",
+                 "similarity"):
+        printed = frame[name][frame[name] != "—"]
+        assert len(printed) and printed.str.fullmatch(r"-?\d\.\d{4}").all(), name
+    assert '<td class="num">' in body  # numbers are right-aligned
+
+
+def test_a_big_table_stays_a_data_grid_with_path_and_deficit_pinned() -> None:
+    at = open_app("match_tree.py", query={"example": "scierc"}, timeout=60)
+    assert html_body(at, "tree") is not None and not at.dataframe  # 2 levels: small
+    at.slider(key="w.oa.tree_depth").set_value(8).run()
+    assert html_body(at, "tree") is None
+    frame = at.dataframe[0].value
+    assert len(frame) > HTML_TABLE_ROWS
+    assert at.dataframe[0].proto.placeholder == "—"  # NaN shows as — in the grid
+    config = json.loads(at.dataframe[0].proto.columns)
     assert config["path"]["pinned"] is True and config["deficit"]["pinned"] is True
     assert not any(c.get("pinned") for name, c in config.items()
                    if name not in ("path", "deficit"))
@@ -55,11 +82,12 @@ def test_path_and_deficit_are_pinned_numbers_have_4_decimals() -> None:
 
 def test_sorted_by_deficit_by_default_or_as_a_tree() -> None:
     at = open_app("match_tree.py")
-    frame = at.dataframe[0].value
-    assert list(frame["deficit"]) == sorted(frame["deficit"], reverse=True)
+    frame = tree_table(at)
+    deficits = list(as_numbers(frame["deficit"]))
+    assert deficits == sorted(deficits, reverse=True)
     assert frame.iloc[1]["path"] == "/agenda"  # full paths when sorted
     at.radio(key="w.oa.tree_order").set_value("tree").run()
-    tree = at.dataframe[0].value
+    tree = tree_table(at)
     assert tree.iloc[0]["path"] == "(root)"
     assert tree.iloc[1]["path"] == "    people"  # indented; the gold's first key, not "agenda"
     assert set(tree["gold pointer"]) == set(frame["gold pointer"])
@@ -67,10 +95,9 @@ def test_sorted_by_deficit_by_default_or_as_a_tree() -> None:
 
 def test_no_none_cells_and_labelled_pointers() -> None:
     at = open_app("match_tree.py")
-    frame = at.dataframe[0].value
-    assert at.dataframe[0].proto.placeholder == "—"  # NaN shows as — in the grid
-    text = frame.select_dtypes(exclude="number")
-    assert not text.isin(["None", "nan", None]).any().any()
+    frame = tree_table(at)
+    assert not frame.isin(["None", "nan", "NaN", None]).any().any()
+    assert (frame["similarity"] == "—").any()  # a container has no similarity: —
     missing = frame[frame["status"].str.contains("missing")].iloc[0]
     assert missing["candidate pointer"] == "—" and missing["gold pointer"].startswith("/")
     excess = frame[frame["status"].str.contains("excess")].iloc[0]
@@ -81,14 +108,14 @@ def test_no_none_cells_and_labelled_pointers() -> None:
 
 def test_depth_focus_and_imperfect_filter_change_the_table() -> None:
     at = open_app("match_tree.py")
-    shallow = len(at.dataframe[0].value)
+    shallow = len(tree_table(at))
     at.slider(key="w.oa.tree_depth").set_value(3).run()
-    deep = len(at.dataframe[0].value)
+    deep = len(tree_table(at))
     assert deep > shallow
     at.toggle(key="w.oa.tree_imperfect").set_value(True).run()
-    assert len(at.dataframe[0].value) < deep
+    assert len(tree_table(at)) < deep
     at.selectbox(key="w.oa.tree_focus").select("/agenda").run()
-    frame = at.dataframe[0].value
+    frame = tree_table(at)
     pointers = set(frame["gold pointer"]) | set(frame["candidate pointer"])
     assert pointers - {"—"} and all(p.startswith("/agenda") for p in pointers - {"—"})
 

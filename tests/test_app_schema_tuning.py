@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from apptest_helpers import metric, open_app
+from apptest_helpers import as_numbers, html_table, metric, open_app
 from streamlit.testing.v1 import AppTest
 
 from app import schema_widgets
@@ -162,12 +162,17 @@ def test_search_narrows_the_sections_to_the_matching_settings() -> None:
 
 def test_most_sensitive_settings_are_finite_differences_of_the_score() -> None:
     at = open_app("schema_tuning.py")
-    table = next(d.value for d in at.dataframe if "score per +1" in d.value.columns)
+    table = html_table(at, "sensitive")  # a plain table: no data grid on the page
+    assert not at.dataframe
+    assert list(table.columns) == ["setting", "value", "score per +1", "pointer"]
     assert len(table) == 10
-    slopes = list(table["score per +1"])
+    assert table["score per +1"].str.fullmatch(r"[+-]\d\.\d{4}").all()  # signed, 4 places
+    assert table["value"].str.fullmatch(r"\d+\.\d{3}").all()
+    slopes = list(as_numbers(table["score per +1"]))
     assert slopes == sorted(slopes, key=lambda s: -abs(s))  # largest moves first
     agenda = table[table["pointer"] == "/properties/agenda/valueWeight"].iloc[0]
-    assert agenda["score per +1"] < 0  # the agenda is the worst part: weighing it more hurts
+    assert agenda["score per +1"].startswith("-")  # the agenda is the worst part: weighing
+    # it more hurts
     # check one slope by rescoring by hand
     schema = json.loads((RUNNING / "schema.json").read_text())
     gold = json.loads((RUNNING / "gold.json").read_text())
@@ -178,14 +183,14 @@ def test_most_sensitive_settings_are_finite_differences_of_the_score() -> None:
         schema["properties"]["agenda"]["valueWeight"] = w
         return oa_core.score(gold, candidate, schema)
 
-    assert abs(agenda["score per +1"] - (at_weight(1.1) - at_weight(0.9)) / 0.2) < 1e-12
+    assert agenda["score per +1"] == f"{(at_weight(1.1) - at_weight(0.9)) / 0.2:+.4f}"
     # an edit: the table stays at the original schema until asked
     at.number_input(key="tune:/properties/agenda/valueWeight").set_value(3.0).run()
     assert "at the original schema" in "\n".join(c.value for c in at.caption)
     next(b for b in at.button if b.label == "Recompute at the edited settings").click().run()
     assert "at the current settings" in "\n".join(c.value for c in at.caption)
-    table = next(d.value for d in at.dataframe if "score per +1" in d.value.columns)
-    assert table[table["pointer"] == "/properties/agenda/valueWeight"].iloc[0]["value"] == 3.0
+    table = html_table(at, "sensitive")
+    assert table[table["pointer"] == "/properties/agenda/valueWeight"].iloc[0]["value"] == "3.000"
 
 
 def test_moved_nodes_leave_out_renormalised_siblings_and_repeated_paths() -> None:

@@ -88,31 +88,49 @@ def test_overview_search_and_show_everything(
 def test_match_tree_pins_path_and_deficit(
         page: Page, app_url: str, example: str, screenshot: Shot) -> None:
     open_view(page, app_url, "match-tree", example)
-    grid = page.locator('[data-testid="stDataFrame"]').first
-    grid.scroll_into_view_if_needed()
-    headers = grid.locator('th[role="columnheader"]')
+    # a small table is plain HTML (drawn with the page), not a data grid
+    box = page.locator('.oa-table[data-table="tree"]')
+    box.scroll_into_view_if_needed()
+    expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)
+    headers = box.locator("thead th")
     expect(headers.first).to_have_text("path")
     expect(headers.nth(1)).to_have_text("deficit")
-    # scrolled all the way right, the grid draws the last columns and keeps the pinned
-    # ones (it only renders the header cells of the columns in view)
-    grid.locator(".dvn-scroller").evaluate("el => { el.scrollLeft = el.scrollWidth; }")
-    expect(headers.filter(has_text="comparator")).to_have_count(1)
-    expect(headers.filter(has_text="similarity")).to_have_count(0)
-    expect(headers.first).to_have_text("path")
-    expect(headers.nth(1)).to_have_text("deficit")
+    path_x = headers.first.bounding_box()["x"]  # type: ignore[index]
+    deficit_x = headers.nth(1).bounding_box()["x"]  # type: ignore[index]
+    comparator = headers.filter(has_text="comparator")
+    # scrolled all the way right, the last columns come into view and path and deficit
+    # stay where they were (sticky)
+    box.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+    expect(comparator).to_be_in_viewport()
+    assert box.evaluate("el => el.scrollLeft") > 0  # the table is wider than its box
+    assert headers.first.bounding_box()["x"] == pytest.approx(path_x, abs=1)  # type: ignore[index]
+    assert headers.nth(1).bounding_box()["x"] == pytest.approx(  # type: ignore[index]
+        deficit_x, abs=1)
+    similarity = headers.filter(has_text="similarity")
+    similarity_box = similarity.bounding_box()
+    deficit_box = headers.nth(1).bounding_box()
+    assert similarity_box is not None and deficit_box is not None
+    # scrolled past: it lies under the pinned columns
+    assert similarity_box["x"] < deficit_box["x"] + deficit_box["width"]
     expect(page.locator(".st-key-icicle text.slicetext").first).to_contain_text("score")
+    box.evaluate("el => { el.scrollLeft = 0; }")
     settled(page)
     screenshot(page, f"pages-match-tree-{example}")
 
 
 def test_match_tree_table_has_no_none_cells(page: Page, app_url: str) -> None:
     open_view(page, app_url, "match-tree", "scierc")
-    grid = page.locator('[data-testid="stDataFrame"]').first
-    grid.scroll_into_view_if_needed()
-    cells = grid.locator('td[role="gridcell"]')
+    box = page.locator('.oa-table[data-table="tree"]')
+    box.scroll_into_view_if_needed()
+    cells = box.locator("tbody td")
     expect(cells.first).to_be_attached()
     expect(cells.filter(has_text=re.compile(r"^—$")).first).to_be_attached()  # absent side
-    assert "None" not in cells.all_inner_texts()
+    texts = cells.all_inner_texts()
+    assert "None" not in texts and "nan" not in texts
+    # numbers are right-aligned, in the 4-decimal format
+    score = box.locator("tbody tr").first.locator("td").nth(3)
+    expect(score).to_have_text(re.compile(r"^\d\.\d{4}$"))
+    assert score.evaluate("el => getComputedStyle(el).textAlign") == "right"
 
 
 @pytest.mark.parametrize("example", LARGEST)
