@@ -199,6 +199,14 @@ def test_script_in_a_value_is_shown_as_text(
     assert page.locator("table.oa-diff b").count() == 0
     settled(page)
     screenshot(page, "escaped-script")
+    # the Match tree's table (plain HTML, app/html_table.py) shows it as text too
+    page.locator('[data-testid="stSidebarNav"]').get_by_role(
+        "link", name="Match tree", exact=True).click()
+    table = page.locator('.oa-table[data-table="tree"]')
+    expect(table.locator("td").filter(has_text="<script>window.__pwned").first
+           ).to_be_attached()
+    assert page.evaluate("() => window.__pwned") is None
+    assert table.locator("b, script").count() == 0
 
 
 def test_query_string_selects_an_example(
