@@ -135,6 +135,13 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     comparators : mapping, optional
         Custom comparators by name (when ``schema`` is not yet parsed).
 
+    ``gold`` may be a :class:`PreparedGold` (:func:`prepare_gold`), as for
+    :func:`score`: under the schema it was prepared with (the same :class:`Schema`
+    object) and the same limits, its checks and index are reused; else its gold is
+    checked and indexed again. The same alignment either way; its ``gold`` is then the
+    prepared copy (read it, do not change it: it is shared by every alignment made
+    with that :class:`PreparedGold`).
+
     Returns
     -------
     Alignment
@@ -155,9 +162,25 @@ def _align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     """:func:`align`; without ``describe_violations`` the candidate's schema violations
     are looked for only in strict mode (the only mode where they change the score), and
     the alignment's ``violations`` is then left empty."""
+    gold, gold_index, gold_checked = _unprepared(gold, schema, opts, comparators)
     parsed, violations = _checked(gold, candidate, schema, opts, comparators,
-                                  describe_violations=describe_violations)
-    return _aligned(gold, candidate, parsed, opts, violations)
+                                  describe_violations=describe_violations,
+                                  gold_checked=gold_checked)
+    return _aligned(gold, candidate, parsed, opts, violations, gold_index)
+
+
+def _unprepared(gold: Any, schema: Schema | Mapping[str, Any] | str, opts: AlignOptions,
+                comparators: Mapping[str, Any] | None
+                ) -> tuple[Any, DocumentIndex | None, bool]:
+    """The gold document, its index and whether it is checked: a :class:`PreparedGold`
+    's copy, with its index and checks when they hold under ``schema`` (the same
+    object), ``opts``' limits and no new comparators; else ``(gold, None, False)``
+    (a prepared gold's copy is then checked and indexed again, as a plain gold)."""
+    if not isinstance(gold, PreparedGold):
+        return gold, None, False
+    if schema is gold.schema and opts.limits == gold.limits and not comparators:
+        return gold._gold, gold._index, True
+    return gold._gold, None, False
 
 
 def _parsed(schema: Schema | Mapping[str, Any] | str,
@@ -203,10 +226,12 @@ def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
 
 
 def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
-             violations: list[Diagnostic]) -> Alignment:
-    """:func:`align` once the documents are checked."""
+             violations: list[Diagnostic], gold_index: DocumentIndex | None = None
+             ) -> Alignment:
+    """:func:`align` once the documents are checked (``gold_index``: the gold's
+    ``index_document`` under ``parsed``, when it was made before)."""
     bijections, candidate_ids, scopes, traces, scope_warnings = _resolved(
-        gold, candidate, parsed, opts)
+        gold, candidate, parsed, opts, gold_index)
     tree = _final_scorer(parsed, opts, bijections, candidate_ids, scopes).node(
         gold, candidate, parsed.root, "", "")
     _set_effective_weights(tree)
@@ -242,15 +267,18 @@ def _final_scorer(parsed: Schema, opts: AlignOptions, bijections: dict[str, dict
                   record_pairs=record_pairs, limits=opts.limits)
 
 
-def _resolved(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions
+def _resolved(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
+              gold_index: DocumentIndex | None = None
               ) -> tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                          dict[str, ScopeAlignment], dict[str, WLTrace], list[Diagnostic]]:
-    """The scopes' resolution (:func:`~oa_core.referential.resolve_scopes`)."""
+    """The scopes' resolution (:func:`~oa_core.referential.resolve_scopes`;
+    ``gold_index``: the gold's index under ``parsed``, when it was made before)."""
     if not parsed.scopes:  # what resolve_scopes gives for a schema without scopes
         return {}, {}, {}, {}, []
     record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)
     return resolve_scopes(
-        index_document(gold, parsed), index_document(candidate, parsed), parsed,
+        index_document(gold, parsed) if gold_index is None else gold_index,
+        index_document(candidate, parsed), parsed,
         record_matrix, wl_mode=opts.wl_mode, wl_lambda=opts.wl_blend_lambda,
         limits=opts.limits, evaluate=document_score)
 
@@ -317,15 +345,9 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     """
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
-    gold_index = None
-    if isinstance(gold, PreparedGold):
-        reused = schema is gold.schema and opts.limits == gold.limits and not comparators
-        gold, gold_index = gold._gold, gold._index if reused else None
-        parsed, violations = _checked(gold, candidate, schema, opts, comparators,
-                                      describe_violations=False, gold_checked=reused)
-    else:
-        parsed, violations = _checked(gold, candidate, schema, opts, comparators,
-                                      describe_violations=False)
+    gold, gold_index, gold_checked = _unprepared(gold, schema, opts, comparators)
+    parsed, violations = _checked(gold, candidate, schema, opts, comparators,
+                                  describe_violations=False, gold_checked=gold_checked)
     if parsed.scopes:
         value = _scored_with_scopes(gold, candidate, parsed, opts, gold_index)
     else:  # objects, lists and leaves: no scope to resolve

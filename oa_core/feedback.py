@@ -638,7 +638,10 @@ def feedback(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
              top_k: int = 5, min_delta: float = 0.0, style: str = "text",
              templates: Mapping[str, str] | None = None, describe_refs: bool = False,
              values: str = "python", **align_options: Any) -> Feedback:
-    """Align, score and render ranked feedback in one call (see :func:`render_feedback`)."""
+    """Align, score and render ranked feedback in one call (see :func:`render_feedback`).
+
+    ``gold`` may be a :class:`~oa_core.aligner.PreparedGold`, as for :func:`align`.
+    """
     alignment = align(gold, candidate, schema, **align_options)
     return render_feedback(alignment, top_k=top_k, min_delta=min_delta, style=style,
                            templates=templates, describe_refs=describe_refs, values=values)

@@ -14,6 +14,12 @@ are stripped). A prediction that holds no JSON scores 0, and its feedback says
 why and where; a gold that holds no JSON is a programming error and raises
 :class:`~oa_core.errors.InputError`.
 
+A metric scores many candidates against the same golds, so it keeps each gold
+prepared (:func:`oa_core.prepare_gold`: checked, copied and indexed once) for the
+:data:`PREPARED_GOLDS` golds it used last, keyed by the gold's text or canonical JSON
+(type-exact: ``1``, ``1.0`` and ``true`` are three golds). The results are the same
+bits as without it; the cache is shared safely by threads.
+
 Examples
 --------
 >>> schema = {"type": "object", "properties": {"city": {"type": "string"}}}
@@ -34,22 +40,30 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .aligner import align
+from .aligner import PreparedGold, align, prepare_gold
 from .errors import InputError, OAError
 from .feedback import load_templates, render_feedback
 from .jsonio import extract_json
 from .options import AlignOptions
 from .schema import Schema
 
-__all__ = ["MetricResult", "OAMetric", "dspy_metric"]
+__all__ = ["PREPARED_GOLDS", "MetricResult", "OAMetric", "dspy_metric"]
 
 _FEEDBACK_OPTIONS = frozenset({"min_delta", "style", "templates", "describe_refs"})
 _MISSING = object()
+
+# Golds an OAMetric keeps prepared, the least recently used dropped first (a GEPA
+# run cycles through its train and validation golds, scoring many candidates each).
+PREPARED_GOLDS = 256
+_EXACT_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +132,9 @@ class OAMetric:
         templates = self.feedback_options.get("templates")
         if isinstance(templates, str | Path):
             self.feedback_options["templates"] = load_templates(templates)
+        # gold key (_gold_key) -> its PreparedGold under self.schema and the limits
+        self._prepared: OrderedDict[tuple[str, str], PreparedGold] = OrderedDict()
+        self._lock = threading.Lock()
 
     def __call__(self, gold: Any, pred: Any, trace: Any = None, pred_name: str | None = None,
                  pred_trace: Any = None) -> Any:
@@ -132,7 +149,7 @@ class OAMetric:
         InputError
             When the gold has no usable JSON in its field, or violates the schema.
         """
-        gold_value = self._gold_value(gold)
+        gold_value = self._prepared_gold(gold)
         try:
             candidate = self._candidate_value(pred)
             alignment = align(gold_value, candidate, self.schema, self.align_options)
@@ -154,6 +171,41 @@ class OAMetric:
                 f"{v.pointer or '(root)'}: {v.message}" for v in shown) + (
                 f"; and {more} more." if more else ".")
         return self.make_result(score=float(alignment.score), feedback=text)
+
+    def _prepared_gold(self, gold: Any) -> Any:
+        """The gold's :class:`PreparedGold` (from the cache, else made and kept), or
+        the gold's JSON itself when it cannot be prepared (no plain JSON, or it
+        violates the schema: :func:`align` then raises what it always raised) or has
+        no exact key."""
+        raw = _read_field(gold, self.gold_field)
+        key = ("text", raw) if type(raw) is str else None
+        if key is not None:
+            with self._lock:
+                prepared = self._prepared.get(key)
+                if prepared is not None:
+                    self._prepared.move_to_end(key)
+                    return prepared
+        value = self._gold_value(gold)
+        if key is None:
+            data_key = _json_key(value)
+            if data_key is None:
+                return value
+            key = ("json", data_key)
+            with self._lock:
+                prepared = self._prepared.get(key)
+                if prepared is not None:
+                    self._prepared.move_to_end(key)
+                    return prepared
+        try:
+            prepared = prepare_gold(value, self.schema, self.align_options)
+        except OAError:
+            return value
+        with self._lock:
+            self._prepared[key] = prepared
+            self._prepared.move_to_end(key)
+            while len(self._prepared) > PREPARED_GOLDS:
+                self._prepared.popitem(last=False)
+        return prepared
 
     def _gold_value(self, gold: Any) -> Any:
         value = _read_field(gold, self.gold_field)
@@ -192,6 +244,34 @@ def _read_field(obj: Any, name: str) -> Any:
         return getattr(obj, name)
     except (AttributeError, KeyError):
         return _MISSING
+
+
+def _json_key(value: Any) -> str | None:
+    """The canonical JSON text of ``value`` when it is made of the exact JSON types
+    (dict with str keys, list, str, int, float, bool, None; finite floats), else
+    None. Two such values have the same text exactly when they are the same JSON:
+    ``1``, ``1.0`` and ``True`` give ``1``, ``1.0`` and ``true`` (``==`` confuses
+    them), and a tuple or an int key, which ``json.dumps`` would write as a list or
+    a str key, gives None."""
+    try:  # first: it refuses a cycle, which the walk below would follow for ever
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, sort_keys=True,
+                          separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):  # no JSON; NaN; a cycle; too deep
+        return None
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is dict:
+            for key in node:
+                if type(key) is not str:
+                    return None
+            stack.extend(node.values())
+        elif kind is list:
+            stack.extend(node)
+        elif kind not in _EXACT_SCALARS:
+            return None
+    return text
 
 
 def _plain(value: Any) -> Any:
