@@ -345,3 +345,16 @@ def test_json_key_is_type_exact(a: Any, b: Any) -> None:
     key_a, key_b = _json_key(a), _json_key(b)
     assert key_a is not None and key_b is not None
     assert (key_a == key_b) == (canonical(a) == canonical(b))
+
+
+def test_metric_speed_benchmark_measures_the_same_results() -> None:
+    """The benchmark's before and after give the same results (it checks them before
+    timing) and measure one pass of every pair per turn; never timed here."""
+    from benchmarks import metric_speed
+
+    for kind in metric_speed.KINDS:
+        row = metric_speed.measure("running", kind, turns=1)
+        assert row["pairs"] == 12 and row["golds"] == 1
+        assert row["before_pairs_per_s"] > 0 and row["after_pairs_per_s"] > 0
+    golds, _ = metric_speed.org2graph_golds(golds=2, candidates=3)
+    assert len(golds) == 2 and all(len(candidates) == 3 for _, candidates in golds)
