@@ -16,9 +16,9 @@ why and where; a gold that holds no JSON is a programming error and raises
 
 A metric scores many candidates against the same golds, so it keeps each gold
 prepared (:func:`oa_core.prepare_gold`: checked, copied and indexed once) for the
-:data:`PREPARED_GOLDS` golds it used last, keyed by the gold's text or canonical JSON
-(type-exact: ``1``, ``1.0`` and ``true`` are three golds). The results are the same
-bits as without it; the cache is shared safely by threads.
+:data:`PREPARED_GOLDS` golds it used last, keyed by the gold's text, or by a type-exact
+serialisation of its data (``1``, ``1.0`` and ``true`` are three golds). The results
+are the same bits as without it; the cache is shared safely by threads.
 
 Examples
 --------
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
+import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -63,7 +63,6 @@ _MISSING = object()
 # Golds an OAMetric keeps prepared, the least recently used dropped first (a GEPA
 # run cycles through its train and validation golds, scoring many candidates each).
 PREPARED_GOLDS = 256
-_EXACT_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +132,7 @@ class OAMetric:
         if isinstance(templates, str | Path):
             self.feedback_options["templates"] = load_templates(templates)
         # gold key (_gold_key) -> its PreparedGold under self.schema and the limits
-        self._prepared: OrderedDict[tuple[str, str], PreparedGold] = OrderedDict()
+        self._prepared: OrderedDict[tuple[str, str | bytes], PreparedGold] = OrderedDict()
         self._lock = threading.Lock()
 
     def __call__(self, gold: Any, pred: Any, trace: Any = None, pred_name: str | None = None,
@@ -178,7 +177,7 @@ class OAMetric:
         violates the schema: :func:`align` then raises what it always raised) or has
         no exact key."""
         raw = _read_field(gold, self.gold_field)
-        key = ("text", raw) if type(raw) is str else None
+        key: tuple[str, str | bytes] | None = ("text", raw) if type(raw) is str else None
         if key is not None:
             with self._lock:
                 prepared = self._prepared.get(key)
@@ -187,10 +186,10 @@ class OAMetric:
                     return prepared
         value = self._gold_value(gold)
         if key is None:
-            data_key = _json_key(value)
+            data_key = _data_key(value)
             if data_key is None:
                 return value
-            key = ("json", data_key)
+            key = ("data", data_key)
             with self._lock:
                 prepared = self._prepared.get(key)
                 if prepared is not None:
@@ -246,32 +245,18 @@ def _read_field(obj: Any, name: str) -> Any:
         return _MISSING
 
 
-def _json_key(value: Any) -> str | None:
-    """The canonical JSON text of ``value`` when it is made of the exact JSON types
-    (dict with str keys, list, str, int, float, bool, None; finite floats), else
-    None. Two such values have the same text exactly when they are the same JSON:
-    ``1``, ``1.0`` and ``True`` give ``1``, ``1.0`` and ``true`` (``==`` confuses
-    them), and a tuple or an int key, which ``json.dumps`` would write as a list or
-    a str key, gives None."""
-    try:  # first: it refuses a cycle, which the walk below would follow for ever
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False, sort_keys=True,
-                          separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):  # no JSON; NaN; a cycle; too deep
+def _data_key(value: Any) -> bytes | None:
+    """``value`` serialised type-exactly (:mod:`marshal`, format 2: no references, so
+    the bytes do not depend on which objects are shared), or None when it holds
+    something :mod:`marshal` does not write (a subclass of a JSON type, an object, a
+    cycle). Equal bytes are the same value, types included: ``1``, ``1.0``, ``True``,
+    ``0.0`` and ``-0.0`` differ, as do a list and a tuple, ``{1: 0}`` and ``{"1": 0}``
+    (``==`` and ``json.dumps`` confuse some of them). Keys are in the dict's order: the
+    same data in another order is another entry, never a wrong one."""
+    try:
+        return marshal.dumps(value, 2)
+    except ValueError:  # unmarshallable, or nested deeper than marshal goes
         return None
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is dict:
-            for key in node:
-                if type(key) is not str:
-                    return None
-            stack.extend(node.values())
-        elif kind is list:
-            stack.extend(node)
-        elif kind not in _EXACT_SCALARS:
-            return None
-    return text
 
 
 def _plain(value: Any) -> Any:

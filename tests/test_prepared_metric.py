@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import oa_core
 from oa_core import integrations
-from oa_core.integrations import OAMetric, _json_key, dspy_metric
+from oa_core.integrations import OAMetric, _data_key, dspy_metric
 from oa_core.schema import SchemaNode
 from oa_core.synthetic import make_org2graph_example
 
@@ -256,13 +256,15 @@ def test_metric_cache_is_bounded_lru(monkeypatch: pytest.MonkeyPatch) -> None:
     for n in range(10):
         assert metric({"answer": {"n": n}}, {"answer": {"n": n}}).score == 1.0
     assert len(metric._prepared) == 4
-    assert [json.loads(k[1])["n"] for k in metric._prepared] == [6, 7, 8, 9]
-    kept = metric._prepared[("json", '{"n":6}')]
+    def key(n: int) -> tuple[str, bytes]:
+        return ("data", _data_key({"n": n}) or b"")
+
+    assert list(metric._prepared) == [key(6), key(7), key(8), key(9)]
+    kept = metric._prepared[key(6)]
     metric({"answer": {"n": 6}}, {"answer": {"n": 1}})  # a hit: the most recent now
     metric({"answer": '{"n": 10}'}, {"answer": {"n": 1}})  # text: drops 7
-    assert [k for k in metric._prepared] == [("json", '{"n":8}'), ("json", '{"n":9}'),
-                                              ("json", '{"n":6}'), ("text", '{"n": 10}')]
-    assert metric._prepared[("json", '{"n":6}')] is kept
+    assert list(metric._prepared) == [key(8), key(9), key(6), ("text", '{"n": 10}')]
+    assert metric._prepared[key(6)] is kept
 
 
 def test_metric_golds_that_fail_give_the_errors_they_gave() -> None:
@@ -332,19 +334,13 @@ JSON = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(JSON, JSON)
-def test_json_key_is_type_exact(a: Any, b: Any) -> None:
-    """Two values share a key exactly when they are the same JSON, types and float
-    signs included (dict order aside)."""
-    def canonical(value: Any) -> Any:
-        if isinstance(value, dict):
-            return ("dict", tuple(sorted((k, canonical(v)) for k, v in value.items())))
-        if isinstance(value, list):
-            return ("list", tuple(canonical(v) for v in value))
-        return _exact(value)
-
-    key_a, key_b = _json_key(a), _json_key(b)
+def test_data_key_is_type_exact(a: Any, b: Any) -> None:
+    """Two values share a key exactly when they are the same JSON, types, float signs
+    and dict order included (``==`` is looser: 1 == 1.0 == True, 0.0 == -0.0)."""
+    key_a, key_b = _data_key(a), _data_key(b)
     assert key_a is not None and key_b is not None
-    assert (key_a == key_b) == (canonical(a) == canonical(b))
+    assert (key_a == key_b) == (_exact(a) == _exact(b))
+    assert _data_key(json.loads(json.dumps(a))) == key_a  # another copy: the same key
 
 
 def test_metric_speed_benchmark_measures_the_same_results() -> None:
@@ -358,3 +354,26 @@ def test_metric_speed_benchmark_measures_the_same_results() -> None:
         assert row["before_pairs_per_s"] > 0 and row["after_pairs_per_s"] > 0
     golds, _ = metric_speed.org2graph_golds(golds=2, candidates=3)
     assert len(golds) == 2 and all(len(candidates) == 3 for _, candidates in golds)
+
+
+def test_data_key_tells_apart_what_json_dumps_confuses() -> None:
+    """A tuple is no JSON (check_json refuses it), an int key neither: were their keys
+    a list's and a str key's, a gold once prepared would let them through."""
+    assert _data_key({"n": (1, 2)}) != _data_key({"n": [1, 2]})
+    assert _data_key({1: 0}) != _data_key({"1": 0})
+    assert len({_data_key(v) for v in (1, 1.0, True, 0.0, -0.0, None, "1")}) == 7
+    cycle: dict[str, Any] = {}
+    cycle["a"] = cycle
+
+    class Text(str):
+        pass
+
+    assert _data_key(cycle) is None and _data_key({"a": Text("x")}) is None
+    schema = {"type": "object", "properties": {"n": {}}}
+    metric = dspy_metric(schema)
+    assert metric({"answer": {"n": [1, 2]}}, {"answer": {"n": [1, 2]}}).score == 1.0
+    with pytest.raises(oa_core.InputError, match="tuple is not a JSON value"):
+        metric({"answer": {"n": (1, 2)}}, {"answer": {"n": [1, 2]}})
+    assert metric({"answer": {"1": 0}}, {"answer": {"1": 0}}).score == 1.0
+    with pytest.raises(oa_core.InputError, match="not a string"):
+        metric({"answer": {1: 0}}, {"answer": {"1": 0}})
