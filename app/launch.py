@@ -55,8 +55,11 @@ def streamlit_command(port: int, entry: Path | None = None) -> list[str]:
     was sent but before the "run finished" message goes out (the browser shows the
     page as running until then), and between a callback's ``st.rerun()`` and the run
     it asks for (applying a fix). Python's own collector still runs as usual.
+
+    Through :mod:`app.serve`: Streamlit's command line, with the libraries the first
+    page needs imported while the server starts.
     """
-    return [sys.executable, "-m", "streamlit", "run", str(entry or app_entry()),
+    return [sys.executable, "-m", "app.serve", "run", str(entry or app_entry()),
             "--server.address", ADDRESS, "--server.port", str(port),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--runner.postScriptGC", "false"]

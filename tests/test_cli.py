@@ -337,7 +337,7 @@ def test_explore_command(monkeypatch: pytest.MonkeyPatch,
     code, _, err = run(["explore", "--port", "8611", "--example", "running_example"], capsys)
     assert code == 0 and "http://127.0.0.1:8611/?example=running_example" in err
     (command,) = calls
-    assert command[:4] == [sys.executable, "-m", "streamlit", "run"]
+    assert command[:4] == [sys.executable, "-m", "app.serve", "run"]  # streamlit run, warmed
     assert Path(command[4]) == ROOT / "app" / "main.py"
     assert command[5:] == ["--server.address", "127.0.0.1", "--server.port", "8611",
                            "--server.headless", "true", "--browser.gatherUsageStats", "false",
