@@ -7,7 +7,11 @@ dropped, one name typo and two rerouted edges.
 Run: ``python benchmarks/alignment_speed.py [--sizes 200 1000] [--repeat 5]``;
 ``--stages`` adds where the peak memory goes, stage by stage, and
 ``--max-matrix-cells`` raises :class:`~oa_core.Limits` for N of 4,000 and more;
-``--primitives 100000`` also aligns a list of 100,000 integers compared ``exact``.
+``--primitives 100000`` also aligns a list of 100,000 integers compared ``exact``;
+``--blocked 10000 100000`` scores (``oa_core.score``, each size in a process of its
+own, peak RSS reported) people who also have a team, 1,000 people a team, under
+:data:`BLOCKED_SCHEMA`, whose people are paired within their team only (``blockBy``,
+an explicit option that can change the optimum: see :mod:`oa_core.blocking`).
 Targets on the project's 2-core machines: N=200 < 0.1 s, N=1000 < 2 s.
 """
 
@@ -15,10 +19,14 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import random
 import statistics
+import subprocess
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 import oa_core
@@ -32,11 +40,19 @@ SCHEMA: dict[str, Any] = {"type": "object", "properties": {
         "mentor": {"type": "integer", "ref": "person"},
         "mentee": {"type": "integer", "ref": "person"}}}}}}
 
+# The same people with a team each, paired within their team only.
+BLOCKED_SCHEMA: dict[str, Any] = copy.deepcopy(SCHEMA)
+BLOCKED_SCHEMA["properties"]["people"]["blockBy"] = "team"
+BLOCKED_SCHEMA["properties"]["people"]["items"]["properties"]["team"] = {
+    "type": "string", "score": "exact"}
+
 ROLES = ["Engineer", "Manager", "Intern", "Designer", "Analyst"]
 
 
-def make_pair(n: int, seed: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Gold graph and its perturbed, relabeled candidate."""
+def make_pair(n: int, seed: int = 0, *, teams: int = 0) -> tuple[dict[str, Any],
+                                                                 dict[str, Any]]:
+    """Gold graph and its perturbed, relabeled candidate; with ``teams``, each
+    person also has one of that many teams (spread evenly, twins share theirs)."""
     rng = random.Random(seed)
     people: list[dict[str, Any]] = []
     for i in range(n):
@@ -45,6 +61,9 @@ def make_pair(n: int, seed: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
             people.append({"id": i + 1, "name": twin["name"], "role": twin["role"]})
         else:
             people.append({"id": i + 1, "name": f"Person{i:05d}", "role": rng.choice(ROLES)})
+        if teams:  # drawn from no generator: the pairs without teams stay the same
+            people[-1]["team"] = people[-2]["team"] if i % 4 == 3 else (
+                f"Team{(i * 7919) % teams:04d}")
     edges = [{"mentor": rng.randint(1, n), "mentee": rng.randint(1, n)} for _ in range(2 * n)]
     gold = {"people": people, "mentorships": edges}
     cand = copy.deepcopy(gold)
@@ -166,6 +185,25 @@ def measure_primitives(n: int) -> dict[str, float]:
     return {"n": n, "cpu_s": cpu, "peak_mib": peak / 2**20, "score": value}
 
 
+def measure_blocked(n: int) -> dict[str, float]:
+    """One ``score`` of the N-person pair with teams of 1,000 under
+    :data:`BLOCKED_SCHEMA`, in a new process: wall and CPU seconds, peak RSS (the
+    2N mentorships need ``Limits.max_items`` raised past N = 50,000)."""
+    script = ("import json, resource, time, oa_core\n"
+              "from benchmarks.alignment_speed import BLOCKED_SCHEMA, make_pair\n"
+              f"gold, cand = make_pair({n}, teams=max(1, {n} // 1000))\n"
+              "schema = oa_core.Schema.parse(BLOCKED_SCHEMA)\n"
+              "wall, cpu = time.perf_counter(), time.process_time()\n"
+              f"limits = oa_core.Limits(max_items=max(100_000, 2 * {n}))\n"
+              "value = oa_core.score(gold, cand, schema, limits=limits)\n"
+              "print(json.dumps({'wall_s': time.perf_counter() - wall, 'cpu_s': "
+              "time.process_time() - cpu, 'rss_mib': resource.getrusage("
+              "resource.RUSAGE_SELF).ru_maxrss / 1024, 'score': value}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True, cwd=Path(__file__).resolve().parents[1])
+    return {"n": n, **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200, 1000])
@@ -174,6 +212,8 @@ def main() -> None:
                         help="also where each size's peak memory goes, stage by stage")
     parser.add_argument("--primitives", type=int, nargs="*", default=[],
                         help="also align lists of this many integers (exact)")
+    parser.add_argument("--blocked", type=int, nargs="*", default=[],
+                        help="also score this many people paired within teams of 1,000")
     parser.add_argument("--max-matrix-cells", type=int, default=None,
                         help="raise Limits.max_matrix_cells (N=4000 and up need it)")
     args = parser.parse_args()
@@ -192,6 +232,11 @@ def main() -> None:
         row = measure_primitives(n)
         print(f"{n:,} integers (exact): {row['cpu_s']:.2f} s CPU, {row['peak_mib']:.1f} MiB "
               f"peak, score {row['score']:.4f}")
+    for n in args.blocked:
+        row = measure_blocked(n)
+        print(f"{n:,} people in teams of 1,000 (blockBy): {row['wall_s']:.1f} s wall, "
+              f"{row['cpu_s']:.1f} s CPU, {row['rss_mib']:,.0f} MiB peak RSS, score "
+              f"{row['score']:.6f}")
 
 
 if __name__ == "__main__":

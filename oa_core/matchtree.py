@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .assignment import max_weight_matching, monotone_matching
+from .blocking import blocks
 from .comparators import (
     BUILTIN_COMPARATORS,
     DEFAULT_FOR_KIND,
@@ -527,9 +528,32 @@ class Scorer:
                ) -> tuple[list[tuple[int, int]], np.ndarray | None]:
         """Pair the elements of two lists by their scores (``ordered``: the schema's
         order when None); the pairs and the score matrix (None when a long list was
-        aligned from its positive pairs only: see :mod:`oa_core.sparse`)."""
-        cells = len(gold) * len(candidate)
+        aligned from its positive pairs only: see :mod:`oa_core.sparse`, or block by
+        block and is long: see :mod:`oa_core.blocking`)."""
         in_order = (schema.order == "fixed") if ordered is None else ordered
+        if in_order or not schema.block_by:
+            return self._solve_whole(node, gold, candidate, item, in_order=in_order)
+        pairs: list[tuple[int, int]] = []
+        whole = (np.zeros((len(gold), len(candidate)))
+                 if len(gold) * len(candidate) <= SPARSE_FROM_CELLS else None)
+        for block in blocks(gold, candidate, schema.block_by):
+            if not (block.gold and block.candidate):
+                continue
+            found, matrix = self._solve_whole(
+                node, [gold[i] for i in block.gold], [candidate[j] for j in block.candidate],
+                item, in_order=False)
+            pairs += [(block.gold[a], block.candidate[b]) for a, b in found]
+            if whole is not None and matrix is not None:
+                whole[np.ix_(block.gold, block.candidate)] = matrix
+            elif matrix is None:
+                whole = None
+        return sorted(pairs), whole
+
+    def _solve_whole(self, node: MatchNode, gold: list[Any], candidate: list[Any],
+                     item: SchemaNode, *, in_order: bool
+                     ) -> tuple[list[tuple[int, int]], np.ndarray | None]:
+        """:meth:`_solve` of one list, or of one block of it."""
+        cells = len(gold) * len(candidate)
         if not in_order and cells > SPARSE_FROM_CELLS:
             pairs = self._solve_sparse(node, gold, candidate, item)
             if pairs is not None:

@@ -75,6 +75,7 @@ from .assignment import (
     tie_epsilon,
     twin_groups,
 )
+from .blocking import Block, blocks
 from .comparators import canonical_json, id_key, value_kind
 from .errors import Diagnostic, InputError
 from .kinds import TieRule, WLMode
@@ -118,6 +119,14 @@ EvaluateFn = Callable[[dict[str, dict[Any, Any]], dict[str, set[Any]], RecordPai
 Pairing = tuple[dict[Any, Any], dict[Any, int], dict[Any, int], list[str]]
 MatrixFn = Callable[[list[Any], list[Any], SchemaNode, dict[str, dict[Any, Any]],
                      dict[str, set[Any]], frozenset[str]], np.ndarray]
+
+
+class _PairCells(dict[tuple[int, int], float]):
+    """A matrix of a scope too big to keep whole, at its pairs' cells only (read as
+    ``cells[i, j]``, like the matrix)."""
+
+
+Cells = np.ndarray | _PairCells  # a matrix of C, b or a, whole or at the pairs
 
 
 @dataclass(slots=True)
@@ -567,8 +576,8 @@ def _cell_labels_small(matrix: np.ndarray, same: np.ndarray, depth: np.ndarray
 
 @dataclass(slots=True)
 class _Structure:
-    """What WL found for one scope: the agreement matrices, colour histories and the
-    records' incident edges (for the content rule)."""
+    """What WL found for one scope (or one block of it): the agreement matrices,
+    colour histories and the records' incident edges (for the content rule)."""
 
     same: np.ndarray  # b, 0/1
     depth: np.ndarray  # rounds of agreement, integers
@@ -577,6 +586,18 @@ class _Structure:
     candidate_colours: list[int]
     gold_edges: list[list[tuple[str, str, str, int]]]  # per record: (dir, rel, label, other)
     candidate_edges: list[list[tuple[str, str, str, int]]]
+    # a block's rows and columns in the scope (None: the whole scope); the edges'
+    # other ends are numbered in the scope
+    gold_records: list[int] | None = None
+    candidate_records: list[int] | None = None
+    local_rows: dict[int, int] | None = None  # scope row -> block row, made when needed
+
+    def _local_rows(self) -> dict[int, int] | None:
+        if self.gold_records is None:
+            return None
+        if self.local_rows is None:
+            self.local_rows = {g: a for a, g in enumerate(self.gold_records)}
+        return self.local_rows
 
     def reference_agreement(self, partner: dict[int, int], rows: list[int],
                             cols: list[int]) -> np.ndarray:
@@ -594,12 +615,18 @@ class _Structure:
         for b, j in enumerate(cols):
             for edge in self.candidate_edges[j]:
                 holders.setdefault(edge, []).append(b)
+        local = self._local_rows()
         for a, i in enumerate(rows):
             for direction, role, label, other in self.gold_edges[i]:
-                if other == i:
+                # the edges' other ends are numbered in the scope, the partner in the
+                # block: records outside the block have no partner here
+                k = other if local is None else local.get(other, -1)
+                if k == i:
                     key = (direction, role, label, -1)
-                elif other in partner:
-                    key = (direction, role, label, partner[other])
+                elif k in partner:
+                    target = partner[k]
+                    key = (direction, role, label, target if self.candidate_records is None
+                           else self.candidate_records[target])
                 else:
                     continue
                 for b in holders.get(key, ()):
@@ -623,7 +650,44 @@ def _incident(trace: WLTrace, side: str, scope: str,
     return edges
 
 
-def _structure(trace: WLTrace, scope: str) -> _Structure:
+@dataclass(slots=True)
+class _Histories:
+    """A scope's colour histories (rounds x records per side) and incident edges:
+    what the agreement matrices of any of its rows and columns are made from."""
+
+    gold: np.ndarray
+    candidate: np.ndarray
+    gold_edges: list[list[tuple[str, str, str, int]]]
+    candidate_edges: list[list[tuple[str, str, str, int]]]
+
+    def structure(self, rows: list[int] | None = None,
+                  cols: list[int] | None = None) -> _Structure:
+        """The :class:`_Structure` of the gold records ``rows`` and candidate records
+        ``cols`` (all of them when None)."""
+        gold = self.gold if rows is None else self.gold[:, rows]
+        cand = self.candidate if cols is None else self.candidate[:, cols]
+        rounds, n, m = gold.shape[0], gold.shape[1], cand.shape[1]
+        depth = np.empty((n, m), dtype=np.int64)
+        same = np.zeros((n, m), dtype=np.float64)
+        # counted in a block that stays in cache, written out once per block (no
+        # rounds x n x m booleans)
+        counter = np.int16 if rounds < 2**15 else np.int64
+        for block in row_blocks(n):
+            part = np.zeros((block.stop - block.start, m), dtype=counter)
+            for r in range(rounds):
+                part += gold[r, block, None] == cand[r, None, :]
+            depth[block] = part
+            if rounds:
+                np.equal(gold[-1, block, None], cand[-1, None, :], out=same[block])
+        if rows is None or cols is None:
+            return _Structure(same, depth, rounds, gold[-1].tolist(), cand[-1].tolist(),
+                              self.gold_edges, self.candidate_edges)
+        return _Structure(same, depth, rounds, gold[-1].tolist(), cand[-1].tolist(),
+                          [self.gold_edges[i] for i in rows],
+                          [self.candidate_edges[j] for j in cols], rows, cols)
+
+
+def _histories(trace: WLTrace, scope: str) -> _Histories:
     def records(side: str) -> list[int]:
         return [k for k, v in enumerate(trace.vertices)
                 if v.side == side and v.kind == "record" and v.scope == scope]
@@ -633,25 +697,14 @@ def _structure(trace: WLTrace, scope: str) -> _Structure:
                       dtype=np.int64).reshape(len(trace.rounds), -1)
     cand = np.asarray([[colours[k] for k in cand_vertices] for colours in trace.rounds],
                       dtype=np.int64).reshape(len(trace.rounds), -1)
-    rounds, n, m = len(trace.rounds), gold.shape[1], cand.shape[1]
-    depth = np.empty((n, m), dtype=np.int64)
-    same = np.zeros((n, m), dtype=np.float64)
-    # counted in a block that stays in cache, written out once per block (no
-    # rounds x n x m booleans)
-    counter = np.int16 if rounds < 2**15 else np.int64
-    for block in row_blocks(n):
-        part = np.zeros((block.stop - block.start, m), dtype=counter)
-        for r in range(rounds):
-            part += gold[r, block, None] == cand[r, None, :]
-        depth[block] = part
-        if rounds:
-            np.equal(gold[-1, block, None], cand[-1, None, :], out=same[block])
     gold_index = {v: i for i, v in enumerate(gold_vertices)}
     cand_index = {v: j for j, v in enumerate(cand_vertices)}
-    return _Structure(same, depth, rounds,
-                      gold[-1].tolist(), cand[-1].tolist(),
-                      _incident(trace, "gold", scope, gold_index),
+    return _Histories(gold, cand, _incident(trace, "gold", scope, gold_index),
                       _incident(trace, "candidate", scope, cand_index))
+
+
+def _structure(trace: WLTrace, scope: str) -> _Structure:
+    return _histories(trace, scope).structure()
 
 
 def _with_texts(colours: np.ndarray, records: list[Record]) -> np.ndarray:
@@ -860,7 +913,7 @@ def _mapping(g_records: list[Record], c_records: list[Record], pairs: list[tuple
         + [c_records[j].pointer for j in by_label])
 
 
-def _quality(levels: list[np.ndarray], pairs: list[tuple[int, int]]
+def _quality(levels: list[Cells], pairs: list[tuple[int, int]]
              ) -> dict[tuple[int, int], tuple[float, ...]]:
     return {(i, j): (1.0, *(float(level[i, j]) for level in levels)) for i, j in pairs}
 
@@ -871,7 +924,7 @@ def _pointer_pairs(scope: str, gold: list[Record], candidate: list[Record],
 
 
 def _document_score(pairs: list[tuple[int, int]], *, evaluate: EvaluateFn, scope: ScopeDecl,
-                    gold: list[Record], candidate: list[Record], levels: list[np.ndarray],
+                    gold: list[Record], candidate: list[Record], levels: list[Cells],
                     bijections: dict[str, dict[Any, Any]], candidate_ids: dict[str, set[Any]],
                     record_pairs: RecordPairs, unresolved: frozenset[str]) -> float:
     """The documents' score if ``scope``'s records were paired by ``pairs``."""
@@ -881,14 +934,14 @@ def _document_score(pairs: list[tuple[int, int]], *, evaluate: EvaluateFn, scope
                         scope.name, gold, candidate, pairs)}, unresolved)
 
 
-def _swappable(a: tuple[int, int], b: tuple[int, int], levels: list[np.ndarray]) -> bool:
+def _swappable(a: tuple[int, int], b: tuple[int, int], levels: list[Cells]) -> bool:
     """Whether two pairs can exchange partners with every level's values kept."""
     (i, j), (k, m) = a, b
     return all(sorted((float(level[i, m]), float(level[k, j])))
                == sorted((float(level[i, j]), float(level[k, m]))) for level in levels)
 
 
-def _tie_blocks(label_ties: list[tuple[int, int]], levels: list[np.ndarray]
+def _tie_blocks(label_ties: list[tuple[int, int]], levels: list[Cells]
                 ) -> list[list[tuple[int, int]]]:
     """The label ties (given in canonical order) in blocks of pairs that may exchange
     partners (connected by swaps that keep every level's values), in canonical order."""
@@ -917,7 +970,7 @@ class _Budget:
 
 
 def _alternatives(block: list[tuple[int, int]], current: list[tuple[int, int]],
-                  levels: list[np.ndarray], order: _Canonical
+                  levels: list[Cells], order: _Canonical
                   ) -> tuple[list[int], list[int]]:
     """The rows and columns a block's pairs may take: its own, and the unpaired ones
     as good as a block pair's on every level (a record left out can replace it)."""
@@ -925,6 +978,7 @@ def _alternatives(block: list[tuple[int, int]], current: list[tuple[int, int]],
     cols = {j for _, j in block}
     paired_rows = {i for i, _ in current}
     paired_cols = {j for _, j in current}
+    assert isinstance(levels[0], np.ndarray)  # a scope settled by score is kept whole
     shape = levels[0].shape
     for i, j in block:
         for other in range(shape[1]):
@@ -939,7 +993,7 @@ def _alternatives(block: list[tuple[int, int]], current: list[tuple[int, int]],
 
 
 def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, int]],
-                     levels: list[np.ndarray], score_of: Callable[[list[tuple[int, int]]],
+                     levels: list[Cells], score_of: Callable[[list[tuple[int, int]]],
                                                                    float],
                      budget: _Budget, order: _Canonical
                      ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -1003,9 +1057,9 @@ class _Paired:
     decl: ScopeDecl
     gold: list[Record]
     candidate: list[Record]
-    matrix: np.ndarray
+    matrix: Cells
     structure: _Structure | None
-    levels: list[np.ndarray]
+    levels: list[Cells]
     pairs: list[tuple[int, int]]
     rules: dict[tuple[int, int], TieRule]
     label_ties: list[tuple[int, int]]
@@ -1094,16 +1148,31 @@ class _Resolver:
         """
         members = frozenset(group)
         unresolved = frozenset(set(self.schema.scopes) - state.resolved)
+        blocked: dict[str, list[Block]] = {}
         for name in group:  # the ids that exist do not depend on the pairing
             state.candidate_ids[name] = {r.key for r in self.candidate.records[name]
                                          if r.key is not None}
-            _check_size(self.gold.records[name], self.candidate.records[name], self.limits)
+            g_records, c_records = self.gold.records[name], self.candidate.records[name]
+            block_by = self.schema.scopes[name].records.block_by
+            if block_by:
+                blocked[name] = blocks([r.value for r in g_records],
+                                       [r.value for r in c_records], block_by)
+            if block_by and not self.describe:  # nothing whole is kept (_pair_blocks)
+                for block in blocked[name]:
+                    _check_size([g_records[i] for i in block.gold],
+                                [c_records[j] for j in block.candidate], self.limits)
+            else:
+                _check_size(g_records, c_records, self.limits)
+        # the scopes of a group are scored under the pairing before any of them
+        context = (dict(state.bijections), dict(state.candidate_ids), unresolved)
         matrices = {name: self.score_matrix(
             [r.value for r in self.gold.records[name]],
             [r.value for r in self.candidate.records[name]], self.schema.scopes[name].record,
-            state.bijections, state.candidate_ids, unresolved) for name in group}
+            *context) for name in group if name not in blocked}
+        compared = any(m.size for m in matrices.values()) or any(
+            block.gold and block.candidate for name in blocked for block in blocked[name])
         trace = None
-        if self.mode != WLMode.NONE and any(m.size for m in matrices.values()):
+        if self.mode != WLMode.NONE and compared:
             vertices: list[WLVertex] = []
             edges: list[WLEdge] = []
             seeds: list[str] = []
@@ -1117,25 +1186,100 @@ class _Resolver:
                            mode=self.mode.value)
         for name in group:
             g_records, c_records = self.gold.records[name], self.candidate.records[name]
-            matrix = matrices[name]
-            structure = None
-            if trace is not None and matrix.size:
-                state.traces[name] = trace
-                structure = _structure(trace, name)
-            pairs, rules, label_ties, order = _pair_scope(
-                matrix, self.mode, self.wl_lambda, structure, g_records, c_records)
-            # every use of a level reads a cell as a float or compares cells: the
-            # int64 depth is shared, not copied
-            levels = [matrix] if structure is None else [matrix, structure.same,
-                                                         structure.depth]
-            scope = _Paired(self.schema.scopes[name], g_records, c_records, matrix,
-                            structure, levels, pairs, rules, label_ties, order,
-                            self.evaluate is not None and not settle)
+            if name in blocked:
+                if trace is not None and len(g_records) * len(c_records):
+                    state.traces[name] = trace
+                scope = self._pair_blocks(name, blocked[name], trace, context,
+                                          self.evaluate is not None and not settle)
+            else:
+                matrix = matrices[name]
+                structure = None
+                if trace is not None and matrix.size:
+                    state.traces[name] = trace
+                    structure = _structure(trace, name)
+                pairs, rules, label_ties, order = _pair_scope(
+                    matrix, self.mode, self.wl_lambda, structure, g_records, c_records)
+                # every use of a level reads a cell as a float or compares cells: the
+                # int64 depth is shared, not copied
+                levels: list[Cells] = ([matrix] if structure is None else
+                                       [matrix, structure.same, structure.depth])
+                scope = _Paired(self.schema.scopes[name], g_records, c_records, matrix,
+                                structure, levels, pairs, rules, label_ties, order,
+                                self.evaluate is not None and not settle)
             if settle and self.evaluate is not None:
                 _settle(scope, self.evaluate, state,
                         frozenset(set(self.schema.scopes) - state.resolved - {name}),
                         self.budget)
             state.adopt(scope)
+
+    def _pair_blocks(self, name: str, found: list[Block], trace: WLTrace | None,
+                     context: tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
+                                    frozenset[str]], provisional: bool) -> _Paired:
+        """Pair a scope with ``blockBy`` block by block (:mod:`oa_core.blocking`).
+
+        Each block is paired as a scope of its own (its C, its rows and columns of b
+        and a, the content rule among its pairs). For :func:`oa_core.align` and for
+        scopes of at most ``_SCORED_RECORDS`` records the scope's matrices are then
+        kept whole, zero across blocks (no pair across blocks can tie with a pair
+        inside one, as C > 0 there); otherwise only the cells of the pairs are kept,
+        all the scoring reads of a scope too big to have its ties settled by score.
+        """
+        decl = self.schema.scopes[name]
+        gold, candidate = self.gold.records[name], self.candidate.records[name]
+        n, m = len(gold), len(candidate)
+        whole = self.describe or n <= _SCORED_RECORDS
+        histories = _histories(trace, name) if trace is not None and n and m else None
+        # C, b and a: whole (zero across blocks), or at the pairs only
+        matrices = ((np.zeros((n, m)), np.zeros((n, m)), np.zeros((n, m), dtype=np.int64))
+                    if whole else None)
+        cells = _PairCells(), _PairCells(), _PairCells()
+        pairs: list[tuple[int, int]] = []
+        rules: dict[tuple[int, int], TieRule] = {}
+        label_ties: list[tuple[int, int]] = []
+        ranks = [0] * n, [0] * m
+        offsets = [0, 0]
+        for block in found:
+            rows, cols = block.gold, block.candidate
+            if not (rows and cols):  # unpaired records: one rank for the block
+                for side, members in enumerate((rows, cols)):
+                    for k in members:
+                        ranks[side][k] = offsets[side]
+                    offsets[side] += 1
+                continue
+            sub = self.score_matrix([gold[i].value for i in rows],
+                                    [candidate[j].value for j in cols], decl.record, *context)
+            structure = None if histories is None else histories.structure(rows, cols)
+            local, local_rules, local_ties, order = _pair_scope(
+                sub, self.mode, self.wl_lambda, structure, [gold[i] for i in rows],
+                [candidate[j] for j in cols])
+            parts = [sub] if structure is None else [sub, structure.same, structure.depth]
+            for a, b in local:
+                pair = rows[a], cols[b]
+                pairs.append(pair)
+                rules[pair] = local_rules[a, b]
+                if matrices is None:
+                    for kept_cells, part in zip(cells, parts, strict=False):
+                        kept_cells[pair] = float(part[a, b])
+            label_ties += [(rows[a], cols[b]) for a, b in local_ties]
+            if matrices is not None:
+                for whole_matrix, part in zip(matrices, parts, strict=False):
+                    whole_matrix[np.ix_(rows, cols)] = part
+            # the block's canonical order, after the blocks before it (ties kept)
+            for side, (members, local_order) in enumerate(((rows, order.rows),
+                                                          (cols, order.cols))):
+                dense = {v: k for k, v in enumerate(sorted(set(local_order)))}
+                for k, value in zip(members, local_order, strict=True):
+                    ranks[side][k] = offsets[side] + dense[value]
+                offsets[side] += len(dense)
+        # what align() shows of the structure (the pairs were made with each block's own)
+        kept = None
+        if histories is not None and matrices is not None:
+            kept = _Structure(matrices[1], matrices[2], histories.gold.shape[0], [], [],
+                              [], [])
+        levels: list[Cells] = list(matrices if matrices is not None else cells)
+        return _Paired(decl, gold, candidate, levels[0], kept,
+                       levels[:1] if histories is None else levels, sorted(pairs), rules,
+                       sorted(label_ties), _Canonical(*ranks), provisional)
 
     def settle_provisional(self, state: _State, groups: list[list[str]]) -> _State:
         """Settle again, by the documents' score, the label ties scored while some
@@ -1230,6 +1374,7 @@ def resolve_scopes(gold: DocumentIndex, candidate: DocumentIndex, schema: Schema
         _id_warnings(scope.candidate, scope.decl, "candidate", targets, warnings)
         _tie_warnings(name, scope.gold, scope.candidate, scope.rules, warnings)
         structure = scope.structure
+        assert isinstance(scope.matrix, np.ndarray)  # align() keeps matrices whole
         alignments[name] = ScopeAlignment(
             name, scope.matrix, [r.id for r in scope.gold], [r.id for r in scope.candidate],
             [r.pointer for r in scope.gold], [r.pointer for r in scope.candidate],

@@ -63,7 +63,7 @@ __all__ = [
 OA_KEYWORDS = frozenset({
     "score", "threshold", "nullScore", "keyScore", "keyThreshold", "keyImportance",
     "valueImportance", "valueWeight", "order", "prefixWeights", "ignoreMissing",
-    "ignoreExcess", "prefixImportance", "restImportance", "idScope", "ref",
+    "ignoreExcess", "prefixImportance", "restImportance", "idScope", "ref", "blockBy",
 })
 
 STANDARD_KEYWORDS = frozenset({
@@ -148,6 +148,9 @@ class SchemaNode:
     prefix_importance: float = 1.0
     rest_importance: float = 1.0
     order: str = "fixed"
+    # properties whose equal values an unordered list's items must share to be
+    # paired (opt-in blocking, see oa_core.blocking); empty: every pair is compared
+    block_by: tuple[str, ...] = ()
     ignore_missing: bool = False
     ignore_excess: bool = False
 
@@ -314,6 +317,7 @@ class Schema:
         parser.check_refs()
         root = parser.parse(schema, "", depth=0)
         scopes, dependencies = parser.finish_scopes()
+        parser.check_blocking()
         parsed = cls(root, schema, scopes, dependencies, parser.warnings, registry)
         try:  # a schema that refers to itself before reading any value never stops
             next(parsed.validator.iter_errors(None), None)
@@ -345,6 +349,7 @@ class _Parser:
         self.scope_decls: list[tuple[str, str, SchemaNode, SchemaNode]] = []
         self.refs: list[SchemaNode] = []
         self.id_nodes: list[SchemaNode] = []
+        self.blocked: list[SchemaNode] = []
 
     # -- helpers ---------------------------------------------------------------
     def warn(self, code: str, pointer: str, message: str) -> None:
@@ -588,6 +593,9 @@ class _Parser:
             raise SchemaError(join(pointer, "order"), f"order must be 'fixed' or 'align', got "
                               f"{order!r}", fix="use 'align' for sets, 'fixed' for sequences")
         node.order = order
+        if "blockBy" in spec:
+            node.block_by = self.block_by(spec["blockBy"], order, pointer)
+            self.blocked.append(node)
         node.ignore_missing = self.boolean(spec, "ignoreMissing", pointer)
         node.ignore_excess = self.boolean(spec, "ignoreExcess", pointer)
         prefix = spec.get("prefixItems", [])
@@ -625,6 +633,44 @@ class _Parser:
             raise SchemaError(join(pointer, "prefixImportance"),
                               "prefixImportance and restImportance are both 0",
                               fix="give at least one of them a positive weight")
+
+    def block_by(self, value: Any, order: str, pointer: str) -> tuple[str, ...]:
+        where = join(pointer, "blockBy")
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(names, list) or not names or not all(
+                isinstance(name, str) for name in names) or len(set(names)) != len(names):
+            raise SchemaError(where, f"blockBy must be a property name or a list of distinct "
+                              f"property names, got {value!r}",
+                              fix='write e.g. "blockBy": "role" or "blockBy": ["role", "team"]')
+        if order != "align":
+            raise SchemaError(where, "blockBy applies only to unordered lists (order 'align'): "
+                              "a fixed-order list pairs items by position",
+                              fix='add "order": "align" or remove blockBy')
+        return tuple(names)
+
+    def check_blocking(self) -> None:
+        """``blockBy`` names declared, plain properties of object items (run once the
+        ``$ref`` targets are parsed)."""
+        for array in self.blocked:
+            where = join(array.pointer, "blockBy")
+            item = array.items
+            if item is None or item.type != "object":
+                raise SchemaError(where, "blockBy needs items that are objects (records)",
+                                  fix='declare "items": {"type": "object", "properties": ...}')
+            for name in array.block_by:
+                prop = item.properties.get(name)
+                if prop is None:
+                    guess = difflib.get_close_matches(name, list(item.properties), n=1)
+                    raise SchemaError(where, f"blockBy names {name!r}, which is not a declared "
+                                      "property of the items",
+                                      fix=(f"did you mean {guess[0]!r}? " if guess else "")
+                                      + "properties: " + ", ".join(item.properties))
+                if prop.id_scope is not None or prop.ref is not None:
+                    raise SchemaError(where, f"blockBy names {name!r}, an identifier or a "
+                                      "reference: ids differ between the gold and the "
+                                      "candidate, so equal values mean nothing",
+                                      fix="block by an attribute compared by value, e.g. a "
+                                      "category")
 
     def mark_records(self, array: SchemaNode) -> None:
         record = array.items
@@ -679,7 +725,7 @@ class _Parser:
         groups = {
             "object": ("keyScore", "keyThreshold", "keyImportance", "valueImportance"),
             "array": ("order", "prefixWeights", "ignoreMissing", "ignoreExcess",
-                      "prefixImportance", "restImportance"),
+                      "prefixImportance", "restImportance", "blockBy"),
             "leaf": ("score", "threshold", "idScope", "ref"),
         }
         kind = node.type if node.type in ("object", "array") else "leaf"

@@ -111,20 +111,26 @@ def refine(vertices: Sequence[WLVertex], edges: Sequence[WLEdge],
     -------
     WLTrace
     """
-    incident: list[list[tuple[str, str, str, int]]] = [[] for _ in vertices]
+    # each (direction, relation, label) as its rank among them: (rank, colour) pairs
+    # sort as (direction, relation, label, colour) tuples do, so the colours are the
+    # same, for a fraction of the comparisons
+    ends: list[tuple[int, tuple[str, str, str], int]] = []
     for edge in edges:
         if edge.source == edge.target:
-            incident[edge.source].append(("loop", edge.relation, edge.label, edge.source))
+            ends.append((edge.source, ("loop", edge.relation, edge.label), edge.source))
         else:
-            incident[edge.source].append(("out", edge.relation, edge.label, edge.target))
-            incident[edge.target].append(("in", edge.relation, edge.label, edge.source))
+            ends.append((edge.source, ("out", edge.relation, edge.label), edge.target))
+            ends.append((edge.target, ("in", edge.relation, edge.label), edge.source))
+    rank = {kind: k for k, kind in enumerate(sorted({kind for _, kind, _ in ends}))}
+    incident: list[list[tuple[int, int]]] = [[] for _ in vertices]
+    for v, kind, u in ends:
+        incident[v].append((rank[kind], u))
     colors = relabel(list(initial))
     trace = WLTrace(scope, mode, list(vertices), list(edges), [colors])
     count = len(set(colors))
     for _ in range(len(vertices)):
-        signatures = [
-            (colors[v], tuple(sorted((d, r, lab, colors[u]) for d, r, lab, u in incident[v])))
-            for v in range(len(vertices))]
+        signatures = [(colors[v], tuple(sorted([(k, colors[u]) for k, u in incident[v]])))
+                      for v in range(len(vertices))]
         new_colors = relabel(signatures)
         new_count = len(set(new_colors))
         if new_count <= count:
