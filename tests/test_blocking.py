@@ -9,6 +9,7 @@ scope, gives the bits of the align path, which keeps the matrices whole.
 from __future__ import annotations
 
 import copy
+import math
 import random
 from typing import Any
 
@@ -203,3 +204,28 @@ def test_a_scope_over_the_cell_limit_is_scored_block_by_block() -> None:
         oa_core.align(gold, candidate, schema, limits=limits)
     with pytest.raises(InputError, match="over the limit"):
         oa_core.score(gold, candidate, _scope_schema(), limits=limits)
+
+
+# -- feedback ----------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(_records, _records)
+def test_blocked_repairs_sum_to_the_deficit_and_repair_to_one(
+        gold: list[dict[str, Any]], candidate: list[dict[str, Any]]) -> None:
+    schema = _list_schema(blockBy="kind")
+    fb = oa_core.feedback({"items": gold}, {"items": candidate}, schema, top_k=10**6)
+    assert abs(math.fsum(op.delta for op in fb.ops) - (1.0 - fb.score)) <= 1e-12
+    fixed = oa_core.apply_ops({"items": candidate}, fb.ops)
+    assert oa_core.score({"items": gold}, fixed, schema) == 1.0
+    assert oa_core.score({"items": gold}, copy.deepcopy({"items": gold}), schema) == 1.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_blocked_scope_repairs_sum_to_the_deficit(seed: int) -> None:
+    gold, candidate = alignment_speed.make_pair(30, seed=seed, teams=3)
+    candidate["people"][1]["team"] = "Team9999"  # a person moved out of its team
+    schema = _scope_schema(blockBy="team")
+    fb = oa_core.feedback(gold, candidate, schema, top_k=10**6)
+    assert abs(math.fsum(op.delta for op in fb.ops) - (1.0 - fb.score)) <= 1e-12
+    assert oa_core.score(gold, oa_core.apply_ops(candidate, fb.ops), schema) == 1.0
