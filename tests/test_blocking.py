@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 
 import oa_core
 from benchmarks import alignment_speed
+from oa_core import OAError
 from oa_core.blocking import block_key, blocks
-from oa_core.errors import InputError, SchemaError
+from oa_core.errors import ComparatorError, InputError, SchemaError
+from oa_core.synthetic import hostile
 
 RECORD = {"type": "object", "properties": {
     "kind": {"type": "string", "score": "exact"},
@@ -229,3 +231,64 @@ def test_blocked_scope_repairs_sum_to_the_deficit(seed: int) -> None:
     fb = oa_core.feedback(gold, candidate, schema, top_k=10**6)
     assert abs(math.fsum(op.delta for op in fb.ops) - (1.0 - fb.score)) <= 1e-12
     assert oa_core.score(gold, oa_core.apply_ops(candidate, fb.ops), schema) == 1.0
+
+
+# -- hostile triples, blocked --------------------------------------------------------
+
+_BLOCKABLE = ("kind", "label")  # the generator's exact enum fields of records and links
+
+
+def _with_blocking(node: Any) -> int:
+    """Put ``blockBy`` on every unordered list of objects in ``node`` that has one of
+    the generator's exact enum fields (in place); how many lists got it."""
+    count = 0
+    if isinstance(node, dict):
+        items = node.get("items")
+        if node.get("order") == "align" and isinstance(items, dict):
+            names = [n for n in _BLOCKABLE if n in items.get("properties", {})]
+            if names:
+                node["blockBy"] = names[0]
+                count += 1
+        count += sum(_with_blocking(value) for value in node.values())
+    elif isinstance(node, list):
+        count += sum(_with_blocking(value) for value in node)
+    return count
+
+
+def _blocked_triples(count: int) -> list[tuple[Any, ...]]:
+    found = []
+    for seed in range(10_000):
+        triple = hostile.generate(seed)
+        schema, gold, candidate = triple.materialize()
+        if not _with_blocking(schema):
+            continue
+        try:
+            parsed = oa_core.Schema.parse(schema, comparators=hostile.COMPARATORS)
+            oa_core.align(gold, candidate, parsed)
+        except OAError:
+            continue
+        found.append((triple, parsed, gold, candidate))
+        if len(found) == count:
+            break
+    return found
+
+
+def test_hostile_blocked_triples_keep_every_invariant() -> None:
+    triples = _blocked_triples(60)
+    assert len(triples) == 60
+    for triple, parsed, gold, candidate in triples:
+        try:
+            fb = oa_core.feedback(gold, candidate, parsed, top_k=10**6)
+            assert 0.0 <= fb.score <= 1.0
+            assert oa_core.score(gold, candidate, parsed) == fb.score
+            assert abs(math.fsum(op.delta for op in fb.ops) - (1.0 - fb.score)) <= 1e-12
+            assert oa_core.score(gold, copy.deepcopy(gold), parsed) == 1.0
+            assert oa_core.score(gold, oa_core.apply_ops(candidate, fb.ops), parsed) == 1.0
+            for variant in range(2):
+                _, g, c = triple.materialize(permute=variant, sides="both")
+                assert oa_core.score(g, c, parsed) == fb.score, triple.seed
+                if triple.has_ids and triple.relabel_safe:
+                    _, g, c = triple.materialize(relabel=variant)
+                    assert oa_core.score(g, c, parsed) == fb.score, triple.seed
+        except ComparatorError:  # a misbehaving custom comparator met a new pair
+            continue
