@@ -280,6 +280,11 @@ else:
 st.subheader("Record similarity C")
 st.caption("Each cell scores a gold record against a candidate record with the id masked; "
            "boxes mark the chosen pairs. Equal rows are twins.")
+blocked_by = alignment.schema.scopes[scope].records.block_by
+if blocked_by:
+    st.caption("Paired within blocks of equal " + ", ".join(
+        f"“{md_inline(name)}”" for name in blocked_by) + " (`blockBy`): records of "
+        "different blocks are never compared, and their cells show 0.")
 matrix = scope_matrix(alignment, scope)
 table = matrix_html(matrix)
 if table is not None:  # a small matrix: a table, far cheaper to draw than plotly

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -424,3 +425,21 @@ def test_round_tables_are_sent_only_when_opened() -> None:
     at.run()
     assert html_body(at, "signatures") is not None
     assert len(at.get("html")) == htmls + 2  # the classes and the signatures
+
+
+def test_a_blocked_scope_says_its_blocks_are_never_compared_across() -> None:
+    from benchmarks.alignment_speed import BLOCKED_SCHEMA, make_pair
+
+    gold, candidate = make_pair(24, seed=1, teams=2)
+    schema = copy.deepcopy(BLOCKED_SCHEMA)
+    schema["properties"]["people"]["items"]["properties"]["<b>team</b>"] = \
+        schema["properties"]["people"]["items"]["properties"].pop("team")
+    schema["properties"]["people"]["blockBy"] = "<b>team</b>"
+    for person in gold["people"] + candidate["people"]:
+        person["<b>team</b>"] = person.pop("team")
+    at = load(open_app("referential.py"), gold, candidate, schema)
+    said = [c.value for c in at.caption if "blockBy" in c.value]
+    assert len(said) == 1 and "never compared" in said[0]
+    assert "<b>" not in said[0]  # the property name is escaped
+    scope = at.session_state["oa.scope"]
+    assert scope == "person"
