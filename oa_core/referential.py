@@ -1068,6 +1068,13 @@ class _Paired:
     # (pairs, _mapping of them) when adopted: the final alignment reads it again
     adopted: tuple[list[tuple[int, int]], Pairing] | None = None
 
+    @property
+    def settleable(self) -> bool:
+        """Whether label ties may be settled by the documents' score: in scopes of at
+        most ``_SCORED_RECORDS`` records whose matrices are kept whole (a blocked
+        scope's are not past ``Limits.max_matrix_cells``)."""
+        return len(self.gold) <= _SCORED_RECORDS and isinstance(self.matrix, np.ndarray)
+
     def mapping(self) -> Pairing:
         """:func:`_mapping` of the pairs (as adopted, when they have not changed since)."""
         if self.adopted is not None and self.adopted[0] == self.pairs:
@@ -1079,7 +1086,7 @@ class _Paired:
 def _settle(paired: _Paired, evaluate: EvaluateFn, state: _State,
             unresolved: frozenset[str], budget: _Budget) -> None:
     """Settle ``paired``'s label ties by the documents' score (in place)."""
-    if not paired.label_ties or len(paired.gold) > _SCORED_RECORDS:
+    if not paired.label_ties or not paired.settleable:
         return
     score_of = functools.partial(
         _document_score, evaluate=evaluate, scope=paired.decl, gold=paired.gold,
@@ -1218,16 +1225,18 @@ class _Resolver:
         """Pair a scope with ``blockBy`` block by block (:mod:`oa_core.blocking`).
 
         Each block is paired as a scope of its own (its C, its rows and columns of b
-        and a, the content rule among its pairs). For :func:`oa_core.align` and for
-        scopes of at most ``_SCORED_RECORDS`` records the scope's matrices are then
-        kept whole, zero across blocks (no pair across blocks can tie with a pair
-        inside one, as C > 0 there); otherwise only the cells of the pairs are kept,
-        all the scoring reads of a scope too big to have its ties settled by score.
+        and a, the content rule among its pairs). For :func:`oa_core.align`, and for
+        scopes of at most ``_SCORED_RECORDS`` records within ``max_matrix_cells``,
+        the scope's matrices are then kept whole, zero across blocks (no pair across
+        blocks can tie with a pair inside one, as C > 0 there); otherwise only the
+        cells of the pairs are kept, all the scoring reads of a scope whose ties are
+        not settled by score (:attr:`_Paired.settleable`).
         """
         decl = self.schema.scopes[name]
         gold, candidate = self.gold.records[name], self.candidate.records[name]
         n, m = len(gold), len(candidate)
-        whole = self.describe or n <= _SCORED_RECORDS
+        whole = self.describe or (n <= _SCORED_RECORDS
+                                  and n * m <= self.limits.max_matrix_cells)
         histories = _histories(trace, name) if trace is not None and n and m else None
         # C, b and a: whole (zero across blocks), or at the pairs only
         matrices = ((np.zeros((n, m)), np.zeros((n, m)), np.zeros((n, m), dtype=np.int64))
@@ -1311,7 +1320,7 @@ class _Resolver:
     def _settle_with_later(self, state: _State, scope: _Paired,
                            later: list[list[str]], evaluate: EvaluateFn) -> _State:
         scope.provisional = False
-        if len(scope.gold) > _SCORED_RECORDS:
+        if not scope.settleable:
             return state
         outcomes: dict[tuple[tuple[int, int], ...], tuple[float, _State]] = {}
 

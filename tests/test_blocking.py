@@ -292,3 +292,21 @@ def test_hostile_blocked_triples_keep_every_invariant() -> None:
                     assert oa_core.score(g, c, parsed) == fb.score, triple.seed
         except ComparatorError:  # a misbehaving custom comparator met a new pair
             continue
+
+
+def test_a_small_gold_against_a_big_candidate_is_scored_within_the_cell_limit() -> None:
+    # 12 gold people against 400: few enough to settle ties by score, but 4,800
+    # cells, over a limit that each block (at most 4 x 134) is under: the scope is
+    # paired block by block without ever holding its whole matrices
+    gold, _ = alignment_speed.make_pair(12, seed=0, teams=3)
+    _, candidate = alignment_speed.make_pair(400, seed=0, teams=3)
+    del candidate["mentorships"][40:]  # 24 x 40 references: under the limit
+    schema = _scope_schema(blockBy="team")
+    limits = oa_core.Limits(max_matrix_cells=1_000)
+    value = oa_core.score(gold, candidate, schema, limits=limits)
+    assert 0.0 < value < 1.0
+    aligned = oa_core.align(gold, candidate, schema)  # default limits: whole
+    # its label ties (unrelated people) are settled by score there, not here, and
+    # every pairing of them scores alike
+    assert aligned.scopes["person"].label_ties
+    assert value == aligned.score
