@@ -178,23 +178,16 @@ class OAMetric:
         no exact key."""
         raw = _read_field(gold, self.gold_field)
         key: tuple[str, str | bytes] | None = ("text", raw) if type(raw) is str else None
-        if key is not None:
-            with self._lock:
-                prepared = self._prepared.get(key)
-                if prepared is not None:
-                    self._prepared.move_to_end(key)
-                    return prepared
+        if key is not None and (prepared := self._cached(key)) is not None:
+            return prepared
         value = self._gold_value(gold)
         if key is None:
             data_key = _data_key(value)
             if data_key is None:
                 return value
             key = ("data", data_key)
-            with self._lock:
-                prepared = self._prepared.get(key)
-                if prepared is not None:
-                    self._prepared.move_to_end(key)
-                    return prepared
+            if (prepared := self._cached(key)) is not None:
+                return prepared
         try:
             prepared = prepare_gold(value, self.schema, self.align_options)
         except OAError:
@@ -205,6 +198,14 @@ class OAMetric:
             while len(self._prepared) > PREPARED_GOLDS:
                 self._prepared.popitem(last=False)
         return prepared
+
+    def _cached(self, key: tuple[str, str | bytes]) -> PreparedGold | None:
+        """The prepared gold kept under ``key`` (now the most recently used), or None."""
+        with self._lock:
+            prepared = self._prepared.get(key)
+            if prepared is not None:
+                self._prepared.move_to_end(key)
+            return prepared
 
     def _gold_value(self, gold: Any) -> Any:
         value = _read_field(gold, self.gold_field)

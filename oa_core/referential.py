@@ -1170,8 +1170,10 @@ class _Resolver:
                                 [c_records[j] for j in block.candidate], self.limits)
             else:
                 _check_size(g_records, c_records, self.limits)
-        # the scopes of a group are scored under the pairing before any of them
-        context = (dict(state.bijections), dict(state.candidate_ids), unresolved)
+        # the scopes of a group are scored under the pairing before any of them: a
+        # blocked scope's matrices are made after the scopes before it were adopted
+        context = ((dict(state.bijections), dict(state.candidate_ids), unresolved)
+                   if blocked else (state.bijections, state.candidate_ids, unresolved))
         matrices = {name: self.score_matrix(
             [r.value for r in self.gold.records[name]],
             [r.value for r in self.candidate.records[name]], self.schema.scopes[name].record,
