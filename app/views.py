@@ -25,7 +25,7 @@ import streamlit as st
 import oa_core
 from oa_core import Alignment, Diagnostic, RepairOp
 
-from . import session
+from . import html_table, session
 from .examples import list_examples
 from .session import Trio
 from .text import md_escape, shorten
@@ -102,6 +102,29 @@ def score_change(score: float, reference: float, versus: str = "") -> dict[str, 
                 "delta_arrow": "off"}
     text = fmt_delta(difference)
     return {"delta": f"{text} vs {versus}" if versus else text, "delta_color": "normal"}
+
+
+def table(frame: Any, name: str, *, formats: Mapping[str, str] | None = None,
+          hints: Mapping[str, str] | None = None, pinned: Mapping[str, float] | None = None,
+          wrap: Sequence[str] = (), key: str | None = None) -> None:
+    """A table of a single-pair page: HTML when small (:func:`html_table.fits_html`:
+    drawn with the page, where a data grid draws its cells 100-200 ms after it), else
+    a data grid with the same number formats, header help and pinned columns.
+    """
+    formats, hints, pinned = formats or {}, hints or {}, pinned or {}
+    if html_table.fits_html(frame):
+        st.html(html_table.table_html(frame, name, formats=formats, hints=hints,
+                                      pinned=pinned, wrap=wrap))
+        return
+    columns: dict[str, Any] = {}
+    for column in dict.fromkeys([*formats, *hints, *pinned]):
+        settings = {"pinned": True} if column in pinned else {}
+        if column in hints:
+            settings["help"] = hints[column]
+        columns[column] = (st.column_config.NumberColumn(format=formats[column], **settings)
+                           if column in formats else st.column_config.TextColumn(**settings))
+    st.dataframe(frame, hide_index=True, column_config=columns, placeholder=html_table.ABSENT,
+                 key=key, height=min(35 * (len(frame) + 1) + 3, 720))
 
 
 def _diagnostic_text(diagnostic: Diagnostic) -> str:

@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import html_table, scoring, session, tree_views, views
+from app import scoring, session, tree_views, views
 from app.scope_views import scope_matrix
 
 ORDER_LABELS = {"deficit": "Largest deficit first", "tree": "Document order (as a tree)"}
@@ -54,22 +54,9 @@ def table_section(key: str, tree: Any) -> None:
                      horizontal=True,
                      **session.bind("oa.tree_order", "deficit", options=list(ORDER_LABELS)))
     frame = _frame(key, focus, depth, imperfect, order, tree)
-    hints = tree_views.COLUMN_HINTS
-    if html_table.fits_html(frame):  # drawn with the page, not 100-200 ms after it
-        st.html(html_table.table_html(
-            frame, "tree", formats=dict.fromkeys(tree_views.NUMBER_COLUMNS, "%.4f"),
-            hints=hints, pinned={"path": 16, "deficit": 5.5}))
-    else:
-        number = {name: st.column_config.NumberColumn(format="%.4f")
-                  for name in tree_views.NUMBER_COLUMNS}
-        number["path"] = st.column_config.TextColumn("path", pinned=True, help=hints["path"])
-        number["deficit"] = st.column_config.NumberColumn(
-            "deficit", format="%.4f", pinned=True, help=hints["deficit"])
-        number["gold pointer"] = st.column_config.TextColumn(help=hints["gold pointer"])
-        number["candidate pointer"] = st.column_config.TextColumn(
-            help=hints["candidate pointer"])
-        st.dataframe(frame, hide_index=True, column_config=number, placeholder="—",
-                     key="tree_table")
+    views.table(frame, "tree", formats=dict.fromkeys(tree_views.NUMBER_COLUMNS, "%.4f"),
+                hints=tree_views.COLUMN_HINTS, pinned={"path": 16, "deficit": 5.5},
+                key="tree_table")
     st.caption("Path and deficit stay in view when the table scrolls sideways; "
                "— marks a number that does not apply (a container has no similarity) "
                "or a side the node is absent from.")

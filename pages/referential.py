@@ -4,7 +4,7 @@ import time
 
 import streamlit as st
 
-from app import html_table, pyvis_graph, scoring, session, views, wl_graph
+from app import pyvis_graph, scoring, session, views, wl_graph
 from app.scope_views import (
     RULE_HELP,
     TWIN_LIMIT,
@@ -180,13 +180,8 @@ def graph_section(last: int) -> None:
                    "the multiset of its references (its role, the reference's exact "
                    "fields, the other end's class); equal signatures get the same class on "
                    "both sides.")
-        signatures = signature_frame(trace, display, round_index, names, only=shown)
-        if html_table.fits_html(signatures):  # drawn with the page, not after it
-            st.html(html_table.table_html(
-                signatures, "signatures",
-                wrap=["references (classes of the round before)"]))
-        else:
-            st.dataframe(signatures, hide_index=True)
+        views.table(signature_frame(trace, display, round_index, names, only=shown),
+                    "signatures", wrap=["references (classes of the round before)"])
 
 
 def focus_controls(names: dict[int, str]) -> list[int] | None:
@@ -269,14 +264,8 @@ st.subheader("Bijection")
 st.caption("C: attribute score (ids masked); b: 1 when the stable WL colors agree; a: the "
            "share of WL rounds in which the two records share a color. " + RULE_HELP)
 table = bijection_frame(alignments, scope, mode)
-scores = ("C (attributes)", "b (colour)", "a (depth)")
-if html_table.fits_html(table):  # drawn with the page, not 100-200 ms after it
-    st.html(html_table.table_html(table, "bijection", formats=dict.fromkeys(scores, "%.3f")))
-else:
-    st.dataframe(table, hide_index=True, height=min(35 * (len(table) + 1) + 3, 720),
-                 placeholder="—",
-                 column_config={name: st.column_config.NumberColumn(format="%.3f")
-                                for name in scores})
+views.table(table, "bijection",
+            formats=dict.fromkeys(("C (attributes)", "b (colour)", "a (depth)"), "%.3f"))
 st.subheader("Record similarity C")
 st.caption("Each cell scores a gold record against a candidate record with the id masked; "
            "boxes mark the chosen pairs. Equal rows are twins.")

@@ -6,7 +6,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from app import html_table, schema_widgets, scoring, session, sidebar, views
+from app import schema_widgets, scoring, session, sidebar, views
 from app.text import md_inline
 from oa_core import OAError, Schema
 
@@ -74,10 +74,7 @@ def sensitive_settings(seconds: float) -> None:
         st.rerun()
     frame = pd.DataFrame.from_records(rows[:SENSITIVE_SHOWN],
                                       columns=["setting", "value", "score per +1", "pointer"])
-    # at most SENSITIVE_SHOWN rows: a plain table, drawn with the page (a data grid
-    # draws its cells 100-200 ms later)
-    st.html(html_table.table_html(frame, "sensitive",
-                                  formats={"value": "%.3f", "score per +1": "%+.4f"}))
+    views.table(frame, "sensitive", formats={"value": "%.3f", "score per +1": "%+.4f"})
     if len(rows) > SENSITIVE_SHOWN:
         st.caption(f"The {SENSITIVE_SHOWN} largest of {len(rows)} weights.")
 
