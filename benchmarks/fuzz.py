@@ -70,6 +70,7 @@ from typing import Any
 
 import oa_core
 from oa_core import OAError
+from oa_core.build import describe_build
 from oa_core.errors import ComparatorError
 from oa_core.synthetic import hostile
 
@@ -605,7 +606,7 @@ def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DE
     wall = time.perf_counter() - started
     summary = {
         "triples": done, "triples_asked": triples, "seed": seed, "size": size,
-        "workers": workers, "perms": perms,
+        "workers": workers, "perms": perms, "engine": describe_build(),
         "timeout_s": timeout, "wall_time_s": round(wall, 2),
         "throughput_per_s": round(done / wall, 1) if wall else None,
         "outcomes": dict(outcomes.most_common()),
@@ -627,6 +628,7 @@ def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DE
 def _table(summary: dict[str, Any]) -> str:
     raw = summary["raw_exceptions"]
     lines = [
+        f"engine: {summary['engine']}",
         f"{'triples run':<42}{summary['triples']:>10}",
         f"{'raw exceptions':<42}{sum(raw.values()):>10}"
         + (("   (" + ", ".join(f"{k} {v}" for k, v in raw.items()) + ")") if raw else ""),

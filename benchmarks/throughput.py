@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 import oa_core
+from oa_core.build import describe_build
 from oa_core.scoreonly import score_objects
 from oa_core.synthetic import make_org2graph_example
 from oa_core.synthetic.org2graph import sample_params
@@ -193,8 +194,9 @@ def measure(workload: str, entry: str = "score", repeat: int = 3,
     dict or None
         None for ``score_objects`` on a workload with scopes, else
         ``workload``, ``entry``, ``pairs`` (distinct pairs cycled through),
-        ``pairs_per_s`` (median), ``runs`` (every repeat), ``peak_mib`` and
-        ``score_sum`` (the sum of the scores, to check that a change kept them).
+        ``pairs_per_s`` (median), ``runs`` (every repeat), ``peak_mib``,
+        ``score_sum`` (the sum of the scores, to check that a change kept them) and
+        ``engine`` (pure Python or the compiled modules, :mod:`oa_core.build`).
     """
     pairs, raw = WORKLOADS[workload]()
     schema = oa_core.Schema.parse(raw)
@@ -210,7 +212,8 @@ def measure(workload: str, entry: str = "score", repeat: int = 3,
     runs = [_rate(fn, pairs, schema, seconds) for _ in range(repeat)]
     return {"workload": workload, "entry": entry, "pairs": len(pairs),
             "pairs_per_s": statistics.median(runs), "runs": runs,
-            "peak_mib": _peak_mib(fn, pairs, schema), "score_sum": sum(scores)}
+            "peak_mib": _peak_mib(fn, pairs, schema), "score_sum": sum(scores),
+            "engine": describe_build()}
 
 
 STAGES = {
@@ -265,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(f"machine: {platform.machine()}, Python {platform.python_version()}; "
           "CPU time of this process (the machine may be shared)")
+    print(f"engine: {describe_build()}")
     print(f"{'workload':<10} {'entry':<13} {'pairs/s/core':>13} {'peak MiB':>9}  score sum")
     rows = []
     for workload in args.workloads:

@@ -64,8 +64,10 @@ def block_key(item: Any, properties: Sequence[str]) -> tuple[Any, ...]:
     return tuple(key)
 
 
-def _number_text(value: float) -> str:
+def _number_text(value: int | float) -> str:
     """The same text for equal numbers (1 and 1.0), whichever one a block kept."""
+    # int | float, not float: an integer beyond float must arrive as itself (a
+    # compiled build, see setup.py, would convert an argument annotated float).
     try:
         as_float = float(value)
     except OverflowError:  # an integer beyond float: equal only to itself

@@ -52,8 +52,10 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, BinaryIO, TextIO
 
+from . import __version__
 from .aligner import WL_MODES, Alignment, align
 from .batch import BatchOptions, BatchResult, iter_batch, summarize
+from .build import describe_build
 from .cluster import ClusterError, dask_client  # imports Dask only when a client is made
 from .errors import OAError
 from .feedback import feedback, load_templates
@@ -645,6 +647,9 @@ def build_parser() -> argparse.ArgumentParser:
                "0 ok, 1 internal error, 2 bad input.")
     parser.add_argument("--debug", action="store_true",
                         help="show the traceback of internal errors")
+    parser.add_argument("--version", action="version",
+                        version=f"oa {__version__} ({describe_build()})",
+                        help="show the version and whether the engine runs compiled")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     common = argparse.ArgumentParser(add_help=False)

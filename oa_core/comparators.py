@@ -29,8 +29,6 @@ Examples
 from __future__ import annotations
 
 import json
-import math
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,7 +45,7 @@ from rapidfuzz.distance import (
     Levenshtein,
 )
 
-from .errors import ComparatorError
+from .errors import LARGEST_FLOAT_INTEGER, ComparatorError
 
 __all__ = [
     "BUILTIN_COMPARATORS",
@@ -64,6 +62,10 @@ __all__ = [
 ]
 
 ScalarFn = Callable[[Any, Any], float]
+# A user's comparator: what it returns is checked (_checked), not trusted. ``object``,
+# not ``float``: a compiled build (setup.py) would convert or refuse the returned
+# value at the call itself, before the check could name the comparator.
+UserScalarFn = Callable[[Any, Any], object]
 MatrixFn = Callable[[Sequence[Any], Sequence[Any]], np.ndarray]
 
 
@@ -236,16 +238,20 @@ def _difference(g: Any, p: Any) -> np.float64:
     is exact before rounding."""
     if isinstance(g, int) and isinstance(p, int):
         exact = abs(g - p)
-        return np.float64(exact) if exact <= sys.float_info.max else np.float64(np.inf)
+        return np.float64(exact) if exact <= LARGEST_FLOAT_INTEGER else np.float64(np.inf)
     with np.errstate(over="ignore"):
         return abs(np.float64(g) - np.float64(p))
 
 
 def _numeric_comparator(name: str, formula: Callable[[Any, Any, Any], Any]) -> Comparator:
-    def scalar(g: float, p: float) -> float:
+    # Any, not float: a JSON integer must reach _difference unrounded (a compiled
+    # build, see setup.py, would turn an argument annotated float into a float).
+    def scalar(g: Any, p: Any) -> float:
         return float(formula(np.float64(g), np.float64(p), _difference(g, p)))
 
-    def matrix(golds: Sequence[float], cands: Sequence[float]) -> np.ndarray:
+    # Sequence[Any], not [float]: a compiled build would turn each element read as a
+    # float into one, rounding the wide integers _difference must see exactly.
+    def matrix(golds: Sequence[Any], cands: Sequence[Any]) -> np.ndarray:
         g = np.asarray(golds, dtype=np.float64)[:, None]
         p = np.asarray(cands, dtype=np.float64)[None, :]
         if any(map(_is_wide_int, golds)) or any(map(_is_wide_int, cands)):
@@ -282,17 +288,22 @@ MEMO_LIMIT = 4096
 """Entries of :attr:`ComparatorRegistry.memo` before it is cleared."""
 
 
-def _checked(name: str, fn: ScalarFn) -> ScalarFn:
+def _checked(name: str, fn: UserScalarFn) -> ScalarFn:
     # The scorer re-raises these with the pointer of the schema keyword (ComparatorError.at).
     def scalar(g: Any, p: Any) -> float:
         try:
             value = fn(g, p)
         except Exception as exc:
-            raise ComparatorError("", f"custom comparator {name!r} raised "
-                                  f"{type(exc).__name__}: {exc} on ({g!r}, {p!r})",
-                                  comparator=name, fix="fix the comparator so that it "
-                                  "returns a number in [0, 1] for every pair") from exc
-        if not is_number(value) or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+            error = ComparatorError("", f"custom comparator {name!r} raised "
+                                    f"{type(exc).__name__}: {exc} on ({g!r}, {p!r})",
+                                    comparator=name, fix="fix the comparator so that it "
+                                    "returns a number in [0, 1] for every pair")
+            error.__cause__ = exc  # as well as `from`, which a compiled build ignores
+            raise error from exc
+        # NaN and the infinities fail the range test; an int is compared exactly
+        # (math.isfinite would overflow on a huge one)
+        if (not isinstance(value, int | float) or isinstance(value, bool)
+                or not 0.0 <= value <= 1.0):
             raise ComparatorError("", f"custom comparator {name!r} returned {value!r} "
                                   f"for ({g!r}, {p!r})", comparator=name,
                                   fix="make the comparator return a number in [0, 1]")
@@ -300,7 +311,7 @@ def _checked(name: str, fn: ScalarFn) -> ScalarFn:
     return scalar
 
 
-def _make_custom(name: str, fn: ScalarFn, kinds: Sequence[str]) -> Comparator:
+def _make_custom(name: str, fn: UserScalarFn, kinds: Sequence[str]) -> Comparator:
     if not isinstance(name, str) or not name:
         raise ValueError("a comparator name must be a non-empty string")
     if name in BUILTIN_COMPARATORS:
@@ -331,7 +342,7 @@ class Registration:
         self.remove()
 
 
-def register_comparator(name: str, fn: ScalarFn,
+def register_comparator(name: str, fn: UserScalarFn,
                         kinds: Sequence[str] = ("string",)) -> Registration:
     """Register a custom comparator for every schema parsed afterwards, in this process.
 

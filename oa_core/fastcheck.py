@@ -38,7 +38,6 @@ from __future__ import annotations
 import math
 import numbers
 import re
-import sys
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -46,6 +45,7 @@ from urllib.parse import unquote
 
 from jsonschema import Draft202012Validator
 
+from .errors import LARGEST_FLOAT_INTEGER
 from .options import Limits
 from .pointer import resolve
 
@@ -347,7 +347,7 @@ def is_plain_json(value: Any, limits: Limits | None = None) -> bool:
     built: the caller asks ``check_json`` where the problem is when this says no)."""
     limits = limits or Limits()
     max_depth, max_items = limits.max_depth, limits.max_items
-    max_length, largest = limits.max_string_length, sys.float_info.max
+    max_length, largest = limits.max_string_length, LARGEST_FLOAT_INTEGER
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         node, depth = stack.pop()

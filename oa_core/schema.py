@@ -36,7 +36,6 @@ from __future__ import annotations
 import difflib
 import json
 import math
-import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,7 +45,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError as _JSONSchemaError
 
 from .comparators import DEFAULT_FOR_KIND, ComparatorRegistry
-from .errors import Diagnostic, SchemaError
+from .errors import LARGEST_FLOAT_INTEGER, Diagnostic, SchemaError
 from .jsonio import loads
 from .pointer import join, resolve
 
@@ -368,7 +367,7 @@ class _Parser:
                 isinstance(value, float) and not math.isfinite(value)):
             raise SchemaError(pointer, f"{name} must be a number, got {value!r}",
                               fix=f"set {name} to a number")
-        if isinstance(value, int) and abs(value) > sys.float_info.max:
+        if isinstance(value, int) and abs(value) > LARGEST_FLOAT_INTEGER:
             raise SchemaError(pointer, f"{name} is beyond the range of a number (about "
                               "1.8e308)", fix=f"use a smaller {name}: only ratios of weights "
                               "matter")

@@ -15,7 +15,6 @@ Three checks, each naming the JSON Pointer of the problem:
 from __future__ import annotations
 
 import math
-import sys
 import weakref
 from typing import Any
 
@@ -24,6 +23,7 @@ from jsonschema.exceptions import ValidationError
 from .errors import (
     INTEGER_OUT_OF_RANGE,
     INTEGER_OUT_OF_RANGE_FIX,
+    LARGEST_FLOAT_INTEGER,
     Diagnostic,
     Document,
     InputError,
@@ -80,7 +80,7 @@ def raise_first_problem(value: Any, document: Document, limits: Limits) -> None:
         elif isinstance(node, list):
             stack.extend((child, join(pointer, i), depth + 1) for i, child in enumerate(node))
         elif isinstance(node, int) and not isinstance(node, bool):
-            if abs(node) > sys.float_info.max:
+            if abs(node) > LARGEST_FLOAT_INTEGER:
                 raise InputError(pointer, f"integer {INTEGER_OUT_OF_RANGE}",
                                  fix=INTEGER_OUT_OF_RANGE_FIX, document=document)
         elif isinstance(node, float):

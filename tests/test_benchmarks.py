@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import oa_core
-from benchmarks import alignment_speed, explorer_speed
+from benchmarks import alignment_speed, bits, explorer_speed
 
 
 def test_alignment_speed_pair_is_a_perturbed_relabeling() -> None:
@@ -27,3 +29,20 @@ def test_explorer_speed_runs_every_scenario() -> None:
     for figures in results.values():
         for row in figures.values():
             assert row["runs"] >= 1 and 0 < row["median_ms"] <= row["max_ms"]
+
+
+def test_bits_dump_compares_equal_to_itself_and_names_a_change(tmp_path, capsys) -> None:
+    before, after = tmp_path / "before.json", tmp_path / "after.json"
+    assert bits.main(["--hostile", "3", "--org2graph", "2", "--out", str(before)]) == 0
+    data = json.loads(before.read_text())
+    assert data["engine"] == "pure Python"
+    cases = data["cases"]
+    assert cases["running_example/schema.json/candidate.json"]["tie_break"]["score"] == (
+        0.7678571428571429).hex()
+    assert {"hostile/0", "org2graph/1", "graph/60"} <= set(cases)
+    after.write_text(before.read_text())
+    assert bits.main(["--compare", str(before), str(after)]) == 0
+    cases["org2graph/1"]["none"]["score"] = (0.5).hex()  # one changed bit
+    after.write_text(json.dumps({"engine": "pure Python", "cases": cases}))
+    assert bits.main(["--compare", str(before), str(after)]) == 1
+    assert "org2graph/1" in capsys.readouterr().out

@@ -54,6 +54,11 @@ def test_score(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["score", *PAIR], capsys)[:2] == (0, RUNNING_SCORE + "\n")
 
 
+def test_version_names_the_build(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == "oa 0.1.0 (pure Python)\n"  # the sources, not compiled
+
+
 def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["score", *PAIR, "--json"], capsys)
     data = json.loads(out)

@@ -315,7 +315,7 @@ def test_defect_14_a_comparator_that_raises_is_an_input_error_naming_it():
     assert isinstance(err.value, InputError)
     assert err.value.pointer == "/properties/x/score" and err.value.comparator == "broken"
     assert isinstance(err.value.__cause__, TypeError)
-    for value in (2.0, float("nan"), "0.5"):
+    for value in (2.0, float("nan"), float("inf"), -0.5, "0.5", True, None, 10**400):
         with pytest.raises(ComparatorError, match=r"\[0, 1\]"):
             oa_core.score({"x": ["a"]}, {"x": ["b"]}, {"properties": {"x": {"items": {
                 "type": "string", "score": "odd"}}}},
