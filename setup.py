@@ -5,7 +5,7 @@ A plain ``pip install .`` installs pure Python and needs no compiler. With
 ``pyproject.toml`` are compiled to C extensions by mypyc, which needs mypy and a C
 compiler in the build environment::
 
-    pip install 'mypy>=2.4'
+    pip install 'mypy>=2.4' wheel
     OA_COMPILE=1 pip install --no-build-isolation .
 
 The compiled modules give the same score bits as the pure ones
@@ -40,7 +40,7 @@ def extensions() -> list:
         from mypyc.build import mypycify
     except ImportError:
         sys.exit("OA_COMPILE=1 needs mypy in the build environment: run "
-                 "pip install 'mypy>=2.4' and then "
+                 "pip install 'mypy>=2.4' wheel and then "
                  "OA_COMPILE=1 pip install --no-build-isolation .")
     return mypycify(compiled_modules(), opt_level="3", group_name="oa_core")
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 from rapidfuzz import process
@@ -69,7 +69,7 @@ UserScalarFn = Callable[[Any, Any], object]
 MatrixFn = Callable[[Sequence[Any], Sequence[Any]], np.ndarray]
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[int | float]:
     """True for JSON numbers (``bool`` is not a number here)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -302,8 +302,7 @@ def _checked(name: str, fn: UserScalarFn) -> ScalarFn:
             raise error from exc
         # NaN and the infinities fail the range test; an int is compared exactly
         # (math.isfinite would overflow on a huge one)
-        if (not isinstance(value, int | float) or isinstance(value, bool)
-                or not 0.0 <= value <= 1.0):
+        if not is_number(value) or not 0.0 <= value <= 1.0:
             raise ComparatorError("", f"custom comparator {name!r} returned {value!r} "
                                   f"for ({g!r}, {p!r})", comparator=name,
                                   fix="make the comparator return a number in [0, 1]")
