@@ -16,7 +16,7 @@ Run from the repository root::
     python -m benchmarks.bits --out after.json       # on the new code
     python -m benchmarks.bits --compare before.json after.json
 
-``tests/test_compiled.py`` uses it to compare the mypyc build with pure Python.
+It compares two engines (``OA_ENGINE``) or two versions of one, bit for bit.
 """
 
 from __future__ import annotations

@@ -1,47 +1,44 @@
-"""Which of the engine's modules run compiled.
+"""Which engine scores, and which Rust extension is installed beside it.
 
-``OA_COMPILE=1 pip install --no-build-isolation .`` compiles the engine's hot modules
-with mypyc (see ``setup.py``); a plain install runs pure Python. Both give the same
-score bits; only the speed differs, so a throughput figure should say which ran.
+The scoring rules are moving from Python to the Rust crate ``crates/oa-engine``,
+compiled by maturin into ``oa_core._engine`` whenever the package is installed.
+``OA_ENGINE`` picks the engine while both exist (``python``, the default, or
+``rust``); a throughput figure should say which ran.
 
->>> from oa_core.build import compiled_modules
->>> isinstance(compiled_modules(), tuple)
+>>> from oa_core.build import describe_build
+>>> describe_build().startswith(("python engine", "rust engine"))
 True
 """
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
-import pkgutil
-from pathlib import Path
+import os
 
-__all__ = ["compiled_modules", "describe_build"]
+from ._engine import engine_version
 
-_PACKAGE = Path(__file__).resolve().parent
+__all__ = ["ENGINES", "describe_build", "selected_engine"]
+
+ENGINES = ("python", "rust")
 
 
-def compiled_modules() -> tuple[str, ...]:
-    """Names of the ``oa_core`` modules that load from a compiled extension.
+def selected_engine() -> str:
+    """The engine named by ``OA_ENGINE`` (``python`` when unset).
 
-    Each module is located, not imported. Empty for a pure-Python install.
+    Raises
+    ------
+    ValueError
+        When ``OA_ENGINE`` names no engine.
     """
-    compiled = []
-    for info in pkgutil.iter_modules([str(_PACKAGE)]):
-        spec = importlib.util.find_spec(f"oa_core.{info.name}")
-        origin = spec.origin if spec is not None else None
-        if origin and origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
-            compiled.append(info.name)
-    return tuple(sorted(compiled))
+    name = os.environ.get("OA_ENGINE", "python").strip().lower() or "python"
+    if name not in ENGINES:
+        raise ValueError(f"OA_ENGINE={name!r} names no engine; use one of {', '.join(ENGINES)}")
+    return name
 
 
 def describe_build() -> str:
-    """One line for a benchmark's header: pure Python or which modules are compiled.
+    """One line for ``oa --version`` and a benchmark's header.
 
-    >>> describe_build().startswith(("pure Python", "compiled (mypyc)"))
+    >>> "oa-engine" in describe_build()
     True
     """
-    compiled = compiled_modules()
-    if not compiled:
-        return "pure Python"
-    return f"compiled (mypyc): {', '.join(compiled)}"
+    return f"{selected_engine()} engine; oa-engine {engine_version()}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import oa_core
+from oa_core.build import describe_build
 from benchmarks import alignment_speed, bits, explorer_speed
 
 
@@ -35,7 +36,7 @@ def test_bits_dump_compares_equal_to_itself_and_names_a_change(tmp_path, capsys)
     before, after = tmp_path / "before.json", tmp_path / "after.json"
     assert bits.main(["--hostile", "3", "--org2graph", "2", "--out", str(before)]) == 0
     data = json.loads(before.read_text())
-    assert data["engine"] == "pure Python"
+    assert data["engine"] == describe_build()
     cases = data["cases"]
     assert cases["running_example/schema.json/candidate.json"]["tie_break"]["score"] == (
         0.7678571428571429).hex()
@@ -43,6 +44,6 @@ def test_bits_dump_compares_equal_to_itself_and_names_a_change(tmp_path, capsys)
     after.write_text(before.read_text())
     assert bits.main(["--compare", str(before), str(after)]) == 0
     cases["org2graph/1"]["none"]["score"] = (0.5).hex()  # one changed bit
-    after.write_text(json.dumps({"engine": "pure Python", "cases": cases}))
+    after.write_text(json.dumps({"engine": describe_build(), "cases": cases}))
     assert bits.main(["--compare", str(before), str(after)]) == 1
     assert "org2graph/1" in capsys.readouterr().out

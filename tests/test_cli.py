@@ -15,6 +15,7 @@ from oa_helpers import SPEC_FEEDBACK
 
 from app import launch
 from oa_core import batch, cli, report
+from oa_core.build import describe_build
 from oa_core.batch import path_pattern
 from oa_core.cli import main
 from oa_core.options import AlignOptions, Limits
@@ -56,7 +57,7 @@ def test_score(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_version_names_the_build(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out == "oa 0.1.0 (pure Python)\n"  # the sources, not compiled
+    assert capsys.readouterr().out == f"oa 0.1.0 ({describe_build()})\n"
 
 
 def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,8 @@
+//! Object Aligner's scoring rules, written once.
+//!
+//! The layers follow the paper and import only downwards:
+//! schema plan -> comparators -> alignment (lists, maps, referential + WL + tie
+//! policy) -> node table -> feedback. This crate has no Python in it; the PyO3 layer
+//! (`oa-python`) only converts values and errors.
+
+pub mod compare;
