@@ -5,4 +5,5 @@
 //! policy) -> node table -> feedback. This crate has no Python in it; the PyO3 layer
 //! (`oa-python`) only converts values and errors.
 
+pub mod align;
 pub mod compare;
