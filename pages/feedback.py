@@ -34,9 +34,15 @@ def _feedback(key: str, top_k: int, min_delta: float, _alignment: Any) -> oa_cor
 
 def _apply(op: Any, score_before: float) -> None:
     session.apply_fix(op, score_before)
+    session.changed()
     # A fix changes the score, the sidebar and every view: st.rerun() in a callback
     # makes the click rerun the whole page at once (not this fragment first).
     st.rerun()
+
+
+def _undo() -> None:
+    session.undo_fix()
+    session.changed()
 
 
 @st.fragment
@@ -104,7 +110,7 @@ if fixes:
         f"{views.fmt_score(last['score_before'])} → **{views.fmt_score(alignment.score)}** "
         f"(moved {views.fmt_delta(alignment.score - last['score_before'])}; the operation's "
         f"delta was {views.fmt_delta(last['delta'])}).", icon=":material/check:")
-    st.button("Undo this fix", on_click=session.undo_fix)
+    st.button("Undo this fix", on_click=_undo)
 
 inputs = views.current_inputs()
 operations(views.content_key(*inputs) if inputs else "", alignment, inputs)
