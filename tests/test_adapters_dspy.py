@@ -1,4 +1,4 @@
-"""The DSPy / GEPA metric of :mod:`oa_core.integrations`, with and without DSPy."""
+"""The DSPy / GEPA metric of :mod:`oa_core.adapters.dspy`, with and without DSPy."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import oa_core
-from oa_core.integrations import MetricResult, OAMetric, dspy_metric
+from oa_core.adapters.dspy import MetricResult, OAMetric, dspy_metric
 
 FIELD_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"},
                                                  "year": {"type": "integer"}},
@@ -168,7 +168,7 @@ def test_align_options_go_through_align_options_coerce() -> None:
 
 
 def test_defect_22_no_dead_helpers_or_option_lists() -> None:
-    from oa_core import integrations
+    from oa_core.adapters import dspy as integrations
 
     assert not hasattr(integrations, "_sentence")
     assert not hasattr(integrations, "_ALIGN_OPTIONS")  # AlignOptions is the one list
