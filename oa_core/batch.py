@@ -482,6 +482,19 @@ class BatchSummary:
                       f"{p['loss']:>9.4f}" for p in shown]
         return "\n".join(lines)
 
+    def to_frame(self) -> pd.DataFrame:
+        """The repair-operation patterns as a DataFrame, the counts and quantiles in
+        its ``attrs["summary"]`` (:func:`oa_core.notebook.runs.summary_frame`)."""
+        from .notebook.runs import summary_frame
+
+        return summary_frame(self)
+
+    def _repr_html_(self) -> str:
+        """The notebook's view (:mod:`oa_core.notebook`)."""
+        from .notebook.runs import batch_summary_html
+
+        return batch_summary_html(self)
+
 
 def summarize(results: Sequence[BatchResult]) -> BatchSummary:
     """Count, score quantiles and the op kinds per path pattern of a batch run."""

@@ -164,6 +164,12 @@ class Feedback:
                 "synthesis": self.synthesis, "shown": [op.to_dict() for op in self.shown],
                 "ops": [op.to_dict() for op in self.ops]}
 
+    def _repr_html_(self) -> str:
+        """The notebook's view (:mod:`oa_core.notebook`)."""
+        from .notebook.feedback import feedback_html
+
+        return feedback_html(self)
+
 
 VALUE_STYLES = ("python", "json")
 
