@@ -69,16 +69,40 @@ def content_key(*values: Any) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
+NOTE_PREFIX = "tie-"  # the codes of the engine's notes on how it broke ties
+
+
+def split_diagnostics(diagnostics: Sequence[Diagnostic]) -> tuple[list[Diagnostic],
+                                                                   list[Diagnostic]]:
+    """Warnings (something may be wrong) apart from notes (how the engine broke a tie:
+    information, nothing to fix).
+
+    >>> tie = Diagnostic("tie-content", "gold", "/people/3", "2 records tied")
+    >>> bad = Diagnostic("unknown-keyword", "schema", "/itemz", "unknown keyword")
+    >>> [[d.code for d in group] for group in split_diagnostics([tie, bad])]
+    [['unknown-keyword'], ['tie-content']]
+    """
+    warnings = [d for d in diagnostics if not d.code.startswith(NOTE_PREFIX)]
+    notes = [d for d in diagnostics if d.code.startswith(NOTE_PREFIX)]
+    return warnings, notes
+
+
 def score_header(alignment: Alignment) -> None:
-    """Score, deficit and diagnostic counts as metrics (2 decimals, see the module)."""
-    columns = st.columns(4)
+    """Score, deficit and diagnostic counts as metrics (2 decimals, see the module);
+    tie-breaking notes are counted apart from warnings."""
+    warnings, notes = split_diagnostics(alignment.warnings)
+    columns = st.columns(5)
     columns[0].metric("Score", fmt_score(alignment.score, headline=True),
                       help=f"exactly {alignment.score!r}")
     columns[1].metric("Deficit", fmt_score(1.0 - alignment.score, headline=True),
                       help=f"1 − score = {fmt_score(1.0 - alignment.score)}: what the "
                            "repair operations can recover")
-    columns[2].metric("Warnings", len(alignment.warnings))
-    columns[3].metric("Schema violations", len(alignment.violations),
+    columns[2].metric("Warnings", len(warnings),
+                      help="Something in the documents or the schema may be wrong")
+    columns[3].metric("Notes", len(notes),
+                      help="How ties between equally good pairings were broken: "
+                           "information, nothing to fix")
+    columns[4].metric("Schema violations", len(alignment.violations),
                       help="JSON Schema checks of the candidate (they do not change the score)")
 
 
@@ -134,12 +158,16 @@ def _diagnostic_text(diagnostic: Diagnostic) -> str:
 
 
 def diagnostics(alignment: Alignment) -> None:
-    """The alignment's warnings and the candidate's schema violations."""
-    for diagnostic in alignment.warnings:
+    """The alignment's warnings, its tie-breaking notes and the candidate's schema
+    violations."""
+    warnings, notes = split_diagnostics(alignment.warnings)
+    for diagnostic in warnings:
         st.warning(_diagnostic_text(diagnostic), icon=":material/warning:")
     for diagnostic in alignment.violations:
         st.error(_diagnostic_text(diagnostic), icon=":material/block:")
-    if not alignment.warnings and not alignment.violations:
+    for diagnostic in notes:
+        st.info(_diagnostic_text(diagnostic), icon=":material/info:")
+    if not warnings and not alignment.violations:
         st.success("No warnings; the candidate satisfies the schema.",
                    icon=":material/check_circle:")
 

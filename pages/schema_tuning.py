@@ -137,21 +137,27 @@ def scores() -> None:
                          if session.schema_edits() else {}))
     columns[1].metric("Score with the original schema", f"{original.alignment.score:.4f}")
     columns[2].metric("Edited settings", len(session.schema_edits()))
-    moved = schema_widgets.moved_nodes(original.alignment.tree, edited.alignment.tree,
-                                       session.schema_edits())
-    with st.expander(f"Where the score moved ({len(moved)})", expanded=bool(moved)):
-        if moved:
-            st.caption("Nodes whose own score changed or whose settings you edited, one row "
-                       "per schema node (list items together); weights that only shifted "
-                       "because a sibling's weight changed are left out.")
+    moved = schema_widgets.cost_moves(original.alignment.tree, edited.alignment.tree,
+                                      session.schema_edits())
+    with st.expander(f"Where the score moved ({max(len(moved) - 1, 0)})",
+                     expanded=len(moved) > 1):
+        if len(moved) > 1:
+            st.caption("Each node's **cost** is its weight × (1 − similarity), the weights "
+                       "normalised from the root: what it takes off the score. **score Δ** "
+                       "is the fall of that cost: the rows one step in add up to the "
+                       "score's change (the first row). A row's cost is its indented rows' "
+                       "plus what its own nodes cost (a missing or extra item, a misspelt "
+                       "key). Raising one weight lowers its siblings' shares, so their "
+                       "costs move too, even where no score did.")
             # a static table, not st.dataframe: it changes on every knob, and the data
-            # grid redrew its accessibility cells 200 ms after each change; the rows
-            # come sorted by the size of the move, the total first
-            numbers = ("score before", "score after", "contribution Δ")
-            st.table(pd.DataFrame.from_records(moved).style.hide(axis="index")
-                     .format(dict.fromkeys(numbers, "{:.4f}"), na_rep="—"))
+            # grid redrew its accessibility cells 200 ms after each change
+            numbers = schema_widgets.MOVE_COLUMNS[2:]
+            st.table(pd.DataFrame.from_records(moved, columns=schema_widgets.MOVE_COLUMNS)
+                     .style.hide(axis="index")
+                     .format(dict.fromkeys(numbers, views.fmt_score) | {"score Δ": views.fmt_delta},
+                             na_rep="—"))
         else:
-            st.caption("No node changed its score.")
+            st.caption("No node's cost moved.")
 
 
 @st.fragment(key=SENSITIVE)

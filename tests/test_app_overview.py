@@ -43,7 +43,7 @@ def trio(name: str) -> tuple[object, object, object]:
 def test_score_deficit_and_aligned_rows() -> None:
     at = open_app("overview.py")
     values = {m.label: m.value for m in at.metric}
-    assert values == {"Score": "0.77", "Deficit": "0.23", "Warnings": "0",
+    assert values == {"Score": "0.77", "Deficit": "0.23", "Warnings": "0", "Notes": "0",
                       "Schema violations": "0"}
     at.toggle(key=HIDE).set_value(False).run()
     html = diff(at)
@@ -207,6 +207,15 @@ def test_warnings_and_violations_are_listed() -> None:
     warnings = "\n".join(w.value for w in at.warning)
     assert "unknown\\-keyword" in warnings and "itemz" in warnings
     assert "/people/0/role" in "\n".join(e.value for e in at.error).replace("\\", "")
+
+
+def test_tie_breaking_notes_are_not_counted_as_warnings() -> None:
+    at = open_app("overview.py", query={"example": "bio_amr"})
+    values = {m.label: m.value for m in at.metric}
+    assert values["Warnings"] == "0" and values["Notes"] == "1"
+    assert not at.warning
+    assert "tie\\-depth" in "\n".join(i.value for i in at.info)
+    assert "No warnings" in "\n".join(s.value for s in at.success)
 
 
 @pytest.mark.parametrize("name", ["scierc", "bio_amr", "biored"])

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from apptest_helpers import as_numbers, html_table, metric, open_app
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
+import oa_core
 from app import schema_widgets
+from app.session import apply_edits
 from app.text import WORD_JOINER, md_inline
 from oa_core import Schema
 
 AGENDA = "/properties/agenda"
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
+WEIGHTS = ("/properties/agenda/valueWeight", "/properties/people/valueWeight",
+           "/properties/period/valueWeight", "/properties/mentorships/valueWeight",
+           "/properties/people/items/properties/name/valueWeight",
+           "/properties/people/items/properties/role/valueWeight")
 
 
 def open_tuning(schema: dict | None = None) -> AppTest:
@@ -77,8 +86,9 @@ def test_changing_the_order_rescores_everywhere() -> None:
     assert delta.startswith("+0.")  # a gain, signed
     assert metric(at, "Score with the original schema") == "0.7679"
     moved = at.table[0].value  # a static table (see the page)
-    assert next(iter(moved["where"])) == "(root)"  # the total first
-    assert "agenda" in set(moved["where"]) and "agenda[]" in set(moved["where"])
+    where = [text.strip(schema_widgets.INDENT) for text in moved["where"]]
+    assert where[0] == "(root)"  # the total first
+    assert "agenda" in where and "agenda[]" in where
     assert '"order": "align"' in at.code[0].value
     at.switch_page("../pages/overview.py").run()
     assert next(m.value for m in at.metric if m.label == "Score") == f"{edited:.2f}"
@@ -193,18 +203,48 @@ def test_most_sensitive_settings_are_finite_differences_of_the_score() -> None:
     assert table[table["pointer"] == "/properties/agenda/valueWeight"].iloc[0]["value"] == "3.000"
 
 
-def test_moved_nodes_leave_out_renormalised_siblings_and_repeated_paths() -> None:
+def test_where_the_score_moved_adds_up_to_the_score_change() -> None:
     at = open_tuning()
     at.number_input(key="tune:/properties/agenda/valueWeight").set_value(3.0).run()
     moved = at.table[0].value  # a static table (see the page)
-    # the total and the edited node only: people, period and mentorships merely lost
-    # weight share to the agenda, their scores did not move
-    assert list(moved["where"]) == ["(root)", "agenda"]
-    assert list(moved["paths"]) == ["/", "/agenda"]
+    indent = schema_widgets.INDENT
+    where = list(moved["where"])
+    # the agenda's cost rose with its weight; its siblings people and period lost
+    # weight share, so their costs fell although no score of theirs moved
+    assert [w.strip(indent) for w in where] == [
+        "(root)", "agenda", "agenda[]", "people", "people[]", "period", "period[1]"]
+    top = [k for k, w in enumerate(where) if w.startswith(indent) and w[1] != indent]
+    change = list(moved["score Δ"])
+    assert math.isclose(math.fsum(change[k] for k in top), change[0], abs_tol=1e-15)
+    assert f"{change[0]:+.4f}" == "-0.0933" and f"{change[1]:+.4f}" == "-0.1280"
+    assert change[3] > 0 and change[5] > 0  # the siblings' costs fell
     next(b for b in at.button if b.label == "Reset all edits").click().run()
     at.slider(key="tune:/properties/agenda/items/threshold").set_value(0.99).run()
-    moved = at.table[0].value.set_index("where")
+    moved = at.table[0].value
+    moved.index = [w.strip(indent) for w in moved["where"]]
     assert set(moved.index) == {"(root)", "agenda", "agenda[]"}
     items = moved.loc["agenda[]"]
     assert items["paths"] == "/agenda/0, /agenda/1, /agenda/2"  # each path once
     assert items["score after"] < items["score before"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(WEIGHTS), st.floats(0.0, 8.0)), max_size=3))
+def test_cost_moves_add_up_to_the_score_change(edits: list[tuple[str, float]]) -> None:
+    """The rows one step below the root add up (fsum) to the score's change, whatever
+    weights are edited."""
+    gold, candidate, schema = (json.loads((RUNNING / f"{name}.json").read_text())
+                               for name in ("gold", "candidate", "schema"))
+    edited = apply_edits(schema, dict(edits))
+    before = oa_core.align(gold, candidate, schema)
+    after = oa_core.align(gold, candidate, edited)
+    rows = schema_widgets.cost_moves(before.tree, after.tree, dict(edits))
+    depth = [len(row["where"]) - len(row["where"].lstrip(schema_widgets.INDENT))
+             for row in rows]
+    change = after.score - before.score
+    if not rows:  # nothing moved
+        assert change == 0
+        return
+    assert math.isclose(rows[0]["score Δ"], change, abs_tol=1e-15)
+    top = [row["score Δ"] for row, d in zip(rows, depth, strict=True) if d == 1]
+    assert math.isclose(math.fsum(top), change, abs_tol=1e-12)
