@@ -1,4 +1,5 @@
-"""The DSPy / GEPA metric of :mod:`oa_core.adapters.dspy`, with and without DSPy."""
+"""The DSPy / GEPA metric of :mod:`oa_core.adapters.dspy`, with and without DSPy, and the
+feedback budget and sub-scores of :class:`~oa_core.adapters.judge.Judge` it stands on."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import logging
 import sys
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -118,18 +119,26 @@ class TestWithoutDSPy:
 
 @pytest.mark.dspy
 def test_real_dspy_evaluate_and_gepa(running: tuple[Any, Any, Any]) -> None:
-    """With DSPy installed: Prediction results, dspy.Evaluate and a tiny GEPA run."""
+    """With DSPy installed: Prediction results, dspy.Evaluate and a GEPA run end to end
+    on DSPy's DummyLM, offline; the score, the feedback and the per-field objective
+    scores reach the optimizer."""
     import dspy  # a test dependency: missing it fails here rather than skipping
     from dspy.utils.dummies import DummyLM
 
+    from oa_core.adapters.dspy import accepts_objective_scores
+
     gold, candidate, schema = running
-    metric = dspy_metric(schema)
+    assert accepts_objective_scores()  # the DSPy of the test extra reads them
+    metric = dspy_metric(schema, objectives="properties")
     example = dspy.Example(question="extract", answer=json.dumps(gold)).with_inputs("question")
     pred = dspy.Prediction(answer=f"```json\n{json.dumps(candidate)}\n```")
     result = metric(example, pred)
     assert isinstance(result, dspy.Prediction)
     assert result.score == 0.7678571428571429
     assert result.feedback.startswith("The prediction scored 0.77 (deficit 0.23).")
+    subscores = {"/people": 0.8333333333333334, "/mentorships": 1.0,
+                 "/agenda": 0.48809523809523814, "/period": 0.75}
+    assert result.objective_scores == subscores
 
     logging.disable(logging.CRITICAL)
     try:
@@ -142,13 +151,17 @@ def test_real_dspy_evaluate_and_gepa(running: tuple[Any, Any, Any]) -> None:
             reflection = DummyLM([{"new_instruction": "Answer with the JSON graph only."}] * 20,
                                  adapter=dspy.ChatAdapter())
             optimizer = dspy.GEPA(metric=metric, max_metric_calls=12, num_threads=1,
-                                  reflection_lm=reflection, track_stats=False)
-            optimizer.compile(program, trainset=[example] * 3, valset=[example] * 3)
+                                  reflection_lm=reflection, track_stats=True)
+            optimized = optimizer.compile(program, trainset=[example] * 3, valset=[example] * 3)
     finally:
         logging.disable(logging.NOTSET)
     prompts = json.dumps([entry.get("messages") or entry.get("prompt")
                           for entry in reflection.history])
     assert "The prediction scored 0.77" in prompts  # OA feedback reached GEPA's reflection
+    details = optimized.detailed_results
+    assert details.val_aggregate_scores[0] == 0.7678571428571429  # the score reached it
+    assert details.val_aggregate_subscores[0] == subscores  # and the objectives
+    assert details.objective_pareto_front == subscores
 
 
 @pytest.mark.usefixtures("no_dspy")
@@ -168,7 +181,135 @@ def test_align_options_go_through_align_options_coerce() -> None:
 
 
 def test_defect_22_no_dead_helpers_or_option_lists() -> None:
-    from oa_core.adapters import dspy as integrations
+    from oa_core.adapters import dspy, judge
 
-    assert not hasattr(integrations, "_sentence")
-    assert not hasattr(integrations, "_ALIGN_OPTIONS")  # AlignOptions is the one list
+    for module in (dspy, judge):
+        assert not hasattr(module, "_sentence")
+        assert not hasattr(module, "_ALIGN_OPTIONS")  # AlignOptions is the one list
+
+
+@pytest.mark.usefixtures("no_dspy")
+class TestObjectives:
+    def test_top_level_properties(self) -> None:
+        metric = dspy_metric(FIELD_SCHEMA, objectives="properties")
+        result = metric({"answer": {"city": "Paris", "year": 2024}},
+                        {"answer": {"city": "Paris", "year": 2023}})
+        assert result.objective_scores == {"/city": 1.0, "/year": 0.5}
+        assert dspy_metric(FIELD_SCHEMA)({"answer": {"city": "a"}},
+                                         {"answer": {"city": "a"}}).objective_scores == {}
+
+    def test_named_paths_absent_missing_and_excess(self) -> None:
+        schema = {"type": "object", "properties": {
+            "people": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string"}, "role": {"type": "string"}}}},
+            "city": {"type": "string"}, "note": {"type": "string"}}}
+        metric = dspy_metric(schema, objectives=["/people/0/name", "/people/1/name",
+                                                 "/people/0/role", "/note", "/city"])
+        gold = {"people": [{"name": "Ann"}, {"name": "Bob"}], "city": "Oslo"}
+        pred = {"people": [{"name": "Ann"}], "note": "extra"}
+        scores = metric({"answer": gold}, {"answer": pred}).objective_scores
+        assert scores == {
+            "/people/0/name": 1.0,
+            "/people/1/name": 0.0,  # the whole record is missing
+            "/people/0/role": 1.0,  # absent from both, below a matched record
+            "/note": 0.0,  # only in the prediction
+            "/city": 0.0,  # only in the gold
+        }
+
+    def test_no_json_scores_every_objective_zero(self) -> None:
+        metric = dspy_metric(FIELD_SCHEMA, objectives="properties")
+        result = metric({"answer": {"city": "Paris"}}, {"answer": "no"})
+        assert result.score == 0.0 and result.objective_scores == {"/city": 0.0, "/year": 0.0}
+
+    @pytest.mark.parametrize(("objectives", "pointer", "message"), [
+        (["/town"], "/objectives/0", "no place '/town'"),
+        (["city"], "/objectives/0", "must be a JSON Pointer"),
+        (["/city", "/city"], "/objectives", "the same pointer twice"),
+        ("cities", "/objectives", "'properties' or a list"),
+        (["/city/x"], "/objectives/0", "no place"),
+    ])
+    def test_bad_objectives(self, objectives: Any, pointer: str, message: str) -> None:
+        with pytest.raises(oa_core.InputError, match=message) as info:
+            dspy_metric(FIELD_SCHEMA, objectives=objectives)
+        assert info.value.pointer == pointer and info.value.document == "options"
+
+    def test_properties_needs_declared_properties(self) -> None:
+        with pytest.raises(oa_core.InputError, match="declares properties"):
+            dspy_metric({"type": "array"}, objectives="properties")
+
+
+def test_old_dspy_gets_score_and_feedback_with_a_warning(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from oa_core.adapters import dspy as adapter
+
+    monkeypatch.setattr(adapter, "_result_factory", lambda: SimpleNamespace)
+    monkeypatch.setattr(adapter, "accepts_objective_scores", lambda: False)
+    with pytest.warns(UserWarning, match="does not read objective_scores"):
+        metric = dspy_metric(FIELD_SCHEMA, objectives="properties")
+    result = metric({"answer": {"city": "a"}}, {"answer": {"city": "a"}})
+    assert vars(result) == {"score": 1.0, "feedback": result.feedback}
+
+
+def test_accepts_objective_scores_without_dspy(monkeypatch: pytest.MonkeyPatch) -> None:
+    from oa_core.adapters.dspy import accepts_objective_scores
+
+    monkeypatch.setitem(sys.modules, "dspy", None)
+    assert accepts_objective_scores() is False
+
+
+WIDE = {"type": "object", "properties": {f"f{n:02d}": {"type": "string"} for n in range(40)}}
+
+
+@pytest.mark.usefixtures("no_dspy")
+class TestFeedbackBudget:
+    gold: ClassVar[dict[str, Any]] = {"answer": {f"f{n:02d}": "gold value " * 12
+                                                 for n in range(40)}}
+    pred: ClassVar[dict[str, Any]] = {"answer": {f"f{n:02d}": f"other {n} " * 20
+                                                 for n in range(40)}}
+
+    def test_text_is_cut_by_lines_with_a_note(self) -> None:
+        full = dspy_metric(WIDE, top_k=40, max_chars=None)(self.gold, self.pred).feedback
+        assert len(full) > 5000
+        for budget in (200, 1000, 2000):
+            text = dspy_metric(WIDE, top_k=40, max_chars=budget)(self.gold, self.pred).feedback
+            assert len(text) <= budget
+            kept, note = text.rsplit("\n", 1)
+            assert full.startswith(kept + "\n")  # whole lines, in order
+            cut = full.count("\n") + 1 - (kept.count("\n") + 1)
+            assert note == f"[{cut} more lines cut: feedback budget of {budget} chars]"
+
+    def test_default_budget_and_ops_budget(self) -> None:
+        text = dspy_metric(WIDE, top_k=40)(self.gold, self.pred).feedback
+        assert len(text) <= 2000 and text.endswith("feedback budget of 2000 chars]")
+        short = dspy_metric(WIDE, top_k=2)(self.gold, self.pred).feedback
+        assert "Top 2 of 40" in short and "cut" not in short
+
+    def test_one_long_line(self) -> None:
+        metric = dspy_metric(FIELD_SCHEMA, max_chars=200)
+        result = metric({"answer": {"city": "Paris"}}, {"answer": "x" * 5000})
+        assert len(result.feedback) <= 200 and result.feedback.endswith(
+            "[1 more line cut: feedback budget of 200 chars]")
+        assert "…\n" in result.feedback
+
+    def test_json_style_drops_ops_then_shown(self) -> None:
+        full = json.loads(dspy_metric(WIDE, top_k=40, style="json", max_chars=None)(
+            self.gold, self.pred).feedback)
+        text = dspy_metric(WIDE, top_k=40, style="json", max_chars=3000)(
+            self.gold, self.pred).feedback
+        data = json.loads(text)
+        assert len(text) <= 3000 and data["ops"] == []
+        assert data["shown"] == full["shown"][:len(data["shown"])]
+        assert data["cut"] == len(full["shown"]) - len(data["shown"]) > 0
+
+    def test_strict_json_keeps_valid_json(self) -> None:
+        metric = dspy_metric(FIELD_SCHEMA, strict=True, style="json")
+        result = metric({"answer": {"city": "Paris", "year": 2024}},
+                        {"answer": {"city": "Paris", "year": "2024"}})
+        data = json.loads(result.feedback)
+        assert result.score == 0.0 and data["violations"][0]["pointer"] == "/year"
+
+    @pytest.mark.parametrize("budget", [0, 199, True, 2.5, "big"])
+    def test_bad_budget(self, budget: Any) -> None:
+        with pytest.raises(oa_core.InputError, match="max_chars") as info:
+            dspy_metric(FIELD_SCHEMA, max_chars=budget)
+        assert info.value.pointer == "/max_chars"

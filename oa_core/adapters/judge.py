@@ -18,10 +18,11 @@ JSON feedback loses its full op list, then its last shown ops (``"cut"`` counts 
 
 **Sub-scores** (``objectives``): ``"properties"`` names the top-level properties the
 schema declares; a sequence names JSON Pointers. The sub-score of a pointer is the
-score of the match-tree node at that place of the gold (of the candidate where the gold
-has none); a place absent from both scores 1 below a matched parent (nothing was lost
-there) and the parent's score below a missing, excess or mismatched one. Sub-scores are
-the fields' own scores: strict mode zeroes the document score, not them.
+score of the match-tree node at that place of the gold, else of the candidate (an
+excess value, or a key paired with a gold key of another name); a place absent from
+both scores 1 below a matched parent (nothing was lost there) and the parent's score
+below a missing, excess or mismatched one. Sub-scores are the fields' own scores:
+strict mode zeroes the document score, not them.
 
 A judge scores many outputs against the same golds, so it keeps each gold prepared
 (:func:`oa_core.prepare_gold`: checked, copied and indexed once) for the
@@ -160,7 +161,9 @@ def _plain(value: Any) -> Any:
 def _schema_below(node: SchemaNode, token: str) -> SchemaNode | None:
     """The schema of child ``token`` of ``node``, or None when the schema rules it out
     (an undeclared property where properties are declared and no others, a non-index in
-    an array)."""
+    an array, anything below a string, number, boolean or null)."""
+    if node.is_primitive:
+        return None
     if node.type == "array":
         return node.item_schema(int(token)) if token.isdigit() else None
     if node.properties and token not in node.properties and node.additional is None:
@@ -308,7 +311,7 @@ class Judge:
         the budget."""
         violations = alignment.violations if alignment.options.strict else []
         if self.feedback_options.get("style") == "json":
-            data = result.to_dict()
+            data = json.loads(result.text)
             if violations:
                 data["violations"] = [v.to_dict() for v in violations]
             return self._cut_json(data)
@@ -369,7 +372,7 @@ class Judge:
         for node in alignment.tree.iter_nodes():
             if node.gold_path is not None:
                 at_gold.setdefault(node.gold_path, node)
-            elif node.candidate_path is not None:
+            if node.candidate_path is not None:  # a renamed key is at both places
                 at_candidate.setdefault(node.candidate_path, node)
         scores: dict[str, float] = {}
         for pointer in self.objectives:
