@@ -33,10 +33,15 @@ if TYPE_CHECKING:
     from ..referential import ScopeAlignment
     from ..wl import WLTrace
 
-__all__ = ["MAX_DRAWN", "RULES", "graph_svg", "round_html", "scope_html", "splits", "wl_html"]
+__all__ = ["MAX_DRAWN", "MAX_ROUNDS", "RULES", "graph_svg", "round_html", "scope_html",
+           "shown_rounds", "splits", "wl_html"]
 
 MAX_DRAWN = 80
 """Vertices of a reference graph drawn at most (past that, the table only)."""
+
+MAX_ROUNDS = 8
+"""Rounds a WL view shows one by one at most: the first ones and the last (a long
+chain of records refines in as many rounds as half its length)."""
 
 RULES = {
     TieRule.ATTRIBUTES: "the records' own score C decided (no tie)",
@@ -202,21 +207,40 @@ def round_html(trace: WLTrace, round_index: int) -> str:
             f"{esc(what)}.</p>{drawn}")
 
 
+def shown_rounds(trace: WLTrace) -> list[int]:
+    """The rounds a view shows: all of them up to :data:`MAX_ROUNDS`, else the first
+    ``MAX_ROUNDS - 1`` and the last (stable) one.
+
+    >>> from oa_core.wl import WLTrace
+    >>> shown_rounds(WLTrace("s", "tie_break", [], [], [[0]] * 20))
+    [0, 1, 2, 3, 4, 5, 6, 19]
+    """
+    count = len(trace.rounds)
+    if count <= MAX_ROUNDS:
+        return list(range(count))
+    return [*range(MAX_ROUNDS - 1), count - 1]
+
+
 def wl_html(trace: WLTrace, *, inner: bool = False) -> str:
-    """Every round of a WL trace: classes per round, the graph by round, and each
-    vertex's colour class round by round (paged)."""
+    """The rounds of a WL trace: classes per round, the graph by round, and each
+    vertex's colour class round by round (paged; past :data:`MAX_ROUNDS` rounds, the
+    first ones and the last)."""
     counts = " → ".join(str(len(set(r))) for r in trace.rounds)
+    chosen = shown_rounds(trace)
+    left_out = len(trace.rounds) - len(chosen)
     head = (f"<h4>WL refinement of <code>{esc(trace.scope)}</code> "
             f"({esc(trace.mode)})</h4><p>{len(trace.vertices)} vertices, "
             f"{len(trace.edges)} edges; classes by round: {counts}. Gold and candidate are "
             "refined together, so equal classes are comparable across the sides.</p>")
-    rounds = [round_html(trace, len(trace.rounds) - 1)]
-    for index in range(len(trace.rounds) - 1):
-        rounds.append(f"<details><summary>round {index}</summary>"
-                      f"{round_html(trace, index)}</details>")
+    rounds = [round_html(trace, chosen[-1])]
+    rounds += [f"<details><summary>round {index}</summary>{round_html(trace, index)}"
+               "</details>" for index in chosen[:-1]]
+    if left_out:
+        rounds.append(f'<p class="muted">Rounds {chosen[-2] + 1} to {chosen[-1] - 1} are '
+                      "not shown one by one: read them from <code>trace.rounds</code>.</p>")
     rows = [[esc(v.side), f"<code>{esc(v.key)}</code>", esc(shorten(v.label, 60)),
-             *(chip(r[k]) for r in trace.rounds)] for k, v in enumerate(trace.vertices)]
-    header = ["side", "record", "content", *(f"round {k}" for k in range(len(trace.rounds)))]
+             *(chip(trace.rounds[r][k]) for r in chosen)] for k, v in enumerate(trace.vertices)]
+    header = ["side", "record", "content", *(f"round {r}" for r in chosen)]
     body = head + "".join(rounds) + "<h4>Colour classes by round</h4>" + table(
         header, rows, noun="vertices")
     return body if inner else view(body, label=f"WL trace {trace.scope}")
