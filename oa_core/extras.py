@@ -3,8 +3,9 @@
 ``pip install object-aligner-explorer`` gives the engine, the ``oa`` command and the
 optimizer adapters; the extras add the rest (see :data:`EXTRAS`). Code that needs one
 calls :func:`require`, which returns the module or raises :class:`MissingExtra`, whose
-one-line message names the extra and the command to run; the ``oa`` command prints it
-as its error, without a traceback.
+one-line message names the extra and the command to run (:func:`check` does the same
+without importing anything); the ``oa`` command prints it as its error, without a
+traceback.
 
 Examples
 --------
@@ -20,9 +21,10 @@ notebook | fix: pip install 'object-aligner-explorer[notebook]'
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from types import ModuleType
 
-__all__ = ["DISTRIBUTION", "EXTRAS", "MissingExtra", "install_command", "require"]
+__all__ = ["DISTRIBUTION", "EXTRAS", "MissingExtra", "check", "install_command", "require"]
 
 DISTRIBUTION = "object-aligner-explorer"
 
@@ -85,3 +87,19 @@ def require(extra: str, module: str) -> ModuleType:
         if module == missing or module.startswith(missing + "."):
             raise MissingExtra(extra, module) from None
         raise  # a module the package itself needs is missing: not ours to explain
+
+
+def check(extra: str, *modules: str) -> None:
+    """Raise :class:`MissingExtra` for the first of ``modules`` that is not installed,
+    without importing any (``oa explore`` runs the explorer in a child process).
+
+    >>> check("explorer", "json", "html")
+    """
+    install_command(extra)
+    for module in modules:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):  # a missing parent package, a module without spec
+            found = False
+        if not found:
+            raise MissingExtra(extra, module)
