@@ -333,6 +333,35 @@ def alone_moves(alignment: Alignment, ops: Sequence[RepairOp], which: Sequence[R
     return out
 
 
+def rank_by_gain(ops: Sequence[RepairOp], gains: Mapping[int, float | None]
+                 ) -> list[RepairOp]:
+    """``ops`` by realised gain (``id(op)`` -> the score change when that op alone is
+    applied, see :func:`alone_moves`), the largest first; ties, and the ops without a
+    gain (not computed, or not applicable), keep their order (the paper's, by delta).
+
+    >>> from oa_core import RepairOp
+    >>> a, b, c = (RepairOp("missing", p, None, None, None, None, d)
+    ...            for p, d in (("/a", 0.3), ("/b", 0.2), ("/c", 0.1)))
+    >>> [op.path for op in rank_by_gain([a, b, c], {id(a): 0.05, id(b): 0.2})]
+    ['/b', '/a', '/c']
+    """
+    known = [op for op in ops if gains.get(id(op)) is not None]
+    known.sort(key=lambda op: -gains[id(op)])  # type: ignore[operator]  # stable
+    return known + [op for op in ops if gains.get(id(op)) is None]
+
+
+def replaces_whole_output(op: RepairOp) -> bool:
+    """Whether applying ``op`` replaces the whole candidate (its patch writes at the
+    root): the gold handed over whole, which teaches a model nothing.
+
+    >>> from oa_core import RepairOp
+    >>> replaces_whole_output(RepairOp("type-mismatch", "", "", "", {}, [], 1.0,
+    ...     patch=[{"op": "replace", "path": "", "value": {}}]))
+    True
+    """
+    return any(step.get("path") == "" for step in op.patch)
+
+
 def alone_note(delta: float, moved: float | None) -> str:
     """One line on why applying an op alone moves the score by more or less than its delta.
 

@@ -18,6 +18,7 @@ from .edits import (
     bundle,
     current_candidate,
     edited_schema,
+    patch_digest,
     schema_edits,
     undo_fix,
 )
@@ -61,7 +62,8 @@ __all__ = [
     "TRIO", "TRIO_PARAMS", "URL_PENDING", "URL_READ", "WL_LAMBDA", "WL_MODE", "WL_MODES",
     "LoadError", "Trio", "all_keys", "apply_edits", "apply_fix", "bind", "bundle", "canonical",
     "changed", "current_candidate", "decode", "documents_of", "edited_schema", "encode",
-    "error_from", "init", "is_bundle", "load_example", "parse_trio", "provenance",
+    "error_from", "init", "is_bundle", "load_example", "parse_trio", "patch_digest",
+    "provenance",
     "read_values", "remember", "restore_from_url", "schema_edits", "select_example",
     "set_trio", "sync_url", "trio", "trio_warnings", "undeclared_keys", "undo_fix",
     "url_name", "url_params",

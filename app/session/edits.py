@@ -7,6 +7,7 @@ run (a callback in a fragment) writes the URL with :func:`app.session.url.change
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,10 +17,10 @@ import oa_core
 from oa_core.pointer import split
 
 from .current import FIXES, SCHEMA_EDITS, trio
-from .inputs import Trio
+from .inputs import Trio, canonical
 
 __all__ = ["apply_edits", "apply_fix", "bundle", "current_candidate", "edited_schema",
-           "schema_edits", "undo_fix"]
+           "patch_digest", "schema_edits", "undo_fix"]
 
 
 def current_candidate() -> Any:
@@ -90,6 +91,18 @@ def apply_fix(op: Any, score_before: float) -> None:
         "message": op.message, "kind": op.kind, "delta": op.delta,
         "score_before": score_before, "before": before, "after": after,
         "patch": copy.deepcopy(op.patch)})
+
+
+def patch_digest(patch: Any) -> str:
+    """A short name of a fix's JSON Patch: what a link carries instead of the patch,
+    whose values can be a whole document.
+
+    Examples
+    --------
+    >>> patch_digest([{"op": "replace", "path": "/period/1", "value": 2025}])
+    '72cde2962842'
+    """
+    return hashlib.sha256(canonical(patch).encode()).hexdigest()[:12]
 
 
 def undo_fix() -> None:

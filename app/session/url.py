@@ -9,7 +9,9 @@ A refresh keeps the view and a copied link shows it to someone else (see
   this server's memory (a hash of their content), so a refresh keeps them while the
   explorer runs; a link to them opened elsewhere reproduces the options only;
 - ``edits``: the schema edits as compact JSON (``{"pointer": value}``);
-- ``fixes``: the applied fixes as compact JSON, the JSON Patch of each;
+- ``fixes``: the applied fixes, each by a digest of its JSON Patch
+  (:func:`app.session.edits.patch_digest`, joined by ``.``): a patch can hold a whole
+  document (a fix replacing a cut-off output), and a link carries only small state;
 - every option bound with :func:`bind` (and ``wl_mode``/``wl_lambda``): the session
   name without its ``oa.`` prefix, only when it differs from its default.
 
@@ -35,7 +37,7 @@ from oa_core.schema import Schema
 
 from ..examples import list_examples
 from .current import ERRORS, FIXES, SCHEMA_EDITS, TRIO, set_trio, trio
-from .edits import apply_edits, apply_fix, current_candidate, edited_schema
+from .edits import apply_edits, apply_fix, current_candidate, edited_schema, patch_digest
 from .examples import load_default, select_example
 from .inputs import LoadError, Trio, canonical
 
@@ -51,6 +53,7 @@ URL_PENDING = "oa.url_pending"  # options of that URL no widget has bound yet
 BOUND = "oa.bound"  # session name -> default of every option bound to a widget
 # URL parameters of the trio itself (not options)
 TRIO_PARAMS = ("example", "schema", "candidate", "trio", "edits", "fixes", "pair")
+FIX_SEPARATOR = "."  # between the fixes' names in ``fixes``
 # options every page scores with, restored from the URL before any page runs
 GLOBAL_OPTIONS: dict[str, tuple[Any, tuple[Any, ...] | None]] = {
     WL_MODE: ("tie_break", WL_MODES), WL_LAMBDA: (0.5, None)}
@@ -196,7 +199,8 @@ def url_params() -> dict[str, str]:
         params["edits"] = canonical(edits)
     fixes = state.get(FIXES) or []
     if fixes:
-        params["fixes"] = canonical([fix.get("patch", []) for fix in fixes])
+        params["fixes"] = FIX_SEPARATOR.join(patch_digest(fix.get("patch", []))
+                                             for fix in fixes)
     for name, default in (state.get(BOUND) or {}).items():
         if name in state and state[name] != default:
             params[url_name(name)] = encode(state[name])
@@ -275,19 +279,25 @@ def _restore_edits(text: str | None) -> None:
     st.session_state[SCHEMA_EDITS] = edits
 
 
+def _fix_names(text: str) -> list[str]:
+    """The fixes a link names: digests of their patches (:func:`patch_digest`), or, in
+    links made before, the patches themselves as JSON."""
+    if text.lstrip().startswith("["):
+        try:
+            patches = json.loads(text)
+        except ValueError:
+            return []
+        return [patch_digest(patch) for patch in patches] if isinstance(patches, list) else []
+    return text.split(FIX_SEPARATOR)
+
+
 def _restore_fixes(text: str | None) -> None:
-    """Replay the fixes of a URL: each patch is the patch of an op of the feedback then."""
+    """Replay the fixes of a URL: each names the patch of an op of the feedback then."""
     if not text:
-        return
-    try:
-        patches = json.loads(text)
-    except ValueError:
-        return
-    if not isinstance(patches, list):
         return
     state = st.session_state
     current = trio()
-    for patch in patches:
+    for name in _fix_names(text):
         try:
             alignment = oa_core.align(current.gold, current_candidate(),  # type: ignore[union-attr]
                                       edited_schema(), wl_mode=state[WL_MODE],
@@ -295,7 +305,7 @@ def _restore_fixes(text: str | None) -> None:
         except OAError:
             return
         ops = oa_core.render_feedback(alignment, top_k=10**6).ops
-        op = next((op for op in ops if op.patch and op.patch == patch), None)
+        op = next((op for op in ops if op.patch and patch_digest(op.patch) == name), None)
         if op is None:
             return  # no longer an op of this trio: the rest is ignored
         apply_fix(op, alignment.score)
