@@ -263,7 +263,8 @@ def diff_rows(tree: MatchNode, *, hide_perfect: bool, query: str = "",
     if query.strip():
         keep = set()
         parents = {id(child): node for node in tree.iter_nodes() for child in node.children}
-        for node in search(tree, query) + ([focus] if focus is not None else []):
+        for found in search(tree, query) + ([focus] if focus is not None else []):
+            node: MatchNode | None = found
             while node is not None and id(node) not in keep:
                 keep.add(id(node))
                 node = parents.get(id(node))

@@ -283,7 +283,7 @@ def sensitivity(gold: Any, candidate: Any, schema: Any,
     options = dict(options or {})
     parsed = Schema.parse(schema)
     base = oa_core.score(gold, candidate, schema, **options)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for node, knobs in grouped_knobs(parsed):
         defaults = list(node.prefix_weights) if node.type == "array" else None
         for knob in knobs:

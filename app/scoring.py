@@ -56,7 +56,7 @@ def _align(gold: str, candidate: str, schema: str, wl_mode: str,
     # A refusal is cached too: it can take as long as an alignment to reach (a limit
     # met deep in the documents), and every rerun of the page would pay it again.
     start = time.perf_counter()
-    options = oa_core.AlignOptions(wl_mode=wl_mode, wl_blend_lambda=wl_lambda)
+    options = oa_core.AlignOptions(wl_mode=oa_core.WLMode(wl_mode), wl_blend_lambda=wl_lambda)
     try:
         alignment = oa_core.align(json.loads(gold), json.loads(candidate),
                                   parsed_schema(schema), options)

@@ -142,7 +142,7 @@ def table(frame: Any, name: str, *, formats: Mapping[str, str] | None = None,
         return
     columns: dict[str, Any] = {}
     for column in dict.fromkeys([*formats, *hints, *pinned]):
-        settings = {"pinned": True} if column in pinned else {}
+        settings: dict[str, Any] = {"pinned": True} if column in pinned else {}
         if column in hints:
             settings["help"] = hints[column]
         columns[column] = (st.column_config.NumberColumn(format=formats[column], **settings)
