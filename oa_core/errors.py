@@ -157,7 +157,8 @@ class Diagnostic:
 # --------------------------------------------------------------------------- previews
 
 
-def preview_json(value: Any, limit: int | None = PREVIEW_LIMIT) -> str:
+def preview_json(value: Any, limit: int | None = PREVIEW_LIMIT, *,
+                 python: bool = False) -> str:
     """``value`` as JSON for a message: whole when short, else cut with its size.
 
     The text is made piece by piece and stops once it is ``limit`` characters long,
@@ -173,6 +174,9 @@ def preview_json(value: Any, limit: int | None = PREVIEW_LIMIT) -> str:
     limit : int or None
         At most this many characters of JSON before the "…"; ``None`` gives the whole
         value (what ``--full-values`` prints).
+    python : bool
+        Write Python literals instead of JSON (``'a'``, ``True``, ``None``): the
+        paper's figure of the optimizer feedback does.
 
     Examples
     --------
@@ -184,15 +188,19 @@ def preview_json(value: Any, limit: int | None = PREVIEW_LIMIT) -> str:
     '{"a": [0, 1, 2, 3, … (1 key)'
     >>> preview_json({"a": 1}, None)
     '{"a": 1}'
+    >>> preview_json({"id": 6, "name": "Eve", "ok": None}, python=True)
+    "{'id': 6, 'name': 'Eve', 'ok': None}"
     """
     if limit is None:
+        if python:
+            return repr(value)
         try:
             return json.dumps(value, ensure_ascii=False, default=repr)
         except (TypeError, ValueError):  # non-string keys of several types, a cycle
             return repr(value)
     pieces: list[str] = []
     length = 0
-    for piece in _pieces(value, limit):
+    for piece in _pieces(value, limit, python):
         pieces.append(piece)
         length += len(piece)
         if length > limit:
@@ -212,12 +220,13 @@ def _size(value: Any) -> str:
     return ""
 
 
-def _scalar(value: Any, limit: int) -> str:
+def _scalar(value: Any, limit: int, python: bool) -> str:
     if isinstance(value, str):
         # one character more than shown, so the caller sees it was cut
-        return json.dumps(value[: limit + 1], ensure_ascii=False)
+        return repr(value[: limit + 1]) if python else json.dumps(value[: limit + 1],
+                                                                  ensure_ascii=False)
     if value is None or isinstance(value, bool | float):
-        return json.dumps(value)
+        return repr(value) if python else json.dumps(value)
     if isinstance(value, int):
         try:
             return str(value)[: limit + 1]
@@ -226,7 +235,7 @@ def _scalar(value: Any, limit: int) -> str:
     return repr(value)[: limit + 1]
 
 
-def _pieces(value: Any, limit: int) -> Iterator[str]:
+def _pieces(value: Any, limit: int, python: bool) -> Iterator[str]:
     """The JSON text of ``value`` in pieces, depth first (the caller stops early; a
     value nested deeper than ``limit`` is never reached, as each level costs a
     character)."""
@@ -234,15 +243,15 @@ def _pieces(value: Any, limit: int) -> Iterator[str]:
         yield "{"
         for index, (key, child) in enumerate(value.items()):
             yield (", " if index else "") + _scalar(key if isinstance(key, str) else
-                                                     str(key), limit) + ": "
-            yield from _pieces(child, limit)
+                                                     str(key), limit, python) + ": "
+            yield from _pieces(child, limit, python)
         yield "}"
     elif isinstance(value, list):
         yield "["
         for index, child in enumerate(value):
             if index:
                 yield ", "
-            yield from _pieces(child, limit)
+            yield from _pieces(child, limit, python)
         yield "]"
     else:
-        yield _scalar(value, limit)
+        yield _scalar(value, limit, python)
