@@ -20,7 +20,7 @@ import oa_core
 from oa_core import Alignment, OAError
 from oa_core.schema import Schema
 
-from . import session
+from . import session, views
 from .text import md_escape
 
 
@@ -91,6 +91,7 @@ def show_error(exc: OAError, what: str = "score these documents") -> None:
     if exc.fix:
         text += f"\n\nFix: {md_escape(exc.fix)}"
     st.error(text, icon=":material/warning:")
+    views.full_values(exc.values, f"error.{exc.document}")
 
 
 def current(*, wl_mode: str | None = None, schema: Any = None,

@@ -24,6 +24,7 @@ import streamlit as st
 
 import oa_core
 from oa_core import Alignment, Diagnostic, RepairOp
+from oa_core.errors import PREVIEW_LIMIT, preview_json
 
 from . import html_table, session
 from .examples import list_examples
@@ -151,6 +152,42 @@ def table(frame: Any, name: str, *, formats: Mapping[str, str] | None = None,
                  key=key, height=min(35 * (len(frame) + 1) + 3, 720))
 
 
+FULL_SHOWN = 200_000  # characters of a full value shown in the page (longer: a download)
+
+
+def cut_values(values: Sequence[Any]) -> list[Any]:
+    """The values a message showed cut (:func:`oa_core.errors.preview_json`): those to
+    offer in full. Cheap for a huge value (both previews stop early).
+
+    >>> [len(value) for value in cut_values([1, "x" * 500, {"a": 1}])]
+    [500]
+    """
+    return [value for value in values
+            if preview_json(value, PREVIEW_LIMIT) != preview_json(value, 2 * PREVIEW_LIMIT)]
+
+
+def full_values(values: Sequence[Any], key: str) -> None:
+    """The full values behind a message's cut ones, one click away: a lazy expander
+    (nothing is sent until it is opened), each value as JSON, or a download when it
+    is longer than :data:`FULL_SHOWN` characters."""
+    cut = cut_values(values)
+    if not cut:
+        return
+    title = "Show the full value" + "s" * (len(cut) != 1)
+    with st.expander(title, key=f"w.full.{key}", on_change="rerun") as box:
+        if not box.open:
+            return
+        for index, value in enumerate(cut):
+            text = preview_json(value, None)
+            if len(text) <= FULL_SHOWN:
+                st.code(text, language="json", wrap_lines=True)
+            else:
+                st.caption(f"{len(text):,} characters of JSON: too long to show here.")
+                st.download_button("Download it (JSON)", text, file_name="value.json",
+                                   mime="application/json", on_click="ignore",
+                                   key=f"w.full.{key}.{index}")
+
+
 def _diagnostic_text(diagnostic: Diagnostic) -> str:
     where = md_escape(diagnostic.pointer or "(root)")
     return (f"**{md_escape(diagnostic.code)}** in the {md_escape(diagnostic.document)} at "
@@ -161,10 +198,12 @@ def diagnostics(alignment: Alignment) -> None:
     """The alignment's warnings, its tie-breaking notes and the candidate's schema
     violations."""
     warnings, notes = split_diagnostics(alignment.warnings)
-    for diagnostic in warnings:
+    for index, diagnostic in enumerate(warnings):
         st.warning(_diagnostic_text(diagnostic), icon=":material/warning:")
-    for diagnostic in alignment.violations:
+        full_values(diagnostic.values, f"warning.{index}")
+    for index, diagnostic in enumerate(alignment.violations):
         st.error(_diagnostic_text(diagnostic), icon=":material/block:")
+        full_values(diagnostic.values, f"violation.{index}")
     for diagnostic in notes:
         st.info(_diagnostic_text(diagnostic), icon=":material/info:")
     if not warnings and not alignment.violations:

@@ -299,3 +299,17 @@ def test_a_huge_value_folds_to_a_few_lines() -> None:
     assert "… (500 characters)" in missing.gold_fold.lines[1][0]
     root = rows_[0].gold_fold
     assert root is not None and "(20,000 items)" in root.lines[0][0]
+
+
+def test_a_violation_shows_its_value_cut_and_in_full_one_click_away() -> None:
+    at = open_app("overview.py")
+    candidate = json.loads((RUNNING / "candidate.json").read_text())
+    candidate["people"] = {"id": 1, "note": "n" * 5_000}  # not a list
+    paste(at, "candidate", candidate)
+    message = next(e.value for e in at.error if "people" in e.value)
+    assert "… \\(2 keys\\)" in message and len(message) < 600
+    box = next(x for x in at.expander if x.label == "Show the full value")
+    assert not box.proto.expanded and not at.code  # lazy: nothing sent while closed
+    at.session_state["w.full.violation.0"] = True  # the click (a lazy expander's state)
+    at.run()
+    assert json.loads(at.code[0].value) == candidate["people"]

@@ -75,6 +75,9 @@ class LoadError:
         JSON Pointer of the problem ("" for the whole document).
     fix : str
         What to do about it.
+    values : tuple
+        The document values the message shows cut, in full (see
+        :func:`oa_core.errors.preview_json`).
     """
 
     document: str
@@ -82,6 +85,7 @@ class LoadError:
     message: str
     pointer: str = ""
     fix: str = ""
+    values: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
 
 def canonical(value: Any) -> str:
@@ -91,7 +95,7 @@ def canonical(value: Any) -> str:
 
 def error_from(exc: OAError, source: str) -> LoadError:
     """A :class:`LoadError` from an ``oa_core`` input or schema error."""
-    return LoadError(exc.document, source, exc.message, exc.pointer, exc.fix)
+    return LoadError(exc.document, source, exc.message, exc.pointer, exc.fix, exc.values)
 
 
 def read_values(document: str, source: str, text: str | bytes,
