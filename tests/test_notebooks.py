@@ -2,52 +2,22 @@
 without outputs.
 
 The kernel is this interpreter (the project's venv) started by ipykernel from a
-kernelspec written to a temporary folder: nothing is registered with Jupyter. Each cell
-that displays a result must show its HTML view (no error output anywhere).
+kernelspec written to a temporary folder (tests/notebook_kernel.py): nothing is
+registered with Jupyter. Each notebook shows its HTML views, with no error anywhere.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
+from notebook_kernel import NOTEBOOKS, execute
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-KERNEL = "oa-notebook-test"
-# generous: a cell waits for what it computes, never for a fixed time (a busy machine)
-CELL_TIMEOUT = 300
 # HTML views (result objects displayed) each notebook shows at least
 VIEWS = {"01_referential_alignment.ipynb": 3, "02_schema_weights.ipynb": 1,
          "03_evaluating_a_run.ipynb": 4}
-
-
-def kernel_manager(folder: Path) -> KernelManager:
-    """A kernel manager for this interpreter's ipykernel, from a kernelspec in ``folder``."""
-    spec = folder / "kernels" / KERNEL
-    spec.mkdir(parents=True, exist_ok=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Object Aligner tests", "language": "python"}))
-    specs = KernelSpecManager(kernel_dirs=[str(folder / "kernels")])
-    return KernelManager(kernel_name=KERNEL, kernel_spec_manager=specs)
-
-
-def execute(path: Path, folder: Path) -> nbformat.NotebookNode:
-    """``path`` executed (in notebooks/, as a user opens it); returns the notebook."""
-    notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, km=kernel_manager(folder), timeout=CELL_TIMEOUT,
-                            resources={"metadata": {"path": str(path.parent)}},
-                            allow_errors=False)
-    client.execute()
-    return notebook
 
 
 @pytest.fixture(scope="module")

@@ -119,12 +119,8 @@ def _side(node: MatchNode, side: str) -> str:
         text += ("  (ref ok)" if node.score >= _PERFECT
                  else f"  (expected {value_text(node.expected)})")
     colour = "" if is_perfect(node) or node.children else (
-        f' class="bad" style="background:{_colour(node)}"')
+        f' class="bad" style="background:{score_color(node.score)}"')
     return f"<span{colour}>{esc(text)}</span>"
-
-
-def _colour(node: MatchNode) -> str:
-    return score_color(node.score)
 
 
 def _row(node: MatchNode, depth: int) -> str:
@@ -219,7 +215,7 @@ def alignment_html(alignment: Alignment, *, max_nodes: int = 3000) -> str:
     """The whole view of an alignment (see the module notes)."""
     count = len(mismatches(alignment.tree))
     head = (f'<div class="head"><span class="big" style="background:'
-            f'{_colour(alignment.tree) if alignment.score < 1 else "#abd9e9"}">'
+            f'{score_color(alignment.score)}">'
             f"{fmt(alignment.score)}</span><span>score · deficit {fmt(alignment.deficit)}"
             f"</span><span>{count} mismatch{'es' * (count != 1)}</span>"
             f'<span class="muted">wl_mode {esc(alignment.options.wl_mode)}'

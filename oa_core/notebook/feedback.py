@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from app.palette import score_color
+
 from .html import esc, fmt, table, value_text, view
 
 if TYPE_CHECKING:
@@ -39,7 +41,8 @@ def feedback_html(result: Feedback) -> str:
                      esc(value_text(op.candidate) if op.candidate_path is not None
                          else "(absent)"),
                      f"+{fmt(op.delta)}", bar])
-    head = (f'<div class="head"><span class="big" style="background:#e0f3f8">'
+    head = (f'<div class="head"><span class="big" style="background:'
+            f'{score_color(result.score)}">'
             f"{fmt(result.score)}</span><span>score · deficit {fmt(deficit)} · "
             f"{len(result.ops)} repair operation{'s' * (len(result.ops) != 1)} "
             f"(★ the {len(result.shown)} the text shows)</span></div>")

@@ -165,15 +165,16 @@ def graph_svg(trace: WLTrace, round_index: int = -1) -> str:
     where = _layout(trace)
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 680 350" width="680" '
              'height="350" role="img" aria-label="reference graph">'
-             '<defs><marker id="oa-arrow" viewBox="0 0 10 10" refX="19" refY="5" '
-             'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
-             '<path d="M0,0 L10,5 L0,10 z" fill="#888"/></marker></defs>'
+             # the tip on the target circle's edge (radius 13 in user units)
+             '<defs><marker id="oa-arrow" viewBox="0 0 10 10" refX="23" refY="5" '
+             'markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" '
+             'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#999"/></marker></defs>'
              '<text x="170" y="16" text-anchor="middle" fill="currentColor">gold</text>'
              '<text x="510" y="16" text-anchor="middle" fill="currentColor">candidate</text>']
     for edge in trace.edges:
         (x1, y1), (x2, y2) = where[edge.source], where[edge.target]
         parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-                     f'stroke="#888" stroke-width="1.3" marker-end="url(#oa-arrow)">'
+                     f'stroke="#999" stroke-width="1.3" marker-end="url(#oa-arrow)">'
                      f"<title>{esc(edge.relation)} {esc(edge.label)}</title></line>")
     for k, (x, y) in enumerate(where):
         fill = class_color(colours[k])

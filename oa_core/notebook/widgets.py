@@ -4,7 +4,9 @@ repair operations and rescore.
 
 Without ipywidgets each function returns a :class:`Static` view instead: the message
 naming the ``pip install`` to run, above the static view of the same object, so a
-notebook still runs and still shows the result.
+notebook still runs and still shows the result. With it, the widget also carries that
+static view as its ``text/html``: what a page without a widget manager shows (a
+notebook exported to HTML, a notebook viewer) in place of an empty output.
 
 Examples
 --------
@@ -12,12 +14,13 @@ Examples
 >>> load = lambda f: json.load(open(f"sample_data/running_example/{f}.json"))
 >>> alignment = oa_core.align(load("gold"), load("candidate"), load("schema"))
 >>> stepper = wl_stepper(alignment)
->>> type(stepper).__name__ in ("VBox", "Static")
+>>> type(stepper).__name__ in ("Interactive", "Static")
 True
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -69,6 +72,32 @@ def _html(widgets: Any, body: str) -> Any:
     return widgets.HTML(value=view(body, label="interactive view"))
 
 
+@functools.cache
+def _box_class() -> type:
+    """A VBox whose display also carries a static HTML view (made once, when
+    ipywidgets is there)."""
+    import ipywidgets as widgets
+
+    class Interactive(widgets.VBox):
+        """A VBox with a static ``text/html`` beside its widget view."""
+
+        static_html = ""
+
+        def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+            bundle = dict(super()._repr_mimebundle_(**kwargs) or {})
+            bundle["text/html"] = self.static_html
+            return bundle
+
+    return Interactive
+
+
+def _box(children: list[Any], static_html: str) -> Any:
+    """The widgets in a column, with ``static_html`` for pages that cannot run them."""
+    box = _box_class()(children)
+    box.static_html = static_html
+    return box
+
+
 def wl_stepper(alignment: Alignment, scope: str | None = None) -> Any:
     """A slider over the WL rounds of one scope (the first with a trace by default):
     each round shows the classes it split and the graph coloured by it."""
@@ -78,9 +107,10 @@ def wl_stepper(alignment: Alignment, scope: str | None = None) -> Any:
                            "(a schema without idScope, or wl_mode 'none').</p>",
                            label="WL rounds"))
     trace = traces[scope if scope is not None else next(iter(traces))]
+    static = view("".join(round_html(trace, k) for k in range(len(trace.rounds))),
+                  label="WL rounds")
     if not have_widgets():
-        return Static(view("".join(round_html(trace, k) for k in range(len(trace.rounds))),
-                           label="WL rounds"))
+        return Static(static)
     import ipywidgets as widgets
 
     slider = widgets.IntSlider(value=0, min=0, max=len(trace.rounds) - 1,
@@ -91,7 +121,7 @@ def wl_stepper(alignment: Alignment, scope: str | None = None) -> Any:
         shown.value = view(round_html(trace, int(change["new"])), label="WL round")
 
     slider.observe(update, names="value")
-    return widgets.VBox([slider, shown])
+    return _box([slider, shown], static)
 
 
 def _weight_report(before: Alignment, after: Alignment, pointer: str, value: float) -> str:
@@ -115,11 +145,12 @@ def weight_editor(gold: Any, candidate: Any, schema: Mapping[str, Any],
     if not choices:
         return Static(view("<p>This schema declares no weight.</p>", label="weights"))
     pointer, value = choices[0]
+    doubled = align(gold, candidate, with_weight(schema, pointer, 2 * value or 1.0),
+                    **options)
+    static = view(_weight_report(before, doubled, pointer, 2 * value or 1.0),
+                  label="weights")
     if not have_widgets():
-        doubled = align(gold, candidate, with_weight(schema, pointer, 2 * value or 1.0),
-                        **options)
-        return Static(view(_weight_report(before, doubled, pointer, 2 * value or 1.0),
-                           label="weights"))
+        return Static(static)
     import ipywidgets as widgets
 
     layout = widgets.Layout(width="38em")
@@ -141,7 +172,7 @@ def weight_editor(gold: Any, candidate: Any, schema: Mapping[str, Any],
 
     which.observe(pick, names="value")
     amount.observe(rescored, names="value")
-    return widgets.VBox([which, amount, shown])
+    return _box([which, amount, shown], static)
 
 
 def _fix_report(before: Alignment, after: Alignment, gain: float) -> str:
@@ -156,10 +187,10 @@ def fix_and_rescore(gold: Any, candidate: Any, schema: Mapping[str, Any],
     """Tick repair operations, apply them to the candidate and rescore."""
     before = align(gold, candidate, schema, **options)
     ops = [op for op in repair_ops(before) if op.delta > 0]
+    static = view(_fix_report(before, rescore(before, ops), sum(op.delta for op in ops)),
+                  label="fixes")
     if not have_widgets():
-        after = rescore(before, ops)
-        return Static(view(_fix_report(before, after, sum(op.delta for op in ops)),
-                           label="fixes"))
+        return Static(static)
     import ipywidgets as widgets
 
     boxes = [widgets.Checkbox(value=False, description=f"+{op.delta:.4f} {op.kind} "
@@ -175,4 +206,4 @@ def fix_and_rescore(gold: Any, candidate: Any, schema: Mapping[str, Any],
                            label="fixes")
 
     button.on_click(apply)
-    return widgets.VBox([*boxes, button, shown])
+    return _box([*boxes, button, shown], static)
