@@ -1,5 +1,5 @@
 """The building blocks of the notebook views: escaping, the theme's CSS, tables that
-page, score cells and values written short.
+page, score cells and values written short (:func:`app.text.shorten`).
 
 Every view is one ``<div class="oa-nb">`` holding its own ``<style>``: the notebook
 needs no network, no script and no CSS file. Colours come from JupyterLab's
@@ -26,9 +26,10 @@ from html import escape
 from typing import Any
 
 from app.palette import class_color, score_color, text_color_on
+from app.text import shorten
 
-__all__ = ["PAGE", "THEME_CSS", "chip", "esc", "fmt", "page_note", "score_cell", "shorten",
-           "table", "value_text", "view"]
+__all__ = ["PAGE", "THEME_CSS", "chip", "esc", "fmt", "page_note", "score_cell", "table",
+           "value_text", "view"]
 
 PAGE = 25
 """Rows a table shows before folding the rest into a ``<details>``."""
@@ -92,15 +93,6 @@ def fmt(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}f}"
 
 
-def shorten(text: str, limit: int = _MAX_TEXT) -> str:
-    """``text`` cut to ``limit`` characters with an ellipsis.
-
-    >>> shorten("abcdef", 4)
-    'abc…'
-    """
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
 def value_text(value: Any) -> str:
     """A one-line text of a JSON value: short containers as JSON, long ones by size.
 
@@ -114,7 +106,7 @@ def value_text(value: Any) -> str:
         noun = "key" if isinstance(value, dict) else "item"
         return f"{'{' if isinstance(value, dict) else '['}{len(value)} {noun}" \
                f"{'s' * (len(value) != 1)}{'}' if isinstance(value, dict) else ']'}"
-    return shorten(json.dumps(value, ensure_ascii=False, default=str))
+    return shorten(json.dumps(value, ensure_ascii=False, default=str), _MAX_TEXT)
 
 
 def score_cell(score: float | None, *, tag: str = "td", extra: str = "") -> str:

@@ -25,9 +25,10 @@ import math
 from typing import TYPE_CHECKING
 
 from app.palette import class_color, text_color_on
+from app.text import shorten
 
 from ..kinds import TieRule
-from .html import chip, esc, score_cell, shorten, table, view
+from .html import chip, esc, score_cell, table, view
 
 if TYPE_CHECKING:
     from ..referential import ScopeAlignment
