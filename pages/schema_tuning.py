@@ -15,6 +15,11 @@ SENSITIVITY_AT = "oa.sensitivity_at"  # canonical JSON of the schema the slopes 
 SENSITIVE_SHOWN = 10
 AUTO_SECONDS = 1.0  # compute the slopes unasked when they should take less than this
 STARTED = "oa.tune_started"  # when this run began (the page, or a knob's fragment rerun)
+# (original, edited) alignments on screen: the edited one is kept while the next aligns,
+# if the original is the same object (the same documents and options)
+SHOWN = "oa.tune_shown"
+ASKED = "oa.tune_asked"  # the key of the edited alignment asked for last
+POLL_S = 0.2
 
 st.session_state[STARTED] = time.perf_counter()
 st.title("Schema tuning")
@@ -122,15 +127,51 @@ def _keep_step() -> None:
         st.rerun()
 
 
+def _edited(original: scoring.Scored) -> tuple[scoring.Scored | None, bool]:
+    """The edited alignment to show, and whether it is the one asked for: a slow one
+    aligns in the background while the previous one stays on screen."""
+    assert trio is not None
+    state = st.session_state
+    if not session.schema_edits():
+        state[SHOWN] = (original, original)
+        return original, True
+    try:
+        state[ASKED], result = scoring.align_soon(
+            trio.gold, session.current_candidate(), session.edited_schema(),
+            wl_mode=state.get(session.WL_MODE, "tie_break"),
+            wl_lambda=state.get(session.WL_LAMBDA, 0.5), superseded=state.get(ASKED))
+    except OAError as exc:
+        scoring.show_error(exc)
+        return None, True
+    if result == scoring.PENDING:
+        before, shown = state.get(SHOWN, (None, None))
+        return (shown if before is original else original), False
+    state[SHOWN] = (original, result)
+    return result, True
+
+
+@st.fragment(run_every=POLL_S)
+def _poll(key: scoring.Key) -> None:
+    """While the edited alignment runs: show the new result as soon as it is ready."""
+    if scoring.is_ready(key):
+        st.rerun(scope=[SCORES, EDITED])
+
+
 @st.fragment(key=SCORES)
 def scores() -> None:
     """The scores with both schemas and the nodes whose score moved."""
     _keep_step()
     assert trio is not None
     original = scoring.current(schema=trio.schema)
-    edited = scoring.current()
-    if original is None or edited is None:
+    if original is None:
         return
+    edited, ready = _edited(original)
+    if edited is None:
+        return
+    if not ready:
+        st.caption(":material/hourglass_top: Rescoring with the new settings; the figures "
+                   "below are the previous ones until it is done.")
+        _poll(st.session_state[ASKED])
     columns = st.columns(3)
     columns[0].metric("Score with the edited schema", f"{edited.alignment.score:.4f}",
                       **(views.score_change(edited.alignment.score, original.alignment.score)
@@ -165,7 +206,7 @@ def sensitive() -> None:
     _keep_step()
     assert trio is not None
     original = scoring.current(schema=trio.schema)
-    if original is not None and scoring.current() is not None:
+    if original is not None:
         sensitive_settings(original.seconds)
 
 
@@ -225,7 +266,7 @@ def edited_schema() -> None:
     with st.expander("Show it", key="w.tune_show_schema", on_change="rerun") as shown:
         if shown.open:
             st.code(edited_json, language="json")
-    edited = scoring.current()
+    _, edited = st.session_state.get(SHOWN, (None, None))  # never waits for a rescoring
     if edited is not None:
         scoring.timing_caption(edited, started)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from pathlib import Path
 
 from apptest_helpers import as_numbers, html_table, metric, open_app
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 import oa_core
-from app import schema_widgets
+from app import schema_widgets, scoring
 from app.session import apply_edits
 from app.text import WORD_JOINER, md_inline
 from oa_core import Schema
@@ -248,3 +249,50 @@ def test_cost_moves_add_up_to_the_score_change(edits: list[tuple[str, float]]) -
     assert math.isclose(rows[0]["score Δ"], change, abs_tol=1e-15)
     top = [row["score Δ"] for row, d in zip(rows, depth, strict=True) if d == 1]
     assert math.isclose(math.fsum(top), change, abs_tol=1e-12)
+
+
+def _occupy_background_thread() -> threading.Event:
+    """Hold the background alignments' one thread until the returned event is set."""
+    release = threading.Event()
+    executor, _ = scoring._background()
+    executor.submit(release.wait, 60)
+    return release
+
+
+def test_align_soon_never_waits_and_align_reuses_its_result() -> None:
+    gold, candidate, schema = (json.loads((RUNNING / f"{name}.json").read_text())
+                               for name in ("gold", "candidate", "schema"))
+    schema["properties"]["agenda"]["valueWeight"] = 7.25  # a key no other test aligned
+    release = _occupy_background_thread()
+    try:
+        key, result = scoring.align_soon(gold, candidate, schema, wait=0.0)
+        assert result == scoring.PENDING and not scoring.is_ready(key)
+        # a newer edit supersedes it: not started yet, so it is dropped
+        schema["properties"]["agenda"]["valueWeight"] = 7.5
+        newer, result = scoring.align_soon(gold, candidate, schema, wait=0.0,
+                                           superseded=key)
+        assert result == scoring.PENDING and key not in scoring._background()[1]
+    finally:
+        release.set()
+    _, result = scoring.align_soon(gold, candidate, schema, wait=60)
+    assert isinstance(result, scoring.Scored) and scoring.is_ready(newer)
+    assert result.alignment.score == oa_core.score(gold, candidate, schema)
+    # a page asking with align() gets the background result, not a second alignment
+    assert scoring.align(gold, candidate, schema) is result
+
+
+def test_a_slow_rescoring_keeps_the_previous_figures_on_screen() -> None:
+    at = open_tuning()
+    at.number_input(key="tune:/properties/agenda/valueWeight").set_value(3.0).run()
+    before = metric(at, "Score with the edited schema")
+    release = _occupy_background_thread()
+    try:
+        at.number_input(key="tune:/properties/agenda/valueWeight").set_value(5.5).run()
+        assert not at.exception
+        assert any("Rescoring with the new settings" in c.value for c in at.caption)
+        assert metric(at, "Score with the edited schema") == before  # the previous one
+    finally:
+        release.set()
+    at.run()  # what the polling fragment does once the new result is ready
+    assert not any("Rescoring" in c.value for c in at.caption)
+    assert metric(at, "Score with the edited schema") != before
