@@ -4,8 +4,11 @@ registered with Jupyter and no network is used."""
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -31,11 +34,19 @@ def kernel_manager(folder: Path) -> KernelManager:
     return KernelManager(kernel_name=KERNEL, kernel_spec_manager=specs)
 
 
-def execute(path: Path, folder: Path) -> nbformat.NotebookNode:
-    """``path`` executed in notebooks/ (as a user opens it); the executed notebook."""
+def execute(path: Path) -> nbformat.NotebookNode:
+    """``path`` executed in notebooks/ (as a user opens it): a copy of the executed
+    notebook. Each notebook runs once per test session (the notebook tests and the
+    browser tests read the same run)."""
+    return copy.deepcopy(_executed(path))
+
+
+@functools.cache
+def _executed(path: Path) -> nbformat.NotebookNode:
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, km=kernel_manager(folder), timeout=CELL_TIMEOUT,
-                            resources={"metadata": {"path": str(path.parent)}},
-                            allow_errors=False)
-    client.execute()
+    with tempfile.TemporaryDirectory() as folder:
+        client = NotebookClient(notebook, km=kernel_manager(Path(folder)),
+                                timeout=CELL_TIMEOUT, allow_errors=False,
+                                resources={"metadata": {"path": str(path.parent)}})
+        client.execute()
     return notebook

@@ -8,12 +8,12 @@ registered with Jupyter. Each notebook shows its HTML views, with no error anywh
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_kernel import NOTEBOOKS, execute
+
+from tests.notebook_kernel import NOTEBOOKS, execute
 
 # HTML views (result objects displayed) each notebook shows at least
 VIEWS = {"01_referential_alignment.ipynb": 3, "02_schema_weights.ipynb": 1,
@@ -21,11 +21,9 @@ VIEWS = {"01_referential_alignment.ipynb": 3, "02_schema_weights.ipynb": 1,
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory: pytest.TempPathFactory
-             ) -> Iterator[dict[str, nbformat.NotebookNode]]:
-    """Every notebook, executed once for the module's tests."""
-    folder = tmp_path_factory.mktemp("kernel")
-    yield {path.name: execute(path, folder) for path in NOTEBOOKS}
+def executed() -> dict[str, nbformat.NotebookNode]:
+    """Every notebook, executed (once a session)."""
+    return {path.name: execute(path) for path in NOTEBOOKS}
 
 
 def test_there_are_three_notebooks() -> None:

@@ -48,7 +48,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], 
     (template / "index.html.j2").write_text(OFFLINE_TEMPLATE)
     files = {}
     for path in NOTEBOOKS:
-        notebook = execute(path, folder)
+        notebook = execute(path)
         for theme in THEMES:
             exporter = HTMLExporter(extra_template_basedirs=[str(folder / "templates")],
                                     template_name="oa_offline", theme=theme, config=STATIC)
