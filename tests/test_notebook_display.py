@@ -21,7 +21,7 @@ from oa_core.batch import iter_batch, summarize
 from oa_core.notebook import show, to_html, widgets
 from oa_core.notebook.alignment import mismatches
 from oa_core.notebook.html import PAGE, THEME_CSS
-from oa_core.notebook.scopes import MAX_DRAWN, MAX_ROUNDS
+from oa_core.notebook.scopes import MAX_DRAWN, MAX_ROUNDS, graph_svg
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_data"
@@ -272,3 +272,18 @@ def test_no_widgets_when_nothing_to_step() -> None:
     gold, candidate, _ = running_example()
     flat = oa_core.align(gold, candidate, {"type": "object"})
     assert "No WL trace" in widgets.wl_stepper(flat)._repr_html_()
+
+
+def test_graph_draws_arrows_and_self_loops() -> None:
+    """Every edge ends in an arrowhead at its target; a record citing itself is a ring."""
+    schema = {"type": "object", "properties": {"people": {
+        "type": "array", "order": "align", "items": {"type": "object", "properties": {
+            "id": {"type": "string", "idScope": "person"},
+            "boss": {"type": "string", "ref": "person"}}}}}}
+    gold = {"people": [{"id": "a", "boss": "a"}, {"id": "b", "boss": "a"}]}
+    candidate = {"people": [{"id": "x", "boss": "x"}, {"id": "y", "boss": "x"}]}
+    trace = oa_core.align(gold, candidate, schema).wl["person"]
+    svg = graph_svg(trace)
+    assert svg.count("<polygon") == 2  # b -> a and y -> x
+    assert svg.count('fill="none"') == 2  # the two self-loops
+    assert "url(#" not in svg  # no marker shared by id across the page

@@ -40,6 +40,8 @@ __all__ = ["MAX_DRAWN", "MAX_ROUNDS", "RULES", "graph_svg", "round_html", "scope
 MAX_DRAWN = 80
 """Vertices of a reference graph drawn at most (past that, the table only)."""
 
+_RADIUS = 13  # a vertex's circle in the drawing
+
 MAX_ROUNDS = 8
 """Rounds a WL view shows one by one at most: the first ones and the last (a long
 chain of records refines in as many rounds as half its length)."""
@@ -158,6 +160,24 @@ def _vertex_name(trace: WLTrace, k: int) -> str:
     return shorten(str(vertex.record_id), 8) if vertex.record_id is not None else str(k)
 
 
+def _edge(source: tuple[float, float], target: tuple[float, float]) -> str:
+    """A line with its arrowhead drawn as a triangle whose tip touches the target's
+    circle (an SVG marker would be shared by id across the page's graphs, and one in a
+    closed ``<details>`` is not drawn); a self-loop as a small ring above the vertex."""
+    (x1, y1), (x2, y2) = source, target
+    length = math.hypot(x2 - x1, y2 - y1)
+    if length < _RADIUS:
+        return (f'<circle cx="{x1:.1f}" cy="{y1 - _RADIUS - 6:.1f}" r="7" fill="none" '
+                f'stroke="#999" stroke-width="1.3"/>')
+    ux, uy = (x2 - x1) / length, (y2 - y1) / length
+    tip_x, tip_y = x2 - _RADIUS * ux, y2 - _RADIUS * uy
+    base_x, base_y = tip_x - 9 * ux, tip_y - 9 * uy
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in (
+        (tip_x, tip_y), (base_x - 4 * uy, base_y + 4 * ux), (base_x + 4 * uy, base_y - 4 * ux)))
+    return (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{base_x:.1f}" y2="{base_y:.1f}" '
+            f'stroke="#999" stroke-width="1.3"/><polygon points="{corners}" fill="#999"/>')
+
+
 def graph_svg(trace: WLTrace, round_index: int = -1) -> str:
     """The reference graph at one round as inline SVG ("" over :data:`MAX_DRAWN`)."""
     if len(trace.vertices) > MAX_DRAWN:
@@ -166,23 +186,17 @@ def graph_svg(trace: WLTrace, round_index: int = -1) -> str:
     where = _layout(trace)
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 680 350" width="680" '
              'height="350" role="img" aria-label="reference graph">'
-             # the tip on the target circle's edge (radius 13 in user units)
-             '<defs><marker id="oa-arrow" viewBox="0 0 10 10" refX="23" refY="5" '
-             'markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" '
-             'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#999"/></marker></defs>'
              '<text x="170" y="16" text-anchor="middle" fill="currentColor">gold</text>'
              '<text x="510" y="16" text-anchor="middle" fill="currentColor">candidate</text>']
     for edge in trace.edges:
-        (x1, y1), (x2, y2) = where[edge.source], where[edge.target]
-        parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-                     f'stroke="#999" stroke-width="1.3" marker-end="url(#oa-arrow)">'
-                     f"<title>{esc(edge.relation)} {esc(edge.label)}</title></line>")
+        parts.append(f"<g><title>{esc(edge.relation)} {esc(edge.label)}</title>"
+                     f"{_edge(where[edge.source], where[edge.target])}</g>")
     for k, (x, y) in enumerate(where):
         fill = class_color(colours[k])
         vertex = trace.vertices[k]
         parts.append(f'<g><title>{esc(vertex.side)} {esc(vertex.key)}: '
                      f"{esc(shorten(vertex.label, 120))} (class {colours[k]})</title>"
-                     f'<circle cx="{x:.1f}" cy="{y:.1f}" r="13" fill="{fill}" '
+                     f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{_RADIUS}" fill="{fill}" '
                      f'stroke="#444"/><text x="{x:.1f}" y="{y + 4:.1f}" font-size="11" '
                      f'text-anchor="middle" fill="{text_color_on(fill)}">{colours[k]}</text>'
                      f'<text x="{x:.1f}" y="{y + 27:.1f}" font-size="10" text-anchor="middle" '
