@@ -307,6 +307,13 @@ def render_diff(alignment: Alignment, *, color: bool, width: int | None = None,
 # --------------------------------------------------------------------------- progress
 
 
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 class ProgressBar:
     """A progress bar with the rate and the time left, on standard error.
 
@@ -341,7 +348,10 @@ class ProgressBar:
                 TextColumn(self.unit), BarColumn(), MofNCompleteColumn(),
                 TaskProgressColumn(), TextColumn("{task.fields[rate]}"),
                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                console=console, transient=False)
+                console=console, transient=False,
+                # printing above the bar is for a terminal: piped results must stay
+                # on standard output, not go to the bar's stream
+                redirect_stdout=_isatty(sys.stdout), redirect_stderr=False)
             self._progress.start()
             self._task = self._progress.add_task(self.unit, total=self.total, rate="")
         return self
