@@ -152,9 +152,10 @@ def _edited(original: scoring.Scored) -> tuple[scoring.Scored | None, bool]:
 
 @st.fragment(run_every=POLL_S)
 def _poll(key: scoring.Key) -> None:
-    """While the edited alignment runs: show the new result as soon as it is ready."""
+    """While the edited alignment runs: show the new result as soon as it is ready (a
+    fragment's body may rerun only itself or the whole page, not named fragments)."""
     if scoring.is_ready(key):
-        st.rerun(scope=[SCORES, EDITED])
+        st.rerun()
 
 
 @st.fragment(key=SCORES)
