@@ -87,9 +87,10 @@ def test_run_level_views_escape_user_text(tmp_path: Path) -> None:
 
 
 def test_views_follow_the_theme() -> None:
-    """JupyterLab's variables first, the browser's scheme as a fallback; the score
-    colours are light, always under dark text."""
-    assert "var(--jp-ui-font-color1" in THEME_CSS
+    """JupyterLab's variables first, else the page's own text colour (no fallback: a
+    light page on a dark system keeps dark text); the score colours are light, always
+    under dark text."""
+    assert "color: var(--jp-ui-font-color1);" in THEME_CSS
     assert "var(--jp-border-color2" in THEME_CSS
     assert "@media (prefers-color-scheme: dark)" in THEME_CSS
     page = oa_core.align(*running_example())._repr_html_()

@@ -48,14 +48,14 @@ _DIFF_CSS = """<style>
 .oa-nb .diff .r.h {background: var(--oa-head); font-weight: 600;
   font-family: var(--jp-ui-font-family, system-ui, sans-serif);}
 .oa-nb .diff .num {text-align: right;}
-.oa-nb .diff .absent {background: var(--oa-absent); color: var(--oa-muted);
+.oa-nb .diff .absent {background: var(--oa-absent); opacity: 0.8;
   font-style: italic;}
 .oa-nb .diff .bad {color: #000;}
-.oa-nb .diff details > summary {list-style: none; color: var(--oa-fg);}
+.oa-nb .diff details > summary {list-style: none; color: inherit;}
 .oa-nb .diff details > summary::-webkit-details-marker {display: none;}
 .oa-nb .diff details > summary .where::before {content: "▸ "; color: var(--oa-accent);}
 .oa-nb .diff details[open] > summary .where::before {content: "▾ ";}
-.oa-nb .diff .fold {color: var(--oa-muted); font-style: italic; padding: 1px 6px;}
+.oa-nb .diff .fold {font-style: italic; padding: 1px 6px;}
 .oa-nb .diff .fold summary {color: var(--oa-accent);}
 </style>"""
 

@@ -3,10 +3,11 @@ page, score cells and values written short (:func:`app.text.shorten`).
 
 Every view is one ``<div class="oa-nb">`` holding its own ``<style>``: the notebook
 needs no network, no script and no CSS file. Colours come from JupyterLab's
-``--jp-*`` variables (so the views follow its light or dark theme), else from the
-browser's ``prefers-color-scheme``. Every piece of user text goes through
-:func:`esc`; the score colours are light, always with dark text on them (the app's
-colour-blind-safe scale, :mod:`app.palette`).
+``--jp-*`` variables (so the views follow its light or dark theme); elsewhere the text
+takes the page's colour, lines and shades are translucent grey (readable on light and
+dark pages alike) and the accent follows ``prefers-color-scheme``. Every piece of
+user text goes through :func:`esc`; the score colours are light, always with dark text
+on them (the app's colour-blind-safe scale, :mod:`app.palette`).
 
 Examples
 --------
@@ -38,28 +39,28 @@ _SHORT = 60
 _MAX_TEXT = 90
 
 THEME_CSS = """
-.oa-nb {--oa-fg: var(--jp-ui-font-color1, var(--vscode-editor-foreground, #1f2328));
-  --oa-muted: var(--jp-ui-font-color2, #57606a);
-  --oa-line: var(--jp-border-color2, rgba(128, 128, 128, 0.35));
-  --oa-head: var(--jp-layout-color2, rgba(128, 128, 128, 0.12));
-  --oa-absent: var(--jp-layout-color3, rgba(128, 128, 128, 0.22));
+.oa-nb {--oa-line: var(--jp-border-color2, rgba(128, 128, 128, 0.35));
+  --oa-head: var(--jp-layout-color2, rgba(128, 128, 128, 0.14));
+  --oa-absent: var(--jp-layout-color3, rgba(128, 128, 128, 0.25));
   --oa-accent: var(--jp-brand-color1, #1f6feb);
-  color: var(--oa-fg); font-family: var(--jp-ui-font-family, system-ui, sans-serif);
+  /* JupyterLab's text colour; elsewhere the variable is undefined, the declaration
+     drops out and the text takes the page's own colour (a page that stays light on a
+     dark system must not get light text) */
+  color: var(--jp-ui-font-color1);
+  font-family: var(--jp-ui-font-family, system-ui, sans-serif);
   font-size: var(--jp-ui-font-size1, 13px); line-height: 1.45; max-width: 100%;}
 @media (prefers-color-scheme: dark) {
-  .oa-nb {--oa-fg: var(--jp-ui-font-color1, var(--vscode-editor-foreground, #e6edf3));
-    --oa-muted: var(--jp-ui-font-color2, #9da7b3);
-    --oa-accent: var(--jp-brand-color1, #58a6ff);}}
-.oa-nb h4 {margin: 0.9em 0 0.3em 0; font-size: 1.05em; color: var(--oa-fg);}
+  .oa-nb {--oa-accent: var(--jp-brand-color1, #58a6ff);}}
+.oa-nb h4 {margin: 0.9em 0 0.3em 0; font-size: 1.05em; color: inherit;}
 .oa-nb p {margin: 0.3em 0;}
-.oa-nb .muted {color: var(--oa-muted);}
+.oa-nb .muted {opacity: 0.72;}
 .oa-nb .head {display: flex; flex-wrap: wrap; gap: 0.4em 1.2em; align-items: baseline;}
 .oa-nb .big {font-size: 1.5em; font-weight: 600; padding: 0 0.35em; border-radius: 4px;
   color: #000;}
 .oa-nb table.oa {border-collapse: collapse; margin: 0.3em 0; width: auto; max-width: 100%;}
-.oa-nb table.oa th {text-align: left; background: var(--oa-head); color: var(--oa-fg);
+.oa-nb table.oa th {text-align: left; background: var(--oa-head); color: inherit;
   border-bottom: 1px solid var(--oa-line); padding: 3px 8px; font-weight: 600;}
-.oa-nb table.oa td {text-align: left; color: var(--oa-fg); padding: 2px 8px;
+.oa-nb table.oa td {text-align: left; color: inherit; padding: 2px 8px;
   border-bottom: 1px solid var(--oa-line); vertical-align: top; white-space: pre-wrap;
   word-break: break-word; max-width: 40em;}
 .oa-nb table.oa td.num {text-align: right; white-space: nowrap;

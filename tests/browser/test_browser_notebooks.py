@@ -21,7 +21,7 @@ from nbconvert import HTMLExporter
 from playwright.sync_api import BrowserContext, Page, Route, expect
 from traitlets.config import Config
 
-from tests.notebook_kernel import NOTEBOOKS, execute
+from tests.notebook_kernel import NOTEBOOKS, ROOT, execute
 
 pytestmark = pytest.mark.browser
 
@@ -115,6 +115,31 @@ def test_folded_parts_open(exported: dict[tuple[str, str], Path], offline_page: 
     expect(inner).to_be_hidden()
     folded.locator("summary").first.click()
     expect(inner).to_be_visible()
+
+
+@pytest.mark.parametrize(("style", "dark"), [("", False), ("background:#111;color:#eee", True)],
+                         ids=["light-page", "dark-page"])
+def test_views_take_the_page_colours(tmp_path: Path, offline_page: Page,
+                                     screenshot: Callable[[Page, str], Path], style: str,
+                                     dark: bool) -> None:
+    """Outside JupyterLab (no --jp-* variables) on a dark system, a view's text takes
+    the page's colour: dark on a page that stayed light, light on a dark page."""
+    import oa_core
+
+    folder = ROOT / "sample_data" / "running_example"
+    gold, candidate, schema = (json.loads((folder / f"{name}.json").read_text())
+                               for name in ("gold", "candidate", "schema"))
+    alignment = oa_core.align(gold, candidate, schema)
+    page = tmp_path / "page.html"
+    page.write_text(f'<!DOCTYPE html><html><body style="{style}">{alignment._repr_html_()}'
+                    f"{oa_core.render_feedback(alignment)._repr_html_()}</body></html>",
+                    encoding="utf-8")
+    offline_page.emulate_media(color_scheme="dark")
+    offline_page.goto(page.as_uri())
+    cell = offline_page.locator(".oa-nb table.oa td").first
+    expect(cell).to_be_visible()
+    assert (_luminance(cell.evaluate("node => getComputedStyle(node).color")) > 0.6) == dark
+    screenshot(offline_page, f"notebook_views_{'dark' if dark else 'light'}_page")
 
 
 def test_widgets_show_their_static_view(exported: dict[tuple[str, str], Path],
