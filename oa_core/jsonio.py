@@ -160,8 +160,13 @@ class _Frame:
         self.want_key = is_object
 
 
-def _first_problem(text: str, limits: Limits) -> tuple[str, str, str] | None:
-    """(pointer, message, fix) of the first problem in (stripped) JSON text, if any.
+# A problem found in JSON text: pointer, message, fix and the values the message shows.
+Problem = tuple[str, str, str, tuple[Any, ...]]
+
+
+def _first_problem(text: str, limits: Limits) -> Problem | None:
+    """(pointer, message, fix, values) of the first problem in (stripped) JSON text, if
+    any.
 
     Problems: a value nested deeper than ``limits.max_depth``, a repeated key in
     one object, a number that is not finite, an integer too long for ``int()``.
@@ -184,7 +189,7 @@ def _first_problem(text: str, limits: Limits) -> tuple[str, str, str] | None:
             if key in top.keys:
                 return (pointer(frames[:-1]), f"duplicate key {preview_json(key)} at "
                         f"{_line_column(text, match.start())}",
-                        "keep one member of that name")
+                        "keep one member of that name", (key,))
             top.keys.add(key)
             top.key = key
             top.want_key = False
@@ -205,26 +210,26 @@ def _first_problem(text: str, limits: Limits) -> tuple[str, str, str] | None:
         if len(frames) > limits.max_depth:
             return (pointer(frames), f"nested deeper than {limits.max_depth} levels at "
                     f"{_line_column(text, match.start())}",
-                    "flatten the document, or raise Limits.max_depth")
+                    "flatten the document, or raise Limits.max_depth", ())
         if first in "[{":
             frames.append(_Frame(first == "{"))
         elif token in ("NaN", "Infinity", "-Infinity"):
             return (pointer(frames), f"{token} is not valid JSON (numbers must be finite) "
                     f"at {_line_column(text, match.start())}",
-                    "replace it with a finite number or null")
+                    "replace it with a finite number or null", ())
         elif first in "-0123456789":
             if any(c in token for c in ".eE"):
                 if not math.isfinite(float(token)):
                     return (pointer(frames), f"number {token} is not finite (beyond about "
                             f"±1.8e308) at {_line_column(text, match.start())}",
-                            "replace it with a finite number or null")
+                            "replace it with a finite number or null", ())
             else:
                 try:
                     int(token)
                 except ValueError:
                     return (pointer(frames), f"integer of {len(token.lstrip('-'))} digits, "
                             f"{INTEGER_OUT_OF_RANGE} at {_line_column(text, match.start())}",
-                            INTEGER_OUT_OF_RANGE_FIX)
+                            INTEGER_OUT_OF_RANGE_FIX, ())
     return None
 
 
@@ -395,10 +400,9 @@ def _unclosed(text: str) -> tuple[str, int] | None:
     return stack[-1] if stack else None
 
 
-def _located(found: tuple[str, str, str], error: type[OAError],
-             document: Document) -> OAError:
-    pointer, message, fix = found
-    return error(pointer, message, fix=fix, document=document)
+def _located(found: Problem, error: type[OAError], document: Document) -> OAError:
+    pointer, message, fix, values = found
+    return error(pointer, message, fix=fix, document=document, values=values)
 
 
 def _check_depth(text: str, limits: Limits, error: type[OAError],

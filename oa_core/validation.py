@@ -27,6 +27,7 @@ whose repr is that preview, so a violation of a 5 MB candidate costs no 5 MB rep
 
 from __future__ import annotations
 
+import json
 import math
 import weakref
 from collections.abc import Callable, Iterator, Mapping
@@ -155,12 +156,13 @@ class _QuietStr(str):
 def _quiet(value: Any) -> Any:
     """``value`` as a stand-in whose repr is :func:`preview_json` (same type family, so
     the validator's type checks and comparisons see the same value)."""
-    kind = type(value)
-    if kind is list:
+    if isinstance(value, _QuietList | _QuietDict | _QuietStr):
+        return value
+    if isinstance(value, list):
         return _QuietList(value)
-    if kind is dict:
+    if isinstance(value, dict):
         return _QuietDict(value)
-    if kind is str:
+    if isinstance(value, str):
         return _QuietStr(value)
     return value
 
@@ -248,9 +250,20 @@ def schema_violations(document: Any, schema: Schema, which: str) -> list[Diagnos
         except RecursionError:  # deeper than the compiled closures may go: the slow way
             pass
     errors = sorted(_quiet_validator(schema).iter_errors(document), key=_sort_key)
-    return [Diagnostic("schema-violation", which, join("", *e.absolute_path), e.message,
+    return [Diagnostic("schema-violation", which, join("", *e.absolute_path), _message(e),
                        values=(_unquiet(e.instance),))
             for e in errors]
+
+
+def _message(error: ValidationError) -> str:
+    """The error's message; one opening on a value no stand-in can take (``True``,
+    ``None``: Python will not subclass them) opens on its JSON instead."""
+    value = error.instance
+    if value is None or isinstance(value, bool):
+        shown = repr(value) + " "
+        if error.message.startswith(shown):
+            return json.dumps(value) + error.message[len(shown) - 1:]
+    return error.message
 
 
 def schema_warnings(schema: Schema | Mapping[str, Any]) -> list[Diagnostic]:
