@@ -58,7 +58,9 @@ def _pair_output(name: str, run: str, identifier: str) -> None:
     if found.raw:
         with st.expander(f"What the model wrote ({len(found.raw):,} characters)",
                          key="w.ds_raw_open", expanded=found.status in FAILURES):
-            st.code(dataset_state.excerpt(found.raw), language=None, wrap_lines=True)
+            # a scrolling box: the sidebar is narrow, and the output can be long
+            st.code(dataset_state.excerpt(found.raw), language=None, wrap_lines=True,
+                    height=320 if len(found.raw) > 300 else "content")
 
 
 def render() -> None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .fields import count_arrays, table
+from .fields import TOTAL, WRONG_SHAPE, count_arrays, table
 from .output_format import FAILURES, FORMATS
 
 if TYPE_CHECKING:
@@ -370,6 +370,10 @@ def compare(a: ScoredRun, b: ScoredRun, *, threshold: float = 0.5,
     fields = fa[["field", "f1"]].merge(fb[["field", "f1"]], on="field", how="outer",
                                        suffixes=("_a", "_b"))
     fields["change"] = fields["f1_b"] - fields["f1_a"]
+    # as field_metrics orders them: the fields, then the wrong-shape row and the total
+    last = {WRONG_SHAPE: 1, TOTAL: 2}
+    fields = fields.assign(_last=fields["field"].map(last).fillna(0)).sort_values(
+        ["_last", "field"], kind="stable").drop(columns="_last").reset_index(drop=True)
     ids_a, ids_b = set(left["id"]), set(right["id"])
     return Comparison(pairs, interval, int((diff > TIE).sum()),
                       int((np.abs(diff) <= TIE).sum()), int((diff < -TIE).sum()),

@@ -45,7 +45,7 @@ for cell, column in zip(cells, ("precision", "recall", "f1"), strict=True):
     cell.metric(f"{'F1' if column == 'f1' else column.capitalize()} (all fields)",
                 "—" if value != value else views.fmt_score(value, headline=True),
                 help=None if value != value else views.fmt_score(value))
-st.dataframe(metrics, hide_index=True, key="field_table", placeholder="—", column_config={
+columns = {
     "field": st.column_config.TextColumn("field (path pattern)", width="large"),
     "tp": st.column_config.NumberColumn("TP"),
     "fp": st.column_config.NumberColumn("FP", help="false positives: wrong + spurious"),
@@ -54,7 +54,9 @@ st.dataframe(metrics, hide_index=True, key="field_table", placeholder="—", col
     "fa": st.column_config.NumberColumn("FP: spurious", help="a value where the gold has "
                                         "none (false alarm)"),
     "fn": st.column_config.NumberColumn("FN"),
-    **{c: st.column_config.NumberColumn(format="%.4f") for c in ("precision", "recall", "f1")}})
+    **{c: st.column_config.NumberColumn(format="%.4f") for c in ("precision", "recall", "f1")}}
+st.dataframe(metrics, hide_index=True, key="field_table", placeholder="—", column_config=columns,
+             height=min(38 + 35 * len(metrics), 760))  # every field in view, up to ~20
 st.plotly_chart(dataset_views.field_bars(metrics), key="field_bars", config=views.PLOTLY_CONFIG)
 st.download_button("Field metrics (CSV)", metrics.to_csv(index=False),
                    file_name=f"{name}-{run}-fields.csv".replace("/", "_"), mime="text/csv",
