@@ -43,7 +43,7 @@ from .inputs import LoadError, Trio, canonical
 
 __all__ = ["BOUND", "GLOBAL_OPTIONS", "TRIO_PARAMS", "URL_PENDING", "URL_READ", "WL_LAMBDA",
            "WL_MODE", "WL_MODES", "bind", "changed", "decode", "encode", "init", "remember",
-           "restore_from_url", "sync_url", "url_name", "url_params"]
+           "restore_from_url", "restore_option", "sync_url", "url_name", "url_params"]
 
 WL_MODE = "oa.wl_mode"
 WL_LAMBDA = "oa.wl_lambda"
@@ -153,6 +153,12 @@ def _restore_option(name: str, default: Any, options: Sequence[Any] | None) -> N
         ok, value = decode(pending.pop(param), default, options)
         if ok:
             state[name] = value
+
+
+def restore_option(name: str, default: Any, options: Sequence[Any] | None = None) -> None:
+    """Take ``name``'s value from the opening URL, once, for an option no widget binds
+    (the WL round, which the browser steps and writes into the URL itself)."""
+    _restore_option(name, default, options)
 
 
 @st.cache_resource(show_spinner=False)
