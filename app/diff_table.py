@@ -166,7 +166,7 @@ def fold(value: Any, differs: frozenset[Any] = frozenset(), note: str = "", *,
     note : str
         What the marks mean (shown when some field is marked).
     summary : str, optional
-        The closed fold's line (by default the value cut to a line).
+        The fold's first line (by default its size when open, else the value cut).
     open_short : bool
         Open the fold when it lists every field.
 
@@ -192,9 +192,11 @@ def fold(value: Any, differs: frozenset[Any] = frozenset(), note: str = "", *,
         opening, closing = "[", "]"
     lines = tuple((text, key in differs) for key, text in items)
     more = max(0, len(value) - FOLD_LINES)
-    return Fold(value_text(value) if summary is None else summary, opening, closing, lines,
-                more, note if any(marked for _, marked in lines) else "",
-                open_short and not more)
+    is_open = open_short and not more
+    if summary is None:  # open, the lines below say it all; closed, the value cut
+        summary = size_text(value) if is_open else value_text(value)
+    return Fold(summary, opening, closing, lines, more,
+                note if any(marked for _, marked in lines) else "", is_open)
 
 
 def _marks(node: MatchNode, side: str) -> frozenset[Any]:

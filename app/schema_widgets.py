@@ -318,7 +318,9 @@ def _edited_nodes(edits: Mapping[str, Any]) -> set[str]:
 
 MOVE_COLUMNS = ("where", "paths", "weight before", "weight after", "score before",
                 "score after", "cost before", "cost after", "score Δ")
-INDENT = "\u2003"  # an em space: a row's depth below the root (kept by HTML tables)
+# one level of a row's depth below the root: figure spaces, which HTML keeps and never
+# breaks (a breaking space wrapped the name under its indent in a narrow column)
+INDENT = "\u2007" * 3
 _NO_MOVE = 1e-15  # a change of cost below this is float noise, not a move
 
 

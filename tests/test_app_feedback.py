@@ -109,7 +109,7 @@ def test_each_op_shows_its_delta_and_what_applying_it_alone_moves() -> None:
     # the chart marks the applied-alone moves with diamonds
     diamonds = deltas_chart(at)["alone"]
     assert len(diamonds) == 5 and diamonds[0] == pytest.approx(moved)
-    assert "applied alone (rescored)" in deltas_html(at)  # the legend
+    assert "realised gain (applied alone, rescored)" in deltas_html(at)  # the legend
 
 
 def test_by_delta_gains_are_computed_only_for_the_shown_ops() -> None:

@@ -26,6 +26,11 @@ WEIGHTS = ("/properties/agenda/valueWeight", "/properties/people/valueWeight",
            "/properties/people/items/properties/role/valueWeight")
 
 
+def depth(where: str) -> int:
+    """A "Where the score moved" row's depth below the root."""
+    return (len(where) - len(where.lstrip(schema_widgets.INDENT))) // len(schema_widgets.INDENT)
+
+
 def open_tuning(schema: dict | None = None) -> AppTest:
     """The Schema tuning page with every (lazy) section opened, as by clicks."""
     at = open_app("schema_tuning.py")
@@ -214,7 +219,7 @@ def test_where_the_score_moved_adds_up_to_the_score_change() -> None:
     # weight share, so their costs fell although no score of theirs moved
     assert [w.strip(indent) for w in where] == [
         "(root)", "agenda", "agenda[]", "people", "people[]", "period", "period[1]"]
-    top = [k for k, w in enumerate(where) if w.startswith(indent) and w[1] != indent]
+    top = [k for k, w in enumerate(where) if depth(w) == 1]
     change = list(moved["score Δ"])
     assert math.isclose(math.fsum(change[k] for k in top), change[0], abs_tol=1e-15)
     assert f"{change[0]:+.4f}" == "-0.0933" and f"{change[1]:+.4f}" == "-0.1280"
@@ -240,14 +245,13 @@ def test_cost_moves_add_up_to_the_score_change(edits: list[tuple[str, float]]) -
     before = oa_core.align(gold, candidate, schema)
     after = oa_core.align(gold, candidate, edited)
     rows = schema_widgets.cost_moves(before.tree, after.tree, dict(edits))
-    depth = [len(row["where"]) - len(row["where"].lstrip(schema_widgets.INDENT))
-             for row in rows]
+    depths = [depth(row["where"]) for row in rows]
     change = after.score - before.score
     if not rows:  # nothing moved
         assert change == 0
         return
     assert math.isclose(rows[0]["score Δ"], change, abs_tol=1e-15)
-    top = [row["score Δ"] for row, d in zip(rows, depth, strict=True) if d == 1]
+    top = [row["score Δ"] for row, d in zip(rows, depths, strict=True) if d == 1]
     assert math.isclose(math.fsum(top), change, abs_tol=1e-12)
 
 
