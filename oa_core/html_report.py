@@ -257,10 +257,15 @@ def _failures(data: Dataset, run: ScoredRun, examples: int = 3) -> str:
                                          numeric=(1,))
 
 
-def _bad(data: Dataset) -> str:
-    if not data.bad_lines:
-        return ""
+def _bad(data: Dataset, runs: Sequence[ScoredRun]) -> str:
+    """The lines that could not be read or joined, and those that could not be scored."""
     rows = [(b.file, b.line, b.pointer or "(root)", b.message, b.fix) for b in data.bad_lines]
+    for run in runs:
+        errors = run.frame[run.frame["status"] == "error"]
+        rows += [(data.runs[run.name].file, int(line), "", problem, "see the message")
+                 for line, problem in zip(errors["line"], errors["problem"], strict=True)]
+    if not rows:
+        return ""
     return "<h2>Bad lines</h2>" + _table(("file", "line", "pointer", "problem", "fix"), rows,
                                          numeric=(1,))
 
@@ -349,6 +354,6 @@ def build(data: Dataset, runs: Sequence[ScoredRun], *, title: str = "Object Alig
                   _worst(data, run, worst)]
     if len(runs) == 2:
         parts.append(_compare(runs[0], runs[1], threshold))
-    parts += [_bad(data), '<p class="muted">Written by <code>oa report</code> '
+    parts += [_bad(data, runs), '<p class="muted">Written by <code>oa report</code> '
               "(Object Aligner Explorer).</p></body></html>"]
     return "\n".join(parts)
