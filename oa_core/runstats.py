@@ -226,8 +226,15 @@ def worst(run: ScoredRun, count: int) -> pd.DataFrame:
     return frame.sort_values(["score", "row"], kind="stable").head(count)
 
 
-def error_patterns(run: ScoredRun) -> pd.DataFrame:
+def error_patterns(run: ScoredRun, *, content_only: bool = False) -> pd.DataFrame:
     """Loss and count per (path pattern, op kind), the costliest first.
+
+    Parameters
+    ----------
+    run : ScoredRun
+    content_only : bool
+        Leave out the format failures (:func:`format_failures`): the patterns of the
+        content errors alone, per pair scored on its content.
 
     Returns
     -------
@@ -238,6 +245,10 @@ def error_patterns(run: ScoredRun) -> pd.DataFrame:
     """
     ops = run.ops
     scored = max(int(run.scores.size), 1)
+    if content_only:
+        rows = run.frame["row"].to_numpy()[content_rows(run.frame)]
+        ops = ops[np.isin(ops["row"].to_numpy(), rows)]
+        scored = max(int(rows.size), 1)
     if ops.empty:
         return pd.DataFrame(columns=["pattern", "kind", "count", "pairs", "loss", "mean_loss"])
     table = ops.groupby(["pattern", "kind"], sort=True).agg(

@@ -20,7 +20,14 @@ st.markdown(f"Run **{md_inline(run)}**: every repair operation of every pair, gr
             "is the score the pattern costs the run's mean (its deltas summed over the pairs, "
             "divided by the pairs scored): the cells add up to 1 − mean score. Click a cell "
             "to list its pairs.")
-patterns = runstats.error_patterns(scored)
+failures = runstats.format_failures(scored)
+content_only = bool(failures.count) and st.checkbox(
+    f"Leave out the {failures.render()}",
+    help="Their score measures the format, not the content: a cut-off output read as a "
+         "fragment is one type mismatch at the root. Left out, the map shows the content "
+         "errors, per pair scored on its content.",
+    **session.bind("oa.ep_content", False))
+patterns = runstats.error_patterns(scored, content_only=content_only)
 if patterns.empty:
     st.success("No repair operations: every scored pair is perfect.",
                icon=":material/check_circle:")

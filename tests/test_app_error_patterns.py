@@ -78,3 +78,20 @@ def test_a_click_on_the_map_does_the_same() -> None:
     at.run()
     assert at.title[0].value == "Dataset"
     assert at.query_params["ds_pattern"] == "/companies"
+
+
+def test_format_failures_can_be_left_out_of_the_map() -> None:
+    """Run B's 30 cut-off outputs, read as fragments, are one type mismatch at the root
+    each: left out, the map holds the content errors only."""
+    at = open_app("error_patterns.py", QUERY, timeout=180)
+    assert ("(root)", "type-mismatch") in {tuple(c) for c in chart(at)["data"][0]["customdata"]}
+    box = at.checkbox(key="w.oa.ep_content")
+    assert box.label == "Leave out the 43 format failures: cut off 30, refused 12, empty 1"
+    box.check().run()
+    assert at.query_params["ep_content"] == "true"
+    content = runstats.error_patterns(score_run(load_folder(ORG), "B"), content_only=True)
+    cells = {tuple(c) for c in chart(at)["data"][0]["customdata"]}
+    assert cells == set(zip(content["pattern"], content["kind"], strict=True))
+    assert ("(root)", "type-mismatch") not in cells
+    table = next(d for d in at.dataframe if "mean loss" in d.value.columns).value
+    assert table["mean loss"].sum() == content["mean_loss"].sum()
