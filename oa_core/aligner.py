@@ -205,7 +205,8 @@ def _gold_violates(gold_errors: list[Diagnostic]) -> InputError:
     first = gold_errors[0]
     more = f" (and {len(gold_errors) - 1} more)" if len(gold_errors) > 1 else ""
     return InputError(first.pointer, f"the gold violates the schema: {first.message}{more}",
-                      fix="correct the gold, or relax the schema", document="gold")
+                      fix="correct the gold, or relax the schema", document="gold",
+                      values=first.values)
 
 
 def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,

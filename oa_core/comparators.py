@@ -45,7 +45,7 @@ from rapidfuzz.distance import (
     Levenshtein,
 )
 
-from .errors import LARGEST_FLOAT_INTEGER, ComparatorError
+from .errors import LARGEST_FLOAT_INTEGER, ComparatorError, preview_json
 
 __all__ = [
     "BUILTIN_COMPARATORS",
@@ -295,16 +295,18 @@ def _checked(name: str, fn: UserScalarFn) -> ScalarFn:
             value = fn(g, p)
         except Exception as exc:
             error = ComparatorError("", f"custom comparator {name!r} raised "
-                                    f"{type(exc).__name__}: {exc} on ({g!r}, {p!r})",
-                                    comparator=name, fix="fix the comparator so that it "
-                                    "returns a number in [0, 1] for every pair")
+                                    f"{type(exc).__name__}: {exc} on ({preview_json(g)}, "
+                                    f"{preview_json(p)})", comparator=name, values=(g, p),
+                                    fix="fix the comparator so that it returns a number "
+                                    "in [0, 1] for every pair")
             error.__cause__ = exc  # as well as `from`, which a compiled build ignores
             raise error from exc
         # NaN and the infinities fail the range test; an int is compared exactly
         # (math.isfinite would overflow on a huge one)
         if not is_number(value) or not 0.0 <= value <= 1.0:
-            raise ComparatorError("", f"custom comparator {name!r} returned {value!r} "
-                                  f"for ({g!r}, {p!r})", comparator=name,
+            raise ComparatorError("", f"custom comparator {name!r} returned "
+                                  f"{preview_json(value)} for ({preview_json(g)}, "
+                                  f"{preview_json(p)})", comparator=name, values=(g, p),
                                   fix="make the comparator return a number in [0, 1]")
         return float(value)
     return scalar

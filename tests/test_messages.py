@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import oa_core
 from oa_core.cli import main
-from oa_core.errors import PREVIEW_LIMIT, Diagnostic, InputError, preview_json
+from oa_core.errors import PREVIEW_LIMIT, ComparatorError, Diagnostic, InputError, preview_json
 from oa_core.jsonio import loads
 from oa_core.schema import Schema
 from oa_core.validation import check_json, schema_violations
@@ -236,3 +236,24 @@ def test_many_violations_are_capped(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert len(err) == 11 and err[-1] == ("oa: violation: ... and 20 more (oa score --json "
                                           "lists them all)")
     assert PREVIEW_LIMIT >= 80
+
+
+def test_comparator_and_gold_errors_cut_values_and_keep_them() -> None:
+    long = "z" * 5_000
+
+    def broken(gold: Any, candidate: Any) -> float:
+        return 2.0
+
+    schema = {"type": "object", "properties": {"a": {"type": "string", "score": "broken"}}}
+    with pytest.raises(ComparatorError) as caught:
+        oa_core.align({"a": long}, {"a": long + "!"}, schema, comparators={"broken": broken})
+    message = caught.value.message
+    assert message.startswith("custom comparator 'broken' returned 2.0 for (\"zzz")
+    assert "(5,000 characters)" in message and len(message) < 400
+    assert caught.value.values == (long, long + "!")
+    with pytest.raises(InputError) as caught_gold:
+        oa_core.align({"a": 1}, {"a": "x"}, {"type": "object", "properties": {
+            "a": {"type": "string"}}})
+    assert caught_gold.value.message == ('the gold violates the schema: 1 is not of type '
+                                         '"string"')
+    assert caught_gold.value.values == (1,)
