@@ -15,6 +15,8 @@ import doctest
 import json
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,11 +25,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oa_core
+from benchmarks import bits
 from oa_core import _engine, comparators
 from oa_core.build import ENGINES
 from oa_core.comparators import BUILTIN_COMPARATORS, RUST_COMPARATORS, ComparatorRegistry
 from oa_core.errors import LARGEST_FLOAT_INTEGER
-from benchmarks import bits
 
 IMPLEMENTATIONS = {"python": BUILTIN_COMPARATORS, "rust": RUST_COMPARATORS}
 STRING_NAMES = ["jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel",
@@ -48,14 +50,14 @@ def outcome(call: Callable[[], Any]) -> str:
 
 
 def assert_same_scalar(name: str, gold: Any, candidate: Any) -> str:
-    outcomes = {impl: outcome(lambda table=table: table[name].scalar(gold, candidate))
+    outcomes = {impl: outcome(partial(table[name].scalar, gold, candidate))
                 for impl, table in IMPLEMENTATIONS.items()}
     assert len(set(outcomes.values())) == 1, (name, gold, candidate, outcomes)
     return outcomes["python"]
 
 
 def assert_same_matrix(name: str, golds: Sequence[Any], candidates: Sequence[Any]) -> str:
-    outcomes = {impl: outcome(lambda table=table: table[name].matrix(golds, candidates))
+    outcomes = {impl: outcome(partial(table[name].matrix, golds, candidates))
                 for impl, table in IMPLEMENTATIONS.items()}
     assert len(set(outcomes.values())) == 1, (name, golds, candidates, outcomes)
     return outcomes["python"]
@@ -93,7 +95,8 @@ EDGE_INTEGERS = [0, 1, -1, 2**53, 2**53 + 1, -(2**53) - 1, 2**63 - 1, 2**63, -(2
                  -WIDEST, 2**1024, 10**400]
 EDGE_FLOATS = [0.0, -0.0, 5e-324, 0.5, 1.0, 2.0**53, 2.0**63, 2.0**64, 1e308,
                1.7976931348623157e308, -1.7976931348623157e308, math.inf, -math.inf, math.nan]
-integers = st.one_of(st.integers(), st.integers(-(2**1030), 2**1030), st.sampled_from(EDGE_INTEGERS))
+integers = st.one_of(st.integers(), st.integers(-(2**1030), 2**1030),
+                     st.sampled_from(EDGE_INTEGERS))
 numbers = st.one_of(integers, st.floats(), st.sampled_from(EDGE_FLOATS))
 
 
@@ -214,7 +217,7 @@ def test_the_rust_binding_refuses_what_it_cannot_compare() -> None:
     with pytest.raises(TypeError, match="does not compare number values"):
         _engine.compare_scalar("jaro", 1, "b")
     with pytest.raises(TypeError, match="not list"):
-        _engine.compare_matrix("exact", [[1]], [1])
+        _engine.compare_matrix("exact", [[1]], [1])  # type: ignore[list-item]
     assert _engine.comparator_names() == list(BUILTIN_COMPARATORS)
     matrix = RUST_COMPARATORS["jaro"].matrix(["a"], ["a", "b"])
     matrix[matrix < 0.5] = 0.0  # writable, as the key pairing needs
@@ -243,7 +246,8 @@ def test_comparator_doctests_under_each_engine(engine: str,
     assert result.attempted > 0 and result.failed == 0
 
 
-def test_bits_corpus_is_the_same_under_both_engines(tmp_path, monkeypatch) -> None:
+def test_bits_corpus_is_the_same_under_both_engines(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     dumps = {}
     for engine in ENGINES:
         monkeypatch.setenv("OA_ENGINE", engine)
