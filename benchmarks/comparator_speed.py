@@ -166,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     print(_table(results))
     if args.json:
         args.json.write_text(json.dumps({"engine": describe_build(), "turns": args.turns,
+                                         "pairs": args.pairs,
+                                         "load_average": os.getloadavg()[0],
                                          "results": results}, indent=1))
     return 0
 
