@@ -7,7 +7,8 @@ def engine_version() -> str: ...
 # --- comparators (crates/oa-python/src/compare.rs)
 # Values are str, int (any size), float or bool. Raises KeyError for a name that is no
 # built-in, TypeError for a value kind the comparator does not compare, and
-# OverflowError for an int beyond the float range reaching invdiff or relative.
+# OverflowError for an int beyond the float range reaching invdiff or relative;
+# compare_matrix raises MemoryError for a matrix that cannot be allocated.
 def compare_scalar(name: str, gold: str | int | float | bool,
                    candidate: str | int | float | bool) -> float: ...
 # len(golds) * len(candidates) native-endian float64, row-major.

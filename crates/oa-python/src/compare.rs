@@ -2,7 +2,7 @@
 //! dispatcher (`Comparator::scalar` / `Comparator::matrix`).
 
 use oa_engine::compare::{Comparator, CompareError, Integer, Number, Value};
-use pyo3::exceptions::{PyKeyError, PyOverflowError, PyTypeError};
+use pyo3::exceptions::{PyKeyError, PyMemoryError, PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyBool, PyByteArray, PyFloat, PyInt, PyString};
 
@@ -15,6 +15,7 @@ fn error(error: CompareError) -> PyErr {
     match error {
         CompareError::Kind { .. } => PyTypeError::new_err(error.to_string()),
         CompareError::IntegerTooLarge => PyOverflowError::new_err(error.to_string()),
+        CompareError::MatrixTooLarge { .. } => PyMemoryError::new_err(error.to_string()),
     }
 }
 

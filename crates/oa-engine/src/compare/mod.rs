@@ -67,6 +67,8 @@ pub enum CompareError {
     /// An integer beyond the float range reached a number formula (Python's
     /// `float(int)` raises `OverflowError` on it too).
     IntegerTooLarge,
+    /// A matrix of this many cells could not be allocated (refused, not aborted on).
+    MatrixTooLarge { rows: usize, columns: usize },
 }
 
 impl fmt::Display for CompareError {
@@ -79,6 +81,12 @@ impl fmt::Display for CompareError {
                 kind.name()
             ),
             CompareError::IntegerTooLarge => f.write_str("int too large to convert to float"),
+            CompareError::MatrixTooLarge { rows, columns } => {
+                write!(
+                    f,
+                    "a {rows} x {columns} similarity matrix does not fit in memory"
+                )
+            }
         }
     }
 }
@@ -195,7 +203,7 @@ impl Comparator {
                 number.to_f64()?;
             }
         }
-        let mut out = Vec::with_capacity(golds.len().saturating_mul(candidates.len()));
+        let mut out = matrix_buffer(golds.len(), candidates.len())?;
         if let Comparator::String(measure) = self {
             let texts: Vec<&[u32]> = candidates.iter().filter_map(text_of).collect();
             for gold in golds.iter().filter_map(text_of) {
@@ -210,6 +218,16 @@ impl Comparator {
         }
         Ok(out)
     }
+}
+
+/// An empty vector with room for `rows * columns` similarities, or an error where the
+/// allocator would abort the process.
+fn matrix_buffer(rows: usize, columns: usize) -> Result<Vec<f64>, CompareError> {
+    let too_large = CompareError::MatrixTooLarge { rows, columns };
+    let mut out = Vec::new();
+    out.try_reserve_exact(rows.checked_mul(columns).ok_or(too_large)?)
+        .map_err(|_| too_large)?;
+    Ok(out)
 }
 
 fn text_of(value: &Value) -> Option<&[u32]> {
@@ -313,5 +331,22 @@ mod tests {
         let texts = [Value::from("intro"), Value::from("outro")];
         assert_eq!(jaro.matrix(&texts[..1], &texts).map(|m| m.len()), Ok(2));
         assert_eq!(jaro.matrix(&[], &texts), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn a_matrix_beyond_memory_is_refused() {
+        let error = CompareError::MatrixTooLarge {
+            rows: usize::MAX,
+            columns: 2,
+        };
+        assert_eq!(matrix_buffer(usize::MAX, 2), Err(error));
+        // more bytes than any address space: the allocator refuses, nothing aborts
+        let error = CompareError::MatrixTooLarge {
+            rows: usize::MAX / 8,
+            columns: 1,
+        };
+        assert_eq!(matrix_buffer(usize::MAX / 8, 1), Err(error));
+        assert!(error.to_string().contains("does not fit in memory"));
+        assert_eq!(matrix_buffer(3, 4).map(|m| m.capacity()), Ok(12));
     }
 }
