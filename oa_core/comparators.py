@@ -13,6 +13,10 @@ normalized similarity); numbers: ``exact``, ``invdiff`` (default) =
 1/(1+|g-p|), ``relative`` = 1 - min(1, |g-p|/max(|g|,|p|)) (1 when both are 0);
 booleans: ``exact``.
 
+The Rust engine (``crates/oa-engine/src/compare/``) computes the same built-ins to
+the bit; ``OA_ENGINE=rust`` (see :func:`oa_core.build.selected_engine`) makes every
+registry created afterwards use them (:func:`builtin_comparators`).
+
 Examples
 --------
 >>> registry = ComparatorRegistry()
@@ -31,6 +35,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeGuard
 
 import numpy as np
@@ -45,14 +50,18 @@ from rapidfuzz.distance import (
     Levenshtein,
 )
 
+from . import _engine
+from .build import selected_engine
 from .errors import LARGEST_FLOAT_INTEGER, ComparatorError, preview_json
 
 __all__ = [
     "BUILTIN_COMPARATORS",
     "MEMO_LIMIT",
+    "RUST_COMPARATORS",
     "Comparator",
     "ComparatorRegistry",
     "Registration",
+    "builtin_comparators",
     "canonical_json",
     "equal_matrix",
     "id_key",
@@ -280,6 +289,34 @@ BUILTIN_COMPARATORS: dict[str, Comparator] = {
     "relative": _numeric_comparator("relative", _relative),
 }
 
+
+
+def _rust_twin(builtin: Comparator) -> Comparator:
+    # The same name, kinds and bits (tests/test_rust_comparators.py); one call into
+    # Rust per pair, or per matrix (a writable float64 buffer, reshaped in place).
+    name = builtin.name
+
+    def matrix(golds: Sequence[Any], cands: Sequence[Any]) -> np.ndarray:
+        flat = np.frombuffer(_engine.compare_matrix(name, golds, cands), dtype=np.float64)
+        return flat.reshape(len(golds), len(cands))
+
+    return Comparator(name, builtin.kinds, partial(_engine.compare_scalar, name), matrix)
+
+
+RUST_COMPARATORS: dict[str, Comparator] = {
+    name: _rust_twin(builtin) for name, builtin in BUILTIN_COMPARATORS.items()}
+
+
+def builtin_comparators(engine: str | None = None) -> dict[str, Comparator]:
+    """The built-in comparators of an engine (by default the one ``OA_ENGINE`` selects).
+
+    >>> builtin_comparators("rust")["jaro"].scalar("closing", "closin") == (
+    ...     builtin_comparators("python")["jaro"].scalar("closing", "closin"))
+    True
+    """
+    return RUST_COMPARATORS if (engine or selected_engine()) == "rust" else BUILTIN_COMPARATORS
+
+
 DEFAULT_FOR_KIND = {"string": "jaro", "number": "invdiff", "boolean": "exact"}
 
 _GLOBAL_CUSTOM: dict[str, Comparator] = {}
@@ -384,7 +421,7 @@ class ComparatorRegistry:
     """
 
     def __init__(self, extra: dict[str, Any] | None = None) -> None:
-        self._table: dict[str, Comparator] = {**BUILTIN_COMPARATORS, **_GLOBAL_CUSTOM}
+        self._table: dict[str, Comparator] = {**builtin_comparators(), **_GLOBAL_CUSTOM}
         # Results of built-in (pure) comparisons that scorers share across calls, keyed
         # by values (e.g. an object's key pairing by its two key sets); at most
         # MEMO_LIMIT entries, cleared when full.

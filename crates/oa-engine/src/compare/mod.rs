@@ -1,11 +1,249 @@
-//! Leaf comparators: similarities in [0, 1] on primitive values.
+//! Leaf comparators (paper III.B): similarities in [0, 1] on primitive values.
+//!
+//! [`Comparator`] names every built-in comparator of `oa_core/comparators.py` and is
+//! the single dispatcher: [`Comparator::scalar`] for one pair and
+//! [`Comparator::matrix`] for every gold-candidate pair (row-major), with the same bits.
+//! The rules live in [`strings`], [`numbers`] (with exact integers in [`integer`]) and
+//! here (`exact` and the kind check).
 
-/// The similarity of two equal values under `exact`: 1.0 when equal, else 0.0.
-pub fn exact<T: PartialEq + ?Sized>(gold: &T, candidate: &T) -> f64 {
-    if gold == candidate {
-        1.0
-    } else {
-        0.0
+pub mod integer;
+pub mod numbers;
+pub mod strings;
+
+use std::fmt;
+
+pub use integer::Integer;
+pub use numbers::{Number, NumberMeasure};
+pub use strings::StringMeasure;
+
+/// The kind of a primitive JSON value a comparator may compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    String,
+    Number,
+    Boolean,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::String => "string",
+            Kind::Number => "number",
+            Kind::Boolean => "boolean",
+        }
+    }
+}
+
+/// A primitive value: a string as code points, a number or a boolean.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Text(Vec<u32>),
+    Number(Number),
+    Boolean(bool),
+}
+
+impl Value {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Value::Text(_) => Kind::String,
+            Value::Number(_) => Kind::Number,
+            Value::Boolean(_) => Kind::Boolean,
+        }
+    }
+}
+
+impl From<&str> for Value {
+    fn from(text: &str) -> Self {
+        Value::Text(text.chars().map(u32::from).collect())
+    }
+}
+
+/// Why a comparison has no similarity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareError {
+    /// The comparator does not compare values of this kind (the scorer scores such a
+    /// pair as a type mismatch before it asks a comparator).
+    Kind { comparator: Comparator, kind: Kind },
+    /// An integer beyond the float range reached a number formula (Python's
+    /// `float(int)` raises `OverflowError` on it too).
+    IntegerTooLarge,
+    /// A matrix of this many cells could not be allocated (refused, not aborted on).
+    MatrixTooLarge { rows: usize, columns: usize },
+}
+
+impl fmt::Display for CompareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompareError::Kind { comparator, kind } => write!(
+                f,
+                "comparator {:?} does not compare {} values",
+                comparator.name(),
+                kind.name()
+            ),
+            CompareError::IntegerTooLarge => f.write_str("int too large to convert to float"),
+            CompareError::MatrixTooLarge { rows, columns } => {
+                write!(
+                    f,
+                    "a {rows} x {columns} similarity matrix does not fit in memory"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for CompareError {}
+
+/// A built-in comparator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Comparator {
+    /// 1.0 on equal values of one kind (1 equals 1.0, NaN equals nothing), else 0.0.
+    Exact,
+    String(StringMeasure),
+    Number(NumberMeasure),
+}
+
+impl Comparator {
+    /// Every built-in comparator, in the order of `BUILTIN_COMPARATORS`.
+    pub const ALL: [Comparator; 10] = [
+        Comparator::Exact,
+        Comparator::String(StringMeasure::Jaro),
+        Comparator::String(StringMeasure::JaroWinkler),
+        Comparator::String(StringMeasure::Levenshtein),
+        Comparator::String(StringMeasure::DamerauLevenshtein),
+        Comparator::String(StringMeasure::Osa),
+        Comparator::String(StringMeasure::Indel),
+        Comparator::String(StringMeasure::LcsSeq),
+        Comparator::Number(NumberMeasure::InvDiff),
+        Comparator::Number(NumberMeasure::Relative),
+    ];
+
+    /// The name schemas use (`score`, `keyScore`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Comparator::Exact => "exact",
+            Comparator::String(StringMeasure::Jaro) => "jaro",
+            Comparator::String(StringMeasure::JaroWinkler) => "jaro_winkler",
+            Comparator::String(StringMeasure::Levenshtein) => "levenshtein",
+            Comparator::String(StringMeasure::DamerauLevenshtein) => "damerau_levenshtein",
+            Comparator::String(StringMeasure::Osa) => "osa",
+            Comparator::String(StringMeasure::Indel) => "indel",
+            Comparator::String(StringMeasure::LcsSeq) => "lcsseq",
+            Comparator::Number(NumberMeasure::InvDiff) => "invdiff",
+            Comparator::Number(NumberMeasure::Relative) => "relative",
+        }
+    }
+
+    /// The built-in comparator of this name, if any.
+    pub fn from_name(name: &str) -> Option<Comparator> {
+        Comparator::ALL
+            .into_iter()
+            .find(|comparator| comparator.name() == name)
+    }
+
+    /// The comparator a leaf of this kind uses when its schema names none.
+    pub fn default_for(kind: Kind) -> Comparator {
+        match kind {
+            Kind::String => Comparator::String(StringMeasure::Jaro),
+            Kind::Number => Comparator::Number(NumberMeasure::InvDiff),
+            Kind::Boolean => Comparator::Exact,
+        }
+    }
+
+    /// Whether the comparator compares values of this kind.
+    pub fn compares(self, kind: Kind) -> bool {
+        match self {
+            Comparator::Exact => true,
+            Comparator::String(_) => kind == Kind::String,
+            Comparator::Number(_) => kind == Kind::Number,
+        }
+    }
+
+    fn check(self, value: &Value) -> Result<(), CompareError> {
+        if self.compares(value.kind()) {
+            Ok(())
+        } else {
+            Err(CompareError::Kind {
+                comparator: self,
+                kind: value.kind(),
+            })
+        }
+    }
+
+    /// The similarity of one gold-candidate pair.
+    pub fn scalar(self, gold: &Value, candidate: &Value) -> Result<f64, CompareError> {
+        self.check(gold)?;
+        self.check(candidate)?;
+        match (self, gold, candidate) {
+            (Comparator::Exact, _, _) => Ok(if exact_equal(gold, candidate) {
+                1.0
+            } else {
+                0.0
+            }),
+            (Comparator::String(measure), Value::Text(g), Value::Text(p)) => {
+                Ok(measure.similarity(g, p))
+            }
+            (Comparator::Number(measure), Value::Number(g), Value::Number(p)) => {
+                measure.similarity(g, p)
+            }
+            // check() admitted only the kinds matched above
+            (comparator, value, _) => Err(CompareError::Kind {
+                comparator,
+                kind: value.kind(),
+            }),
+        }
+    }
+
+    /// The similarities of every gold-candidate pair, row-major (`golds.len()` rows of
+    /// `candidates.len()`); every value is checked, even when the other side is empty,
+    /// as Python converts each list before it compares.
+    pub fn matrix(self, golds: &[Value], candidates: &[Value]) -> Result<Vec<f64>, CompareError> {
+        for value in golds.iter().chain(candidates) {
+            self.check(value)?;
+            if let (Comparator::Number(_), Value::Number(number)) = (self, value) {
+                number.to_f64()?;
+            }
+        }
+        let mut out = matrix_buffer(golds.len(), candidates.len())?;
+        if let Comparator::String(measure) = self {
+            let texts: Vec<&[u32]> = candidates.iter().filter_map(text_of).collect();
+            for gold in golds.iter().filter_map(text_of) {
+                measure.extend_row(gold, &texts, &mut out);
+            }
+            return Ok(out);
+        }
+        for gold in golds {
+            for candidate in candidates {
+                out.push(self.scalar(gold, candidate)?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// An empty vector with room for `rows * columns` similarities, or an error where the
+/// allocator would abort the process.
+fn matrix_buffer(rows: usize, columns: usize) -> Result<Vec<f64>, CompareError> {
+    let too_large = CompareError::MatrixTooLarge { rows, columns };
+    let mut out = Vec::new();
+    out.try_reserve_exact(rows.checked_mul(columns).ok_or(too_large)?)
+        .map_err(|_| too_large)?;
+    Ok(out)
+}
+
+fn text_of(value: &Value) -> Option<&[u32]> {
+    match value {
+        Value::Text(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// `exact`: equal kinds and equal values.
+fn exact_equal(gold: &Value, candidate: &Value) -> bool {
+    match (gold, candidate) {
+        (Value::Text(g), Value::Text(p)) => g == p,
+        (Value::Number(g), Value::Number(p)) => g.equals(p),
+        (Value::Boolean(g), Value::Boolean(p)) => g == p,
+        _ => false,
     }
 }
 
@@ -13,9 +251,102 @@ pub fn exact<T: PartialEq + ?Sized>(gold: &T, candidate: &T) -> f64 {
 mod tests {
     use super::*;
 
+    fn int(value: i64) -> Value {
+        Value::Number(Number::Int(Integer::Small(value)))
+    }
+
+    fn float(value: f64) -> Value {
+        Value::Number(Number::Float(value))
+    }
+
     #[test]
-    fn exact_is_one_only_on_equal_values() {
-        assert_eq!(exact("a", "a"), 1.0);
-        assert_eq!(exact("a", "b"), 0.0);
+    fn names_round_trip_and_defaults() {
+        for comparator in Comparator::ALL {
+            assert_eq!(Comparator::from_name(comparator.name()), Some(comparator));
+        }
+        assert_eq!(Comparator::from_name("Jaro"), None);
+        assert_eq!(Comparator::default_for(Kind::String).name(), "jaro");
+        assert_eq!(Comparator::default_for(Kind::Number).name(), "invdiff");
+        assert_eq!(Comparator::default_for(Kind::Boolean).name(), "exact");
+    }
+
+    #[test]
+    fn exact_compares_kind_and_value() {
+        let exact = Comparator::Exact;
+        assert_eq!(exact.scalar(&int(1), &float(1.0)), Ok(1.0));
+        assert_eq!(exact.scalar(&int(1), &Value::Boolean(true)), Ok(0.0));
+        assert_eq!(exact.scalar(&int(1), &Value::from("1")), Ok(0.0));
+        assert_eq!(exact.scalar(&float(f64::NAN), &float(f64::NAN)), Ok(0.0));
+        assert_eq!(exact.scalar(&Value::from("é"), &Value::from("é")), Ok(1.0));
+        assert_eq!(
+            exact.scalar(&Value::Boolean(false), &Value::Boolean(false)),
+            Ok(1.0)
+        );
+    }
+
+    #[test]
+    fn other_kinds_are_typed_errors() {
+        let jaro = Comparator::from_name("jaro");
+        assert!(jaro.is_some_and(|c| c.scalar(&int(1), &Value::from("1")).is_err()));
+        let invdiff = Comparator::Number(NumberMeasure::InvDiff);
+        let error = invdiff.scalar(&int(1), &Value::Boolean(true));
+        assert_eq!(
+            error,
+            Err(CompareError::Kind {
+                comparator: invdiff,
+                kind: Kind::Boolean
+            })
+        );
+        assert_eq!(
+            error.map_err(|e| e.to_string()),
+            Err("comparator \"invdiff\" does not compare boolean values".to_owned())
+        );
+        assert!(invdiff.matrix(&[], &[Value::from("a")]).is_err());
+    }
+
+    #[test]
+    fn matrices_are_row_major_and_equal_the_scalars() {
+        let golds = [int(1), float(2.5), int(-7)];
+        let candidates = [int(2), float(f64::INFINITY)];
+        for comparator in [
+            Comparator::Exact,
+            Comparator::Number(NumberMeasure::Relative),
+        ] {
+            let matrix = comparator.matrix(&golds, &candidates);
+            let mut expected = Vec::new();
+            for g in &golds {
+                for p in &candidates {
+                    expected.push(comparator.scalar(g, p).map(f64::to_bits));
+                }
+            }
+            let bits: Vec<_> = matrix
+                .into_iter()
+                .flatten()
+                .map(f64::to_bits)
+                .map(Ok)
+                .collect();
+            assert_eq!(bits, expected);
+        }
+        let jaro = Comparator::default_for(Kind::String);
+        let texts = [Value::from("intro"), Value::from("outro")];
+        assert_eq!(jaro.matrix(&texts[..1], &texts).map(|m| m.len()), Ok(2));
+        assert_eq!(jaro.matrix(&[], &texts), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn a_matrix_beyond_memory_is_refused() {
+        let error = CompareError::MatrixTooLarge {
+            rows: usize::MAX,
+            columns: 2,
+        };
+        assert_eq!(matrix_buffer(usize::MAX, 2), Err(error));
+        // more bytes than any address space: the allocator refuses, nothing aborts
+        let error = CompareError::MatrixTooLarge {
+            rows: usize::MAX / 8,
+            columns: 1,
+        };
+        assert_eq!(matrix_buffer(usize::MAX / 8, 1), Err(error));
+        assert!(error.to_string().contains("does not fit in memory"));
+        assert_eq!(matrix_buffer(3, 4).map(|m| m.capacity()), Ok(12));
     }
 }
