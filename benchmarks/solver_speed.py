@@ -36,6 +36,7 @@ import statistics
 import subprocess
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -101,12 +102,12 @@ def workloads(sizes: tuple[int, ...], wl_vertices: int) -> dict[str, tuple[Call,
     calls: dict[str, tuple[Call, Call]] = {}
     for n in sizes:
         matrix = similarity_matrix(n)
-        calls[f"max_weight {n}x{n}"] = (lambda m=matrix: assignment.max_weight_matching(m),
-                                        lambda m=matrix: _engine.max_weight_matching(m))
+        calls[f"max_weight {n}x{n}"] = (partial(assignment.max_weight_matching, matrix),
+                                        partial(_engine.max_weight_matching, matrix))
     for n in sizes:
         matrix = similarity_matrix(n)
-        calls[f"monotone {n}x{n}"] = (lambda m=matrix: assignment.monotone_matching(m),
-                                      lambda m=matrix: _engine.monotone_matching(m))
+        calls[f"monotone {n}x{n}"] = (partial(assignment.monotone_matching, matrix),
+                                      partial(_engine.monotone_matching, matrix))
     calls["wl running example"] = wl_calls(running_example_graph())
     calls[f"wl {wl_vertices} vertices"] = wl_calls(mentorship_graph(wl_vertices))
     return calls
