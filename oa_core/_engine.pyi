@@ -1,5 +1,5 @@
 # Types of the Rust extension built from crates/oa-python (see oa_core/build.py).
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from numpy.typing import ArrayLike
 
@@ -24,3 +24,8 @@ def bipartite_colours(cells: ArrayLike, row_seed: Sequence[int], col_seed: Seque
 def twin_groups(matrix: ArrayLike, axis: int) -> list[list[int]]: ...
 def wl_refine(vertices: int, edges: Sequence[tuple[int, int, str, str]],
               initial: Sequence[str]) -> list[list[int]]: ...
+def repair_twins(pairs: Sequence[tuple[int, int]], matrix: ArrayLike,
+                 levels: Sequence[ArrayLike | Callable[[dict[int, int], list[int], list[int]],
+                                                       ArrayLike]],
+                 row_colours: Sequence[int], col_colours: Sequence[int], *, passes: int = 2
+                 ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], int]]: ...

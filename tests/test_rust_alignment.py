@@ -35,6 +35,7 @@ class Solvers:
     colours: Callable[[np.ndarray, list[int], list[int]], tuple[list[int], list[int]]]
     twins: Callable[[np.ndarray, int], list[list[int]]]
     refine: Callable[[int, list[tuple[int, int, str, str]], list[str]], list[list[int]]]
+    repair: Callable[..., tuple[list[tuple[int, int]], dict[tuple[int, int], int]]]
 
 
 def _python_lsa(matrix: np.ndarray, maximize: bool) -> list[tuple[int, int]]:
@@ -59,12 +60,12 @@ PYTHON = Solvers(
     lsa=_python_lsa, max_weight=assignment.max_weight_matching,
     canonical=assignment.canonical_matching, monotone=assignment.monotone_matching,
     tie_epsilon=assignment.tie_epsilon, colours=_python_colours,
-    twins=assignment.twin_groups, refine=_python_refine)
+    twins=assignment.twin_groups, refine=_python_refine, repair=assignment.repair_twins)
 RUST = Solvers(
     lsa=_engine.linear_sum_assignment, max_weight=_engine.max_weight_matching,
     canonical=_engine.canonical_matching, monotone=_engine.monotone_matching,
     tie_epsilon=_engine.tie_epsilon, colours=_engine.bipartite_colours,
-    twins=_engine.twin_groups, refine=_engine.wl_refine)
+    twins=_engine.twin_groups, refine=_engine.wl_refine, repair=_engine.repair_twins)
 
 
 def run(solvers: Solvers, case: str, *args: Any, **kwargs: Any) -> Any:
@@ -248,6 +249,87 @@ def test_wl_refine_on_the_running_example(running: tuple[Any, Any, Any]) -> None
     seeds = [f"{c:08d}" for c in trace.rounds[0]]  # zero-padded: sorts as the colours
     assert same("refine", len(trace.vertices), edges, seeds) == trace.rounds
     assert len(trace.rounds) > 1
+
+
+class Agreement:
+    """A dynamic tie level as referential alignment's reference agreement: how many of
+    gold record i's edges (relation, other record) record j has to other's partner
+    (a self-loop to itself)."""
+
+    def __init__(self, rng: np.random.Generator, n: int, m: int, relations: int) -> None:
+        def edges(count: int) -> list[list[tuple[int, int]]]:
+            return [[(int(rng.integers(relations)), int(rng.integers(count)))
+                     for _ in range(int(rng.integers(0, 3)))] for _ in range(count)]
+
+        self.gold, self.candidate = edges(n), edges(m)
+
+    def __call__(self, partner: dict[int, int], rows: list[int], cols: list[int]
+                 ) -> np.ndarray:
+        agreement = np.zeros((len(rows), len(cols)), dtype=np.int64)
+        for a, i in enumerate(rows):
+            for relation, other in self.gold[i]:
+                target = -1 if other == i else partner.get(other)
+                if target is None:
+                    continue
+                for b, j in enumerate(cols):
+                    agreement[a, b] += ((relation, target) in self.candidate[j]
+                                        or (target == -1 and (relation, j) in self.candidate[j]))
+        return agreement
+
+
+def repair_case(matrix: np.ndarray, seed: int, order: int
+                ) -> tuple[list[tuple[int, int]], np.ndarray, list[Any], np.ndarray, np.ndarray]:
+    """An optimal matching of ``matrix``, tie levels (colour bonus, depth, agreement;
+    ``order`` picks which and in what order) and canonical colours."""
+    rng = np.random.default_rng(seed)
+    n, m = matrix.shape
+    bonus = rng.integers(0, 2, size=(n, m), dtype=np.int64)
+    depth = rng.integers(0, 3, size=(n, m), dtype=np.int64)
+    agreement = Agreement(rng, n, m, 2)
+    choices: list[list[Any]] = [[bonus, depth, agreement], [bonus, depth], [agreement],
+                                [bonus, agreement, agreement], [depth * 2**40, agreement]]
+    levels = choices[order]
+    pairs = assignment.max_weight_matching(matrix)
+    rows = rng.integers(0, max(n // 2, 1), n, dtype=np.int64)
+    cols = rng.integers(0, max(m // 2, 1), m, dtype=np.int64)
+    return pairs, matrix, levels, rows, cols
+
+
+@st.composite
+def twin_matrices(draw: st.DrawFn) -> np.ndarray:
+    """Tie-heavy matrices with repeated rows and columns (twin groups)."""
+    base = draw(tie_matrices(max_side=5))
+    n, m = base.shape
+    if not (n and m) or base.size > 100:
+        return np.ones((3, 4))
+    rows = draw(st.lists(st.integers(0, n - 1), min_size=n, max_size=2 * n))
+    cols = draw(st.lists(st.integers(0, m - 1), min_size=m, max_size=2 * m))
+    return np.ascontiguousarray(base[np.ix_(rows, cols)])
+
+
+@settings(deadline=None, max_examples=150, derandomize=True)
+@given(twin_matrices(), st.integers(0, 2**32 - 1), st.integers(0, 4), st.integers(1, 3))
+def test_repair_twins(matrix: np.ndarray, seed: int, order: int, passes: int) -> None:
+    same("repair", *repair_case(matrix, seed, order), passes=passes)
+
+
+def test_repair_twins_of_a_big_group() -> None:
+    """Groups of 8 x 7 (spreads from the solver, not by looking through pairings) and
+    over 1,024 cells (the Python solver's numpy path: greedy, then LSA)."""
+    for order in range(5):
+        same("repair", *repair_case(np.ones((8, 7)), order, order))
+    for order in (0, 1):
+        same("repair", *repair_case(np.ones((36, 34)), 7, order))
+
+
+@pytest.mark.parametrize("solvers", [PYTHON, RUST], ids=["python", "rust"])
+def test_a_failing_level_raises_its_own_error(solvers: Solvers) -> None:
+    def broken(partner: dict[int, int], rows: list[int], cols: list[int]) -> np.ndarray:
+        raise KeyError("level")
+
+    with pytest.raises(KeyError, match="level"):
+        run(solvers, "repair", [(0, 0), (1, 1)], np.ones((2, 2)), [broken],
+            np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64))
 
 
 @pytest.mark.parametrize("solvers", [PYTHON, RUST], ids=["python", "rust"])

@@ -2,10 +2,13 @@
 //! arrays, or lists of equal-length lists), pairs and colours out, every
 //! `AlignError` a `ValueError` (SciPy's type for the same bad matrices).
 
-use oa_engine::align::{self, AlignError, Axis, Matrix, WlEdge};
+use std::collections::BTreeMap;
+
+use oa_engine::align::{self, AlignError, Axis, DynamicLevel, Level, Matrix, Repaired, WlEdge};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 fn value_error(error: AlignError) -> PyErr {
     PyValueError::new_err(error.to_string())
@@ -38,11 +41,24 @@ where
     Matrix::new(rows, cols, lines.concat()).map_err(value_error)
 }
 
+/// A float matrix; an int64 buffer is converted as numpy's `astype(float64)` does
+/// (to the nearest float).
+fn float_matrix<'py>(py: Python<'py>, object: &Bound<'py, PyAny>) -> PyResult<Matrix<f64>> {
+    if PyBuffer::<f64>::get(object).is_err() {
+        if let Ok(buffer) = PyBuffer::<i64>::get(object) {
+            if buffer.dimensions() == 2 {
+                return Ok(matrix::<i64>(py, object)?.map(|v| v as f64));
+            }
+        }
+    }
+    matrix::<f64>(py, object)
+}
+
 fn optional_matrix<'py>(
     py: Python<'py>,
     object: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Option<Matrix<f64>>> {
-    object.map(|m| matrix::<f64>(py, m)).transpose()
+    object.map(|m| float_matrix(py, m)).transpose()
 }
 
 /// SciPy's `linear_sum_assignment(matrix, maximize)` as (row, column) pairs.
@@ -53,7 +69,7 @@ fn linear_sum_assignment(
     matrix: &Bound<'_, PyAny>,
     maximize: bool,
 ) -> PyResult<Vec<(usize, usize)>> {
-    let cells = self::matrix::<f64>(py, matrix)?;
+    let cells = float_matrix(py, matrix)?;
     py.detach(|| align::linear_sum_assignment(&cells, maximize))
         .map_err(value_error)
 }
@@ -66,7 +82,7 @@ fn max_weight_matching(
     matrix: &Bound<'_, PyAny>,
     bonus: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<(usize, usize)>> {
-    let cells = self::matrix::<f64>(py, matrix)?;
+    let cells = float_matrix(py, matrix)?;
     let bonus = optional_matrix(py, bonus)?;
     py.detach(|| align::max_weight_matching(&cells, bonus.as_ref()))
         .map_err(value_error)
@@ -83,7 +99,7 @@ fn canonical_matching(
     col_colours: Vec<i64>,
     bonus_scale: f64,
 ) -> PyResult<Vec<(usize, usize)>> {
-    let cells = self::matrix::<f64>(py, matrix)?;
+    let cells = float_matrix(py, matrix)?;
     let bonus = optional_matrix(py, bonus)?;
     py.detach(|| {
         align::canonical_matching(
@@ -100,7 +116,7 @@ fn canonical_matching(
 /// `oa_core.assignment.monotone_matching`.
 #[pyfunction]
 fn monotone_matching(py: Python<'_>, matrix: &Bound<'_, PyAny>) -> PyResult<Vec<(usize, usize)>> {
-    let cells = self::matrix::<f64>(py, matrix)?;
+    let cells = float_matrix(py, matrix)?;
     py.detach(|| align::monotone_matching(&cells))
         .map_err(value_error)
 }
@@ -108,7 +124,7 @@ fn monotone_matching(py: Python<'_>, matrix: &Bound<'_, PyAny>) -> PyResult<Vec<
 /// `oa_core.assignment.tie_epsilon`.
 #[pyfunction]
 fn tie_epsilon(py: Python<'_>, matrix: &Bound<'_, PyAny>) -> PyResult<f64> {
-    Ok(align::tie_epsilon(&self::matrix::<f64>(py, matrix)?))
+    Ok(align::tie_epsilon(&float_matrix(py, matrix)?))
 }
 
 /// `oa_core.assignment.bipartite_colours` of an int64 label matrix.
@@ -136,7 +152,7 @@ fn twin_groups(
         1 => Axis::Columns,
         _ => return Err(PyValueError::new_err("axis must be 0 or 1")),
     };
-    let cells = self::matrix::<f64>(py, matrix)?;
+    let cells = float_matrix(py, matrix)?;
     py.detach(|| align::twin_groups(&cells, axis))
         .map_err(value_error)
 }
@@ -163,6 +179,93 @@ fn wl_refine(
         .map_err(value_error)
 }
 
+/// A Python callable `level(partner, rows, cols)` as a dynamic tie level; its error
+/// is kept to be raised as it is.
+struct PyLevel<'py> {
+    callable: Bound<'py, PyAny>,
+    error: Option<PyErr>,
+}
+
+impl DynamicLevel for PyLevel<'_> {
+    fn values(
+        &mut self,
+        partner: &BTreeMap<usize, usize>,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<Matrix<f64>, AlignError> {
+        let py = self.callable.py();
+        let called = || -> PyResult<Matrix<f64>> {
+            let pairing = PyDict::new(py);
+            for (i, j) in partner {
+                pairing.set_item(i, j)?;
+            }
+            let values = self
+                .callable
+                .call1((pairing, rows.to_vec(), cols.to_vec()))?;
+            float_matrix(py, &values)
+        };
+        called().map_err(|error| {
+            self.error = Some(error);
+            AlignError::Level
+        })
+    }
+}
+
+/// `oa_core.assignment.repair_twins`: levels are matrices or callables
+/// `level(partner, rows, cols)`; returns the pairs and the verdicts.
+#[pyfunction]
+#[pyo3(signature = (pairs, matrix, levels, row_colours, col_colours, *, passes = 2))]
+fn repair_twins(
+    py: Python<'_>,
+    pairs: Vec<(usize, usize)>,
+    matrix: &Bound<'_, PyAny>,
+    levels: Vec<Bound<'_, PyAny>>,
+    row_colours: Vec<i64>,
+    col_colours: Vec<i64>,
+    passes: usize,
+) -> PyResult<Repaired> {
+    let cells = float_matrix(py, matrix)?;
+    let mut statics = Vec::new();
+    let mut dynamics = Vec::new();
+    for level in &levels {
+        if level.is_callable() {
+            dynamics.push(PyLevel {
+                callable: level.clone(),
+                error: None,
+            });
+        } else {
+            statics.push(float_matrix(py, level)?);
+        }
+    }
+    let (mut statics, mut dynamic_slots) = (statics.into_iter(), dynamics.iter_mut());
+    let mut built = Vec::with_capacity(levels.len());
+    for level in &levels {
+        let next = if level.is_callable() {
+            dynamic_slots
+                .next()
+                .map(|d| Level::Dynamic(d as &mut dyn DynamicLevel))
+        } else {
+            statics.next().map(Level::Static)
+        };
+        built.push(next.ok_or_else(|| PyValueError::new_err("levels changed while read"))?);
+    }
+    let result = align::repair_twins(
+        &pairs,
+        &cells,
+        &mut built,
+        &row_colours,
+        &col_colours,
+        passes,
+    );
+    drop(built);
+    result.map_err(|error| {
+        dynamics
+            .iter_mut()
+            .find_map(|d| d.error.take())
+            .unwrap_or_else(|| value_error(error))
+    })
+}
+
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(linear_sum_assignment, module)?)?;
     module.add_function(wrap_pyfunction!(max_weight_matching, module)?)?;
@@ -172,5 +275,6 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(bipartite_colours, module)?)?;
     module.add_function(wrap_pyfunction!(twin_groups, module)?)?;
     module.add_function(wrap_pyfunction!(wl_refine, module)?)?;
+    module.add_function(wrap_pyfunction!(repair_twins, module)?)?;
     Ok(())
 }

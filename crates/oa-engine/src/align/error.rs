@@ -29,6 +29,8 @@ pub enum AlignError {
     },
     /// An edge names a vertex that does not exist.
     Vertex { edge: usize, vertex: usize },
+    /// A caller's dynamic tie level failed (the caller holds its error).
+    Level,
     /// A solver invariant did not hold (a bug, reported instead of a panic).
     Internal(&'static str),
 }
@@ -54,6 +56,7 @@ impl fmt::Display for AlignError {
             Self::Vertex { edge, vertex } => {
                 write!(f, "edge {edge} names vertex {vertex}, which does not exist")
             }
+            Self::Level => write!(f, "a dynamic tie level failed"),
             Self::Internal(what) => write!(f, "internal solver error: {what}"),
         }
     }
