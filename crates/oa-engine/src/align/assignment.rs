@@ -7,6 +7,8 @@
 //! ties are the solver's (see [`super::lsa`]), so the result is a pure function
 //! of the matrix.
 
+use std::borrow::Cow;
+
 use super::error::{at, AlignError};
 use super::fsum::fsum;
 use super::lsa::linear_sum_assignment;
@@ -65,7 +67,7 @@ pub fn max_weight_matching(
     }
     matrix.check_finite()?;
     let objective = match bonus {
-        None => matrix.clone(),
+        None => Cow::Borrowed(matrix),
         Some(extra) => {
             if (extra.rows(), extra.cols()) != (n, m) {
                 return Err(AlignError::Length {
@@ -75,7 +77,7 @@ pub fn max_weight_matching(
                 });
             }
             let sums = matrix.data().iter().zip(extra.data()).map(|(a, b)| a + b);
-            Matrix::new(n, m, sums.collect())?
+            Cow::Owned(Matrix::new(n, m, sums.collect())?)
         }
     };
     objective.check_finite()?;

@@ -67,15 +67,12 @@ pub fn linear_sum_assignment(
         return Ok(Vec::new());
     }
     let transpose = matrix.rows() > matrix.cols();
-    let oriented = if transpose {
-        matrix.transposed()
+    // one copy of the matrix, oriented and signed (a big copy costs its page faults)
+    let sign = |c: f64| if maximize { -c } else { c };
+    let cost = if transpose {
+        matrix.transposed().map_in_place(sign)
     } else {
-        matrix.clone()
-    };
-    let cost = if maximize {
-        oriented.map(|c| -c)
-    } else {
-        oriented
+        matrix.map(sign)
     };
     if let Some(k) = cost
         .data()
@@ -94,6 +91,41 @@ pub fn linear_sum_assignment(
         .collect::<Vec<_>>();
     pairs.sort_unstable();
     Ok(pairs)
+}
+
+/// One step of Dijkstra from row `i`: relax the unvisited columns `scan` through it
+/// (reduced costs `((shortest + cost) - ui) - v`) and find the nearest, a free one
+/// among equals; returns its distance and its position in `scan`.
+///
+/// Kept out of line: the scan is the solver's whole cost, and one copy of it keeps
+/// its speed the same whoever calls the solver.
+#[inline(never)]
+fn relax(
+    scan: &[usize],
+    line: &[f64],
+    shortest: f64,
+    ui: f64,
+    i: usize,
+    columns: &mut [Column],
+    path: &mut [usize],
+) -> Result<(f64, Option<usize>), AlignError> {
+    let mut lowest = f64::INFINITY;
+    let mut chosen = None;
+    for (k, &j) in scan.iter().enumerate() {
+        let (Some(column), Some(&cost)) = (columns.get_mut(j), line.get(j)) else {
+            return Err(AlignError::Internal("column"));
+        };
+        let reduced = shortest + cost - ui - column.v;
+        if reduced < column.distance {
+            column.distance = reduced;
+            *at_mut(path, j, "path")? = i;
+        }
+        if column.distance < lowest || (column.distance == lowest && column.row == FREE) {
+            lowest = column.distance;
+            chosen = Some(k);
+        }
+    }
+    Ok((lowest, chosen))
 }
 
 impl<'a> Solver<'a> {
@@ -152,26 +184,19 @@ impl<'a> Solver<'a> {
             *at_mut(&mut self.row_seen, i, "row seen")? = true;
             let line = self.cost.row(i)?;
             let ui = at(&self.u, i, "u")?;
-            let mut lowest = f64::INFINITY;
-            let mut chosen = None;
             let scan = self
                 .remaining
                 .get(..left)
                 .ok_or(AlignError::Internal("remaining"))?;
-            for (k, &j) in scan.iter().enumerate() {
-                let (Some(column), Some(&cost)) = (self.columns.get_mut(j), line.get(j)) else {
-                    return Err(AlignError::Internal("column"));
-                };
-                let reduced = shortest + cost - ui - column.v;
-                if reduced < column.distance {
-                    column.distance = reduced;
-                    *at_mut(&mut self.path, j, "path")? = i;
-                }
-                if column.distance < lowest || (column.distance == lowest && column.row == FREE) {
-                    lowest = column.distance;
-                    chosen = Some(k);
-                }
-            }
+            let (lowest, chosen) = relax(
+                scan,
+                line,
+                shortest,
+                ui,
+                i,
+                &mut self.columns,
+                &mut self.path,
+            )?;
             shortest = lowest;
             if shortest == f64::INFINITY {
                 return Err(AlignError::Infeasible);

@@ -87,6 +87,14 @@ impl<T: Copy> Matrix<T> {
         }
     }
 
+    /// The matrix with `f` applied to every cell, in place.
+    pub fn map_in_place(mut self, f: impl Fn(T) -> T) -> Self {
+        for cell in &mut self.data {
+            *cell = f(*cell);
+        }
+        self
+    }
+
     /// The rows `row_order` and columns `col_order` of the matrix, in those orders.
     pub fn permuted(&self, row_order: &[usize], col_order: &[usize]) -> Result<Self, AlignError> {
         let mut data = Vec::with_capacity(row_order.len() * col_order.len());
@@ -128,6 +136,7 @@ mod tests {
     fn transpose_and_permute() -> Result<(), AlignError> {
         let m = Matrix::new(2, 3, vec![1, 2, 3, 4, 5, 6])?;
         assert_eq!(m.transposed().data(), &[1, 4, 2, 5, 3, 6]);
+        assert_eq!(m.clone().map_in_place(|v| -v).get(1, 0)?, -4);
         assert_eq!(m.permuted(&[1, 0], &[2, 0])?.data(), &[6, 4, 3, 1]);
         assert!(m.permuted(&[2], &[0]).is_err());
         assert_eq!(m.get(1, 2)?, 6);
