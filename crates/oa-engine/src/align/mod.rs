@@ -17,6 +17,8 @@ mod assignment;
 mod colours;
 mod error;
 mod fsum;
+#[cfg(test)]
+mod hostile;
 mod lsa;
 mod matrix;
 mod monotone;
