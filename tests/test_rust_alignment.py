@@ -8,6 +8,7 @@ the same pairs, colours and rounds (floats compared as ``float.hex``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -320,6 +321,84 @@ def test_repair_twins_of_a_big_group() -> None:
         same("repair", *repair_case(np.ones((8, 7)), order, order))
     for order in (0, 1):
         same("repair", *repair_case(np.ones((36, 34)), 7, order))
+
+
+def _floats(matrix: Any) -> np.ndarray:
+    return np.ascontiguousarray(matrix, dtype=np.float64)
+
+
+def _rust_engine_solvers(calls: Counter[str]) -> dict[str, dict[str, Callable[..., Any]]]:
+    """Stand-ins for the Python solvers the engine imports, calling the Rust ones
+    (each call counted), with the Python solvers' argument and result types."""
+
+    def counted(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return function(*args, **kwargs)
+        return call
+
+    def max_weight(matrix: Any, bonus: Any = None) -> Any:
+        return _engine.max_weight_matching(_floats(matrix),
+                                           None if bonus is None else _floats(bonus))
+
+    def colours(cells: Any, row_seed: Any, col_seed: Any) -> Any:
+        rows = np.asarray(row_seed, dtype=np.int64).tolist()
+        cols = np.asarray(col_seed, dtype=np.int64).tolist()
+        labels = np.asarray(cells, dtype=np.int64).reshape(len(rows), len(cols))
+        found = _engine.bipartite_colours(labels, rows, cols)
+        return np.array(found[0], dtype=np.int64), np.array(found[1], dtype=np.int64)
+
+    def canonical(matrix: Any, bonus: Any, rows: Any, cols: Any, *,
+                  bonus_scale: float = 1.0) -> Any:
+        return _engine.canonical_matching(
+            _floats(matrix), None if bonus is None else _floats(bonus),
+            np.asarray(rows).tolist(), np.asarray(cols).tolist(), bonus_scale=bonus_scale)
+
+    def repair(pairs: Any, matrix: Any, levels: Any, rows: Any, cols: Any, *,
+               passes: int = 2) -> Any:
+        levels = [level if callable(level) else _floats(level) for level in levels]
+        return _engine.repair_twins(pairs, _floats(matrix), levels, np.asarray(rows).tolist(),
+                                    np.asarray(cols).tolist(), passes=passes)
+
+    def refine(vertices: Any, edges: Any, initial: Any, *, scope: str = "",
+               mode: str = "tie_break") -> wl.WLTrace:
+        assert all(isinstance(seed, str) for seed in initial)
+        rounds = _engine.wl_refine(len(vertices), [(e.source, e.target, e.relation, e.label)
+                                                   for e in edges], list(initial))
+        return wl.WLTrace(scope, mode, list(vertices), list(edges), rounds)
+
+    referential: dict[str, Callable[..., Any]] = {
+        "max_weight_matching": max_weight, "bipartite_colours": colours,
+        "canonical_matching": canonical, "repair_twins": repair, "refine": refine,
+        "tie_epsilon": lambda matrix, distinct=None: _engine.tie_epsilon(_floats(matrix)),
+        "twin_groups": lambda matrix, axis: _engine.twin_groups(_floats(matrix), axis)}
+    matchtree: dict[str, Callable[..., Any]] = {
+        "max_weight_matching": max_weight,
+        "monotone_matching": lambda matrix: _engine.monotone_matching(_floats(matrix))}
+    return {module: {name: counted(name, function) for name, function in functions.items()}
+            for module, functions in (("referential", referential), ("matchtree", matchtree))}
+
+
+def test_the_engine_gives_the_same_bits_through_the_rust_solvers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every score, pair, tie rule, WL round and feedback delta of a corpus (the
+    samples, Org2Graph, flat and list workloads, a 60-person graph, hostile triples;
+    ``benchmarks/bits.py``) in the three WL modes, with the engine's solvers swapped
+    for the Rust ones (a test-only swap: the engine itself is not wired to Rust)."""
+    from benchmarks import bits
+    from oa_core import matchtree, referential
+
+    cases = list(bits.corpus(hostile_count=20, org2graph_count=3))
+    expected = {name: bits._case(*case) for name, *case in cases}
+    calls: Counter[str] = Counter()
+    for module, functions in _rust_engine_solvers(calls).items():
+        for name, function in functions.items():
+            monkeypatch.setattr({"referential": referential, "matchtree": matchtree}[module],
+                                name, function)
+    for name, *case in cases:
+        assert bits._case(*case) == expected[name], name
+    assert {"max_weight_matching", "monotone_matching", "bipartite_colours", "refine",
+            "canonical_matching", "repair_twins", "tie_epsilon"} <= set(calls)
 
 
 @pytest.mark.parametrize("solvers", [PYTHON, RUST], ids=["python", "rust"])
