@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use super::error::{at, AlignError};
+use super::error::{at, check_len, AlignError};
 use super::fsum::fsum;
 use super::lsa::linear_sum_assignment;
 use super::matrix::Matrix;
@@ -69,13 +69,7 @@ pub fn max_weight_matching(
     let objective = match bonus {
         None => Cow::Borrowed(matrix),
         Some(extra) => {
-            if (extra.rows(), extra.cols()) != (n, m) {
-                return Err(AlignError::Length {
-                    what: "bonus cells",
-                    expected: n * m,
-                    got: extra.data().len(),
-                });
-            }
+            matrix.check_same_shape(extra, "bonus")?;
             let sums = matrix.data().iter().zip(extra.data()).map(|(a, b)| a + b);
             Cow::Owned(Matrix::new(n, m, sums.collect())?)
         }
@@ -139,13 +133,7 @@ pub fn canonical_matching(
     let scaled = match bonus {
         None => None,
         Some(extra) => {
-            if (extra.rows(), extra.cols()) != (n, m) {
-                return Err(AlignError::Length {
-                    what: "bonus cells",
-                    expected: n * m,
-                    got: extra.data().len(),
-                });
-            }
+            matrix.check_same_shape(extra, "bonus")?;
             Some(
                 extra
                     .permuted(&row_order, &col_order)?
@@ -171,18 +159,6 @@ pub(crate) fn stable_order(keys: &[i64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by_key(|&k| keys.get(k).copied());
     order
-}
-
-pub(crate) fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), AlignError> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(AlignError::Length {
-            what,
-            expected,
-            got,
-        })
-    }
 }
 
 /// The pairs whose similarity in `matrix` is positive.

@@ -7,10 +7,9 @@
 //! Colours depend only on the labels and seeds, never on positions. The products
 //! wrap as numpy's int64 products do, so huge labels give numpy's colours.
 
-use super::assignment::check_len;
-use super::error::{at, AlignError};
+use super::error::{at, check_len, AlignError};
 use super::matrix::Matrix;
-use super::wl::relabel;
+use super::wl::{colour_count, relabel};
 
 /// The row and column colours of `cells` refined from `row_seed` and `col_seed`.
 ///
@@ -34,11 +33,11 @@ pub fn bipartite_colours(
         return Ok((rows, cols));
     }
     let columns = cells.transposed();
-    let mut counts = (distinct(&rows), distinct(&cols));
+    let mut counts = (colour_count(&rows), colour_count(&cols));
     for _ in 0..n + m {
         let new_rows = refined(cells, m, &cols, &rows)?;
         let new_cols = refined(&columns, n, &rows, &cols)?;
-        let new_counts = (distinct(&new_rows), distinct(&new_cols));
+        let new_counts = (colour_count(&new_rows), colour_count(&new_cols));
         (rows, cols) = (new_rows, new_cols);
         if new_counts == counts {
             break;
@@ -46,10 +45,6 @@ pub fn bipartite_colours(
         counts = new_counts;
     }
     Ok((rows, cols))
-}
-
-fn distinct(colours: &[usize]) -> usize {
-    colours.iter().max().map_or(0, |c| c + 1)
 }
 
 /// One step for the lines of `lines`: the rank of (own colour, sorted `cell * (other
@@ -61,7 +56,7 @@ fn refined(
     other: &[usize],
     own: &[usize],
 ) -> Result<Vec<usize>, AlignError> {
-    let mut members = vec![0usize; distinct(own)];
+    let mut members = vec![0usize; colour_count(own)];
     for &colour in own {
         if let Some(count) = members.get_mut(colour) {
             *count += 1;

@@ -27,6 +27,12 @@ pub enum AlignError {
         expected: usize,
         got: usize,
     },
+    /// A matrix that must have another's shape does not.
+    Mismatch {
+        what: &'static str,
+        expected: (usize, usize),
+        got: (usize, usize),
+    },
     /// An edge names a vertex that does not exist.
     Vertex { edge: usize, vertex: usize },
     /// A caller's dynamic tie level failed (the caller holds its error).
@@ -53,6 +59,15 @@ impl fmt::Display for AlignError {
                 expected,
                 got,
             } => write!(f, "{what}: expected {expected} values, got {got}"),
+            Self::Mismatch {
+                what,
+                expected,
+                got,
+            } => write!(
+                f,
+                "{what}: expected a {} x {} matrix, got {} x {}",
+                expected.0, expected.1, got.0, got.1
+            ),
             Self::Vertex { edge, vertex } => {
                 write!(f, "edge {edge} names vertex {vertex}, which does not exist")
             }
@@ -63,6 +78,19 @@ impl fmt::Display for AlignError {
 }
 
 impl std::error::Error for AlignError {}
+
+/// An error unless `got` values were given where `expected` are needed.
+pub(crate) fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), AlignError> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(AlignError::Length {
+            what,
+            expected,
+            got,
+        })
+    }
+}
 
 /// `slice[index]`, or an internal error naming `what` (see the module comment).
 pub(crate) fn at<T: Copy>(slice: &[T], index: usize, what: &'static str) -> Result<T, AlignError> {

@@ -95,6 +95,23 @@ impl<T: Copy> Matrix<T> {
         self
     }
 
+    /// An error naming `what` unless `other` has this matrix's shape.
+    pub fn check_same_shape<U: Copy>(
+        &self,
+        other: &Matrix<U>,
+        what: &'static str,
+    ) -> Result<(), AlignError> {
+        if (self.rows, self.cols) == (other.rows, other.cols) {
+            Ok(())
+        } else {
+            Err(AlignError::Mismatch {
+                what,
+                expected: (self.rows, self.cols),
+                got: (other.rows, other.cols),
+            })
+        }
+    }
+
     /// The rows `row_order` and columns `col_order` of the matrix, in those orders.
     pub fn permuted(&self, row_order: &[usize], col_order: &[usize]) -> Result<Self, AlignError> {
         let mut data = Vec::with_capacity(row_order.len() * col_order.len());

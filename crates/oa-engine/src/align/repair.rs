@@ -14,8 +14,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::assignment::{check_len, Pairs};
-use super::error::{at, AlignError};
+use super::assignment::Pairs;
+use super::error::{at, check_len, AlignError};
 use super::fsum::fsum;
 use super::lsa::linear_sum_assignment;
 use super::matrix::Matrix;
@@ -66,12 +66,7 @@ pub fn repair_twins(
     check_len("column colours", matrix.cols(), col_colours.len())?;
     for level in levels.iter() {
         if let Level::Static(values) = level {
-            check_len(
-                "static level cells",
-                matrix.data().len(),
-                values.data().len(),
-            )?;
-            check_len("static level columns", matrix.cols(), values.cols())?;
+            matrix.check_same_shape(values, "static level")?;
         }
     }
     let mut partner: BTreeMap<usize, usize> = pairs.iter().copied().collect();

@@ -57,7 +57,7 @@ pub fn relabel<T: Ord>(signatures: &[T]) -> Vec<usize> {
 }
 
 /// The number of distinct colours of a relabelled colouring (its largest plus one).
-fn distinct(colours: &[usize]) -> usize {
+pub(crate) fn colour_count(colours: &[usize]) -> usize {
     colours.iter().max().map_or(0, |c| c + 1)
 }
 
@@ -85,7 +85,7 @@ pub fn refine<S: Ord>(
     }
     let incident = incidence(vertices, edges)?;
     let mut colours = relabel(initial);
-    let mut count = distinct(&colours);
+    let mut count = colour_count(&colours);
     let mut rounds = vec![colours.clone()];
     for _ in 0..vertices {
         let signatures = incident
@@ -101,7 +101,7 @@ pub fn refine<S: Ord>(
             })
             .collect::<Result<Vec<_>, AlignError>>()?;
         let refined = relabel(&signatures);
-        let refined_count = distinct(&refined);
+        let refined_count = colour_count(&refined);
         if refined_count <= count {
             break;
         }
@@ -178,7 +178,7 @@ mod tests {
         let edges = [edge(0, 1, "n"), edge(1, 2, "n"), edge(2, 3, "n")];
         let rounds = refine(4, &edges, &[0; 4])?;
         assert_eq!(rounds.len(), 3);
-        assert_eq!(rounds.last().map(|r| distinct(r)), Some(4));
+        assert_eq!(rounds.last().map(|r| colour_count(r)), Some(4));
         Ok(())
     }
 
