@@ -21,7 +21,7 @@ from scipy.optimize import linear_sum_assignment
 
 from oa_core import _engine, assignment, wl
 
-SETTINGS = settings(deadline=None, max_examples=300, derandomize=True)
+SETTINGS = settings(deadline=None, max_examples=200, derandomize=True)
 
 
 @dataclass(frozen=True)
@@ -388,7 +388,7 @@ def test_the_engine_gives_the_same_bits_through_the_rust_solvers(
     from benchmarks import bits
     from oa_core import matchtree, referential
 
-    cases = list(bits.corpus(hostile_count=20, org2graph_count=3))
+    cases = list(bits.corpus(hostile_count=12, org2graph_count=2))
     expected = {name: bits._case(*case) for name, *case in cases}
     calls: Counter[str] = Counter()
     for module, functions in _rust_engine_solvers(calls).items():
