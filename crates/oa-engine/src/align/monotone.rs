@@ -13,15 +13,13 @@ use super::matrix::Matrix;
 
 /// The best (similarity, matches) of every pair of prefixes: `(n + 1) x (m + 1)` cells.
 struct Tables {
-    total: Vec<f64>,
-    count: Vec<usize>,
+    cells: Vec<(f64, usize)>,
     width: usize,
 }
 
 impl Tables {
     fn cell(&self, i: usize, j: usize) -> Result<(f64, usize), AlignError> {
-        let k = i * self.width + j;
-        Ok((at(&self.total, k, "total")?, at(&self.count, k, "count")?))
+        at(&self.cells, i * self.width + j, "table cell")
     }
 }
 
@@ -47,34 +45,34 @@ pub fn monotone_matching(matrix: &Matrix<f64>) -> Result<Pairs, AlignError> {
 /// running lexicographic maximum from the left.
 fn fill(matrix: &Matrix<f64>) -> Result<Tables, AlignError> {
     let width = matrix.cols() + 1;
-    let cells = (matrix.rows() + 1) * width;
-    let mut total = vec![0.0; cells];
-    let mut count = vec![0usize; cells];
-    for i in 0..matrix.rows() {
+    let mut cells = vec![(0.0, 0usize); (matrix.rows() + 1) * width];
+    let mut lines = cells.chunks_exact_mut(width);
+    let mut above = lines.next().ok_or(AlignError::Internal("table"))?;
+    for (i, line) in lines.enumerate() {
         let sims = matrix.row(i)?;
-        let (above, below) = (i * width, (i + 1) * width);
-        let (mut run_t, mut run_c) = (0.0, 0usize);
-        for (j, &sim) in sims.iter().enumerate() {
-            let mut best_t = at(&total, above + j + 1, "total")?;
-            let mut best_c = at(&count, above + j + 1, "count")?;
-            let match_t = at(&total, above + j, "total")? + sim;
-            let match_c = at(&count, above + j, "count")? + 1;
+        let mut run = (0.0, 0usize);
+        // each cell from the two above it (diagonal, up) and the running maximum
+        for ((&sim, pair), slot) in sims
+            .iter()
+            .zip(above.windows(2))
+            .zip(line.iter_mut().skip(1))
+        {
+            let [(diag_t, diag_c), up] = *pair else {
+                return Err(AlignError::Internal("window"));
+            };
+            let (mut best_t, mut best_c) = up;
+            let (match_t, match_c) = (diag_t + sim, diag_c + 1);
             if sim > 0.0 && (match_t > best_t || (match_t == best_t && match_c > best_c)) {
                 (best_t, best_c) = (match_t, match_c);
             }
-            if best_t > run_t || (best_t == run_t && best_c > run_c) {
-                (run_t, run_c) = (best_t, best_c);
+            if best_t > run.0 || (best_t == run.0 && best_c > run.1) {
+                run = (best_t, best_c);
             }
-            let slot = below + j + 1;
-            *total.get_mut(slot).ok_or(AlignError::Internal("total"))? = run_t;
-            *count.get_mut(slot).ok_or(AlignError::Internal("count"))? = run_c;
+            *slot = run;
         }
+        above = line;
     }
-    Ok(Tables {
-        total,
-        count,
-        width,
-    })
+    Ok(Tables { cells, width })
 }
 
 fn backtrack(matrix: &Matrix<f64>, tables: &Tables) -> Result<Pairs, AlignError> {
