@@ -258,11 +258,13 @@ fn repair_twins(
         passes,
     );
     drop(built);
-    result.map_err(|error| {
-        dynamics
+    // a level's own exception is raised as it is (a KeyError stays a KeyError)
+    result.map_err(|error| match error {
+        AlignError::Level => dynamics
             .iter_mut()
             .find_map(|d| d.error.take())
-            .unwrap_or_else(|| value_error(error))
+            .unwrap_or_else(|| value_error(error)),
+        other => value_error(other),
     })
 }
 
