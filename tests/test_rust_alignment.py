@@ -4,6 +4,12 @@ One harness, :func:`run`, computes every solver's output through one
 implementation, Python (``oa_core.assignment``, ``oa_core.wl``, SciPy) or Rust
 (``oa_core._engine``); the tests draw tie-heavy inputs and assert that both give
 the same pairs, colours and rounds (floats compared as ``float.hex``).
+
+Where the Rust solvers differ on purpose: they refuse every NaN or infinite cell
+with a ``ValueError`` (SciPy refuses NaN and, when maximizing, +inf, but takes -inf;
+Python's ``monotone_matching`` skips a NaN cell), and the twin repair sums a level's
+best and worst pairings exactly where numpy sums them pairwise, the same numbers on
+the integer levels the engine uses.
 """
 
 from __future__ import annotations
