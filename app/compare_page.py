@@ -8,6 +8,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from oa_core import runstats
 from oa_core.dataset import Dataset, ScoredRun
 from oa_core.runstats import Comparison
 
@@ -68,16 +69,16 @@ def _one_side(data: Dataset, name: str, run: ScoredRun, document: str, key: str)
     row = int(rows[0])
     record = run.frame.iloc[row]
     st.markdown(f"**Run {md_inline(run.name)}**: score **{views.fmt_score(record['score'])}** "
-                f"({md_escape(str(record['status']))})")
+                f"(output {md_escape(str(record['status']))})")
+    if record["problem"]:
+        st.caption(md_escape(str(record["problem"])))
     ops = run.records[row].get("ops") or []
     if ops:
         st.dataframe(pd.DataFrame([{"op": o["kind"], "path": o["path"], "delta": o["delta"]}
                                    for o in ops]), hide_index=True, key=f"ops_{key}",
                      column_config={"delta": st.column_config.NumberColumn(format="%+.4f")})
-    elif record["problem"]:
-        st.caption(md_escape(str(record["problem"])))
-    st.code(_candidate_text(data, run.name, row)[:4000] or "(nothing)", language="json",
-            height=260)
+    st.code(dataset_state.excerpt(_candidate_text(data, run.name, row), 4000) or "(nothing)",
+            language="json", height=260)
     if st.button(f"Open run {run.name}'s pair in Overview", key=f"open_{key}"):
         if dataset_state.open_pair(data, name, run.name, row, document):
             st.switch_page(dataset_page.ROOT / "pages" / "overview.py")
@@ -98,16 +99,29 @@ def tables(comparison: Comparison, run_a: str, run_b: str) -> None:
     """The documents that regressed most, and the patterns and fields that moved."""
     number = st.column_config.NumberColumn(format="%.4f")
     signed = st.column_config.NumberColumn(format="%+.4f")
-    st.subheader("Documents that regressed most")
-    worst = comparison.pairs.sort_values(["diff", "id"], kind="stable").head(SHOWN_ROWS)
-    worst = worst[worst["diff"] < 0]
+    st.subheader("Documents whose content regressed most")
+    st.caption("Documents whose output is a format failure in either run (cut off, refused, "
+               "not JSON, empty) are left out: their score measures the format. The new "
+               "format failures of B are counted below.")
+    worst = runstats.regressions(comparison, SHOWN_ROWS)
     if worst.empty:
-        st.success("No document scores lower in B.", icon=":material/check_circle:")
+        st.success("No document readable in both runs scores lower in B.",
+                   icon=":material/check_circle:")
     else:
         st.dataframe(worst[["id", "score_a", "score_b", "diff"]].rename(columns={
             "score_a": f"A ({run_a})", "score_b": f"B ({run_b})", "diff": "change"}),
             hide_index=True, key="regressions", column_config={
                 f"A ({run_a})": number, f"B ({run_b})": number, "change": signed})
+    failed = runstats.new_failures(comparison)
+    if len(failed):
+        kinds = failed["status_b"].value_counts(sort=False)
+        st.markdown(f"**{len(failed)} format failure{'s' * (len(failed) != 1)} new in B** ("
+                    + ", ".join(f"{md_escape(str(k))} {int(n)}" for k, n in kinds.items())
+                    + "): readable in A, not in B.")
+        st.dataframe(failed[["id", "score_a", "score_b", "status_b"]].rename(columns={
+            "score_a": f"A ({run_a})", "score_b": f"B ({run_b})", "status_b": "B's output"}),
+            hide_index=True, key="new_failures", height=min(260, 38 + 35 * len(failed)),
+            column_config={f"A ({run_a})": number, f"B ({run_b})": number})
     left, right = st.columns(2)
     with left:
         st.subheader("Error patterns that moved")
@@ -117,9 +131,10 @@ def tables(comparison: Comparison, run_a: str, run_b: str) -> None:
                          "loss_a": number, "loss_b": number, "change": signed})
     with right:
         st.subheader("Field F1")
-        st.caption("F1 per field in each run (Field metrics' counting rule).")
+        st.caption("F1 per field in each run (Field metrics' counting rule); a dash: no "
+                   "value of that field in the run.")
         st.dataframe(comparison.fields, hide_index=True, key="field_changes", column_config={
-            "f1_a": number, "f1_b": number, "change": signed})
+            "f1_a": number, "f1_b": number, "change": signed}, placeholder="—")
 
 
 def report_button(data: Dataset, name: str, a: ScoredRun, b: ScoredRun) -> None:

@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from oa_core import html_report
+from oa_core import html_report, runstats
 from oa_core.dataset import Dataset, ScoredRun
 
 from . import dataset_state, dataset_views, session, views
@@ -32,7 +32,8 @@ PENDING = "oa.ds_open"  # a row clicked: (row, id), opened on the next run
 
 
 def summary_metrics(summary: dict[str, Any], bad: int) -> None:
-    """n, the mean with its 95% bootstrap interval, the median and the failure counts."""
+    """n, the mean with its 95% bootstrap interval, the median and the failure counts
+    (format failures: outputs cut off, refused, not JSON or empty)."""
     mean = summary["mean"]
     cells = st.columns(5)
     cells[0].metric("Pairs", f"{summary['n']:,}")
@@ -41,8 +42,10 @@ def summary_metrics(summary: dict[str, Any], bad: int) -> None:
                          f"[{views.fmt_score(mean.low)}, {views.fmt_score(mean.high)}] "
                          "(2,000 resamples, fixed seed)")
     cells[2].metric("Median", views.fmt_score(summary["p50"], headline=True))
-    cells[3].metric("Unparsable predictions", summary["unparsable"],
-                    help="No usable JSON in the model's text: scored 0.")
+    cells[3].metric("Format failures", summary["format_failures"],
+                    help="Outputs cut off, refused, not JSON or empty: their score measures "
+                         f"the format, not the content ({summary['unparsable']} had no JSON "
+                         "at all and scored 0). Listed below, apart from content errors.")
     cells[4].metric("Bad lines", bad + summary["errors"],
                     help="Lines that could not be read or joined, or not scored.")
     st.caption(f"Mean {views.fmt_score(mean.estimate)}, 95% CI "
@@ -74,6 +77,34 @@ def bad_lines(data: Dataset, scored: ScoredRun) -> None:
                      hide_index=True, key="bad_lines",
                      column_config={"line": st.column_config.NumberColumn(
                          help="0: about the file as a whole")})
+
+
+def format_failures(scored: ScoredRun) -> None:
+    """The run's format failures as their own group: how many of each kind, a few ids,
+    and a button listing them all in the pairs table (sorted apart from content errors,
+    :func:`app.dataset_views.sort_pairs`)."""
+    found = runstats.format_failures(scored)
+    if not found.count:
+        return
+    with st.expander(f"{found.render()}: apart from the content errors",
+                     icon=":material/rule:", key="w.ds_failures_open"):
+        st.caption("Their score measures the format, not the content: a cut-off output is "
+                   "scored on the fragment that could be read, a refused or empty one is "
+                   "scored 0. The table below sorts them after the content errors; open one "
+                   "to see what the model wrote.")
+        st.dataframe(pd.DataFrame({
+            "kind": list(found.kinds), "pairs": list(found.kinds.values()),
+            "examples": [", ".join(found.examples[k]) for k in found.kinds]}),
+            hide_index=True, key="format_failures")
+        st.button("List them in the table", key="w.ds_failures_show",
+                  on_click=_filter_status, args=(runstats.FAILED,))
+
+
+def _filter_status(status: str) -> None:
+    state = st.session_state
+    pending = state.get(session.URL_PENDING) or {}
+    pending.pop(session.url_name("oa.ds_status"), None)
+    state["oa.ds_status"] = status
 
 
 def _on_click() -> None:
@@ -164,16 +195,6 @@ def _open(data: Dataset, name: str, run: str, row: int, identifier: str) -> None
     st.rerun()  # show why it could not open
 
 
-def raw_text(data: Dataset, run: str, row: int) -> str:
-    """What the model wrote for one pair (or the line itself when it is not a pair)."""
-    source = data.runs[run]
-    try:
-        item = data.pair(run, row)
-    except Exception:  # a bad line: its text is all there is
-        return source.pair_line(row) if not source.results else "(no document in a results file)"
-    return str(item.get("prediction", "")) if "prediction" in item else source.pair_line(row)
-
-
 PICK = "w.ds_pick"
 _PICKED = "oa.ds_picked"  # an id typed and entered: opened on this run
 
@@ -214,7 +235,7 @@ def open_controls(data: Dataset, name: str, run: str, pairs: pd.DataFrame) -> No
         st.caption(f"Run {md_inline(run)} has no pair with the id “{md_inline(picked)}”.")
     failed = st.session_state.pop(FAILED, None)
     if failed is not None:
-        text = raw_text(data, run, int(failed[0]))
+        text = dataset_state.raw_text(data, run, int(failed[0]))
         who, what = md_inline(run), md_inline(str(failed[1]))
         st.caption(f"What run {who} gave for “{what}” ({len(text):,} characters"
                    + (", the first 3,000 shown" if len(text) > 3000 else "") + "):"
@@ -312,7 +333,7 @@ def pattern_table(patterns: pd.DataFrame) -> None:
                    format_func=lambda c: " · ".join(c.split("\t")))
     picked = st.session_state.get("w.ep_pick")
     if right.button("Show these pairs", disabled=picked is None, key="w.ep_show"):
-        pattern, kind = picked.split("\t")
+        pattern, kind = str(picked).split("\t")
         show_pattern(pattern, kind)
         st.session_state.pop(_PATTERN_GO, None)
         st.switch_page(ROOT / "pages" / "dataset.py")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from oa_core.errors import OAError
+from oa_core.output_format import FAILURES
 
 from . import dataset_state, session
 from .text import md_escape, md_inline
@@ -42,6 +43,26 @@ def _on_upload() -> None:
     st.session_state[dataset_state.RUN] = ""
 
 
+def _pair_output(name: str, run: str, identifier: str) -> None:
+    """The open pair's format status (cut off, prose around the JSON...) and what the
+    model wrote: the single-pair views show the JSON read from it, which for a cut-off
+    or wrapped output is not the whole story."""
+    found = dataset_state.pair_output(name, run, identifier)
+    if found is None:
+        return
+    if found.status in FAILURES:
+        st.warning(f"**Output {md_escape(found.status)}:** {md_escape(found.problem)}.",
+                   icon=":material/rule:")
+    elif found.problem:
+        st.caption(f"Output status **{md_escape(found.status)}**: {md_escape(found.problem)}.")
+    if found.raw:
+        with st.expander(f"What the model wrote ({len(found.raw):,} characters)",
+                         key="w.ds_raw_open", expanded=found.status in FAILURES):
+            # a scrolling box: the sidebar is narrow, and the output can be long
+            st.code(dataset_state.excerpt(found.raw), language=None, wrap_lines=True,
+                    height=320 if len(found.raw) > 300 else "content")
+
+
 def render() -> None:
     """Draw the section (inside ``st.sidebar``)."""
     state = st.session_state
@@ -58,6 +79,7 @@ def render() -> None:
                                    if k != "pair"})
         st.caption(f"Showing pair “{md_inline(identifier)}” of run "
                    f"“{md_inline(run)}” in {md_inline(name)}.")
+        _pair_output(name, run, identifier)
 
     def title(name: str) -> str:
         if not name:

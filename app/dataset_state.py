@@ -210,12 +210,42 @@ def opened_run() -> OpenedRun:
     return OpenedRun(data, name, run, result)
 
 
-def _progress_text(run: str, done: int, total: int, seconds: float) -> str:
+def progress_text(run: str, done: int, total: int, seconds: float) -> str:
+    """What a progress bar says while ``run`` scores: pairs done, rate and time left."""
     text = f"Scoring run {md_escape(run)}: {done}/{total} pairs"
     if done == 0 or seconds <= 0:  # no rate yet (worker processes starting)
         return text
     rate = done / seconds
     return f"{text} · {rate:.0f} pairs/s · ETA {(total - done) / rate:.1f} s"
+
+
+def scored_key(data: Dataset, run: str, schema: Any = None) -> str:
+    """The cache key of ``run`` scored with ``schema`` (None: the dataset's own)."""
+    key = cache_key(data, run)
+    if schema is None:
+        return key
+    return key + hashlib.sha256(session.canonical(schema).encode()).hexdigest()[:12]
+
+
+def stored(data: Dataset, run: str, key: str) -> ScoredRun | None:
+    """The run scored under ``key`` if this server or the run cache on disk has it."""
+    store = _scored()
+    if key in store:
+        store.move_to_end(key)
+        return store[key]
+    folder = None if data.runs[run].results else cache_folder()
+    found = load_scored(folder, key) if folder is not None else None
+    if found is not None:
+        _keep(store, key, found)
+    return found
+
+
+def remember(data: Dataset, run: str, key: str, result: ScoredRun) -> None:
+    """Keep a run scored under ``key`` (in this server, and in the run cache on disk)."""
+    _keep(_scored(), key, result)
+    folder = None if data.runs[run].results else cache_folder()
+    if folder is not None:
+        store_scored(folder, key, result)
 
 
 def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
@@ -236,29 +266,22 @@ def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
     ScoredRun or None
         None, with the error shown, when the schema is invalid.
     """
-    key = cache_key(data, run) if schema is None else (
-        cache_key(data, run)
-        + hashlib.sha256(session.canonical(schema).encode()).hexdigest()[:12])
-    store = _scored()
-    if key in store:
-        store.move_to_end(key)
-        return store[key]
-    folder = None if data.runs[run].results else cache_folder()  # results read fast
-    found = load_scored(folder, key) if folder is not None else None
+    key = scored_key(data, run, schema)
+    found = stored(data, run, key)
     if found is not None:
-        _keep(store, key, found)
         return found
+    folder = None if data.runs[run].results else cache_folder()  # results read fast
     total = len(data.runs[run])
-    bar = st.progress(0.0, text=_progress_text(run, 0, total, 0.0))
+    bar = st.progress(0.0, text=progress_text(run, 0, total, 0.0))
 
     def show(done: int, count: int, seconds: float) -> None:
-        bar.progress(done / max(count, 1), text=_progress_text(run, done, count, seconds))
+        bar.progress(done / max(count, 1), text=progress_text(run, done, count, seconds))
 
     if folder is not None and schema is None:
         found = wait_prescored(folder, key, show)
         if found is not None:
             bar.empty()
-            _keep(store, key, found)
+            _keep(_scored(), key, found)
             return found
     started = time.perf_counter()
     last = [0.0]
@@ -277,9 +300,7 @@ def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
         show_error(exc, f"score run {run}")
         return None
     bar.empty()
-    _keep(store, key, result)
-    if folder is not None:
-        store_scored(folder, key, result)
+    remember(data, run, key, result)
     return result
 
 
@@ -335,6 +356,70 @@ def open_pair(data: Dataset, name: str, run: str, row: int, identifier: str) -> 
                         pair=(name, run, identifier))
     session.set_trio(trio)
     return True
+
+
+def raw_text(data: Dataset, run: str, row: int) -> str:
+    """What the model wrote for one pair (or the line itself when it is not a pair)."""
+    source = data.runs[run]
+    try:
+        item = data.pair(run, row)
+    except OAError:  # a bad line: its text is all there is
+        return source.pair_line(row) if not source.results else "(no document in a results file)"
+    return str(item.get("prediction", "")) if "prediction" in item else source.pair_line(row)
+
+
+def excerpt(text: str, limit: int = 3000) -> str:
+    """``text`` in at most about ``limit`` characters: its start and its end (where a
+    cut-off output stops), with how much was left out between them.
+
+    >>> excerpt("a" * 10 + "b" * 10, 10)
+    'aaaaa\\n… 10 characters left out …\\nbbbbb'
+    """
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n… {len(text) - 2 * half:,} characters left out …\n{text[-half:]}"
+
+
+@dataclass(frozen=True)
+class PairOutput:
+    """What the model wrote for an opened pair, and its format status.
+
+    Attributes
+    ----------
+    status : str
+        :data:`oa_core.output_format.STATUSES`.
+    problem : str
+        What the status means for the pair ("" when ok).
+    raw : str
+        The raw model text ("" when the pair gave its candidate as JSON).
+    """
+
+    status: str
+    problem: str
+    raw: str
+
+
+def pair_output(name: str, run: str, identifier: str) -> PairOutput | None:
+    """The format status and raw output of the pair ``identifier`` of a dataset's run
+    (None when the dataset, run or pair is not there)."""
+    data = load(name)
+    if data is None or run not in data.runs or data.runs[run].results:
+        return None
+    result = scored(data, run)
+    if result is None:
+        return None
+    rows = result.frame.index[result.frame["id"] == identifier].tolist()
+    if not rows:
+        return None
+    row = int(rows[0])
+    try:
+        prediction = data.pair(run, row).get("prediction")
+    except OAError:
+        prediction = None
+    record = result.frame.iloc[row]
+    return PairOutput(str(record["status"]), str(record["problem"]),
+                      prediction if isinstance(prediction, str) else "")
 
 
 def restore_pair(text: str) -> bool:

@@ -22,11 +22,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import pyarrow as pa
 
+from oa_core.output_format import FAILURES
 from oa_core.runstats import Comparison
 
 from .text import plotly_text
 
 __all__ = [
+    "SCATTER_RANGE",
     "SORTS",
     "compare_scatter",
     "field_bars",
@@ -42,6 +44,8 @@ SORTS: dict[str, str] = {"score": "score", "deficit": "deficit", "ops": "repair 
 """Sortable columns of the pairs table -> their label."""
 OPEN_COLUMN, OPEN_LABEL = "open", "Open"
 """The pairs table's column of Open buttons (one fixed label, no user text)."""
+SCATTER_RANGE = (-0.03, 1.03)
+"""Both axes of the Compare runs scatter: the scores' [0, 1] and a small margin."""
 _SCORE_SCALE = [[0.0, "#b2182b"], [0.5, "#f7f7f7"], [1.0, "#2166ac"]]
 _LOSS_SCALE = [[0.0, "#fff5eb"], [0.5, "#fd8d3c"], [1.0, "#7f2704"]]
 
@@ -54,15 +58,25 @@ def sort_columns() -> tuple[str, ...]:
 def sort_pairs(frame: pd.DataFrame, column: str, descending: bool) -> pd.DataFrame:
     """The pairs sorted by ``column`` (stable; unscored pairs last; ties in input order).
 
-    >>> frame = pd.DataFrame({"row": [0, 1, 2], "id": ["a", "b", "c"],
-    ...                       "score": [0.5, float("nan"), 0.2]})
+    By score or deficit, the format failures (a cut-off, refused or empty output,
+    :data:`oa_core.output_format.FAILURES`) come after the content errors: their score
+    measures the format, and 40 of them at 0 would hide the worst content.
+
+    >>> frame = pd.DataFrame({"row": [0, 1, 2, 3], "id": ["a", "b", "c", "d"],
+    ...                       "score": [0.5, float("nan"), 0.2, 0.0],
+    ...                       "status": ["ok", "error", "prose", "cut off"]})
     >>> sort_pairs(frame, "score", False)["id"].tolist()
-    ['c', 'a', 'b']
+    ['c', 'a', 'd', 'b']
     >>> sort_pairs(frame, "score", True)["id"].tolist()
-    ['a', 'c', 'b']
+    ['a', 'c', 'd', 'b']
     """
     if column not in frame.columns:
         column = "row"
+    if column in ("score", "deficit") and "status" in frame.columns:
+        failed = frame["status"].isin(FAILURES) | frame[column].isna()
+        return frame.assign(_failed=failed).sort_values(
+            ["_failed", column, "row"], ascending=[True, not descending, True],
+            na_position="last", kind="stable").drop(columns="_failed")
     return frame.sort_values([column, "row"], ascending=[not descending, True],
                              na_position="last", kind="stable")
 
@@ -180,10 +194,12 @@ def compare_scatter(comparison: Comparison, names: tuple[str, str]) -> go.Figure
         hoverinfo="text"))
     figure.add_shape(type="line", x0=0, y0=0, x1=1, y1=1,
                      line={"color": "#999999", "dash": "dot", "width": 1})
+    # "constrain": the square plot shrinks its area to stay square; without it plotly
+    # widens the range of the longer axis instead (to -0.5..1.5 on a wide page)
+    axis = {"range": list(SCATTER_RANGE), "constrain": "domain", "zeroline": False}
     figure.update_layout(height=420, margin={"l": 50, "r": 10, "t": 10, "b": 50},
-                         xaxis={"title": f"run {plotly_text(names[0], 30)}",
-                                "range": [-0.02, 1.02]},
-                         yaxis={"title": f"run {plotly_text(names[1], 30)}",
-                                "range": [-0.02, 1.02], "scaleanchor": "x"},
+                         xaxis={**axis, "title": f"run {plotly_text(names[0], 30)}"},
+                         yaxis={**axis, "title": f"run {plotly_text(names[1], 30)}",
+                                "scaleanchor": "x", "scaleratio": 1},
                          clickmode="event+select", dragmode=False)
     return figure

@@ -7,6 +7,13 @@ candidate). Only what is wrong is colored, by its node's score (the values of a
 mismatch, the score cell of the rows above it) (see
 :mod:`app.palette`); perfect rows stay neutral. Every row carries a status mark, so
 the diff does not rely on color alone. All document text is HTML-escaped.
+
+A value is shown as JSON cut to a line (:func:`oa_core.errors.preview_json`). A record
+or list with no rows of its own below it (a missing or extra item, a type mismatch) is
+shown *folded* (:class:`Fold`): one field a line, open when short, so the row says what
+was expected and what the model wrote. A longer record with rows below it folds closed
+under its size (``{3 keys}``), its differing fields marked (≠), as jsondiffpatch
+users expect.
 """
 
 from __future__ import annotations
@@ -16,11 +23,11 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from oa_core.errors import preview_json
 from oa_core.matchtree import MatchNode
 from oa_core.pointer import split, unescape
 
 from .palette import legend_html, score_color
-from .text import shorten
 from .views import fmt_score
 
 PERFECT = 1.0 - 1e-12
@@ -34,6 +41,8 @@ STATUS_MARKS = {
 }
 _MAX_TEXT = 90
 _SHORT = 60
+FOLD_LINES = 12  # fields (or items) a folded value lists, then "… N more"
+_FIELD_TEXT = 80  # characters of one field's value in a fold
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,38 @@ class DiffRow:
     deficit: float
     mismatch: int | None = None
     current: bool = False
+    gold_fold: Fold | None = None
+    candidate_fold: Fold | None = None
+
+
+@dataclass(frozen=True)
+class Fold:
+    """A record or list shown one field (or item) a line, values cut to a line.
+
+    Parameters
+    ----------
+    summary : str
+        The value on one line (cut), shown when the fold is closed.
+    opening, closing : str
+        ``{``/``}`` or ``[``/``]``.
+    lines : tuple of (str, bool)
+        Each field as JSON text (``"key": value``, or an item), and whether it differs
+        from the other side.
+    more : int
+        Fields left out after :data:`FOLD_LINES`.
+    note : str
+        What the marks mean ("" when nothing is marked).
+    open : bool
+        Shown open (else only the summary, until clicked).
+    """
+
+    summary: str
+    opening: str
+    closing: str
+    lines: tuple[tuple[str, bool], ...]
+    more: int = 0
+    note: str = ""
+    open: bool = False
 
 
 def is_perfect(node: MatchNode) -> bool:
@@ -94,24 +135,130 @@ def mark(node: MatchNode) -> str:
 
 
 def value_text(value: Any) -> str:
-    """A one-line text of a value: short containers as JSON, long ones by size."""
-    if isinstance(value, dict | list):
-        compact = json.dumps(value, ensure_ascii=False)
-        if len(compact) <= _SHORT:
-            return compact
+    """A one-line text of a value: JSON cut with its size (containers at 60
+    characters, other values at 90).
+
+    Examples
+    --------
+    >>> value_text({"a": 1})
+    '{"a": 1}'
+    >>> value_text([{"id": k} for k in range(30)])
+    '[{"id": 0}, {"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}, {"i… (30 items)'
+    """
+    return preview_json(value, _SHORT if isinstance(value, dict | list) else _MAX_TEXT)
+
+
+def _fits(value: Any) -> bool:
+    """Whether ``value``'s JSON fits on a line (cheap for a huge value: both previews
+    stop early)."""
+    return preview_json(value, _SHORT) == preview_json(value, 2 * _SHORT)
+
+
+def fold(value: Any, differs: frozenset[Any] = frozenset(), note: str = "", *,
+         summary: str | None = None, open_short: bool = False) -> Fold | None:
+    """``value`` folded (see :class:`Fold`), or None when it is not a record or list, or
+    fits on a line.
+
+    Parameters
+    ----------
+    differs : frozenset
+        The keys (or indices) to mark as differing from the other side.
+    note : str
+        What the marks mean (shown when some field is marked).
+    summary : str, optional
+        The fold's first line (by default its size when open, else the value cut).
+    open_short : bool
+        Open the fold when it lists every field.
+
+    Examples
+    --------
+    >>> folded = fold({"person": "4346f2", "company": "c1d8e7", "role": "consultant"},
+    ...               frozenset({"role"}))
+    >>> folded.lines[2], folded.open
+    (('"role": "consultant"', True), False)
+    >>> fold({"a": 1}) is None  # fits on a line
+    True
+    """
+    if not isinstance(value, dict | list) or _fits(value):
+        return None
     if isinstance(value, dict):
-        return f"{{{len(value)} key{'s' * (len(value) != 1)}}}"
+        items: list[tuple[Any, str]] = [
+            (key, f"{json.dumps(key, ensure_ascii=False)}: {preview_json(item, _FIELD_TEXT)}")
+            for key, item in list(value.items())[:FOLD_LINES]]
+        opening, closing = "{", "}"
+    else:
+        items = [(index, preview_json(item, _FIELD_TEXT))
+                 for index, item in enumerate(value[:FOLD_LINES])]
+        opening, closing = "[", "]"
+    lines = tuple((text, key in differs) for key, text in items)
+    more = max(0, len(value) - FOLD_LINES)
+    is_open = open_short and not more
+    if summary is None:  # open, the lines below say it all; closed, the value cut
+        summary = size_text(value) if is_open else value_text(value)
+    return Fold(summary, opening, closing, lines, more,
+                note if any(marked for _, marked in lines) else "", is_open)
+
+
+def _marks(node: MatchNode, side: str) -> frozenset[Any]:
+    """The keys (or indices) on one side of a record (or list) whose rows are imperfect:
+    the fields that differ, as the alignment scored them."""
+    marks: set[Any] = set()
+    for child in node.children:
+        if is_perfect(child):
+            continue
+        if node.kind == "map":
+            key: Any = child.gold_key if side == "gold" else child.candidate_key
+        else:
+            key = _position(child, side)
+        if key is not None:
+            marks.add(key)
+    return frozenset(marks)
+
+
+def _folds(node: MatchNode) -> tuple[Fold | None, Fold | None]:
+    """The folded values of a row (None for a side that fits on a line or is absent).
+
+    A row with rows below it marks its fields that differ (those rows say how); a row
+    without (a missing or extra item, a type mismatch) shows its value whole.
+    """
+    out = []
+    for side, path, value in (("gold", node.gold_path, node.gold),
+                              ("candidate", node.candidate_path, node.candidate)):
+        if path is None:
+            out.append(None)
+        elif node.children:
+            out.append(fold(value, _marks(node, side),
+                            "≠ marks a field that differs (its row is below)",
+                            summary=size_text(value)))
+        else:
+            out.append(fold(value, open_short=True))
+    return out[0], out[1]
+
+
+def size_text(value: Any) -> str:
+    """A record or list by its size, the rest as :func:`value_text`: the text of a row
+    whose content is in the rows below it.
+
+    Examples
+    --------
+    >>> size_text({"a": 1, "b": 2}), size_text([1]), size_text("x")
+    ('{2 keys}', '[1 item]', '"x"')
+    """
+    if isinstance(value, dict):
+        return f"{{{len(value):,} key{'s' * (len(value) != 1)}}}"
     if isinstance(value, list):
-        return f"[{len(value)} item{'s' * (len(value) != 1)}]"
-    text = json.dumps(value, ensure_ascii=False)
-    return shorten(text, _MAX_TEXT)
+        return f"[{len(value):,} item{'s' * (len(value) != 1)}]"
+    return value_text(value)
 
 
 def _side_text(node: MatchNode, side: str) -> str | None:
     path = node.gold_path if side == "gold" else node.candidate_path
     if path is None:
         return None
-    text = value_text(node.gold if side == "gold" else node.candidate)
+    value = node.gold if side == "gold" else node.candidate
+    # a row with rows below it: its content is there (a preview would repeat the
+    # perfect parts that "hide perfect subtrees" leaves out)
+    text = size_text(value) if node.children and not _fits(value) else value_text(value)
     if node.kind == "id":
         text += "  (id)"
     elif node.kind == "ref" and side == "candidate" and node.expected is not None:
@@ -263,16 +410,19 @@ def diff_rows(tree: MatchNode, *, hide_perfect: bool, query: str = "",
     if query.strip():
         keep = set()
         parents = {id(child): node for node in tree.iter_nodes() for child in node.children}
-        for node in search(tree, query) + ([focus] if focus is not None else []):
+        for found in search(tree, query) + ([focus] if focus is not None else []):
+            node: MatchNode | None = found
             while node is not None and id(node) not in keep:
                 keep.add(id(node))
                 node = parents.get(id(node))
     rows: list[DiffRow] = []
 
     def visit(node: MatchNode, depth: int) -> None:
+        gold_fold, candidate_fold = _folds(node)
         rows.append(DiffRow(depth, row_label(node), node.path, mark(node),
                             _side_text(node, "gold"), _side_text(node, "candidate"),
-                            node.score, node.deficit, numbers.get(id(node)), node is focus))
+                            node.score, node.deficit, numbers.get(id(node)), node is focus,
+                            gold_fold, candidate_fold))
         hidden: list[str] = []
         for child in ordered_children(node):
             if keep is not None:
@@ -307,7 +457,29 @@ _STYLE = """<style>
 .oa-diff tr.current td:last-child {border-right: 3px solid #000;}
 .oa-diff .tag {font-size: 0.8em; color: #555; margin-left: 0.4em; font-family: sans-serif;}
 .oa-diff tr.note td {color: #666; font-style: italic; border-bottom: none;}
+.oa-diff details summary {cursor: pointer;}
+.oa-diff details[open] summary {opacity: 0.7;}
+.oa-diff .fold {display: block; padding-left: 0.2em;}
+.oa-diff .fold .chg {background: rgba(213, 94, 0, 0.22); outline: 1px solid #D55E00;}
+.oa-diff .fold .why {display: block; font-size: 0.8em; font-family: sans-serif;
+                     opacity: 0.85;}
 </style>"""
+
+
+def fold_html(folded: Fold) -> str:
+    """A fold as escaped HTML: a ``<details>`` element, open when short, whose summary
+    is the value on one line; differing fields carry ``class="chg"`` and a ≠."""
+    lines = []
+    for number, (text, differs) in enumerate(folded.lines):
+        comma = "," if number < len(folded.lines) - 1 or folded.more else ""
+        body = escape(text) + comma
+        lines.append(f'  <span class="chg">{body}</span> ≠' if differs else f"  {body}")
+    if folded.more:
+        lines.append(f"  … {folded.more:,} more")
+    note = f'<span class="why">{escape(folded.note)}</span>' if folded.note else ""
+    return (f'<details{" open" * folded.open}><summary>{escape(folded.summary)}</summary>'
+            f'<span class="fold">{folded.opening}\n' + "\n".join(lines)
+            + f"\n{folded.closing}</span>{note}</details>")
 
 
 def diff_html(rows: list[DiffRow]) -> str:
@@ -334,9 +506,12 @@ def diff_html(rows: list[DiffRow]) -> str:
         # container above it: those show their score's color in the score cell only
         value_color = color if row.mismatch is not None else ""
         cells = []
-        for text, absent in ((row.gold_text, "excess"), (row.candidate_text, "missing")):
+        for text, folded, absent in ((row.gold_text, row.gold_fold, "excess"),
+                                     (row.candidate_text, row.candidate_fold, "missing")):
             if text is None:
                 cells.append(f'<td class="absent">({absent})</td>')
+            elif folded is not None:
+                cells.append(f"<td{value_color}>{fold_html(folded)}</td>")
             else:
                 cells.append(f"<td{value_color}>{escape(text)}</td>")
         classes = ["perfect" if perfect else "bad"] + (["current"] if row.current else [])

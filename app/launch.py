@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import os
 import signal
 import subprocess
@@ -36,9 +35,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from oa_core.extras import MissingExtra, check
+
 __all__ = ["app_entry", "explore", "register", "run_child", "streamlit_command"]
 
 ADDRESS = "127.0.0.1"
+EXPLORER_MODULES = ("streamlit", "plotly", "pyvis", "pyarrow")  # the explorer extra
 DATASET_ENV = "OA_EXPLORE_DATASET"  # read by app/dataset_state.py in the server
 
 
@@ -99,9 +101,10 @@ def explore(args: argparse.Namespace) -> int:
               "  fix: run `oa explore` from a source checkout of Object Aligner Explorer",
               file=sys.stderr)
         return 1
-    if importlib.util.find_spec("streamlit") is None:
-        print("oa: error: the explorer needs streamlit, which is not installed\n"
-              "  fix: pip install 'streamlit>=1.67,<2'", file=sys.stderr)
+    try:
+        check("explorer", *EXPLORER_MODULES)
+    except MissingExtra as exc:
+        print(f"oa: error: {exc}", file=sys.stderr)
         return 1
     url = f"http://{ADDRESS}:{args.port}/"
     ahead: int | None = None  # the pid of the prescorer

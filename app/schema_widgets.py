@@ -283,7 +283,7 @@ def sensitivity(gold: Any, candidate: Any, schema: Any,
     options = dict(options or {})
     parsed = Schema.parse(schema)
     base = oa_core.score(gold, candidate, schema, **options)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for node, knobs in grouped_knobs(parsed):
         defaults = list(node.prefix_weights) if node.type == "array" else None
         for knob in knobs:
@@ -316,57 +316,101 @@ def _edited_nodes(edits: Mapping[str, Any]) -> set[str]:
     return {pointer.rsplit("/", 1)[0] for pointer in edits}
 
 
-def moved_nodes(before: MatchNode, after: MatchNode,
-                edits: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Where the score moved between two trees, one row per schema node.
+MOVE_COLUMNS = ("where", "paths", "weight before", "weight after", "score before",
+                "score after", "cost before", "cost after", "score Δ")
+# one level of a row's depth below the root: figure spaces, which HTML keeps and never
+# breaks (a breaking space wrapped the name under its indent in a narrow column)
+INDENT = "\u2007" * 3
+_NO_MOVE = 1e-15  # a change of cost below this is float noise, not a move
 
-    A node counts as moved when its own score changed, when it exists in one tree
-    only, or when one of its own settings was edited (``edits``, keyword pointer ->
-    value). A node whose only change is a renormalised weight (a sibling's weight was
-    edited) is left out: that is arithmetic, not a change of what was matched. Nodes
-    of one schema node (the items of a list) make one row listing their paths once.
+
+def cost_moves(before: MatchNode, after: MatchNode,
+               edits: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Where the score moved between two trees: each schema node's change of cost.
+
+    A node's *cost* is its deficit, weight × (1 − similarity) with the weights
+    normalised down from the root (plus its key term): what the node costs the root
+    score. The costs of a node's children add up to its own, less what the node costs
+    itself (its key term; all of it for a missing or extra item, which has no
+    children), so the rows one level below the root add up exactly to the score's
+    change. A sibling whose weight share shrank shows here: its cost fell although its
+    score did not move.
+
+    Parameters
+    ----------
+    before, after : MatchNode
+        The roots of the two alignments (e.g. the original and the edited schema).
+    edits : mapping, optional
+        Keyword pointer -> value: a node whose own settings were edited is listed
+        even when its cost did not move.
 
     Returns
     -------
     list of dict
-        ``where`` (the schema node as a document path), ``paths`` (document paths,
-        each once), ``nodes``, ``score before``/``score after`` (the mean over the
-        row's nodes; None where absent), ``contribution Δ`` (their summed change of
-        contribution to the total), sorted by its size.
+        The columns of :data:`MOVE_COLUMNS`, one row per schema node whose cost moved
+        (the nodes of one schema node, e.g. a list's items, summed; their paths listed
+        once each), in schema order, the root first; ``where`` is indented by depth
+        (:data:`INDENT`); ``score before``/``score after`` are the mean over the row's
+        nodes (None where absent); ``score Δ`` is cost before − cost after (the root's
+        is the score's change).
+
+    Examples
+    --------
+    >>> import oa_core
+    >>> schema = {"type": "object", "properties": {"a": {"type": "string"},
+    ...           "b": {"type": "string", "valueWeight": 3}}}
+    >>> gold, candidate = {"a": "x", "b": "y"}, {"a": "x", "b": "z"}
+    >>> was = oa_core.align(gold, candidate, {"type": "object", "properties": {
+    ...     "a": {"type": "string"}, "b": {"type": "string"}}}).tree
+    >>> rows = cost_moves(was, oa_core.align(gold, candidate, schema).tree)
+    >>> [(row["where"].strip(INDENT), round(row["score Δ"], 4)) for row in rows]
+    [('(root)', -0.25), ('b', -0.25)]
     """
     def index(tree: MatchNode) -> dict[tuple[str | None, str | None, str], MatchNode]:
         return {(n.gold_path, n.candidate_path, n.schema_path): n for n in tree.iter_nodes()}
 
+    def depths(tree: MatchNode) -> dict[str, int]:
+        found: dict[str, int] = {}
+        stack = [(tree, 0)]
+        while stack:
+            node, depth = stack.pop()
+            found.setdefault(node.schema_path, depth)
+            stack.extend((child, depth + 1) for child in node.children)
+        return found
+
     edited = _edited_nodes(edits or {})
     old, new = index(before), index(after)
+    depth_of = {**depths(before), **depths(after)}
     groups: dict[str, list[tuple[MatchNode | None, MatchNode | None]]] = {}
-    for key in list(old) + [k for k in new if k not in old]:
+    for key in [*new, *(k for k in old if k not in new)]:
         a, b = old.get(key), new.get(key)
-        if a and b and abs(a.score - b.score) < 1e-9 and (
-                abs((a.key_score or 0.0) - (b.key_score or 0.0)) < 1e-9) and (
-                a.schema_path not in edited):
-            continue
         node = b or a
         assert node is not None
         groups.setdefault(node.schema_path, []).append((a, b))
     rows = []
     for schema_path, members in groups.items():
+        cost_before = math.fsum(a.deficit for a, _ in members if a is not None)
+        cost_after = math.fsum(b.deficit for _, b in members if b is not None)
+        moved = abs(cost_after - cost_before) >= _NO_MOVE or any(
+            a is None or b is None or a.score != b.score for a, b in members)
+        if not moved and schema_path not in edited:
+            continue
         paths = list(dict.fromkeys((b or a).path or "/" for a, b in members  # type: ignore[union-attr]
                                    ))
         before_scores = [a.score for a, _ in members if a is not None]
         after_scores = [b.score for _, b in members if b is not None]
         rows.append({
-            "where": readable(schema_path),
+            "where": INDENT * depth_of[schema_path] + readable(schema_path),
             "paths": ", ".join(paths[:6]) + (f", … ({len(paths) - 6} more)"
                                               if len(paths) > 6 else ""),
-            "nodes": len(members),
+            "weight before": math.fsum(a.effective_weight for a, _ in members if a is not None),
+            "weight after": math.fsum(b.effective_weight for _, b in members if b is not None),
             "score before": math.fsum(before_scores) / len(before_scores)
             if before_scores else None,
             "score after": math.fsum(after_scores) / len(after_scores)
             if after_scores else None,
-            "contribution Δ": math.fsum((b.contribution if b else 0.0)
-                                        - (a.contribution if a else 0.0)
-                                        for a, b in members),
+            "cost before": cost_before,
+            "cost after": cost_after,
+            "score Δ": cost_before - cost_after,
         })
-    rows.sort(key=lambda r: (r["where"] != "(root)", -abs(r["contribution Δ"])))
     return rows

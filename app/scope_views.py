@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from html import escape
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,8 @@ from oa_core.pointer import resolve
 from .palette import class_color
 from .text import md_escape, shorten
 from .tree_views import MatrixView
-from .wl_graph import RoundSummary, ScopedPairs, edge_role, label_words
+from .wl_graph import RoundSummary, ScopedPairs, edge_role, label_words, summarize_rounds
+from .wl_stepper import RoundView, Story
 
 RULE_WORDS = {
     "attributes": "attributes (C)",
@@ -216,6 +216,10 @@ class Twin:
         What decided the pair (an ``oa_core.TieRule`` value).
     agreement : str
         For a pair settled by depth: ``"3 of 5"`` WL rounds with equal colours.
+    gold_index, candidate_index : int
+        The pair's record indices in the scope.
+    tied_indices : list of int
+        The indices of the gold records in ``tied_with``.
     """
 
     gold: str
@@ -226,6 +230,9 @@ class Twin:
     structural: bool = True
     rule: str = "colour"
     agreement: str = ""
+    gold_index: int = -1
+    candidate_index: int = -1
+    tied_indices: list[int] = field(default_factory=list)
 
 
 def neighbourhood(trace: WLTrace, vertex: int, names: Mapping[int, str]) -> str:
@@ -277,17 +284,20 @@ def twins(alignment: Alignment, scope: str) -> list[Twin]:
                                 if all(colors[me] != colors[o] for o in others)), None)
         out.append(Twin(names.gold[i], names.candidate[j], [names.gold[t] for t in tied],
                         first_round, context, structural=trace is not None, rule=rule,
-                        agreement=agreement))
+                        agreement=agreement, gold_index=i, candidate_index=j,
+                        tied_indices=tied))
     return out
 
 
-def class_table_html(trace: WLTrace, classes: Sequence[int],
-                     names: Mapping[int, str], new: Sequence[int] = (),
-                     only: Sequence[int] | None = None) -> str:
-    """HTML table: one row per WL class with its swatch, gold and candidate members.
+def class_rows(trace: WLTrace, classes: Sequence[int], names: Mapping[int, str],
+               new: Sequence[int] = (), only: Sequence[int] | None = None) -> list[list[str]]:
+    """The class key of one round: one row per WL class (raw text).
 
-    Classes holding a vertex of ``new`` (recoloured by the round shown) are marked;
-    ``only`` restricts the table to some vertices.
+    Returns
+    -------
+    list of [class, colour, gold members, candidate members, note]
+        The note flags a class with unequal sides, and a class holding a vertex of
+        ``new`` (recoloured by the round shown); ``only`` restricts the members.
     """
     members: dict[int, dict[str, list[str]]] = {}
     fresh = {classes[v] for v in new}
@@ -295,24 +305,15 @@ def class_table_html(trace: WLTrace, classes: Sequence[int],
         vertex = trace.vertices[v]
         side = members.setdefault(classes[v], {"gold": [], "candidate": []})
         side[vertex.side].append(names.get(v, vertex.key))
-    rows = ['<table style="border-collapse:collapse;font-size:0.9em;width:100%">'
-            '<thead><tr><th style="text-align:left">class</th>'
-            '<th style="text-align:left">gold</th><th style="text-align:left">candidate</th>'
-            "</tr></thead><tbody>"]
+    rows = []
     for cls in sorted(members):
         side = members[cls]
-        balanced = len(side["gold"]) == len(side["candidate"])
-        note = "" if balanced else " ⚠ unequal sizes"
+        note = "" if len(side["gold"]) == len(side["candidate"]) else "⚠ unequal sizes"
         if cls in fresh:
-            note += " (new in this round)"
-        rows.append(
-            '<tr style="border-top:1px solid #ddd">'
-            f'<td><span style="display:inline-block;width:14px;height:14px;border-radius:7px;'
-            f'border:1px solid #333;background:{class_color(cls)}"></span> {cls}{note}</td>'
-            f'<td>{escape(", ".join(side["gold"]) or "—")}</td>'
-            f'<td>{escape(", ".join(side["candidate"]) or "—")}</td></tr>')
-    rows.append("</tbody></table>")
-    return "".join(rows)
+            note = f"{note} (new in this round)".strip()
+        rows.append([str(cls), class_color(cls), ", ".join(side["gold"]) or "—",
+                     ", ".join(side["candidate"]) or "—", note])
+    return rows
 
 
 def vertex_captions(alignment: Alignment, scope: str, trace: WLTrace) -> dict[int, str]:
@@ -371,43 +372,117 @@ def graph_pairs(alignment: Alignment, trace: WLTrace, scope: str) -> ScopedPairs
     return pairs
 
 
-def twin_markdown(twin: Twin) -> str:
-    """The twin called out in (escaped) Markdown."""
-    tied = ", ".join(twin.tied_with) or "another record"
-    head = f"**Gold {md_escape(twin.gold)} → candidate {md_escape(twin.candidate)}.** "
-    if not twin.structural or twin.rule == "position":
-        return (head + f"Its attributes tie with {md_escape(tied)}; with WL off nothing "
-                "breaks the tie, so the assignment solver's first optimum (list order) "
-                "decided it.")
-    context = f" Its references: {md_escape(twin.context)}." if twin.context else ""
-    if twin.rule == "depth":
-        return (head + f"Its attributes tie with {md_escape(tied)}, and no stable WL colour "
-                "agrees across the sides; the pair shares a colour in "
-                f"{twin.agreement} WL rounds, longer than any other pairing of the twins "
-                f"(agreement depth a), which decided it.{context}")
-    if twin.rule == "content":
-        return (head + f"Its attributes tie with {md_escape(tied)} and nothing structural "
-                "tells them apart: the content rule paired them (references through the "
-                f"rest of the pairing, then the records' JSON).{context}")
-    when = f"in WL round {twin.round}" if twin.round is not None else "through the blend"
-    return (head + f"Its attributes tie with {md_escape(tied)}, so C cannot tell them "
-            f"apart; its references ({md_escape(twin.context)}) gave it a color of its own "
-            f"{when}, which decided this pairing.")
+def pair_stories(alignment: Alignment, scope: str, trace: WLTrace | None,
+                 names: Mapping[int, str]) -> list[Story]:
+    """Why each pair a tie rule decided was chosen, rule by rule, in the engine's order.
+
+    Everything comes from the engine's :class:`oa_core.ScopeAlignment`: the rule that
+    decided each pair (``rules``), C, b and a (``matrix``, ``colour_agreement``,
+    ``depth_agreement``) and the content rule's label ties (``label_ties``). Pairs
+    decided by their attributes alone have no story.
+
+    Parameters
+    ----------
+    alignment : Alignment
+    scope : str
+    trace : WLTrace or None
+        The scope's graph, to find the pair's vertices (``None`` with WL off).
+    names : mapping vertex index -> str
+        The graph's vertex names (:func:`vertex_names`).
+    """
+    aligned = alignment.scopes[scope]
+    records = scope_records(alignment, scope)
+    found = {(t.gold_index, t.candidate_index): t for t in twins(alignment, scope)}
+    gold_at: dict[int, int] = {}
+    cand_at: dict[int, int] = {}
+    if trace is not None:
+        for v, vx in enumerate(trace.vertices):
+            if vx.kind == "record" and vx.record_index is not None \
+                    and (vx.scope or scope) == scope:
+                (gold_at if vx.side == "gold" else cand_at)[vx.record_index] = v
+    partner = dict(aligned.pairs)
+    colour, depth = aligned.colour_agreement, aligned.depth_agreement
+    rounds = len(trace.rounds) if trace is not None else 0
+    stories = []
+    for (i, j), tie_rule in sorted(aligned.rules.items()):
+        rule = str(tie_rule)
+        if rule == "attributes":
+            continue
+        twin = found.get((i, j))
+        tied = twin.tied_indices if twin is not None else []
+        tied_names = ", ".join(records.gold[t] for t in tied) or "another record"
+        c = float(aligned.matrix[i, j])
+        steps = [("Attributes (C)", f"C = {c:.3f}, the same row of C as {tied_names}: "
+                                    "the attributes alone cannot choose.")]
+        if rule == "position":
+            steps.append(("List position", "WL is off, so nothing breaks the tie: the "
+                          "assignment's first optimum (the list order) decided."))
+        else:
+            b = float(colour[i, j]) if colour is not None else 0.0
+            when = (f"; its colour first differs from its twins' in round {twin.round}"
+                    if twin is not None and twin.round is not None else "")
+            if twin is not None and twin.context:
+                when += f", through its references: {twin.context}"
+            if rule == "colour":
+                steps.append(("Colours (b)", f"the two records end with the same stable WL "
+                              f"colour (b = {b:.0f}) and the other pairings of the twins do "
+                              f"not{when}: this decided the pair."))
+            else:
+                steps.append(("Colours (b)", f"b = {b:.0f}: the stable colours do not "
+                              "single out one pairing of the twins."))
+                a = float(depth[i, j]) if depth is not None else 0.0
+                shared = f"{round(a * rounds)} of {rounds}" if rounds else f"{a:.3f}"
+                if rule == "depth":
+                    steps.append(("Depth (a)", f"the pair shares a colour in {shared} WL "
+                                  "rounds, longer than any other pairing of the twins: "
+                                  "this decided the pair."))
+                else:
+                    steps.append(("Depth (a)", f"the pair shares a colour in {shared} WL "
+                                  "rounds, no longer than the other pairings."))
+                    last = ("only the records' JSON told them apart, so here the score may "
+                            "follow the id labels" if (i, j) in aligned.label_ties
+                            else "nothing structural tells them apart")
+                    steps.append(("Content rule", f"{last}: they were paired by their "
+                                  "references through the pairing of everything else, then "
+                                  "by their JSON; such records are interchangeable."))
+        pair = [gold_at[i], cand_at[j]] if i in gold_at and j in cand_at else []
+        rivals = [v for t in tied for v in (gold_at.get(t), cand_at.get(partner.get(t, -1)))
+                  if v is not None]
+        stories.append(Story(f"gold {records.gold[i]} → candidate {records.candidate[j]}",
+                             steps, pair, rivals,
+                             twin.round if twin is not None and rule == "colour" else None))
+    return stories
 
 
-def round_markdown(trace: WLTrace, names: Mapping[int, str], summary: RoundSummary,
-                   rounds: int) -> str:
-    """What one WL round did, in (escaped) Markdown."""
-    stable = "the stable coloring" if summary.index == rounds - 1 else "not yet stable"
+def story_markdown(story: Story) -> str:
+    """A pair's story in (escaped) Markdown: its title, then the rules in order."""
+    steps = "\n".join(f"{k}. **{md_escape(step)}**: {md_escape(text)}"
+                       for k, (step, text) in enumerate(story.steps, 1))
+    return f"**{md_escape(story.title)}**\n\n{steps}"
+
+
+def round_text(trace: WLTrace, names: Mapping[int, str], summary: RoundSummary,
+               rounds: int) -> str:
+    """What one WL round did, in words (raw text)."""
+    stable = "the stable colouring" if summary.index == rounds - 1 else "not yet stable"
     classes = f"{summary.classes} class{'es' * (summary.classes != 1)}"
-    text = f"Round {summary.index} of {rounds - 1}: **{classes}** ({stable})."
+    text = f"Round {summary.index} of {rounds - 1}: {classes} ({stable})."
     if summary.split:
         split = ", ".join(f"{trace.vertices[v].side} {names[v]}" for v in summary.split)
-        text += f" This round gave new colors to: {md_escape(split)}."
+        text += f" This round gave new colours to: {split}."
     elif summary.index == 0:
-        text += (" In tie-break mode every record starts with the same color; blend mode "
-                 "seeds the colors with each record's exact attributes.")
+        text += " " + _START_WORDS.get(trace.mode, _START_WORDS["tie_break"])
     return text
+
+
+_START_WORDS = {
+    "tie_break": "Round 0 is the start: no reference has been read yet, and every vertex "
+                 "starts in one class (one per scope when the graph holds several).",
+    "none": "Round 0 is the start: no reference has been read yet, and every vertex "
+            "starts in one class (one per scope when the graph holds several).",
+    "blend": "Round 0 is the start: no reference has been read yet; blend mode starts each "
+             "record from its exact attributes, so equal records start in one class.",
+}
 
 
 def default_scope(alignment: Alignment) -> str:
@@ -428,7 +503,8 @@ def signature_frame(trace: WLTrace, display: Sequence[Sequence[int]], round_inde
     display : sequence of sequences of int
         Display classes per round (from :func:`app.wl_graph.stable_classes`).
     round_index : int
-        The round to explain; round 0 lists the starting classes.
+        The round to explain. Round 0 reads no reference: its rows say where each
+        vertex starts (see :func:`signature_note`), and its references column is empty.
     names : mapping vertex index -> str
         Vertex display names.
     only : sequence of int, optional
@@ -439,11 +515,12 @@ def signature_frame(trace: WLTrace, display: Sequence[Sequence[int]], round_inde
     pandas.DataFrame
         One row per vertex: side, record, class before, its references in words
         (``mentee of a class-0 record``; repeats counted, ``2 × ...``), class after and
-        whether the round changed its class.
+        whether the round changed its class. From round 1 on, rows with the same class
+        before and the same references have the same class after.
     """
     previous = display[max(round_index - 1, 0)]
     incident: dict[int, list[str]] = {v: [] for v in range(len(trace.vertices))}
-    for edge in trace.edges:
+    for edge in trace.edges if round_index else ():
         words = label_words(edge.label)
         label = f" ({words})" if words else ""
         if edge.source == edge.target:
@@ -454,6 +531,7 @@ def signature_frame(trace: WLTrace, display: Sequence[Sequence[int]], round_inde
             kind = "hub" if trace.vertices[other].kind == "hub" else "record"
             incident[me].append(f"{edge_role(edge, me)}{label} of a class-{previous[other]} "
                                 f"{kind}")
+    start = _START_CLASS.get(trace.mode, _START_CLASS["tie_break"])
     rows = []
     for v in (range(len(trace.vertices)) if only is None else only):
         vertex = trace.vertices[v]
@@ -462,12 +540,57 @@ def signature_frame(trace: WLTrace, display: Sequence[Sequence[int]], round_inde
             counts[text] = counts.get(text, 0) + 1
         listed = [f"{n} × {text}" if n > 1 else text for text, n in sorted(counts.items())]
         after = display[round_index][v]
+        if not round_index:
+            listed = [start if vertex.kind == "record" else _START_CLASS["tie_break"]]
         rows.append({
             "side": vertex.side,
             "record": names.get(v, vertex.key),
             "class before": previous[v] if round_index else None,
-            "references (classes of the round before)": "; ".join(listed) or "—",
+            SIGNATURE_COLUMN: "; ".join(listed) or "—",
             "class after": after,
             "changed": bool(round_index) and after != previous[v],
         })
     return pd.DataFrame.from_records(rows)
+
+
+SIGNATURE_COLUMN = "references (classes of the round before)"
+_START_CLASS = {"tie_break": "none read yet: starts in the one start class",
+                "none": "none read yet: starts in the one start class",
+                "blend": "none read yet: starts from its exact attributes"}
+
+
+def signature_note(trace: WLTrace, round_index: int) -> str:
+    """What the signature table of a round means (round 0 is the start)."""
+    if round_index == 0:
+        return (_START_WORDS.get(trace.mode, _START_WORDS["tie_break"]) + " References "
+                "are read from round 1 on.")
+    return ("A record's new class is decided by its class in the round before and the "
+            "multiset of its references (its role, the reference's exact fields, the other "
+            "end's class): equal signatures get the same class, on both sides.")
+
+
+def round_views(trace: WLTrace, display: Sequence[Sequence[int]], names: Mapping[int, str],
+                only: Sequence[int] | None = None) -> list[RoundView]:
+    """Per round, what the stepper shows besides the colours (vertices of ``only``).
+
+    ``display`` is the whole graph's display classes; ``only`` maps the shown
+    vertices (``only[k]`` is vertex ``k`` of the drawn subgraph), whose indices the
+    returned ``changed`` lists use.
+    """
+    shown = list(range(len(trace.vertices))) if only is None else list(only)
+    local = {v: k for k, v in enumerate(shown)}
+    views = []
+    for summary in summarize_rounds(display):
+        r = summary.index
+        frame = signature_frame(trace, display, r, names, only=shown)
+        if r == 0:
+            frame = frame.drop(columns=["class before", "changed"])
+        columns = [str(c) for c in frame.columns]
+        rows = [["—" if cell is None else "yes" if cell is True else "" if cell is False
+                 else str(cell) for cell in row] for row in frame.itertuples(index=False)]
+        views.append(RoundView(
+            round_text(trace, names, summary, len(display)),
+            [local[v] for v in summary.split if v in local],
+            class_rows(trace, display[r], names, summary.split, only=shown),
+            columns, rows, signature_note(trace, r)))
+    return views

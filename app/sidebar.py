@@ -11,7 +11,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from oa_core.errors import OAError
 
-from . import dataset_sidebar, scoring, session
+from . import dataset_sidebar, scoring, session, views
 from .examples import DOCUMENTS, list_examples
 from .text import md_escape, md_inline
 
@@ -247,7 +247,7 @@ def render() -> None:
 def show_errors() -> None:
     """Show the last load errors in the main area (the previous documents stay loaded)."""
     errors: list[session.LoadError] = st.session_state.get(session.ERRORS, [])
-    for error in errors:
+    for index, error in enumerate(errors):
         where = f"at {md_escape(error.pointer)}" if error.pointer else "(whole document)"
         lines = [f"**Could not load the {error.document}** from {md_escape(error.source)} "
                  f"{where}:",
@@ -257,6 +257,7 @@ def show_errors() -> None:
         if session.trio() is not None:
             lines += ["", "The previously loaded documents are still in use."]
         st.error("\n".join(lines), icon=":material/warning:")
+        views.full_values(error.values, f"load.{index}")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

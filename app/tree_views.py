@@ -206,7 +206,7 @@ def sequence_views(tree: MatchNode) -> list[MatrixView]:
         columns = [f"{j + cand_offset}: {value_text(cand[j + cand_offset])}"
                    if j + cand_offset < len(cand) else str(j) for j in range(m)]
         views.append(MatrixView(f"list {node.path or '/'} ({node.order or 'sequence'})",
-                                matrix, rows, columns, [tuple(p) for p in node.pairs]))
+                                matrix, rows, columns, [(i, j) for i, j in node.pairs]))
     return views
 
 

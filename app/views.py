@@ -24,6 +24,7 @@ import streamlit as st
 
 import oa_core
 from oa_core import Alignment, Diagnostic, RepairOp
+from oa_core.errors import PREVIEW_LIMIT, preview_json
 
 from . import html_table, session
 from .examples import list_examples
@@ -69,16 +70,40 @@ def content_key(*values: Any) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
+NOTE_PREFIX = "tie-"  # the codes of the engine's notes on how it broke ties
+
+
+def split_diagnostics(diagnostics: Sequence[Diagnostic]) -> tuple[list[Diagnostic],
+                                                                   list[Diagnostic]]:
+    """Warnings (something may be wrong) apart from notes (how the engine broke a tie:
+    information, nothing to fix).
+
+    >>> tie = Diagnostic("tie-content", "gold", "/people/3", "2 records tied")
+    >>> bad = Diagnostic("unknown-keyword", "schema", "/itemz", "unknown keyword")
+    >>> [[d.code for d in group] for group in split_diagnostics([tie, bad])]
+    [['unknown-keyword'], ['tie-content']]
+    """
+    warnings = [d for d in diagnostics if not d.code.startswith(NOTE_PREFIX)]
+    notes = [d for d in diagnostics if d.code.startswith(NOTE_PREFIX)]
+    return warnings, notes
+
+
 def score_header(alignment: Alignment) -> None:
-    """Score, deficit and diagnostic counts as metrics (2 decimals, see the module)."""
-    columns = st.columns(4)
+    """Score, deficit and diagnostic counts as metrics (2 decimals, see the module);
+    tie-breaking notes are counted apart from warnings."""
+    warnings, notes = split_diagnostics(alignment.warnings)
+    columns = st.columns(5)
     columns[0].metric("Score", fmt_score(alignment.score, headline=True),
                       help=f"exactly {alignment.score!r}")
     columns[1].metric("Deficit", fmt_score(1.0 - alignment.score, headline=True),
                       help=f"1 − score = {fmt_score(1.0 - alignment.score)}: what the "
                            "repair operations can recover")
-    columns[2].metric("Warnings", len(alignment.warnings))
-    columns[3].metric("Schema violations", len(alignment.violations),
+    columns[2].metric("Warnings", len(warnings),
+                      help="Something in the documents or the schema may be wrong")
+    columns[3].metric("Notes", len(notes),
+                      help="How ties between equally good pairings were broken: "
+                           "information, nothing to fix")
+    columns[4].metric("Schema violations", len(alignment.violations),
                       help="JSON Schema checks of the candidate (they do not change the score)")
 
 
@@ -118,13 +143,49 @@ def table(frame: Any, name: str, *, formats: Mapping[str, str] | None = None,
         return
     columns: dict[str, Any] = {}
     for column in dict.fromkeys([*formats, *hints, *pinned]):
-        settings = {"pinned": True} if column in pinned else {}
+        settings: dict[str, Any] = {"pinned": True} if column in pinned else {}
         if column in hints:
             settings["help"] = hints[column]
         columns[column] = (st.column_config.NumberColumn(format=formats[column], **settings)
                            if column in formats else st.column_config.TextColumn(**settings))
     st.dataframe(frame, hide_index=True, column_config=columns, placeholder=html_table.ABSENT,
                  key=key, height=min(35 * (len(frame) + 1) + 3, 720))
+
+
+FULL_SHOWN = 200_000  # characters of a full value shown in the page (longer: a download)
+
+
+def cut_values(values: Sequence[Any]) -> list[Any]:
+    """The values a message showed cut (:func:`oa_core.errors.preview_json`): those to
+    offer in full. Cheap for a huge value (both previews stop early).
+
+    >>> [len(value) for value in cut_values([1, "x" * 500, {"a": 1}])]
+    [500]
+    """
+    return [value for value in values
+            if preview_json(value, PREVIEW_LIMIT) != preview_json(value, 2 * PREVIEW_LIMIT)]
+
+
+def full_values(values: Sequence[Any], key: str) -> None:
+    """The full values behind a message's cut ones, one click away: a lazy expander
+    (nothing is sent until it is opened), each value as JSON, or a download when it
+    is longer than :data:`FULL_SHOWN` characters."""
+    cut = cut_values(values)
+    if not cut:
+        return
+    title = "Show the full value" + "s" * (len(cut) != 1)
+    with st.expander(title, key=f"w.full.{key}", on_change="rerun") as box:
+        if not box.open:
+            return
+        for index, value in enumerate(cut):
+            text = preview_json(value, None)
+            if len(text) <= FULL_SHOWN:
+                st.code(text, language="json", wrap_lines=True)
+            else:
+                st.caption(f"{len(text):,} characters of JSON: too long to show here.")
+                st.download_button("Download it (JSON)", text, file_name="value.json",
+                                   mime="application/json", on_click="ignore",
+                                   key=f"w.full.{key}.{index}")
 
 
 def _diagnostic_text(diagnostic: Diagnostic) -> str:
@@ -134,12 +195,18 @@ def _diagnostic_text(diagnostic: Diagnostic) -> str:
 
 
 def diagnostics(alignment: Alignment) -> None:
-    """The alignment's warnings and the candidate's schema violations."""
-    for diagnostic in alignment.warnings:
+    """The alignment's warnings, its tie-breaking notes and the candidate's schema
+    violations."""
+    warnings, notes = split_diagnostics(alignment.warnings)
+    for index, diagnostic in enumerate(warnings):
         st.warning(_diagnostic_text(diagnostic), icon=":material/warning:")
-    for diagnostic in alignment.violations:
+        full_values(diagnostic.values, f"warning.{index}")
+    for index, diagnostic in enumerate(alignment.violations):
         st.error(_diagnostic_text(diagnostic), icon=":material/block:")
-    if not alignment.warnings and not alignment.violations:
+        full_values(diagnostic.values, f"violation.{index}")
+    for diagnostic in notes:
+        st.info(_diagnostic_text(diagnostic), icon=":material/info:")
+    if not warnings and not alignment.violations:
         st.success("No warnings; the candidate satisfies the schema.",
                    icon=":material/check_circle:")
 
@@ -229,7 +296,7 @@ def delta_chart_html(ops: Sequence[RepairOp], shown: Sequence[RepairOp], *,
                      f'height:12px;background:{SHOWN_COLOR}"></i>delta (share of the '
                      'deficit)</span><span><i style="display:inline-block;width:9px;'
                      f'height:9px;background:{ALONE_COLOR};border:1px solid #000000;'
-                     'transform:rotate(45deg)"></i>applied alone (rescored)</span></div>')
+                     'transform:rotate(45deg)"></i>realised gain (applied alone, rescored)</span></div>')
     ticks = _ticks(low, high)
     # the grid lines are drawn in every row (a row is 30 px: a few thin boxes each)
     grid = ("".join(f'<i class="grid" style="left:{left(t)}"></i>' for t in ticks)
@@ -250,7 +317,7 @@ def delta_chart_html(ops: Sequence[RepairOp], shown: Sequence[RepairOp], *,
         move = moves.get(id(op))
         if move is not None:
             row.append(f'<i class="alone" style="left:{left(move)};background:{ALONE_COLOR}" '
-                       f'title="applied alone: {move:+.4f}" data-alone="{move!r}"></i>')
+                       f'title="realised gain (applied alone): {move:+.4f}" data-alone="{move!r}"></i>')
         parts.append("".join(row) + "</div>")
     parts.append('<div></div><div class="ticks">'
                  + "".join(f'<span style="left:{left(t)}">{t:.4f}</span>' for t in ticks)
@@ -303,6 +370,35 @@ def alone_moves(alignment: Alignment, ops: Sequence[RepairOp], which: Sequence[R
         after = _alone_score(key, rank[id(op)], inputs, op)
         out[id(op)] = None if after is None else after - alignment.score
     return out
+
+
+def rank_by_gain(ops: Sequence[RepairOp], gains: Mapping[int, float | None]
+                 ) -> list[RepairOp]:
+    """``ops`` by realised gain (``id(op)`` -> the score change when that op alone is
+    applied, see :func:`alone_moves`), the largest first; ties, and the ops without a
+    gain (not computed, or not applicable), keep their order (the paper's, by delta).
+
+    >>> from oa_core import RepairOp
+    >>> a, b, c = (RepairOp("missing", p, None, None, None, None, d)
+    ...            for p, d in (("/a", 0.3), ("/b", 0.2), ("/c", 0.1)))
+    >>> [op.path for op in rank_by_gain([a, b, c], {id(a): 0.05, id(b): 0.2})]
+    ['/b', '/a', '/c']
+    """
+    known = [op for op in ops if gains.get(id(op)) is not None]
+    known.sort(key=lambda op: -gains[id(op)])  # type: ignore[operator]  # stable
+    return known + [op for op in ops if gains.get(id(op)) is None]
+
+
+def replaces_whole_output(op: RepairOp) -> bool:
+    """Whether applying ``op`` replaces the whole candidate (its patch writes at the
+    root): the gold handed over whole, which teaches a model nothing.
+
+    >>> from oa_core import RepairOp
+    >>> replaces_whole_output(RepairOp("type-mismatch", "", "", "", {}, [], 1.0,
+    ...     patch=[{"op": "replace", "path": "", "value": {}}]))
+    True
+    """
+    return any(step.get("path") == "" for step in op.patch)
 
 
 def alone_note(delta: float, moved: float | None) -> str:

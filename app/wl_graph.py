@@ -1,12 +1,12 @@
 """Drawing a scope's Weisfeiler-Leman refinement: the gold|candidate reference graph.
 
-The disjoint union is drawn side by side (gold left, candidate right) with plotly,
-which renders offline and keeps every vertex at a fixed place while the round
-slider recolors it. A candidate record sits at the height of the gold record the
-bijection pairs it with, so a teacher can point at pairs across the divide.
-What both this figure and the interactive view (:mod:`app.pyvis_graph`) draw comes
-from the same functions: :func:`layout`, :func:`drawn_vertices` (texts, class
-colors), :func:`drawn_edges`, :func:`bijection_links` and :func:`side_titles`.
+The disjoint union is drawn side by side (gold left, candidate right), every vertex
+at a fixed place while the rounds recolor it. A candidate record sits at the height
+of the gold record the bijection pairs it with, so a teacher can point at pairs across
+the divide. What both views draw (the round stepper, :mod:`app.wl_stepper`, and the
+drag & zoom view, :mod:`app.pyvis_graph`) comes from the same functions:
+:func:`layout`, :func:`drawn_vertices` (texts, class colors), :func:`drawn_edges`,
+:func:`bijection_links` and :func:`side_titles`.
 
 Class colors are kept stable across rounds: when a class splits, the part that
 holds the class's first vertex keeps its color and the other parts get new ones,
@@ -22,13 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
-import plotly.graph_objects as go
 import streamlit as st
 
 from oa_core.wl import WLEdge, WLTrace, WLVertex
 
 from .palette import class_color, text_color_on
-from .text import plotly_text
 
 _GAP = 0.6  # horizontal gap between the two sides (layout units)
 CAPTION_LIMIT = 60  # up to this many records: big labelled vertices; beyond: small dots
@@ -457,116 +455,3 @@ def bijection_links(trace: WLTrace, bijection: Mapping[Any, Any]) -> list[tuple[
     return [(gold_at[key], cand_at[key[0], cand_id])
             for key, cand_id in scoped_pairs(trace, bijection).items()
             if key in gold_at and (key[0], cand_id) in cand_at]
-
-
-def figure(trace: WLTrace, positions: Sequence[tuple[float, float]],
-           classes: Sequence[int], bijection: Mapping[Any, Any], names: Mapping[int, str], *,
-           captions: Mapping[int, str] | None = None, show_pairs: bool = True,
-           title: str = "", changed: Collection[int] = ()) -> go.Figure:
-    """The union graph at one round, one color per display class.
-
-    Parameters
-    ----------
-    trace : WLTrace
-    positions : sequence of (x, y)
-        From :func:`layout`.
-    classes : sequence of int
-        Display class per vertex for the round shown.
-    bijection : mapping gold id -> candidate id or None
-        Drawn as dashed gray links when ``show_pairs``.
-    names : mapping vertex index -> str
-        Display names for hovering (escaped here).
-    captions : mapping vertex index -> str, optional
-        Short texts drawn under the record vertices (when there are at most
-        :data:`CAPTION_LIMIT` records).
-    show_pairs : bool
-        Whether to draw the bijection.
-    title : str
-        Figure title.
-    changed : collection of int
-        Vertices the round shown recoloured: outlined in :data:`CHANGED_OUTLINE`.
-    """
-    small = dense(trace)
-    loop = 0.02 if small else 0.05  # self-loop radius
-    drawn = drawn_vertices(trace, positions, classes, names, captions, changed)
-    fig = go.Figure()
-    if show_pairs:
-        xs: list[float | None] = []
-        ys: list[float | None] = []
-        for g, c in bijection_links(trace, bijection):
-            xs += [drawn[g].x, drawn[c].x, None]
-            ys += [drawn[g].y, drawn[c].y, None]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="bijection",
-                                 hoverinfo="skip",
-                                 line={"color": "#bbbbbb", "width": 1, "dash": "dot"}))
-    ex: list[float | None] = []
-    ey: list[float | None] = []
-    hx: list[float] = []
-    hy: list[float] = []
-    angles: list[float] = []
-    hover: list[str] = []
-    for e in drawn_edges(trace, names):
-        (x0, y0), (x1, y1) = positions[e.source], positions[e.target]
-        if e.source == e.target:
-            circle = [(x0 + loop * math.sin(t / 8 * 2 * math.pi),
-                       y0 + loop - loop * math.cos(t / 8 * 2 * math.pi)) for t in range(9)]
-            ex += [p[0] for p in circle] + [None]
-            ey += [p[1] for p in circle] + [None]
-            hx.append(x0)
-            hy.append(y0 + 2 * loop)
-            angles.append(90.0)
-        else:
-            ex += [x0, x1, None]
-            ey += [y0, y1, None]
-            hx.append(x0 + 0.72 * (x1 - x0))
-            hy.append(y0 + 0.72 * (y1 - y0))
-            angles.append(math.degrees(math.atan2(x1 - x0, y1 - y0)))
-        hover.append(plotly_text(e.hover))
-    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", name="references", hoverinfo="skip",
-                             line={"color": "#555555", "width": 1.4}))
-    fig.add_trace(go.Scatter(x=hx, y=hy, mode="markers", name="direction", text=hover,
-                             hovertemplate="%{text}<extra></extra>", showlegend=False,
-                             marker={"symbol": "arrow", "angle": angles, "size": 11,
-                                     "color": "#555555"}))
-    for kind, symbol, size in (("record", "circle", 12 if small else 34),
-                               ("hub", "square", 6 if small else 12)):
-        members = [d for d in drawn if d.kind == kind]
-        if not members:
-            continue
-        fig.add_trace(go.Scatter(
-            x=[d.x for d in members], y=[d.y for d in members],
-            mode="markers" if small else "markers+text", name=f"{kind}s", showlegend=False,
-            text=[plotly_text(d.label) for d in members],
-            textfont={"size": 10, "color": [d.text_color for d in members]},
-            customdata=[[d.side, plotly_text(d.name), d.display_class,
-                          " (new in this round)" if d.changed else ""] for d in members],
-            hovertemplate="%{customdata[0]} %{customdata[1]}<br>class %{customdata[2]}"
-                          "%{customdata[3]}<extra></extra>",
-            marker={"symbol": symbol, "size": size, "color": [d.color for d in members],
-                    "line": {"color": [CHANGED_OUTLINE if d.changed else "#222222"
-                                       for d in members],
-                             "width": [4 if d.changed else 1 for d in members]}}))
-    records = [d for d in drawn if d.kind == "record"]
-    if not small:  # the class number above every record: colours alone may be close
-        fig.add_trace(go.Scatter(
-            x=[d.x for d in records], y=[d.y + 0.058 for d in records],
-            mode="text", name="class numbers", hoverinfo="skip", showlegend=False,
-            text=[f"<b>class {d.display_class}</b>" if d.changed
-                  else f"class {d.display_class}" for d in records],
-            textfont={"size": 9, "color": [CHANGED_OUTLINE if d.changed else "#444444"
-                                           for d in records]}))
-    if captions and not small:
-        fig.add_trace(go.Scatter(
-            x=[d.x for d in records], y=[d.y - 0.055 for d in records],
-            mode="text", name="captions", hoverinfo="skip", showlegend=False,
-            text=[plotly_text(d.caption) for d in records],
-            textfont={"size": 10, "color": "#333333"}))
-    fig.add_vline(x=DIVIDER_X, line={"color": "#999999", "dash": "dash"})
-    for text, x, y in side_titles():
-        fig.add_annotation(x=x, y=y, text=f"<b>{text}</b>", showarrow=False)
-    fig.update_layout(title=title, height=figure_height(trace),
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      plot_bgcolor="#ffffff", showlegend=False,
-                      xaxis={"visible": False, "range": [-0.15, 2.65 + _GAP]},
-                      yaxis={"visible": False, "range": [-0.12, 1.22]})
-    return fig

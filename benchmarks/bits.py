@@ -5,10 +5,11 @@ delta. This tool writes what :func:`oa_core.score`, :func:`oa_core.align` and
 :func:`oa_core.feedback` give, in the three WL modes, on a fixed corpus: every
 sample of ``sample_data`` (each schema with each candidate), Org2Graph-sized pairs,
 the throughput benchmark's flat and list workloads, a 60-person graph of
-``benchmarks/alignment_speed.py`` and the first hostile fuzz triples (with their
-custom comparators). Floats are written with :meth:`float.hex`; an input the engine
-refuses is written as its error type, pointer and message. Two dumps are equal
-exactly when the two engines agree on all of it.
+``benchmarks/alignment_speed.py``, the first hostile fuzz triples (with their
+custom comparators) and scopes nested in arrays (hand-written cases and hostile
+triples drawn with ``nested=True``). Floats are written with :meth:`float.hex`; an
+input the engine refuses is written as its error type, pointer and message. Two dumps
+are equal exactly when the two engines agree on all of it.
 
 Run from the repository root::
 
@@ -17,11 +18,22 @@ Run from the repository root::
     python -m benchmarks.bits --compare before.json after.json
 
 It compares two engines (``OA_ENGINE``) or two versions of one, bit for bit.
+
+The golden files. ``tests/golden/<family>.json.gz`` hold the corpus of
+:data:`GOLDEN_CORPUS` as :func:`public_view` gives it (the engine's public outputs:
+scores, pairs, tie rules, WL rounds, match trees, ops, deltas and feedback text;
+without the wording of refusals and of the validator's schema violations, which are
+not the engine's rules), one file per family (:func:`family`).
+``tests/test_golden_bits.py`` recomputes every case and names the first that
+differs. After a deliberate change of the engine's results, regenerate them with::
+
+    python -m benchmarks.bits --write-golden
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from collections.abc import Iterator
@@ -35,16 +47,52 @@ from benchmarks.throughput import WORKLOADS
 from oa_core.build import describe_build
 from oa_core.synthetic import hostile
 
-__all__ = ["corpus", "dump", "main"]
+__all__ = ["FAMILIES", "GOLDEN_CORPUS", "corpus", "dump", "family", "first_difference",
+           "load_golden", "main", "public_view", "write_golden"]
 
 ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden"
 MODES = ("tie_break", "blend", "none")
+FAMILIES = ("samples", "org2graph", "flat", "lists", "graph", "hostile", "nested")
+# the corpus the golden files freeze: every family, small enough to recompute in the
+# suite (the hostile triples drawn with nested=True are those whose scopes nested)
+GOLDEN_CORPUS = {"hostile_count": 300, "org2graph_count": 20, "nested_count": 300}
+
+_MEMBERS = {"type": "object", "properties": {
+    "id": {"type": "integer", "idScope": "m"}, "name": {"type": "string"},
+    "buddy": {"type": ["integer", "null"], "ref": "m"}}}
+
+
+def _groups(outer: str, inner: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {"groups": {"type": "array", "order": outer, "items": {
+        "type": "object", "properties": {"members": {"type": "array", "order": inner,
+                                                     "items": _MEMBERS}}}}}}
+
+
+_GROUPS_GOLD = {"groups": [
+    {"members": [{"id": 1, "name": "ann", "buddy": 3}, {"id": 2, "name": "bob"}]},
+    {"members": [{"id": 3, "name": "cy", "buddy": 1}, {"id": 4, "name": "ann", "buddy": 4}]}]}
+_GROUPS_CANDIDATE = {"groups": [  # ids relabelled, bob moved, a buddy rerouted, a name off
+    {"members": [{"id": 11, "name": "ann", "buddy": 13}]},
+    {"members": [{"id": 14, "name": "anne", "buddy": 14}, {"id": 13, "name": "cy",
+                                                           "buddy": 14},
+                 {"id": 12, "name": "bob"}]}]}
+_NESTED_CASES: list[tuple[str, Any, Any, Any]] = [
+    ("array-of-arrays", {"type": "array", "items": {"type": "array", "items": {
+        "type": "object", "properties": {"id": {"type": "integer", "idScope": "p"}}}}},
+     [[{"id": 1}]], [[{"id": 1}]]),
+    *[(f"groups-{outer}-{inner}/{which}", _groups(outer, inner), _GROUPS_GOLD, candidate)
+      for outer in ("align", "fixed") for inner in ("align", "fixed")
+      for which, candidate in (("same", _GROUPS_GOLD), ("edited", _GROUPS_CANDIDATE))],
+]
 
 Case = tuple[str, Any, Any, Any, Any]  # name, schema, gold, candidate, comparators
 
 
-def corpus(hostile_count: int = 300, org2graph_count: int = 40) -> Iterator[Case]:
-    """The cases, in a fixed order."""
+def corpus(hostile_count: int = 300, org2graph_count: int = 40,
+           nested_count: int = 300) -> Iterator[Case]:
+    """The cases, in a fixed order (``nested_count``: hostile seeds drawn with
+    ``nested=True``, of which those whose scopes nested are kept)."""
     index = json.loads((ROOT / "sample_data" / "index.json").read_text())
     for entry in index:
         folder = ROOT / "sample_data" / entry["id"]
@@ -64,6 +112,19 @@ def corpus(hostile_count: int = 300, org2graph_count: int = 40) -> Iterator[Case
     for seed in range(hostile_count):
         schema, gold, candidate = hostile.generate(seed).materialize()
         yield f"hostile/{seed}", schema, gold, candidate, hostile.COMPARATORS
+    for name, schema, gold, candidate in _NESTED_CASES:
+        yield f"nested/{name}", schema, gold, candidate, None
+    for seed in range(nested_count):
+        triple = hostile.generate(seed, nested=True)
+        if "nested-scope" in triple.features:
+            schema, gold, candidate = triple.materialize()
+            yield f"nested/hostile/{seed}", schema, gold, candidate, hostile.COMPARATORS
+
+
+def family(name: str) -> str:
+    """The golden file of a case: its corpus family (every sample is in ``samples``)."""
+    head = name.split("/", 1)[0]
+    return head if head in FAMILIES else "samples"
 
 
 def _refused(error: oa_core.OAError) -> dict[str, str]:
@@ -82,7 +143,8 @@ def _alignment(alignment: oa_core.Alignment) -> dict[str, Any]:
     return data
 
 
-def _case(schema: Any, gold: Any, candidate: Any, comparators: Any) -> dict[str, Any]:
+def case(schema: Any, gold: Any, candidate: Any, comparators: Any) -> dict[str, Any]:
+    """One case's bits in every WL mode (a refusal as its type, pointer and message)."""
     out: dict[str, Any] = {}
     try:
         parsed = oa_core.Schema.parse(schema, comparators=comparators)
@@ -109,11 +171,83 @@ def _case(schema: Any, gold: Any, candidate: Any, comparators: Any) -> dict[str,
     return out
 
 
-def dump(hostile_count: int = 300, org2graph_count: int = 40) -> dict[str, Any]:
+def dump(hostile_count: int = 300, org2graph_count: int = 40,
+         nested_count: int = 300) -> dict[str, Any]:
     """Every case's bits, keyed by the case's name (see :func:`corpus`)."""
-    return {name: _case(schema, gold, candidate, comparators)
+    return {name: case(schema, gold, candidate, comparators)
             for name, schema, gold, candidate, comparators
-            in corpus(hostile_count, org2graph_count)}
+            in corpus(hostile_count, org2graph_count, nested_count)}
+
+
+def public_view(value: Any) -> Any:
+    """A case's bits (:func:`case`) without the wording of refusals and of schema
+    violations: their type and pointer stay (the validator's messages are not the
+    engine's rules, and a port need not word them alike), as plain JSON (no enums,
+    no tuples: what the golden files hold)."""
+    return _without_wording(json.loads(json.dumps(value)))
+
+
+def _without_wording(value: Any) -> Any:
+    if isinstance(value, dict):
+        if "error" in value and "pointer" in value:  # a refusal
+            return {k: v for k, v in value.items() if k != "message"}
+        return {k: ([{kk: vv for kk, vv in d.items() if kk != "message"} for d in v]
+                    if k == "violations" and isinstance(v, list) else _without_wording(v))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_wording(v) for v in value]
+    return value
+
+
+def write_golden(directory: Path = GOLDEN) -> dict[str, int]:
+    """Write the golden files of :data:`GOLDEN_CORPUS`; the cases per family."""
+    directory.mkdir(parents=True, exist_ok=True)
+    families: dict[str, dict[str, Any]] = {name: {} for name in FAMILIES}
+    for name, schema, gold, candidate, comparators in corpus(**GOLDEN_CORPUS):
+        families[family(name)][name] = public_view(case(schema, gold, candidate, comparators))
+    for name, cases in families.items():
+        text = json.dumps(cases, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        # mtime 0 and no file name inside: the same cases give the same bytes
+        with (directory / f"{name}.json.gz").open("wb") as raw, gzip.GzipFile(
+                filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as out:
+            out.write(text.encode("ascii"))
+    return {name: len(cases) for name, cases in families.items()}
+
+
+def load_golden(name: str, directory: Path = GOLDEN) -> dict[str, Any]:
+    """The golden cases of family ``name``, keyed by case name."""
+    with gzip.open(directory / f"{name}.json.gz", "rt", encoding="ascii") as source:
+        found: dict[str, Any] = json.load(source)
+    return found
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """Where two JSON values first differ (a JSON Pointer into them) and the two
+    values there; None when they are equal.
+
+    >>> first_difference({"a": [1, 2]}, {"a": [1, 3]})
+    ('/a/1', 2, 3)
+    """
+    if type(expected) is not type(actual):
+        return path, expected, actual
+    if isinstance(expected, dict):
+        for key in sorted(set(expected) | set(actual)):
+            if key not in expected or key not in actual:
+                return f"{path}/{key}", expected.get(key, "<absent>"), actual.get(
+                    key, "<absent>")
+            found = first_difference(expected[key], actual[key], f"{path}/{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(expected, list):
+        for k, (a, b) in enumerate(zip(expected, actual, strict=False)):
+            found = first_difference(a, b, f"{path}/{k}")
+            if found is not None:
+                return found
+        if len(expected) != len(actual):
+            return f"{path}/length", len(expected), len(actual)
+        return None
+    return None if expected == actual else (path, expected, actual)
 
 
 def _differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
@@ -126,9 +260,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the dump here (default: stdout)")
     parser.add_argument("--hostile", type=int, default=300, help="hostile triples")
     parser.add_argument("--org2graph", type=int, default=40, help="Org2Graph pairs")
+    parser.add_argument("--nested", type=int, default=300,
+                        help="hostile seeds drawn with nested scopes")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
                         help="compare two dumps instead; exit 1 if they differ")
+    parser.add_argument("--write-golden", action="store_true",
+                        help=f"write the golden files ({GOLDEN.relative_to(ROOT)}) instead")
     args = parser.parse_args(argv)
+    if args.write_golden:
+        counts = write_golden()
+        print(", ".join(f"{name} {count}" for name, count in counts.items()), "cases")
+        return 0
     if args.compare:
         before, after = (json.loads(path.read_text())["cases"] for path in args.compare)
         differing = _differences(before, after)
@@ -137,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {name}")
         return 1 if differing else 0
     text = json.dumps({"engine": describe_build(),
-                       "cases": dump(args.hostile, args.org2graph)}, sort_keys=True)
+                       "cases": dump(args.hostile, args.org2graph, args.nested)},
+                      sort_keys=True)
     if args.out:
         args.out.write_text(text)
     else:

@@ -22,9 +22,14 @@ of ``benchmarks.explorer_speed``), uploaded as one trio file through the gold up
 Targets (issue 12): under 300 ms on the running example, under 800 ms on 200 records,
 a cold start under 3 s.
 
+``--weight-edit`` measures only the weight change (running example and 200 records),
+with the machine's load average before and after, for issue 23's "a weight edit never
+blocks" (``benchmarks/results/weight_edit.json``).
+
 Run from the repository root::
 
     python -m benchmarks.browser_speed                # 5 repeats, prints a table
+    python -m benchmarks.browser_speed --weight-edit --repeat 7
     python -m benchmarks.browser_speed --repeat 9 --json benchmarks/results/browser_speed.json
 """
 
@@ -367,6 +372,30 @@ def measure(repeat: int = 5, quiet_ms: int = 250) -> dict[str, Any]:
     return results
 
 
+def measure_weight_edit(repeat: int = 5, quiet_ms: int = 250) -> dict[str, Any]:
+    """Only the weight change of *Schema tuning*, on the running example and on 200
+    records, with the load average (1 min) before and after."""
+    results: dict[str, Any] = {"load before": os.getloadavg()[0]}
+    with explorer() as (base, _), sync_playwright() as playwright:
+        browser = Browser(playwright, base)
+        for name, path, trio in (("running example", "schema-tuning?example=running_example",
+                                  None), ("200 records", "overview", graph_trio())):
+            with browser.context() as context:
+                page = context.pages[0] if context.pages else context.new_page()
+                title = "Schema tuning" if trio is None else "Overview"
+                open_view(page, base, path, title, quiet_ms)
+                if trio is not None:
+                    upload_trio(page, trio, quiet_ms)
+                    switch(page, "Schema tuning", quiet_ms)
+                results[name] = _summary(weight_changes(page, repeat, quiet_ms),
+                                         TARGETS_MS[name])
+        if browser.blocked:
+            raise RuntimeError(f"requests left 127.0.0.1: {browser.blocked}")
+    results["load after"] = os.getloadavg()[0]
+    results["settings"] = {"repeat": repeat, "quiet_ms": quiet_ms, "cpus": os.cpu_count()}
+    return results
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -374,7 +403,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="how long the page must stay unchanged to count as settled")
     parser.add_argument("--json", type=Path, default=RESULTS,
                         help=f"write the figures here (default {RESULTS.relative_to(ROOT)})")
+    parser.add_argument("--weight-edit", action="store_true",
+                        help="only the weight change (written to weight_edit.json)")
     args = parser.parse_args(argv)
+    if args.weight_edit:
+        results = measure_weight_edit(args.repeat, args.quiet_ms)
+        out = args.json if args.json != RESULTS else RESULTS.with_name("weight_edit.json")
+        out.write_text(json.dumps(results, indent=1) + "\n")
+        print(json.dumps(results, indent=1))
+        return
     results = measure(args.repeat, args.quiet_ms)
     print(f"{'scenario':<58} {'median ms':>10} {'max ms':>8} {'target':>7} {'ok':>3}")
     for scenario, figures in results.items():

@@ -24,7 +24,14 @@ Three measurements (issue 13's targets in brackets):
    sidebar until its table settled (scoring included: what a user waits for once the
    explorer runs, with no server start or first page load in the figure);
 3. a **100,000-pair** ``oa batch`` output (records, no rescoring): reading it, and the
-   same page open / sort / filter in the browser [opens and stays usable].
+   same page open / sort / filter in the browser [opens and stays usable];
+4. **Run tuning** on the bundled run (``org2graph_runs``, run B, 320 documents): a
+   weight edit rescoring the run with :func:`oa_core.dataset.score_run` (2 workers,
+   nothing cached), and in the browser the same edit on the Run tuning page: how long
+   until the page answers (its run ends, the previous result on screen with a progress
+   bar: the page never blocks) and until the new result shows; then an edit back to a
+   value scored before (cached) [an edit settles in under 1 s on 1,000 documents once
+   the engine is native].
 
 Browser figures use :mod:`benchmarks.browser_speed`'s definition: from the action to the
 page's last change once settled (nothing stale, no script running, charts drawn, quiet).
@@ -84,7 +91,13 @@ ROOT = Path(__file__).resolve().parents[1]
 DATASET_ENV = "OA_EXPLORE_DATASET"
 CACHE_ENV = "OA_RUN_CACHE"
 PRESCORE_ENV = "OA_PRESCORE"
-PARTS = ("scoring", "batch", "browser", "batch-browser")
+PARTS = ("scoring", "batch", "browser", "batch-browser", "run-tuning")
+BUNDLED = ROOT / "sample_data" / "datasets" / "org2graph_runs"
+TUNED = "/properties/people/valueWeight"  # the knob the run tuning figures edit
+RESCORED = """() => [...document.querySelectorAll('[data-testid="stMetricLabel"]')]
+        .some(m => m.textContent.includes('Mean, edited schema'))
+    && ![...document.querySelectorAll('[data-testid="stProgress"]')]
+        .some(p => p.textContent.includes('Rescoring'))"""
 FROM_START = ", from the command's start"
 TABLE_SHOWN = """() => [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
     .some(c => c.textContent.includes('pairs match the filters'))"""
@@ -405,6 +418,71 @@ def _interactions(page: Page, figures: dict[str, list[tuple[float, float]]],
            _since(page), quiet_ms)
 
 
+def measure_rescoring(repeat: int = 3, workers: int = 2) -> dict[str, Any]:
+    """Seconds to rescore the bundled run B with an edited weight (median of ``repeat``,
+    each with another weight: nothing cached), wall and CPU, as Run tuning does."""
+    from app.session import apply_edits
+
+    multiprocessing.set_forkserver_preload(["oa_core.batch", "oa_core.dataset"])
+    data = load_folder(BUNDLED)
+    times, cpu = [], []
+    for k in range(repeat):
+        schema = apply_edits(data.schema, {TUNED: 1.5 + k})
+        started, used = time.perf_counter(), tree_cpu()
+        scored = score_run(data, "B", workers=workers, schema=schema,
+                           start_method="forkserver")
+        times.append(time.perf_counter() - started)
+        cpu.append(tree_cpu() - used)
+    return {"pairs": len(scored.frame), "score_s": statistics.median(times),
+            "score_runs_s": times, "cpu_s": statistics.median(cpu)}
+
+
+def run_tuning_session(repeat: int) -> dict[str, Any]:
+    """The Run tuning page of the bundled run B on a fresh explorer and run cache: each
+    repeat edits the weight to a new value (rescored) and times how long until the page
+    answered (its run ended, a progress bar over the previous result) and until the new
+    result showed; then edits it back to the first value (read from the cache)."""
+    figures: dict[str, list[tuple[float, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="oa-rt-cache-") as cache, _env(CACHE_ENV, cache), \
+            _fresh_explorer() as (url, page, _):
+        page.goto(f"{url}/run-tuning?dataset=org2graph_runs&run=B")
+        page.get_by_text("No edit yet").wait_for()
+        page.locator("summary").filter(has_text="(root) (object)").first.click()
+        box = page.get_by_role("spinbutton", name="valueWeight of people")
+        box.wait_for()
+
+        def edit(value: str, rescored: bool) -> None:
+            started, used = time.perf_counter(), tree_cpu()
+            box.fill(value)
+            box.press("Enter")
+            if rescored:  # the page answers first, the result comes after
+                page.get_by_text("Rescoring with the new settings").wait_for()
+                figures.setdefault("edit: page answers", []).append(
+                    ((time.perf_counter() - started) * 1000, (tree_cpu() - used) * 1000))
+            page.wait_for_function(RESCORED)
+            name = "edit: new result shown" if rescored else "edit back: cached result shown"
+            figures.setdefault(name, []).append(
+                ((time.perf_counter() - started) * 1000, (tree_cpu() - used) * 1000))
+
+        for k in range(repeat):
+            edit(f"{1.5 + k:.3f}", True)
+        edit(f"{1.5:.3f}", False)
+    return {name: _ms(values) for name, values in figures.items()}
+
+
+@contextlib.contextmanager
+def _env(name: str, value: str) -> Iterator[None]:
+    saved = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=1000)
@@ -430,7 +508,10 @@ def main(argv: list[str] | None = None) -> int:
             "browser": (f"browser, {args.docs} documents",
                         lambda: browser_session(run, args.repeat, args.quiet_ms)),
             "batch-browser": (f"browser, {args.batch_pairs}-pair output",
-                              lambda: browser_session(batch, args.repeat, args.quiet_ms))}
+                              lambda: browser_session(batch, args.repeat, args.quiet_ms)),
+            "run-tuning": ("run tuning, bundled run B (320 documents)",
+                           lambda: {"library": measure_rescoring(args.repeat),
+                                    "browser": run_tuning_session(args.repeat)})}
         for part in PARTS:
             if part in args.parts:
                 title, measure = measures[part]

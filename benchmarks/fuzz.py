@@ -18,7 +18,17 @@ g. relabelling the ids of the candidate (and, for every fourth seed, of the gold
    wherever structure or references decided every tie (a pair that only the
    records' canonical JSON told apart is a documented limit: counted as skipped);
 h. on a sample (every ``--sample-every``-th triple), the same bits under two other
-   ``PYTHONHASHSEED`` values (two subprocesses after the run).
+   ``PYTHONHASHSEED`` values (two subprocesses after the run);
+n. (c) and (e) in the other modes: ``score(g, g) == 1.0`` with ``wl_mode`` ``"blend"``
+   and ``"none"``, and the repairs of ``feedback(..., wl_mode="blend")`` reach 1.0;
+o. the repairs of ``feedback(..., wl_mode="none")`` reach 1.0. The ablation pairs
+   twins by list position, which the repairs do not restore (docs/schema.md): a known
+   gap, so its misses are counted (``known_gaps``, seeds in ``gap_seeds``) but are no
+   failure.
+
+With ``--nested`` the triples also put scope record arrays inside other arrays
+(:func:`oa_core.synthetic.hostile.generate`'s ``nested``; a seed's triple without it
+is unchanged).
 
 A triple over ``--timeout`` seconds of CPU time (all its checks together) is a
 *hang*: a CPU-time alarm (``ITIMER_PROF``, so that a loaded machine does not make
@@ -86,6 +96,8 @@ INVARIANTS: dict[str, str] = {
     "f": "align permutation keeps bits",
     "g": "id relabelling keeps bits",
     "h": "same bits across PYTHONHASHSEED",
+    "n": "(c), (e) in the other wl_modes",
+    "o": "apply_ops reaches 1.0, wl_mode=none",
 }
 PERMUTED_MODES = ("tie_break", "blend")
 RELABEL_MODES = ("tie_break", "blend", "none")
@@ -111,17 +123,19 @@ def _short(value: Any, limit: int = 300) -> str:
 class _Check:
     """Runs the calls of one triple, recording failures, checks and skips."""
 
-    def __init__(self, seed: int, size: int) -> None:
+    def __init__(self, seed: int, size: int, nested: bool = False) -> None:
         self.seed = seed
         self.size = size
+        self.nested = nested
         self.failures: list[dict[str, Any]] = []
         self.checked: Counter[str] = Counter()
         self.skipped: Counter[str] = Counter()
+        self.gaps: Counter[str] = Counter()  # misses of a known gap (invariant o)
         self.stage = "generate"
 
     def fail(self, invariant: str, stage: str, **values: Any) -> None:
-        self.failures.append({"seed": self.seed, "size": self.size, "invariant": invariant,
-                              "stage": stage, **values})
+        self.failures.append({"seed": self.seed, "size": self.size, "nested": self.nested,
+                              "invariant": invariant, "stage": stage, **values})
 
     def call(self, invariant: str, stage: str, fn: Callable[[], Any]) -> tuple[str, Any]:
         """("ok", value), ("refused", OAError) or ("raw", exception)."""
@@ -177,7 +191,8 @@ def fingerprint(gold: Any, candidate: Any, schema: Any) -> dict[str, Any]:
 
 
 def check_triple(seed: int, *, size: int = hostile.DEFAULT_SIZE, perms: int = 2,
-                 want_fingerprint: bool = False, check: _Check | None = None) -> dict[str, Any]:
+                 want_fingerprint: bool = False, check: _Check | None = None,
+                 nested: bool = False) -> dict[str, Any]:
     """Check every invariant but (h) on the triple of ``seed``.
 
     Returns
@@ -187,10 +202,10 @@ def check_triple(seed: int, *, size: int = hostile.DEFAULT_SIZE, perms: int = 2,
         of dicts), ``checked`` and ``skipped`` (counts per invariant), ``features``
         and, if asked, ``fingerprint``.
     """
-    check = check or _Check(seed, size)
+    check = check or _Check(seed, size, nested)
     result: dict[str, Any] = {"seed": seed, "outcome": "ok", "failures": check.failures}
     try:
-        triple = hostile.generate(seed, size=size)
+        triple = hostile.generate(seed, size=size, nested=nested)
         schema, gold, candidate = triple.materialize()
     except Exception as exc:
         check.fail("generator", "generate", exception=type(exc).__name__, message=str(exc))
@@ -249,6 +264,39 @@ def check_triple(seed: int, *, size: int = hostile.DEFAULT_SIZE, perms: int = 2,
             check.refused("e", "score(g, apply_ops)", repaired)
     elif status == "refused":
         check.refused("e", "apply_ops", fixed)
+
+    # (n) identity in the other modes, repairs in blend; (o) repairs in none
+    for mode in ("blend", "none"):
+        status, same = check.call("n", f"score(g, g) wl_mode={mode}",
+                                  score(gold, copy.deepcopy(gold), wl_mode=mode))
+        if status == "ok":
+            check.checked["n"] += 1
+            if same != 1.0:
+                check.fail("n", "score(g, g)", wl_mode=mode, score=_short(same))
+        elif status == "refused":
+            check.refused("n", f"score(g, g) wl_mode={mode}", same)
+        invariant = "n" if mode == "blend" else "o"
+        status, other = check.call(invariant, f"feedback wl_mode={mode}", lambda mode=mode:
+                                   oa_core.feedback(gold, candidate, parsed, top_k=10**6,
+                                                    wl_mode=mode))
+        if status == "refused":
+            check.refused(invariant, f"feedback wl_mode={mode}", other)
+        if status != "ok":
+            continue
+        _deltas(check, f"feedback wl_mode={mode}", other)
+        status, repaired = check.call(invariant, f"score(g, apply_ops) wl_mode={mode}",
+                                      score(gold, oa_core.apply_ops(candidate, other.ops),
+                                            wl_mode=mode))
+        if status == "refused":
+            check.refused(invariant, f"score(g, apply_ops) wl_mode={mode}", repaired)
+        if status != "ok":
+            continue
+        check.checked[invariant] += 1
+        if repaired != 1.0 and invariant == "o":
+            check.gaps[invariant] += 1
+        elif repaired != 1.0:
+            check.fail(invariant, "score(g, apply_ops)", wl_mode=mode,
+                       score=_short(other.score), repaired=_short(repaired))
 
     bases: dict[str, Any] = {"tie_break": base}
 
@@ -338,6 +386,7 @@ def _finish(result: dict[str, Any], check: _Check) -> dict[str, Any]:
     result["failures"] = check.failures
     result["checked"] = dict(check.checked)
     result["skipped"] = dict(check.skipped)
+    result["gaps"] = dict(check.gaps)
     return result
 
 
@@ -353,14 +402,14 @@ def _quiet() -> None:
     signal.signal(signal.SIGALRM, _on_alarm)
 
 
-def _one(seed: int, size: int, perms: int, timeout: float, want_fingerprint: bool
-         ) -> dict[str, Any]:
-    check = _Check(seed, size)
+def _one(seed: int, size: int, perms: int, timeout: float, want_fingerprint: bool,
+         nested: bool = False) -> dict[str, Any]:
+    check = _Check(seed, size, nested)
     started = time.perf_counter()
     signal.setitimer(signal.ITIMER_PROF, timeout)
     try:
         result = check_triple(seed, size=size, perms=perms,
-                              want_fingerprint=want_fingerprint, check=check)
+                              want_fingerprint=want_fingerprint, check=check, nested=nested)
     except _Timeout:
         check.fail("hang", check.stage, seconds=round(time.perf_counter() - started, 3))
         result = _finish({"seed": seed, "outcome": "hang"}, check)
@@ -374,14 +423,15 @@ def _one(seed: int, size: int, perms: int, timeout: float, want_fingerprint: boo
     return result
 
 
-def _worker(conn: Connection, size: int, perms: int, timeout: float) -> None:
+def _worker(conn: Connection, size: int, perms: int, timeout: float,
+            nested: bool = False) -> None:
     _quiet()
     while True:
         message = conn.recv()
         if message is None:
             return
         seed, want_fingerprint = message
-        result = _one(seed, size, perms, timeout, want_fingerprint)
+        result = _one(seed, size, perms, timeout, want_fingerprint, nested)
         try:
             conn.send(result)
         except Exception as exc:  # an unpicklable value in a failure record
@@ -393,9 +443,11 @@ def _worker(conn: Connection, size: int, perms: int, timeout: float) -> None:
 
 
 class _Slot:
-    def __init__(self, ctx: Any, size: int, perms: int, timeout: float) -> None:
+    def __init__(self, ctx: Any, size: int, perms: int, timeout: float,
+                 nested: bool = False) -> None:
+        self.nested = nested
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker, args=(child, size, perms, timeout),
+        self.process = ctx.Process(target=_worker, args=(child, size, perms, timeout, nested),
                                    daemon=True)
         self.process.start()
         child.close()
@@ -416,10 +468,11 @@ class _Slot:
 
 
 def _pool(seeds: Iterable[int], *, workers: int, size: int, perms: int, timeout: float,
-          sample_every: int, progress: bool) -> Iterable[dict[str, Any]]:
+          sample_every: int, progress: bool, nested: bool = False
+          ) -> Iterable[dict[str, Any]]:
     """Results of every seed, from ``workers`` processes under a watchdog."""
     ctx = mp.get_context("fork")
-    slots = [_Slot(ctx, size, perms, timeout) for _ in range(workers)]
+    slots = [_Slot(ctx, size, perms, timeout, nested) for _ in range(workers)]
     queue = iter(seeds)
     exhausted = False
     try:
@@ -468,12 +521,12 @@ def _pool(seeds: Iterable[int], *, workers: int, size: int, perms: int, timeout:
 
 def _replace(slot: _Slot, ctx: Any, size: int, perms: int, timeout: float) -> _Slot:
     slot.stop(kill=True)
-    return _Slot(ctx, size, perms, timeout)
+    return _Slot(ctx, size, perms, timeout, slot.nested)
 
 
 # -- PYTHONHASHSEED --------------------------------------------------------------------
 
-def _fingerprints_main(size: int, timeout: float) -> None:
+def _fingerprints_main(size: int, timeout: float, nested: bool = False) -> None:
     """Subprocess mode: read seeds (JSON list) on stdin, print their fingerprints."""
     _quiet()
     seeds = json.load(sys.stdin)
@@ -481,7 +534,7 @@ def _fingerprints_main(size: int, timeout: float) -> None:
     for seed in seeds:
         signal.setitimer(signal.ITIMER_PROF, timeout)
         try:
-            triple = hostile.generate(seed, size=size)
+            triple = hostile.generate(seed, size=size, nested=nested)
             schema, gold, candidate = triple.materialize()
             parsed = oa_core.Schema.parse(schema, comparators=hostile.COMPARATORS)
             out[str(seed)] = fingerprint(gold, candidate, parsed)
@@ -494,8 +547,8 @@ def _fingerprints_main(size: int, timeout: float) -> None:
     json.dump(out, sys.stdout)
 
 
-def _hashseed_check(fingerprints: dict[int, Any], size: int, timeout: float
-                    ) -> tuple[list[dict[str, Any]], int]:
+def _hashseed_check(fingerprints: dict[int, Any], size: int, timeout: float,
+                    nested: bool = False) -> tuple[list[dict[str, Any]], int]:
     """Compare the workers' fingerprints with two subprocesses' (invariant h)."""
     failures: list[dict[str, Any]] = []
     if not fingerprints:
@@ -508,7 +561,8 @@ def _hashseed_check(fingerprints: dict[int, Any], size: int, timeout: float
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "benchmarks.fuzz", "--fingerprints", "--size", str(size),
-                 "--timeout", str(timeout)], input=json.dumps(seeds), capture_output=True,
+                 "--timeout", str(timeout), *(["--nested"] if nested else [])],
+                input=json.dumps(seeds), capture_output=True,
                 text=True, env=env, cwd=root, timeout=len(seeds) * timeout * 4 + 120)
             runs[hashseed] = json.loads(done.stdout)
         except (subprocess.SubprocessError, ValueError) as exc:
@@ -533,7 +587,7 @@ def _hashseed_check(fingerprints: dict[int, Any], size: int, timeout: float
 def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DEFAULT_SIZE,
         perms: int = 2, timeout: float = 5.0, sample_every: int = 500,
         out_dir: Path = RESULTS, progress: bool = True,
-        max_seconds: float | None = None) -> dict[str, Any]:
+        max_seconds: float | None = None, nested: bool = False) -> dict[str, Any]:
     """Fuzz ``triples`` seeds and write the failures and the summary.
 
     Seeds are ``seed * 10**7 + i`` for ``i < triples``; with ``max_seconds``, no new
@@ -552,6 +606,8 @@ def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DE
     violations: Counter[str] = Counter()
     checked: Counter[str] = Counter()
     skipped: Counter[str] = Counter()
+    gaps: Counter[str] = Counter()
+    gap_seeds: list[int] = []
     features: Counter[str] = Counter()
     stages: Counter[str] = Counter()
     fingerprints: dict[int, Any] = {}
@@ -572,11 +628,14 @@ def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DE
             sink.write(json.dumps(failure, default=repr) + "\n")
 
         for result in _pool(seeds(), workers=workers, size=size, perms=perms, timeout=timeout,
-                            sample_every=sample_every, progress=progress):
+                            sample_every=sample_every, progress=progress, nested=nested):
             done += 1
             outcomes[result["outcome"]] += 1
             checked.update(result.get("checked", {}))
             skipped.update(result.get("skipped", {}))
+            gaps.update(result.get("gaps", {}))
+            if result.get("gaps") and len(gap_seeds) < 50:
+                gap_seeds.append(result["seed"])
             features.update(result.get("features", []))
             slowest = sorted([*slowest, (result.get("seconds", 0.0), result["seed"])])[-5:]
             failed: set[str] = set()
@@ -598,7 +657,7 @@ def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DE
                 print(f"  {done}/{triples} triples, {sum(violations.values())} failing "
                       f"invariants so far, {done / (time.perf_counter() - started):.0f}/s",
                       file=sys.stderr, flush=True)
-        hash_failures, hash_checked = _hashseed_check(fingerprints, size, timeout)
+        hash_failures, hash_checked = _hashseed_check(fingerprints, size, timeout, nested)
         for failure in hash_failures:
             record(failure)
         checked["h"] += hash_checked
@@ -606,6 +665,7 @@ def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DE
     wall = time.perf_counter() - started
     summary = {
         "triples": done, "triples_asked": triples, "seed": seed, "size": size,
+        "nested": nested,
         "workers": workers, "perms": perms, "engine": describe_build(),
         "timeout_s": timeout, "wall_time_s": round(wall, 2),
         "throughput_per_s": round(done / wall, 1) if wall else None,
@@ -616,6 +676,8 @@ def run(*, triples: int, workers: int = 2, seed: int = 0, size: int = hostile.DE
         "violations": {k: violations.get(k, 0) for k in [*INVARIANTS, "generator", "harness"]},
         "checked": {k: checked.get(k, 0) for k in INVARIANTS},
         "skipped": dict(skipped),
+        "known_gaps": dict(gaps),
+        "gap_seeds": gap_seeds,
         "features": dict(features.most_common()),
         "slowest": [{"seed": s, "seconds": round(t, 3)} for t, s in reversed(slowest)],
         "failures_file": str(failures_path),
@@ -641,6 +703,8 @@ def _table(summary: dict[str, Any]) -> str:
     for key, text in INVARIANTS.items():
         checks = summary["checked"][key] if key != "a" else summary["triples"]
         lines.append(f"{key + '. ' + text:<42}{summary['violations'][key]:>10}{checks:>10}")
+    for key, count in summary.get("known_gaps", {}).items():
+        lines.append(f"{key + '. misses of the known gap':<42}{count:>10}")
     for key in ("generator", "harness"):
         if summary["violations"][key]:
             lines.append(f"{key + ' errors':<42}{summary['violations'][key]:>10}")
@@ -826,6 +890,16 @@ def _probe(failure: dict[str, Any]) -> Callable[..., bool]:
                                  f"{[(str(o.kind), o.candidate_path, o.gold_path) for o in fb.ops]}"
                                  f"; apply_ops -> {fixed!r} scores {repaired!r}")
                 return repaired != 1.0
+            if invariant in ("n", "o") and mode is not None:
+                if score(gold, copy.deepcopy(gold), parsed, wl_mode=mode) != 1.0:
+                    shows.witness = f"wl_mode={mode!r}: score(gold, gold) != 1.0"
+                    return invariant == "n"
+                other = oa_core.feedback(gold, candidate, parsed, top_k=10**6, wl_mode=mode)
+                fixed = oa_core.apply_ops(candidate, other.ops)
+                repaired = score(gold, fixed, parsed, wl_mode=mode)
+                shows.witness = (f"wl_mode={mode!r}: score {other.score!r}; apply_ops -> "
+                                 f"{fixed!r} scores {repaired!r}")
+                return repaired != 1.0
             if invariant == "f":
                 for m in PERMUTED_MODES if mode is None else (mode,):
                     before = score(gold, candidate, parsed, wl_mode=m)
@@ -962,7 +1036,8 @@ def shrink_failure(failure: dict[str, Any], *, budget: float = 60.0
     """The minimised documents of one failure record and the evidence (None when the
     probe does not reproduce it): ``[schema, gold, candidate]``, plus the relabelled
     side for (g)."""
-    triple = hostile.generate(failure["seed"], size=failure.get("size", hostile.DEFAULT_SIZE))
+    triple = hostile.generate(failure["seed"], size=failure.get("size", hostile.DEFAULT_SIZE),
+                              nested=failure.get("nested", False))
     schema, gold, candidate = triple.materialize()
     shows = _probe(failure)
     docs = [schema, gold, candidate]
@@ -987,6 +1062,11 @@ _CALLS = {
          "math.fsum(op.delta for op in fb.ops), 1 - fb.score",
     "e": "fb = oa_core.feedback(gold, candidate, schema, top_k=10**6)\n"
          "oa_core.score(gold, oa_core.apply_ops(candidate, fb.ops), schema)",
+    "n": "oa_core.score(gold, gold, schema, wl_mode=m); fb = oa_core.feedback(gold, "
+         "candidate, schema, top_k=10**6, wl_mode=m)\noa_core.score(gold, "
+         "oa_core.apply_ops(candidate, fb.ops), schema, wl_mode=m)",
+    "o": "fb = oa_core.feedback(gold, candidate, schema, top_k=10**6, wl_mode='none')\n"
+         "oa_core.score(gold, oa_core.apply_ops(candidate, fb.ops), schema, wl_mode='none')",
     "f": "oa_core.score(gold, candidate, schema, wl_mode=m) for m in ('tie_break', 'blend'), "
          "then with one align list reversed or rotated",
     "g": "oa_core.score(gold, candidate, schema, wl_mode=m), then with the candidate's (or "
@@ -1074,17 +1154,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="do not run: print the table (and digest) of the last run")
     parser.add_argument("--shrink-budget", type=float, default=30.0,
                         help="seconds of shrinking per category")
+    parser.add_argument("--nested", action="store_true",
+                        help="draw scopes whose record arrays sit inside other arrays")
     parser.add_argument("--fingerprints", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if args.fingerprints:
-        _fingerprints_main(args.size, args.timeout)
+        _fingerprints_main(args.size, args.timeout, args.nested)
         return 0
     if args.replay:
         _quiet()
         bad = 0
         for seed in args.replay:
-            result = _one(seed, args.size, args.perms, args.timeout, False)
+            result = _one(seed, args.size, args.perms, args.timeout, False, args.nested)
             print(f"seed {seed}: {result['outcome']}, {len(result['failures'])} failures")
             for failure in result["failures"]:
                 bad += 1
@@ -1096,7 +1178,8 @@ def main(argv: list[str] | None = None) -> int:
         summary = run(triples=args.triples, workers=args.workers, seed=args.seed,
                       size=args.size, perms=args.perms, timeout=args.timeout,
                       sample_every=args.sample_every, out_dir=args.out,
-                      progress=not args.quiet, max_seconds=args.max_seconds)
+                      progress=not args.quiet, max_seconds=args.max_seconds,
+                      nested=args.nested)
     print(_table(summary))
     if args.digest:
         _quiet()

@@ -2,7 +2,7 @@
 given a raw or a prepared gold: calls per CPU second, interleaved in one process.
 
 A GEPA run scores many candidates against each gold of its train set, with feedback
-text: :class:`oa_core.integrations.OAMetric` aligns (building a match tree) and renders
+text: :class:`oa_core.adapters.dspy.OAMetric` aligns (building a match tree) and renders
 the feedback at every call. Since it keeps each gold prepared
 (:func:`oa_core.prepare_gold`: checked, deep-copied and indexed once), only the
 candidate is checked and indexed per call. This benchmark times, per workload:
@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 import oa_core
-from oa_core.integrations import OAMetric, dspy_metric
+from oa_core.adapters.dspy import OAMetric, dspy_metric
 from oa_core.synthetic.org2graph import apply_edits, generate, relabel, sample_params
 from oa_core.synthetic.org2graph import schema as org2graph_schema
 

@@ -91,6 +91,12 @@ class Alignment:
             "tree": self.tree.to_dict(),
         }
 
+    def _repr_html_(self) -> str:
+        """The notebook's view (:mod:`oa_core.notebook`)."""
+        from .notebook.alignment import alignment_html
+
+        return alignment_html(self)
+
 
 # AlignOptions() once (it is frozen): validating it costs a metric call 10 us.
 _DEFAULT_OPTIONS = AlignOptions()

@@ -24,8 +24,8 @@ Examples
 {'index': 0, 'id': 'a', 'score': 1.0, 'ops': []}
 >>> results[1].record["score"], results[1].record["parse_error"]["pointer"]
 (0.0, '/prediction')
->>> results[2].record["error"]["line"], results[2].error.splitlines()[0]
-(3, '<pairs> line 3 (pairs) at (root): invalid JSON at line 1, column 10: Expecting value')
+>>> results[2].record["error"]["line"], results[2].error.splitlines()[0][:66]
+(3, '<pairs> line 3 (pairs) at (root): invalid JSON: the text ends at l')
 >>> print(summarize(results).render())
 pairs: 2 scored, 1 failed, 1 unparsable predictions
 score: mean 0.5000  p10 0.1000  p50 0.5000  p90 0.9000
@@ -481,6 +481,19 @@ class BatchSummary:
             lines += [f"  {p['path']:<{width}}  {p['kind']:<{kind_width}}  {p['count']:>6}  "
                       f"{p['loss']:>9.4f}" for p in shown]
         return "\n".join(lines)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The repair-operation patterns as a DataFrame, the counts and quantiles in
+        its ``attrs["summary"]`` (:func:`oa_core.notebook.runs.summary_frame`)."""
+        from .notebook.runs import summary_frame
+
+        return summary_frame(self)
+
+    def _repr_html_(self) -> str:
+        """The notebook's view (:mod:`oa_core.notebook`)."""
+        from .notebook.runs import batch_summary_html
+
+        return batch_summary_html(self)
 
 
 def summarize(results: Sequence[BatchResult]) -> BatchSummary:

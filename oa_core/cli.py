@@ -1,9 +1,15 @@
-"""The ``oa`` command line: score, feedback, explain and batch (and plug-in commands).
+"""The ``oa`` command line: score, feedback, explain, diff, batch, report (and plug-ins).
 
 A thin front: it parses arguments, reads files, calls the library
 (:func:`oa_core.align`, :func:`oa_core.feedback`, :mod:`oa_core.batch`,
 :mod:`oa_core.report`) and prints. The options of ``--wl-mode``, ``--wl-lambda`` and
-``--strict`` become one :class:`~oa_core.options.AlignOptions`.
+``--strict`` become one :class:`~oa_core.options.AlignOptions`. The terminal views
+(``oa diff``, the progress bars of ``oa batch`` and ``oa report``) are drawn by
+:mod:`oa_core.terminal`.
+
+Every command warns about the schema's problems (a misspelt keyword) once it has read
+it (:func:`oa_core.validation.schema_warnings`). Messages show values as cut JSON;
+``--full-values`` adds each message's values whole.
 
 Every command that compares documents takes a gold file, a candidate file and an
 OA schema (``--schema``). Files may be JSON, JSONC (comments, trailing commas) or
@@ -45,7 +51,6 @@ import json
 import os
 import stat
 import sys
-import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -57,7 +62,7 @@ from .aligner import WL_MODES, Alignment, align
 from .batch import BatchOptions, BatchResult, iter_batch, summarize
 from .build import describe_build
 from .cluster import ClusterError, dask_client  # imports Dask only when a client is made
-from .errors import OAError
+from .errors import Diagnostic, OAError, preview_json
 from .feedback import feedback, load_templates
 from .fields import FieldCounts
 from .fields import count as count_fields
@@ -65,6 +70,8 @@ from .jsonio import loads
 from .options import AlignOptions, Limits
 from .report import describe_error, diagnostic_line, painter, printable, render_explain
 from .schema import Schema
+from .terminal import ProgressBar, diff_data, render_diff
+from .validation import schema_warnings
 
 __all__ = ["COMMAND_GROUP", "BadInput", "build_parser", "main"]
 
@@ -73,6 +80,7 @@ COMMAND_GROUP = "oa_core.commands"
 """Entry point group of plug-in commands (``register(subparsers)``)."""
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _CHUNK = 1 << 20
+_SHOWN_DIAGNOSTICS = 10  # per kind; then "... and N more"
 
 
 # --------------------------------------------------------------------------- errors
@@ -85,11 +93,19 @@ class BadInput(Exception):
     ----------
     text : str
         The complete message (without the ``oa: error:`` prefix).
+    values : tuple, optional
+        The values the message shows cut, whole (printed with ``--full-values``).
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, values: tuple[Any, ...] = ()) -> None:
         super().__init__(text)
         self.text = text
+        self.values = values
+
+
+def _bad(exc: OAError, source: str) -> BadInput:
+    """A library error as bad input, for a human (see :func:`describe_error`)."""
+    return BadInput(describe_error(exc, source), exc.values)
 
 
 def _display(path: str) -> str:
@@ -137,6 +153,25 @@ def _discard(stream: TextIO) -> None:
 def _warn(text: str) -> None:
     with contextlib.suppress(OSError):
         sys.stderr.write(printable(text) + "\n")
+
+
+def _full_values(values: Sequence[Any]) -> str:
+    """The lines ``--full-values`` adds under a message: each value whole, as JSON."""
+    return "".join(f"\n  value: {preview_json(value, None)}" for value in values)
+
+
+def _report(kind: str, diags: Sequence[Diagnostic], source: Callable[[str], str],
+            args: argparse.Namespace) -> None:
+    """Print warnings or violations on standard error (the first few of many)."""
+    if getattr(args, "quiet", False):
+        return
+    full = getattr(args, "full_values", False)
+    for diag in diags[:_SHOWN_DIAGNOSTICS]:
+        line = diagnostic_line(diag, source(diag.document))
+        _warn(f"oa: {kind}: {line}" + (_full_values(diag.values) if full else ""))
+    if len(diags) > _SHOWN_DIAGNOSTICS:
+        _warn(f"oa: {kind}: ... and {len(diags) - _SHOWN_DIAGNOSTICS:,} more "
+              "(oa score --json lists them all)")
 
 
 # --------------------------------------------------------------------------- reading
@@ -247,7 +282,7 @@ class _Reader:
                     return _jsonl_values(text, name, document, self.limits)
                 except BadInput:
                     pass
-            raise BadInput(describe_error(exc, name)) from None
+            raise _bad(exc, name) from None
 
 
 def _jsonl_values(text: str, name: str, document: str,
@@ -261,7 +296,7 @@ def _jsonl_values(text: str, name: str, document: str,
             values.append((source, loads(line, document=document,  # type: ignore[arg-type]
                                          limits=limits)))
         except OAError as exc:
-            raise BadInput(describe_error(exc, source)) from None
+            raise _bad(exc, source) from None
     if not values:
         raise BadInput(f"{name} ({document}): the file holds no JSON value"
                        "\n  fix: write one JSON value per line")
@@ -276,13 +311,17 @@ def _one_value(reader: _Reader, path: str, document: str, hint: str) -> tuple[st
     return values[0]
 
 
-def _load_schema(reader: _Reader, path: str) -> tuple[str, Any, Schema]:
-    """The schema's source label, its JSON data and the parsed schema."""
+def _load_schema(reader: _Reader, args: argparse.Namespace,
+                 path: str) -> tuple[str, Any, Schema]:
+    """The schema's source label, its JSON data and the parsed schema; its warnings
+    (a misspelt keyword) are printed, whatever the command."""
     source, raw = _one_value(reader, path, "schema", "give one schema object")
     try:
-        return source, raw, Schema.parse(raw)
+        schema = Schema.parse(raw)
     except OAError as exc:
-        raise BadInput(describe_error(exc, source)) from None
+        raise _bad(exc, source) from None
+    _report("warning", schema_warnings(schema), lambda _: source, args)
+    return source, raw, schema
 
 
 @dataclass(slots=True)
@@ -301,7 +340,7 @@ class _Pair:
 
 def _load_pairs(reader: _Reader, args: argparse.Namespace, *, many: bool) -> list[_Pair]:
     """Gold, candidate and schema of a pair command (JSONL files: several pairs)."""
-    schema_source, _, schema = _load_schema(reader, args.schema)
+    schema_source, _, schema = _load_schema(reader, args, args.schema)
     golds = reader.values(args.gold, "gold")
     candidates = reader.values(args.candidate, "candidate")
     if not many and (len(golds) > 1 or len(candidates) > 1):
@@ -323,22 +362,22 @@ def _align_options(args: argparse.Namespace) -> AlignOptions:
         return AlignOptions(wl_mode=args.wl_mode, wl_blend_lambda=args.wl_lambda,
                             strict=args.strict)
     except OAError as exc:
-        raise BadInput(describe_error(exc, "command-line options")) from None
+        raise _bad(exc, "command-line options") from None
 
 
-def _report_diagnostics(alignment: Alignment, pair: _Pair, quiet: bool) -> None:
-    if quiet:
-        return
-    for kind, diags in (("warning", alignment.warnings), ("violation", alignment.violations)):
-        for diag in diags:
-            _warn(f"oa: {kind}: {diagnostic_line(diag, pair.source(diag.document))}")
+def _report_diagnostics(alignment: Alignment, pair: _Pair, args: argparse.Namespace) -> None:
+    """The alignment's warnings (but the schema's, printed when it was read) and the
+    candidate's violations."""
+    shown = set(pair.schema.warnings)
+    _report("warning", [d for d in alignment.warnings if d not in shown], pair.source, args)
+    _report("violation", alignment.violations, pair.source, args)
 
 
 def _align_pair(pair: _Pair, options: AlignOptions) -> Alignment:
     try:
         return align(pair.gold, pair.candidate, pair.schema, options)
     except OAError as exc:
-        raise BadInput(describe_error(exc, pair.source(exc.document))) from None
+        raise _bad(exc, pair.source(exc.document)) from None
 
 
 # --------------------------------------------------------------------------- commands
@@ -348,7 +387,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     options = _align_options(args)
     for pair in _load_pairs(_Reader(options.limits), args, many=True):
         alignment = _align_pair(pair, options)
-        _report_diagnostics(alignment, pair, args.quiet)
+        _report_diagnostics(alignment, pair, args)
         if args.json:
             _emit(json.dumps(alignment.to_dict(), ensure_ascii=False, default=str))
         else:
@@ -363,7 +402,7 @@ def _cmd_feedback(args: argparse.Namespace) -> int:
         try:
             templates = load_templates(args.templates)
         except OAError as exc:
-            raise BadInput(describe_error(exc, args.templates)) from None
+            raise _bad(exc, args.templates) from None
     (pair,) = _load_pairs(_Reader(options.limits), args, many=False)
     try:
         result = feedback(pair.gold, pair.candidate, pair.schema, top_k=args.top_k,
@@ -372,7 +411,7 @@ def _cmd_feedback(args: argparse.Namespace) -> int:
     except OAError as exc:  # an "options" error here is about a template
         source = args.templates if exc.document == "options" and args.templates else (
             pair.source(exc.document))
-        raise BadInput(describe_error(exc, source)) from None
+        raise _bad(exc, source) from None
     _emit(result.text)
     return 0
 
@@ -388,37 +427,43 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Progress:
-    """A plain-text progress bar on standard error."""
+def _cmd_diff(args: argparse.Namespace) -> int:
+    options = _align_options(args)
+    (pair,) = _load_pairs(_Reader(options.limits), args, many=False)
+    alignment = _align_pair(pair, options)
+    _report_diagnostics(alignment, pair, args)
+    if args.json:
+        data = {"gold": pair.gold_source, "candidate": pair.candidate_source,
+                **diff_data(alignment)}
+        _emit(json.dumps(data, ensure_ascii=False, default=str))
+        return 0
+    color = painter(args.color, sys.stdout).enabled
+    width = _terminal_width(sys.stdout) if color else None
+    _emit(render_diff(alignment, color=color, width=width,
+                      title=f"{pair.gold_source} vs {pair.candidate_source}",
+                      full_values=args.full_values))
+    return 0
 
-    def __init__(self, total: int, stream: TextIO, *, redraw: bool) -> None:
-        self.total = total
-        self.stream = stream
-        self.redraw = redraw  # a TTY redraws one line; elsewhere, a line per second
-        self.start = self.last = time.monotonic()
-        self.done = 0
 
-    def update(self, done: int) -> None:
-        self.done = done
-        now = time.monotonic()
-        if done < self.total and now - self.last < (0.1 if self.redraw else 1.0):
-            return
-        self.last = now
-        width = 30
-        filled = int(width * done / self.total) if self.total else width
-        rate = done / max(now - self.start, 1e-9)
-        text = (f"[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} pairs "
-                f"{rate:7.1f} pairs/s")
-        with contextlib.suppress(OSError):  # progress is optional
-            if self.redraw:
-                self.stream.write("\r" + text + ("\n" if done >= self.total else ""))
-            else:
-                self.stream.write(text + "\n")
-            self.stream.flush()
+def _terminal_width(stream: TextIO) -> int | None:
+    """The width of the terminal ``stream`` writes to (None: not a terminal)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _progress_bar(args: argparse.Namespace, total: int) -> ProgressBar | None:
+    """A progress bar for a long command: on a terminal (standard error), or forced by
+    ``--progress``; none when piped or ``--quiet``."""
+    live = sys.stderr.isatty()
+    if args.progress or (live and not args.quiet):
+        return ProgressBar(total, "pairs", sys.stderr, live=live)
+    return None
 
 
 def _write_results(results: Sequence[BatchResult] | Any, output: str,
-                   progress: _Progress | None) -> list[BatchResult]:
+                   progress: ProgressBar | None) -> list[BatchResult]:
     """Write each result line to ``output`` as it comes; a failed write is bad input."""
     name = "<stdout>" if output == STDIN else output
     try:
@@ -460,16 +505,16 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     align_options = _align_options(args)
     reader = _Reader(align_options.limits)
     workers = args.workers or os.cpu_count() or 1
-    _, schema_value, _ = _load_schema(reader, args.schema)
+    _, schema_value, _ = _load_schema(reader, args, args.schema)
     name = _display(args.pairs)
     lines = reader.text(args.pairs, "pairs", per_line=True).splitlines()
     options = BatchOptions(top_k=args.top_k, min_delta=args.min_delta,
                            align_options=align_options, fields=args.field_metrics)
     total = sum(1 for line in lines if line.strip())
-    show = args.progress or (sys.stderr.isatty() and not args.quiet)
     with contextlib.ExitStack() as stack:
         client = _dask_client(args.dask, workers, stack) if args.dask else None
-        progress = _Progress(total, sys.stderr, redraw=sys.stderr.isatty()) if show else None
+        bar = _progress_bar(args, total)
+        progress = stack.enter_context(bar) if bar else None
         try:
             results = _write_results(iter_batch(lines, schema_value, options=options,
                                                 workers=workers, name=name, client=client),
@@ -517,16 +562,19 @@ def render_field_metrics(counts: dict[str, FieldCounts], threshold: float) -> st
                         sum(c.fn for c in counts.values()))
     rows = [*sorted(counts.items()), ("(all fields)", total)]
     width = max(len("field"), *(len(name) for name, _ in rows))
+    # the counts' column fits the largest count (the total's), with thousands separators
+    digits = max(4, len(f"{max(total.tp, total.fp, total.fn):,}"))
 
     def number(value: float | None) -> str:
         return "—" if value is None else f"{value:.4f}"
 
     lines = [f"field metrics (credit threshold {threshold:g}; counting rule in "
              "docs/datasets.md):",
-             f"  {'field':<{width}}  {'tp':>4}  {'fp':>4}  {'fn':>4}  {'precision':>9}  "
-             f"{'recall':>6}  {'f1':>6}"]
-    lines += [f"  {name:<{width}}  {c.tp:>4}  {c.fp:>4}  {c.fn:>4}  {number(c.precision):>9}  "
-              f"{number(c.recall):>6}  {number(c.f1):>6}" for name, c in rows]
+             f"  {'field':<{width}}  {'tp':>{digits}}  {'fp':>{digits}}  {'fn':>{digits}}  "
+             f"{'precision':>9}  {'recall':>6}  {'f1':>6}"]
+    lines += [f"  {name:<{width}}  {c.tp:>{digits},}  {c.fp:>{digits},}  {c.fn:>{digits},}  "
+              f"{number(c.precision):>9}  {number(c.recall):>6}  {number(c.f1):>6}"
+              for name, c in rows]
     return "\n".join(lines)
 
 
@@ -537,17 +585,24 @@ def _cmd_report(args: argparse.Namespace) -> int:
     limits = Limits()
     reader = _Reader(limits)
     workers = args.workers or os.cpu_count() or 1
+    for path in (args.pairs, args.compare):
+        if path and path != STDIN and not os.path.exists(path):
+            raise BadInput(f"no such file or folder: {path}\n  fix: give a pairs JSONL "
+                           "file (with --schema) or a dataset folder")
     if os.path.isdir(args.pairs):
         try:
             data = load_folder(args.pairs)
+            warnings = schema_warnings(data.schema)
         except OAError as exc:
-            raise BadInput(describe_error(exc, args.pairs)) from None
+            raise _bad(exc, args.pairs) from None
+        schema_file = os.path.join(args.pairs, "schema.json")
+        _report("warning", warnings, lambda _: schema_file, args)
         names = list(data.runs)[:2]
     else:
         if not args.schema:
             raise BadInput(f"{_display(args.pairs)}: a pairs file needs --schema"
                            "\n  fix: add --schema SCHEMA (or give a dataset folder)")
-        _, schema_value, _ = _load_schema(reader, args.schema)
+        _, schema_value, _ = _load_schema(reader, args, args.schema)
         files = [args.pairs] + ([args.compare] if args.compare else [])
         names = [os.path.splitext(os.path.basename(_display(f)))[0] or "run" for f in files]
         if len(set(names)) < len(names):
@@ -555,7 +610,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
         data = Dataset(os.path.basename(_display(args.pairs)), schema_value, {
             name: pairs_run(name, _display(f), reader.text(f, "pairs", per_line=True))
             for name, f in zip(names, files, strict=True)})
-    runs = [score_run(data, name, workers=workers) for name in names]
+    runs = []
+    for name in names:
+        bar = _progress_bar(args, len(data.runs[name]))
+        with bar or contextlib.nullcontext():
+            runs.append(score_run(data, name, workers=workers,
+                                  progress=bar.update if bar else None))
     title = args.title or f"Object Aligner report: {' vs '.join(names)} ({data.name})"
     page = html_report.build(data, runs, title=title, worst=args.worst,
                              threshold=args.credit_threshold)
@@ -663,6 +723,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="any schema violation of the candidate scores 0")
     common.add_argument("--quiet", "-q", action="store_true",
                         help="do not print warnings and schema violations")
+    common.add_argument("--full-values", action="store_true",
+                        help="messages add the values they show cut, whole (as JSON)")
     pair = argparse.ArgumentParser(add_help=False, parents=[common])
     pair.add_argument("gold", help="the gold document ('-' for standard input)")
     pair.add_argument("candidate", help="the candidate document ('-' for standard input)")
@@ -695,6 +757,19 @@ def build_parser() -> argparse.ArgumentParser:
                          help="ANSI colors (auto: on a terminal without NO_COLOR)")
     explain.set_defaults(run=_cmd_explain)
 
+    diff = sub.add_parser(
+        "diff", parents=[pair], help="print the aligned diff",
+        description="Print the aligned diff: the score, the mismatches (costliest first, "
+                    "with their JSON Pointer, both values and the node's score), then the "
+                    "aligned tree with the perfect parts folded. Colour on a terminal, "
+                    "plain text when piped.")
+    diff.add_argument("--json", action="store_true",
+                      help="print the diff as JSON (shape in docs/cli.md)")
+    diff.add_argument("--color", "--colour", choices=("auto", "always", "never"),
+                      default="auto",
+                      help="ANSI colours (auto: on a terminal without NO_COLOR)")
+    diff.set_defaults(run=_cmd_diff)
+
     batch = sub.add_parser(
         "batch", parents=[common], help="score many pairs from a JSONL file",
         description="Score one pair per JSONL line: {\"gold\": ..., \"candidate\": ...} or "
@@ -715,7 +790,8 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--min-delta", type=_fraction, default=0.0, metavar="D",
                        help="omit operations recovering less than D")
     batch.add_argument("--progress", action="store_true",
-                       help="show progress even when standard error is not a terminal")
+                       help="show progress (a line a second) even when standard error is "
+                            "not a terminal")
     batch.add_argument("--summary-top", type=_count, default=10, metavar="N",
                        help="(path, op kind) rows in the summary (default 10)")
     batch.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -752,6 +828,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also write the per-pair results as CSV (a run column first)")
     report.add_argument("--parquet", metavar="FILE",
                         help="also write the per-pair results as Parquet (needs pyarrow)")
+    report.add_argument("--progress", action="store_true",
+                        help="show progress (a line a second) even when standard error is "
+                             "not a terminal")
+    report.add_argument("--quiet", "-q", action="store_true",
+                        help="no warnings and no progress bar")
+    report.add_argument("--full-values", action="store_true",
+                        help="messages add the values they show cut, whole (as JSON)")
     report.set_defaults(run=_cmd_report)
 
     _register_plugins(sub)
@@ -787,7 +870,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise _write_error("<stdout>", exc) from None
         return code
     except BadInput as exc:
-        _warn(f"oa: error: {exc.text}")
+        full = getattr(args, "full_values", False)
+        _warn(f"oa: error: {exc.text}" + (_full_values(exc.values) if full else ""))
         return 2
     except KeyboardInterrupt:
         _warn("oa: interrupted")

@@ -27,7 +27,7 @@ Accepted inputs
 One bad line never costs the others: a line that is not JSON, a prediction for an
 id the golds do not have, a repeated id... each becomes a :class:`BadLine` (file,
 line, JSON Pointer, message, fix) and the rest load. A gold with no prediction is
-scored as an empty prediction (0, counted as unparsable) and noted.
+scored as an empty prediction (0, its status ``empty``) and noted.
 
 Examples
 --------
@@ -43,7 +43,7 @@ Examples
   (fix: add a line with this id to the run)']
 >>> scored = score_run(data, "v1")
 >>> scored.frame[["id", "score", "status"]].to_dict("records")
-[{'id': 'a', 'score': 0.0, 'status': 'unparsable'}, {'id': 'b', 'score': 0.833..., 'status': 'ok'}]
+[{'id': 'a', 'score': 0.0, 'status': 'empty'}, {'id': 'b', 'score': 0.833..., 'status': 'ok'}]
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ import pandas as pd
 from .batch import BatchOptions, BatchResult, iter_batch
 from .errors import InputError, OAError
 from .jsonio import loads
+from .output_format import classify, cut_off, describe
 from .schema import Schema
 
 __all__ = [
@@ -235,6 +236,12 @@ class Dataset:
         if not isinstance(item, dict):
             raise InputError("", "this line is not a JSON object", document="options")
         return item
+
+    def _repr_html_(self) -> str:
+        """The notebook's view (:mod:`oa_core.notebook`)."""
+        from .notebook.runs import dataset_html
+
+        return dataset_html(self)
 
 
 def _schema(value: Any, source: str) -> Any:
@@ -551,9 +558,10 @@ class ScoredRun:
         One row per pair, in input order: ``row`` (0..n-1), ``id`` (text), ``score``
         (NaN when the line was not scored), ``deficit``, ``ops`` (repair operations),
         ``top_op`` (the biggest one, in words), ``top_kind``, ``top_path``, ``status``
-        (``ok``, ``unparsable`` or ``error``), ``problem`` (why, for the last two;
-        for an ``ok`` pair, that its raw prediction was cut off and only a fragment of
-        it was scored) and ``line`` (the source line, 0 if none).
+        (the raw output's format status, :data:`oa_core.output_format.STATUSES`:
+        ``ok``, ``prose``, ``cut off``, ``refused``, ``not JSON``, ``empty``, or
+        ``error`` for a line not scored), ``problem`` (what the status means for the
+        pair, or why it was not scored) and ``line`` (the source line, 0 if none).
     ops : pandas.DataFrame
         Every repair operation with a positive delta: ``row``, ``pattern`` (path with
         indices as ``*``), ``kind``, ``delta``.
@@ -581,6 +589,12 @@ class ScoredRun:
         """The scores of the scored pairs (errors left out)."""
         values = self.frame["score"].to_numpy(dtype=float)
         return values[~np.isnan(values)]
+
+    def _repr_html_(self) -> str:
+        """The notebook's view (:mod:`oa_core.notebook`)."""
+        from .notebook.runs import run_html
+
+        return run_html(self)
 
 
 def _display_id(record: dict[str, Any], row: int) -> str:
@@ -631,48 +645,29 @@ def _top_op(op: Mapping[str, Any]) -> str:
     return text
 
 
-def cut_off(text: str) -> bool:
-    """Whether raw model text opens a bracket it never closes (a truncated output).
-
-    Brackets count from the first ``{`` or ``[``; inside them, JSON strings are skipped
-    (outside, quotes are prose).
-
-    >>> cut_off('Sure: {"people": [{"id": 1}, {"id": 2'), cut_off('{"a": "}"} ok')
-    (True, False)
-    """
-    depth, inside, escaped = 0, False, False
-    for char in text:
-        if inside:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                inside = False
-        elif char in "[{":
-            depth += 1
-        elif char in "]}" and depth:
-            depth -= 1
-        elif char == '"' and depth:
-            inside = True
-    return depth > 0
-
-
-def _explain_fragments(dataset: Dataset, run: str, frame: pd.DataFrame) -> None:
-    """Say why a raw prediction scored a type mismatch at the root when its text is cut
-    off: the JSON read is then a value found inside the unclosed bracket (extract_json's
-    rule), e.g. the ``people`` list of a truncated object, not the model's answer."""
-    suspects = frame.index[(frame["status"] == "ok") & (frame["top_kind"] == "type-mismatch")
-                           & (frame["top_path"] == "")]
-    for row in suspects:
+def _format_statuses(dataset: Dataset, run: str, frame: pd.DataFrame) -> None:
+    """Set the format status (:mod:`oa_core.output_format`) of every raw prediction that
+    was read: a score alone does not say that the JSON came from inside prose or from a
+    cut-off answer, nor why nothing was read."""
+    source = dataset.runs[run]
+    statuses = frame["status"].to_numpy(dtype=object).copy()
+    problems = frame["problem"].to_numpy(dtype=object).copy()
+    for row in range(len(frame)):
+        if statuses[row] == "error" or '"prediction"' not in source.pair_line(row):
+            continue  # a candidate given as JSON has no format of its own
         try:
-            prediction = dataset.pair(run, int(row)).get("prediction")
+            prediction = dataset.pair(run, row).get("prediction")
         except OAError:
             continue
-        if isinstance(prediction, str) and cut_off(prediction):
-            frame.at[row, "problem"] = (
-                "the output is cut off (a bracket never closes): only a complete value "
-                "inside it was read, not the whole answer")
+        if not isinstance(prediction, str):
+            continue
+        status = classify(prediction, parsed=statuses[row] == "ok")
+        if status == "not JSON" and problems[row]:
+            continue  # the parse error says more than the general sentence
+        statuses[row] = status
+        problems[row] = describe(status)
+    frame["status"] = statuses
+    frame["problem"] = problems
 
 
 def build_run(name: str, results: list[BatchResult], numbers: list[int] | None = None,
@@ -695,8 +690,9 @@ def build_run(name: str, results: list[BatchResult], numbers: list[int] | None =
             status, line = "error", int(error.get("line") or 0)
             pointer = error.get("pointer") or ""
             problem = error.get("message", "") + (f" (at {pointer})" if pointer else "")
-        elif "parse_error" in record:
-            status, problem = "unparsable", record["parse_error"].get("message", "")
+        elif "parse_error" in record:  # no JSON read (the raw text refines it)
+            problem = record["parse_error"].get("message", "")
+            status = "empty" if problem.startswith("the model output is empty") else "not JSON"
         if numbers is not None and row < len(numbers) and (line or status != "ok"):
             line = numbers[row]
         rows.append({"row": row, "id": _display_id(record, row), "score": score,
@@ -787,7 +783,7 @@ def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None
                 progress(len(results), total)
     scored = build_run(run, results, source.numbers if source.joined else None,
                        time.perf_counter() - start)
-    _explain_fragments(dataset, run, scored.frame)
+    _format_statuses(dataset, run, scored.frame)
     return scored
 
 

@@ -9,15 +9,30 @@ Examples
 ...                   fix="use a number between 0 and 1")
 >>> str(err)
 'schema /properties/age/threshold: threshold must be in [0, 1] (fix: use a number between 0 and 1)'
+
+Every value a message shows goes through :func:`preview_json`: JSON (not a Python
+repr), cut to a readable length with its size, built lazily so that a message about a
+5 MB document costs no more than one about a small one. The full value stays on the
+error or diagnostic (``values``), one flag away in the command line
+(``--full-values``).
+
+>>> preview_json([{"id": i, "name": f"Person {i}"} for i in range(20_000)], 64)
+'[{"id": 0, "name": "Person 0"}, {"id": 1, "name": "Person 1"}, … (20,000 items)'
 """
 
 from __future__ import annotations
 
+import json
 import sys
-from dataclasses import asdict, dataclass
-from typing import Literal
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-__all__ = ["ComparatorError", "Diagnostic", "InputError", "OAError", "SchemaError"]
+__all__ = ["PREVIEW_LIMIT", "ComparatorError", "Diagnostic", "InputError", "OAError",
+           "SchemaError", "preview_json"]
+
+PREVIEW_LIMIT = 100
+"""Characters of JSON a message shows of one value (then "…" and the value's size)."""
 
 Document = Literal["schema", "gold", "candidate", "options"]
 
@@ -35,17 +50,21 @@ class OAError(ValueError):
         What is wrong.
     fix : str, optional
         What the user should do about it.
+    values : tuple, optional
+        The document values the message is about, in full (the message shows them cut
+        by :func:`preview_json`).
     """
 
     document: Document = "schema"
 
     def __init__(self, pointer: str, message: str, *, fix: str = "",
-                 document: Document | None = None) -> None:
+                 document: Document | None = None, values: tuple[Any, ...] = ()) -> None:
         if document is not None:
             self.document = document
         self.pointer = pointer
         self.message = message
         self.fix = fix
+        self.values = values
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -83,14 +102,14 @@ class ComparatorError(InputError):
     document: Document = "schema"
 
     def __init__(self, pointer: str, message: str, *, comparator: str, fix: str = "",
-                 document: Document | None = None) -> None:
+                 document: Document | None = None, values: tuple[Any, ...] = ()) -> None:
         self.comparator = comparator
-        super().__init__(pointer, message, fix=fix, document=document)
+        super().__init__(pointer, message, fix=fix, document=document, values=values)
 
     def at(self, pointer: str) -> ComparatorError:
         """The same error, naming the schema keyword at ``pointer``."""
         located = ComparatorError(pointer, self.message, comparator=self.comparator,
-                                  fix=self.fix, document=self.document)
+                                  fix=self.fix, document=self.document, values=self.values)
         located.__cause__ = self.__cause__
         return located
 
@@ -110,16 +129,129 @@ LARGEST_FLOAT_INTEGER = int(sys.float_info.max)
 class Diagnostic:
     """A warning or a schema violation: a code, where, and a message.
 
-    ``document`` is one of "schema", "gold", "candidate".
+    ``document`` is one of "schema", "gold", "candidate". ``values`` holds the
+    document values the message is about, in full (the message shows them cut by
+    :func:`preview_json`), so that a page can offer "show full"; they take no part in
+    equality and are left out of :meth:`to_dict`.
+
+    >>> diag = Diagnostic("schema-violation", "candidate", "", "[1, 2] is not of type "
+    ...                   "'object'", values=([1, 2],))
+    >>> diag.to_dict()["message"], diag.values
+    ("[1, 2] is not of type 'object'", ([1, 2],))
     """
 
     code: str
     document: str
     pointer: str
     message: str
+    values: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict[str, str]:
-        return asdict(self)
+        return {"code": self.code, "document": self.document, "pointer": self.pointer,
+                "message": self.message}
 
     def __str__(self) -> str:
         return f"[{self.code}] {self.document} {self.pointer or '(root)'}: {self.message}"
+
+
+# --------------------------------------------------------------------------- previews
+
+
+def preview_json(value: Any, limit: int | None = PREVIEW_LIMIT, *,
+                 python: bool = False) -> str:
+    """``value`` as JSON for a message: whole when short, else cut with its size.
+
+    The text is made piece by piece and stops once it is ``limit`` characters long,
+    so a huge value costs no more than a small one (no full repr or dump is built).
+    A cut text ends with "…" and the size of the whole value (items of an array, keys
+    of an object, characters of a string). A value that is not JSON (a tuple key, a
+    set) is shown by its Python repr.
+
+    Parameters
+    ----------
+    value : Any
+        The value to show.
+    limit : int or None
+        At most this many characters of JSON before the "…"; ``None`` gives the whole
+        value (what ``--full-values`` prints).
+    python : bool
+        Write Python literals instead of JSON (``'a'``, ``True``, ``None``): the
+        paper's figure of the optimizer feedback does.
+
+    Examples
+    --------
+    >>> preview_json({"name": "Eve", "ok": True, "n": None})
+    '{"name": "Eve", "ok": true, "n": null}'
+    >>> preview_json("x" * 5_000_000, 12)
+    '"xxxxxxxxxx… (5,000,000 characters)'
+    >>> preview_json({"a": list(range(100))}, 20)
+    '{"a": [0, 1, 2, 3, … (1 key)'
+    >>> preview_json({"a": 1}, None)
+    '{"a": 1}'
+    >>> preview_json({"id": 6, "name": "Eve", "ok": None}, python=True)
+    "{'id': 6, 'name': 'Eve', 'ok': None}"
+    """
+    if limit is None:
+        if python:
+            return repr(value)
+        try:
+            return json.dumps(value, ensure_ascii=False, default=repr)
+        except (TypeError, ValueError):  # non-string keys of several types, a cycle
+            return repr(value)
+    pieces: list[str] = []
+    length = 0
+    for piece in _pieces(value, limit, python):
+        pieces.append(piece)
+        length += len(piece)
+        if length > limit:
+            text = "".join(pieces)[: max(limit - 1, 0)].rstrip()
+            size = _size(value)
+            return f"{text}{' ' * text.endswith(',')}…" + (f" ({size})" if size else "")
+    return "".join(pieces)
+
+
+def _size(value: Any) -> str:
+    if isinstance(value, str):
+        return f"{len(value):,} character{'s' * (len(value) != 1)}"
+    if isinstance(value, dict):
+        return f"{len(value):,} key{'s' * (len(value) != 1)}"
+    if isinstance(value, list | tuple):
+        return f"{len(value):,} item{'s' * (len(value) != 1)}"
+    return ""
+
+
+def _scalar(value: Any, limit: int, python: bool) -> str:
+    if isinstance(value, str):
+        # one character more than shown, so the caller sees it was cut
+        return repr(value[: limit + 1]) if python else json.dumps(value[: limit + 1],
+                                                                  ensure_ascii=False)
+    if value is None or isinstance(value, bool | float):
+        return repr(value) if python else json.dumps(value)
+    if isinstance(value, int):
+        try:
+            return str(value)[: limit + 1]
+        except ValueError:  # more digits than Python converts to text
+            return f"(an integer of {value.bit_length():,} bits)"
+    return repr(value)[: limit + 1]
+
+
+def _pieces(value: Any, limit: int, python: bool) -> Iterator[str]:
+    """The JSON text of ``value`` in pieces, depth first (the caller stops early; a
+    value nested deeper than ``limit`` is never reached, as each level costs a
+    character)."""
+    if isinstance(value, dict):
+        yield "{"
+        for index, (key, child) in enumerate(value.items()):
+            yield (", " if index else "") + _scalar(key if isinstance(key, str) else
+                                                     str(key), limit, python) + ": "
+            yield from _pieces(child, limit, python)
+        yield "}"
+    elif isinstance(value, list):
+        yield "["
+        for index, child in enumerate(value):
+            if index:
+                yield ", "
+            yield from _pieces(child, limit, python)
+        yield "]"
+    else:
+        yield _scalar(value, limit, python)

@@ -45,7 +45,7 @@ from typing import Any
 
 from .aligner import Alignment, align
 from .comparators import id_key, is_number, value_kind
-from .errors import InputError
+from .errors import InputError, preview_json
 from .kinds import NodeKind, OpKind, Status
 from .matchtree import MatchNode
 from .pointer import join, resolve, split
@@ -164,19 +164,24 @@ class Feedback:
                 "synthesis": self.synthesis, "shown": [op.to_dict() for op in self.shown],
                 "ops": [op.to_dict() for op in self.ops]}
 
+    def _repr_html_(self) -> str:
+        """The notebook's view (:mod:`oa_core.notebook`)."""
+        from .notebook.feedback import feedback_html
+
+        return feedback_html(self)
+
 
 VALUE_STYLES = ("python", "json")
 
 
 def _show(value: Any, values: str = "python") -> str:
     """A value as the feedback text shows it: Python literals (the paper's figure) or
-    JSON, cut to a readable length."""
-    text = repr(value) if values == "python" else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= _MAX_SHOWN_VALUE else text[: _MAX_SHOWN_VALUE - 3] + "..."
+    JSON, cut to a readable length (:func:`~oa_core.errors.preview_json`)."""
+    return preview_json(value, _MAX_SHOWN_VALUE, python=values == "python")
 
 
 def _show_key(key: str) -> str:
-    return repr(key)
+    return preview_json(key, _MAX_SHOWN_VALUE, python=True)
 
 
 class _Translator:

@@ -14,18 +14,29 @@ id, reference) of either document, each with its path pattern (array indices as
 ``excess``
     only the candidate holds it;
 ``mismatch``
-    both hold something there, but of another type (or null against a value).
+    both hold something there, but of another type (or null against a value);
+``wrong-shape``
+    only the candidate holds it, inside a value of the wrong type (a list where the
+    gold has an object, say): its pattern is that value's, since the paths inside it
+    name no field of the gold (``/*/id`` for the gold's ``/people/*/id``).
 
 **Counting rule** (:func:`count`), for a credit threshold ``t`` in [0, 1]:
 
 * matched with similarity >= ``t``: one true positive (TP);
-* matched below ``t``, and every mismatch: one false positive (the wrong value given)
-  *and* one false negative (the right value not given);
-* missing: one false negative (FN); excess: one false positive (FP).
+* matched below ``t``, and every mismatch: one *wrong value* (a false discovery, FD:
+  a false positive) *and* one false negative (the right value not given);
+* missing: one false negative (FN);
+* excess and wrong-shape: one *spurious value* (a false alarm, FA: a false positive).
 
-Precision is TP / (TP + FP), recall TP / (TP + FN) and F1 their harmonic mean; each
-is None when its denominator is 0. A prediction with no usable JSON contributes its
-gold's values as missing (:func:`gold_only`).
+So FP = FD + FA, the split Stickler reports. Precision is TP / (TP + FP), recall
+TP / (TP + FN) and F1 their harmonic mean; each is None when its denominator is 0. A
+prediction with no usable JSON contributes its gold's values as missing
+(:func:`gold_only`).
+
+**Rows** (:func:`table`): one per field, that is per pattern some gold value has;
+the values at patterns no gold has (wrong-shape values, keys no gold uses) are folded
+into one :data:`WRONG_SHAPE` row, so that a few malformed outputs do not fill the table
+with fields nobody asked for; the :data:`TOTAL` row sums all (micro average).
 
 Examples
 --------
@@ -42,9 +53,9 @@ Examples
 ('/tags/*', 'missing', 0.0)
 >>> counts = count(observe(alignment), threshold=0.5)
 >>> counts["/name"], counts["/tags/*"]
-(FieldCounts(tp=1, fp=0, fn=0), FieldCounts(tp=1, fp=2, fn=1))
+(FieldCounts(tp=1, fp=0, fn=0, fa=0), FieldCounts(tp=1, fp=2, fn=1, fa=2))
 >>> count(observe(alignment), threshold=0.95)["/name"]
-FieldCounts(tp=0, fp=1, fn=1)
+FieldCounts(tp=0, fp=1, fn=1, fa=0)
 """
 
 from __future__ import annotations
@@ -54,6 +65,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .kinds import NodeKind, Status
 from .pointer import join
 
@@ -61,12 +74,17 @@ if TYPE_CHECKING:
     from .aligner import Alignment
     from .matchtree import MatchNode
 
-__all__ = ["OUTCOMES", "FieldCounts", "Observation", "count", "gold_only", "observe"]
+__all__ = ["OUTCOMES", "TOTAL", "WRONG_SHAPE", "FieldCounts", "Observation", "count",
+           "count_arrays", "gold_only", "observe", "table"]
 
 Observation = tuple[str, str, float]
 """``(path pattern, outcome, similarity)``; the similarity is 0.0 unless matched."""
 
-OUTCOMES = ("matched", "missing", "excess", "mismatch")
+OUTCOMES = ("matched", "missing", "excess", "mismatch", "wrong-shape")
+WRONG_SHAPE = "(wrong shape)"
+"""The row of the values at patterns no gold value has (see :func:`table`)."""
+TOTAL = "(all fields)"
+"""The row summing every field (micro average)."""
 _LEAF_KINDS = frozenset({NodeKind.LEAF, NodeKind.ID, NodeKind.REF, NodeKind.NULL})
 
 
@@ -97,6 +115,12 @@ def _one_side(value: Any, pointer: str, outcome: str) -> Iterator[Observation]:
         yield _pattern(where), outcome, 0.0
 
 
+def _misshapen(node: MatchNode) -> Iterator[Observation]:
+    pattern = _pattern(node.path)
+    for _ in _leaves(node.candidate, node.candidate_path or ""):
+        yield pattern, "wrong-shape", 0.0
+
+
 def _node(node: MatchNode) -> Iterator[Observation]:
     if node.status == Status.MISSING:
         yield from _one_side(node.gold, node.gold_path or "", "missing")
@@ -106,7 +130,10 @@ def _node(node: MatchNode) -> Iterator[Observation]:
         containers = (dict, list)
         if isinstance(node.gold, containers) or isinstance(node.candidate, containers):
             yield from _one_side(node.gold, node.gold_path or "", "missing")
-            yield from _one_side(node.candidate, node.candidate_path or "", "excess")
+            if isinstance(node.candidate, containers):
+                yield from _misshapen(node)
+            else:  # one value where the gold has a container: spurious where it stands
+                yield from _one_side(node.candidate, node.candidate_path or "", "excess")
         else:
             yield _pattern(node.path), "mismatch", 0.0
     elif node.kind in _LEAF_KINDS or (not node.children and not isinstance(
@@ -145,11 +172,16 @@ def gold_only(gold: Any) -> tuple[Observation, ...]:
 
 @dataclass(slots=True)
 class FieldCounts:
-    """True positives, false positives and false negatives of one field (or all).
+    """True positives, false positives (of which spurious) and false negatives of one
+    field (or all).
+
+    ``fp`` counts every false positive; ``fa`` those that are spurious values (false
+    alarms: a value where the gold has none), so ``fd`` (``fp - fa``) the wrong values
+    (false discoveries: a value where the gold has another).
 
     >>> counts = FieldCounts(tp=3, fp=1, fn=2)
-    >>> counts.precision, counts.recall, round(counts.f1, 4)
-    (0.75, 0.6, 0.6667)
+    >>> counts.precision, counts.recall, round(counts.f1, 4), counts.fd
+    (0.75, 0.6, 0.6667, 1)
     >>> FieldCounts().precision is None
     True
     """
@@ -157,6 +189,12 @@ class FieldCounts:
     tp: int = 0
     fp: int = 0
     fn: int = 0
+    fa: int = 0
+
+    @property
+    def fd(self) -> int:
+        """The wrong values (false discoveries): ``fp - fa``."""
+        return self.fp - self.fa
 
     @property
     def precision(self) -> float | None:
@@ -174,32 +212,83 @@ class FieldCounts:
         total = 2 * self.tp + self.fp + self.fn
         return 2 * self.tp / total if total else None
 
-    def add(self, outcome: str, similarity: float, threshold: float) -> None:
-        """Count one observation under the module's counting rule."""
-        if outcome == "matched" and similarity >= threshold:
-            self.tp += 1
-        elif outcome in ("matched", "mismatch"):
-            self.fp += 1
-            self.fn += 1
-        elif outcome == "missing":
-            self.fn += 1
-        elif outcome == "excess":
-            self.fp += 1
-        else:
-            raise ValueError(f"unknown outcome {outcome!r}; expected one of {OUTCOMES}")
+    def __iadd__(self, other: FieldCounts) -> FieldCounts:
+        self.tp += other.tp
+        self.fp += other.fp
+        self.fn += other.fn
+        self.fa += other.fa
+        return self
 
 
 def count(observations: Iterable[Observation], threshold: float = 0.5,
           ) -> dict[str, FieldCounts]:
-    """Counts per path pattern under the counting rule (patterns in first-seen order).
+    """Counts per path pattern under the counting rule (patterns sorted).
 
     Parameters
     ----------
     observations : iterable of (str, str, float)
     threshold : float
         The credit threshold: a matched value counts as correct from this similarity.
+
+    Raises
+    ------
+    ValueError
+        For an outcome not in :data:`OUTCOMES`.
     """
-    totals: dict[str, FieldCounts] = {}
-    for pattern, outcome, similarity in observations:
-        totals.setdefault(pattern, FieldCounts()).add(outcome, similarity, threshold)
-    return totals
+    items = list(observations)
+    return count_arrays(np.array([p for p, _, _ in items], dtype=object),
+                        np.array([o for _, o, _ in items], dtype=object),
+                        np.array([s for _, _, s in items], dtype=float), threshold)
+
+
+def count_arrays(patterns: np.ndarray, outcomes: np.ndarray, similarities: np.ndarray,
+                 threshold: float = 0.5) -> dict[str, FieldCounts]:
+    """:func:`count` of observations given as three arrays (a run's field table).
+
+    >>> count_arrays(np.array(["/a", "/a"], dtype=object),
+    ...              np.array(["matched", "excess"], dtype=object), np.array([0.9, 0.0]))
+    {'/a': FieldCounts(tp=1, fp=1, fn=0, fa=1)}
+    """
+    unknown = sorted(set(outcomes.tolist()) - set(OUTCOMES))
+    if unknown:
+        raise ValueError(f"unknown outcome {unknown[0]!r}; expected one of {OUTCOMES}")
+    if patterns.size == 0:
+        return {}
+    names, inverse = np.unique(patterns.astype(str), return_inverse=True)
+    matched = outcomes == "matched"
+    correct = matched & (similarities >= threshold)
+    wrong = (matched & ~correct) | (outcomes == "mismatch")
+    spurious = (outcomes == "excess") | (outcomes == "wrong-shape")
+
+    def per_pattern(mask: np.ndarray) -> list[int]:
+        return np.bincount(inverse, weights=mask, minlength=names.size).astype(int).tolist()
+
+    tp, fd, fa = per_pattern(correct), per_pattern(wrong), per_pattern(spurious)
+    fn = per_pattern(wrong | (outcomes == "missing"))
+    return {str(name): FieldCounts(tp[k], fd[k] + fa[k], fn[k], fa[k])
+            for k, name in enumerate(names.tolist())}
+
+
+def table(counts: dict[str, FieldCounts]) -> list[tuple[str, FieldCounts]]:
+    """The rows of a field metrics table: the fields in pattern order, then
+    :data:`WRONG_SHAPE` (if any value went there), then :data:`TOTAL`.
+
+    A pattern no gold value has (no TP and no FN in the whole run) is no field: its
+    values, all spurious, are counted in the :data:`WRONG_SHAPE` row.
+
+    >>> rows = table({"/a": FieldCounts(2, 0, 1), "/*/a": FieldCounts(0, 3, 0, 3)})
+    >>> [(name, c.tp, c.fp, c.fn) for name, c in rows]
+    [('/a', 2, 0, 1), ('(wrong shape)', 0, 3, 0), ('(all fields)', 2, 3, 1)]
+    """
+    fields: list[tuple[str, FieldCounts]] = []
+    misshapen, total = FieldCounts(), FieldCounts()
+    for name in sorted(counts):
+        item = counts[name]
+        total += item
+        if item.tp + item.fn:
+            fields.append((name, item))
+        else:
+            misshapen += item
+    if misshapen.fp:
+        fields.append((WRONG_SHAPE, misshapen))
+    return [*fields, (TOTAL, total)]

@@ -3,9 +3,12 @@
 One file, no scripts, no network: inline CSS and SVG only, so it opens from disk
 anywhere and can be mailed or archived. It holds the summary (n, mean with a 95%
 bootstrap interval, quantiles, failures), the score histogram, the error patterns
-(path pattern x op kind), the field metrics, the worst documents with their aligned
-diff (:func:`oa_core.report.explain_table`) and feedback, the bad lines, and with two
-runs the paired comparison. Every piece of user text (ids, paths, values, file
+(path pattern x op kind), the field metrics, the format failures as their own group
+(count, kinds, examples: a cut-off, refused or empty output scores by its format, not
+its content), the worst documents by content with their aligned diff
+(:func:`oa_core.report.explain_table`) and feedback, the bad lines, and with two runs
+the paired comparison. Warnings about the schema (a misspelt keyword is ignored, and
+changes the score) come first. Every piece of user text (ids, paths, values, file
 names) is HTML-escaped. The output is deterministic: the same runs give the same bytes.
 
 Examples
@@ -36,7 +39,8 @@ from .dataset import Dataset, ScoredRun
 from .errors import OAError
 from .feedback import render_feedback
 from .jsonio import extract_json
-from .report import explain_table
+from .report import diagnostic_line, explain_table
+from .schema import Schema
 
 __all__ = ["HISTOGRAM_COLORS", "build", "histogram_html"]
 
@@ -154,7 +158,9 @@ def _summary(run: ScoredRun, bad: int) -> str:
     rows = [("pairs", f"{stats['n']:,}"), ("mean score (95% bootstrap CI)", mean.render()),
             ("quantiles 10 / 25 / 50 / 75 / 90 %", " / ".join(
                 _f(stats[k]) for k in ("p10", "p25", "p50", "p75", "p90"))),
-            ("unparsable predictions (scored 0)", stats["unparsable"]),
+            ("format failures (cut off, refused, not JSON, empty)",
+             stats["format_failures"]),
+            ("no JSON read (scored 0)", stats["unparsable"]),
             ("bad lines (not read, joined or scored)", bad + stats["errors"])]
     return _table(("", "value"), rows)
 
@@ -174,15 +180,18 @@ def _patterns(run: ScoredRun, top: int = 25) -> str:
 
 def _fields(run: ScoredRun, threshold: float) -> str:
     table = runstats.field_metrics(run, threshold)
-    rows = [(f, int(tp), int(fp), int(fn), p, r, f1) for f, tp, fp, fn, p, r, f1 in zip(
-        table["field"], table["tp"], table["fp"], table["fn"], table["precision"],
-        table["recall"], table["f1"], strict=True)]
+    rows = [(f, int(tp), int(fp), int(fd), int(fa), int(fn), p, r, f1)
+            for f, tp, fp, fd, fa, fn, p, r, f1 in zip(
+                table["field"], table["tp"], table["fp"], table["fd"], table["fa"],
+                table["fn"], table["precision"], table["recall"], table["f1"], strict=True)]
     rule = (f"A matched value with similarity ≥ {threshold:g} is a true positive; matched "
-            "below it, or of another type, it counts one false positive and one false "
-            "negative; a missing value is a false negative, an excess one a false positive.")
+            "below it, or of another type, it is a wrong value (a false positive) and a "
+            "false negative; a missing value is a false negative, an excess one a spurious "
+            "value (a false positive). Values where no gold has a field (inside a value of "
+            "the wrong type, or under keys no gold uses) are the “(wrong shape)” row.")
     return f'<p class="muted">{_e(rule)}</p>' + _table(
-        ("field (path pattern)", "TP", "FP", "FN", "precision", "recall", "F1"), rows,
-        numeric=(1, 2, 3, 4, 5, 6))
+        ("field (path pattern)", "TP", "FP", "FP: wrong", "FP: spurious", "FN", "precision",
+         "recall", "F1"), rows, numeric=(1, 2, 3, 4, 5, 6, 7, 8))
 
 
 def _document(data: Dataset, run: ScoredRun, row: int) -> str:
@@ -214,15 +223,49 @@ def _document(data: Dataset, run: ScoredRun, row: int) -> str:
 
 
 def _worst(data: Dataset, run: ScoredRun, count: int) -> str:
-    frame = run.frame.sort_values(["score", "row"], kind="stable", na_position="first")
-    rows = frame["row"].tolist()[:count]
+    rows = runstats.worst(run, count)["row"].tolist()
+    if not rows:
+        return '<p class="muted">No document was scored on its content.</p>'
     return "".join(_document(data, run, int(r)) for r in rows)
 
 
-def _bad(data: Dataset) -> str:
-    if not data.bad_lines:
-        return ""
+def _raw(data: Dataset, run: ScoredRun, row: int, width: int = 160) -> str:
+    """The end of a pair's raw output (where a cut-off one stops), or ""."""
+    text = ""
+    with contextlib.suppress(OAError, KeyError):
+        text = str(data.pair(run.name, row).get("prediction", ""))
+    text = " ".join(text.split())
+    return text if len(text) <= width else "…" + text[-(width - 1):]
+
+
+def _failures(data: Dataset, run: ScoredRun, examples: int = 3) -> str:
+    found = runstats.format_failures(run, examples)
+    if not found.count:
+        return ('<p class="muted">None: every output was read as JSON (any prose around '
+                "it is noted in the status).</p>")
+    first_row = dict(zip(run.frame["id"][::-1], run.frame["row"][::-1], strict=True))
+    rows = []
+    for kind, ids in found.examples.items():
+        for position, identifier in enumerate(ids):
+            what = _raw(data, run, int(first_row[identifier]))
+            rows.append((kind if position == 0 else "", found.kinds[kind] if position == 0
+                         else "", identifier, what or "(nothing)"))
+    note = (f"{found.render()}. Their scores measure the format, not the content, so they "
+            "are left out of the worst documents below (and of the content regressions).")
+    return f"<p>{_e(note)}</p>" + _table(("kind", "pairs", "example id",
+                                          "what the model wrote (its end)"), rows,
+                                         numeric=(1,))
+
+
+def _bad(data: Dataset, runs: Sequence[ScoredRun]) -> str:
+    """The lines that could not be read or joined, and those that could not be scored."""
     rows = [(b.file, b.line, b.pointer or "(root)", b.message, b.fix) for b in data.bad_lines]
+    for run in runs:
+        errors = run.frame[run.frame["status"] == "error"]
+        rows += [(data.runs[run.name].file, int(line), "", problem, "see the message")
+                 for line, problem in zip(errors["line"], errors["problem"], strict=True)]
+    if not rows:
+        return ""
     return "<h2>Bad lines</h2>" + _table(("file", "line", "pointer", "problem", "fix"), rows,
                                          numeric=(1,))
 
@@ -236,12 +279,21 @@ def _compare(a: ScoredRun, b: ScoredRun, threshold: float, top: int = 15) -> str
                  ("wins / ties / losses of B", f"{result.wins} / {result.ties} / "
                                                f"{result.losses}"),
                  ("documents compared", len(result.pairs))])]
-    worst = result.pairs.sort_values(["diff", "id"], kind="stable").head(top)
-    parts.append("<h3>Documents that regressed most</h3>" + _table(
+    worst = runstats.regressions(result, top)
+    parts.append("<h3>Documents whose content regressed most</h3>" + (_table(
         ("id", f"score {a.name}", f"score {b.name}", "change"),
         [(i, float(x), float(y), float(d)) for i, x, y, d in zip(
             worst["id"], worst["score_a"], worst["score_b"], worst["diff"], strict=True)],
-        numeric=(1, 2, 3)))
+        numeric=(1, 2, 3)) if len(worst) else
+        '<p class="muted">No document readable in both runs scores lower in B.</p>'))
+    failed = runstats.new_failures(result)
+    if len(failed):
+        kinds = failed["status_b"].value_counts(sort=False)
+        parts.append(f"<h3>Format failures new in {_e(b.name)}: {len(failed)}</h3>" + _table(
+            ("kind", "documents", "example ids"),
+            [(kind, int(kinds[kind]), ", ".join(failed["id"][failed["status_b"] == kind]
+                                                .head(5).astype(str)))
+             for kind in sorted(kinds.index, key=str)], numeric=(1,)))
     moved = result.patterns.head(top)
     parts.append("<h3>Error patterns that grew or shrank (mean loss per pair)</h3>" + _table(
         ("path pattern", "op kind", a.name, b.name, "change"),
@@ -255,6 +307,16 @@ def _compare(a: ScoredRun, b: ScoredRun, threshold: float, top: int = 15) -> str
             fields["field"], fields["f1_a"], fields["f1_b"], fields["change"], strict=True)],
         numeric=(1, 2, 3)))
     return "".join(parts)
+
+
+def _schema_warnings(data: Dataset) -> str:
+    """The schema's warnings (a misspelt keyword...), as ``oa score`` prints them."""
+    warnings = Schema.parse(data.schema).warnings
+    if not warnings:
+        return ""
+    items = "".join(f"<li>{_e(diagnostic_line(diag, 'schema'))}</li>" for diag in warnings)
+    return (f"<h2>Schema warnings ({len(warnings)})</h2><p>The scores below were computed "
+            f"with these parts of the schema ignored.</p><ul>{items}</ul>")
 
 
 def build(data: Dataset, runs: Sequence[ScoredRun], *, title: str = "Object Aligner report",
@@ -279,6 +341,7 @@ def build(data: Dataset, runs: Sequence[ScoredRun], *, title: str = "Object Alig
              f"<h1>{_e(title)}</h1>"]
     if data.description:
         parts.append(f'<p class="muted">{_e(data.description)}</p>')
+    parts.append(_schema_warnings(data))
     for run in runs:
         parts += [f"<h2>Run {_e(run.name)} <span class=muted>"
                   f"({_e(data.runs[run.name].file)})</span></h2>",
@@ -286,9 +349,11 @@ def build(data: Dataset, runs: Sequence[ScoredRun], *, title: str = "Object Alig
                   histogram_html([(run.name, run.scores)]),
                   "<h3>Error patterns</h3>", _patterns(run),
                   "<h3>Field metrics</h3>", _fields(run, threshold),
-                  f"<h3>The {worst} worst documents</h3>", _worst(data, run, worst)]
+                  "<h3>Format failures</h3>", _failures(data, run),
+                  f"<h3>The {worst} worst documents by content</h3>",
+                  _worst(data, run, worst)]
     if len(runs) == 2:
         parts.append(_compare(runs[0], runs[1], threshold))
-    parts += [_bad(data), '<p class="muted">Written by <code>oa report</code> '
+    parts += [_bad(data, runs), '<p class="muted">Written by <code>oa report</code> '
               "(Object Aligner Explorer).</p></body></html>"]
     return "\n".join(parts)

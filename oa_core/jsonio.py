@@ -24,7 +24,13 @@ invalid JSON at line 1, column 7: Expecting value
 ...     loads('{"a": {"b": 1,\\n "b": 2}}')
 ... except InputError as err:
 ...     print(err.pointer, err.message)
-/a duplicate key 'b' at line 2, column 2
+/a duplicate key "b" at line 2, column 2
+>>> try:
+...     loads('{"people": [{"name": "Ann"}, {"name": "Bo')
+... except InputError as err:
+...     print(err.message.replace(" and the", "\\nand the"))
+invalid JSON: unterminated string: it opens at line 1, column 39
+and the text ends before its closing quote (is the file cut off?): `"Bo`
 >>> try:
 ...     loads('[1, 1e400]')
 ... except InputError as err:
@@ -49,6 +55,7 @@ from .errors import (
     InputError,
     OAError,
     SchemaError,
+    preview_json,
 )
 from .options import Limits
 from .pointer import join
@@ -153,8 +160,13 @@ class _Frame:
         self.want_key = is_object
 
 
-def _first_problem(text: str, limits: Limits) -> tuple[str, str, str] | None:
-    """(pointer, message, fix) of the first problem in (stripped) JSON text, if any.
+# A problem found in JSON text: pointer, message, fix and the values the message shows.
+Problem = tuple[str, str, str, tuple[Any, ...]]
+
+
+def _first_problem(text: str, limits: Limits) -> Problem | None:
+    """(pointer, message, fix, values) of the first problem in (stripped) JSON text, if
+    any.
 
     Problems: a value nested deeper than ``limits.max_depth``, a repeated key in
     one object, a number that is not finite, an integer too long for ``int()``.
@@ -175,9 +187,9 @@ def _first_problem(text: str, limits: Limits) -> tuple[str, str, str] | None:
             except ValueError:
                 key = token
             if key in top.keys:
-                return (pointer(frames[:-1]), f"duplicate key {key!r} at "
+                return (pointer(frames[:-1]), f"duplicate key {preview_json(key)} at "
                         f"{_line_column(text, match.start())}",
-                        "keep one member of that name")
+                        "keep one member of that name", (key,))
             top.keys.add(key)
             top.key = key
             top.want_key = False
@@ -198,26 +210,26 @@ def _first_problem(text: str, limits: Limits) -> tuple[str, str, str] | None:
         if len(frames) > limits.max_depth:
             return (pointer(frames), f"nested deeper than {limits.max_depth} levels at "
                     f"{_line_column(text, match.start())}",
-                    "flatten the document, or raise Limits.max_depth")
+                    "flatten the document, or raise Limits.max_depth", ())
         if first in "[{":
             frames.append(_Frame(first == "{"))
         elif token in ("NaN", "Infinity", "-Infinity"):
             return (pointer(frames), f"{token} is not valid JSON (numbers must be finite) "
                     f"at {_line_column(text, match.start())}",
-                    "replace it with a finite number or null")
+                    "replace it with a finite number or null", ())
         elif first in "-0123456789":
             if any(c in token for c in ".eE"):
                 if not math.isfinite(float(token)):
                     return (pointer(frames), f"number {token} is not finite (beyond about "
                             f"±1.8e308) at {_line_column(text, match.start())}",
-                            "replace it with a finite number or null")
+                            "replace it with a finite number or null", ())
             else:
                 try:
                     int(token)
                 except ValueError:
                     return (pointer(frames), f"integer of {len(token.lstrip('-'))} digits, "
                             f"{INTEGER_OUT_OF_RANGE} at {_line_column(text, match.start())}",
-                            INTEGER_OUT_OF_RANGE_FIX)
+                            INTEGER_OUT_OF_RANGE_FIX, ())
     return None
 
 
@@ -335,14 +347,62 @@ def _problem(source: str, limits: Limits, error: type[OAError], document: Docume
 
 def _syntax_error(exc: json.JSONDecodeError, error: type[OAError],
                   document: Document) -> OAError:
-    return error("", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+    where = f"line {exc.lineno}, column {exc.colno}"
+    text = exc.doc
+    if exc.msg.startswith("Unterminated string"):
+        message = (f"invalid JSON: unterminated string: it opens at {where} and the text "
+                   f"ends before its closing quote (is the file cut off?): "
+                   f"{_excerpt(text, exc.pos)}")
+        return error("", message, fix="close the string, or give the whole file",
+                     document=document)
+    if exc.pos >= len(text.rstrip()):
+        opened = _unclosed(text)
+        what = (f"{opened[0]} opened at {_line_column(text, opened[1])} is never closed"
+                if opened else "a value is missing")
+        message = (f"invalid JSON: the text ends at {where} before the value is complete "
+                   f"(is the file cut off?): {what}; it ends with "
+                   f"{_excerpt(text, len(text.rstrip()), before=True)}")
+        return error("", message, fix="give the whole file, or close what is open",
+                     document=document)
+    return error("", f"invalid JSON at {where}: {exc.msg}",
                  fix="correct the JSON syntax there", document=document)
 
 
-def _located(found: tuple[str, str, str], error: type[OAError],
-             document: Document) -> OAError:
-    pointer, message, fix = found
-    return error(pointer, message, fix=fix, document=document)
+_EXCERPT = 40
+_BRACKETS_AND_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+
+
+def _excerpt(text: str, offset: int, *, before: bool = False) -> str:
+    """A few characters of ``text`` from ``offset`` (or up to it), on one line, quoted.
+
+    >>> _excerpt('{"name": "Ann', 9)
+    '`"Ann`'
+    >>> _excerpt("[1, 2," + " 3," * 30, 96, before=True)
+    '`…, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,`'
+    """
+    start, end = (max(offset - _EXCERPT, 0), offset) if before else (
+        offset, min(offset + _EXCERPT, len(text)))
+    piece = " ".join(text[start:end].split())
+    if before:
+        return f"`{'…' if start > 0 else ''}{piece}`"
+    return f"`{piece}{'…' if end < len(text.rstrip()) else ''}`"
+
+
+def _unclosed(text: str) -> tuple[str, int] | None:
+    """The innermost object or array of ``text`` that never closes (kind, offset)."""
+    stack: list[tuple[str, int]] = []
+    for match in _BRACKETS_AND_STRINGS.finditer(text):
+        char = match.group()
+        if char in "[{":
+            stack.append(("an object" if char == "{" else "an array", match.start()))
+        elif char in "]}" and stack:
+            stack.pop()
+    return stack[-1] if stack else None
+
+
+def _located(found: Problem, error: type[OAError], document: Document) -> OAError:
+    pointer, message, fix, values = found
+    return error(pointer, message, fix=fix, document=document, values=values)
 
 
 def _check_depth(text: str, limits: Limits, error: type[OAError],

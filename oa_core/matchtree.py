@@ -57,6 +57,9 @@ _PRIMITIVE_KINDS = frozenset({"string", "number", "boolean"})
 # positive pairs when those can be found by equality (oa_core.sparse): 8 MB of dense
 # scores. Below it the dense matrix is kept (the explorer draws it).
 SPARSE_FROM_CELLS = 1_000_000
+# The JSON Pointers of the gold and the candidate values of a matrix, where a scope's
+# record array below them is paired by pointer (Scorer.record_pairs); else None.
+Paths = tuple[Sequence[str], Sequence[str]] | None
 
 
 def _accumulate(terms: Iterable[Any]) -> Any:
@@ -270,8 +273,23 @@ class Scorer:
         self.unresolved = unresolved
         self.record_pairs = record_pairs or {}
         self.limits = limits or Limits()
-        self._scores: dict[tuple[int, int, int], tuple[float, Any, Any, SchemaNode]] = {}
+        self._scores: dict[tuple[int, int, int, str, str],
+                           tuple[float, Any, Any, SchemaNode]] = {}
+        self._holding: dict[SchemaNode, bool] = {}
         self._key_slots: dict[tuple[Any, ...], list[tuple[str | None, str | None, float]]] = {}
+
+    def holds_paired_records(self, schema: SchemaNode) -> bool:
+        """Whether a record array paired by pointer (``record_pairs``) is ``schema`` or
+        below it: the score of two values under it then depends on where they are
+        (a record array inside another array, or inside an object that is an item of
+        one, is met again for every pair of the outer list's matrix)."""
+        if not self.record_pairs:
+            return False
+        found = self._holding.get(schema)
+        if found is None:
+            found = self._holding[schema] = any(
+                node.pointer in self.record_pairs for node in schema.walk())
+        return found
 
     # -- single pairs ------------------------------------------------------------
     def node(self, gold: Any, candidate: Any, schema: SchemaNode, gold_path: str,
@@ -519,20 +537,27 @@ class Scorer:
         # A scope's records not paired yet (a scope still being resolved) are
         # unordered like the records of any scope.
         records = any(p.id_scope is not None for p in item.properties.values())
+        paths = None
+        if self.holds_paired_records(item):
+            paths = ([join(node.gold_path or "", offset + i) for i in range(len(gold))],
+                     [join(node.candidate_path or "", offset + j)
+                      for j in range(len(candidate))])
         pairs, node.matrix = self._solve(node, gold, candidate, schema, item,
-                                         ordered=False if records else None)
+                                         ordered=False if records else None, paths=paths)
         return pairs
 
     def _solve(self, node: MatchNode, gold: list[Any], candidate: list[Any],
-               schema: SchemaNode, item: SchemaNode, *, ordered: bool | None = None
-               ) -> tuple[list[tuple[int, int]], np.ndarray | None]:
+               schema: SchemaNode, item: SchemaNode, *, ordered: bool | None = None,
+               paths: Paths = None) -> tuple[list[tuple[int, int]], np.ndarray | None]:
         """Pair the elements of two lists by their scores (``ordered``: the schema's
-        order when None); the pairs and the score matrix (None when a long list was
-        aligned from its positive pairs only: see :mod:`oa_core.sparse`, or block by
-        block and is long: see :mod:`oa_core.blocking`)."""
+        order when None; ``paths``: the elements' pointers, see :meth:`matrix`); the
+        pairs and the score matrix (None when a long list was aligned from its
+        positive pairs only: see :mod:`oa_core.sparse`, or block by block and is
+        long: see :mod:`oa_core.blocking`)."""
         in_order = (schema.order == "fixed") if ordered is None else ordered
         if in_order or not schema.block_by:
-            return self._solve_whole(node, gold, candidate, item, in_order=in_order)
+            return self._solve_whole(node, gold, candidate, item, in_order=in_order,
+                                     paths=paths)
         pairs: list[tuple[int, int]] = []
         whole = (np.zeros((len(gold), len(candidate)))
                  if len(gold) * len(candidate) <= SPARSE_FROM_CELLS else None)
@@ -541,7 +566,8 @@ class Scorer:
                 continue
             found, matrix = self._solve_whole(
                 node, [gold[i] for i in block.gold], [candidate[j] for j in block.candidate],
-                item, in_order=False)
+                item, in_order=False, paths=None if paths is None else (
+                    [paths[0][i] for i in block.gold], [paths[1][j] for j in block.candidate]))
             pairs += [(block.gold[a], block.candidate[b]) for a, b in found]
             if whole is not None and matrix is not None:
                 whole[np.ix_(block.gold, block.candidate)] = matrix
@@ -550,7 +576,7 @@ class Scorer:
         return sorted(pairs), whole
 
     def _solve_whole(self, node: MatchNode, gold: list[Any], candidate: list[Any],
-                     item: SchemaNode, *, in_order: bool
+                     item: SchemaNode, *, in_order: bool, paths: Paths = None
                      ) -> tuple[list[tuple[int, int]], np.ndarray | None]:
         """:meth:`_solve` of one list, or of one block of it."""
         cells = len(gold) * len(candidate)
@@ -564,7 +590,7 @@ class Scorer:
                              f"the limit of {self.limits.max_matrix_cells:,}",
                              fix="raise Limits.max_matrix_cells if the memory is there "
                              "(8 bytes a score), or split the list")
-        similarity = self.matrix(gold, candidate, item)
+        similarity = self.matrix(gold, candidate, item, paths)
         if in_order:
             return monotone_matching(similarity), similarity
         gold_order = sorted(range(len(gold)), key=lambda i: canonical_json(gold[i]))
@@ -637,16 +663,25 @@ class Scorer:
 
     # -- whole collections ---------------------------------------------------------
     def matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
-               schema: SchemaNode) -> np.ndarray:
-        """Scores of every gold-candidate pair, equal bit for bit to :meth:`node`."""
+               schema: SchemaNode, paths: Paths = None) -> np.ndarray:
+        """Scores of every gold-candidate pair, equal bit for bit to :meth:`node`.
+
+        ``paths`` are the values' JSON Pointers (gold's, candidate's): a scope's record
+        array below ``schema`` is paired by them (``record_pairs``), so without them
+        such values would be scored as if at the root. Ignored elsewhere.
+        """
         n, m = len(golds), len(candidates)
+        if paths is not None and not self.holds_paired_records(schema):
+            paths = None
         if n == 0 or m == 0 or schema.id_scope is not None or (
                 schema.ref is not None and schema.ref in self.unresolved):
             return np.full((n, m), 1.0 if schema.id_scope or schema.ref else 0.0)
         rows = [i for i, g in enumerate(golds) if g is not None]
         cols = [j for j, p in enumerate(candidates) if p is not None]
         block = self._present_matrix([golds[i] for i in rows], [candidates[j] for j in cols],
-                                     schema)
+                                     schema, None if paths is None else (
+                                         [paths[0][i] for i in rows],
+                                         [paths[1][j] for j in cols]))
         if len(rows) == n and len(cols) == m:
             return block  # no nulls: spare a copy of a possibly large matrix
         out = np.full((n, m), schema.null_score)
@@ -659,43 +694,50 @@ class Scorer:
         return out
 
     def _present_matrix(self, golds: list[Any], candidates: list[Any],
-                        schema: SchemaNode) -> np.ndarray:
+                        schema: SchemaNode, paths: Paths) -> np.ndarray:
         if not golds or not candidates:
             return np.zeros((len(golds), len(candidates)))
         if schema.ref is not None:
             return self._ref_matrix(golds, candidates, schema.ref)
         if schema.inferred and not all(isinstance(v, dict if schema.type == "object" else list)
                                        for v in (*golds, *candidates)):
-            return self._pairwise_matrix(golds, candidates, schema)
+            return self._pairwise_matrix(golds, candidates, schema, paths)
         if schema.type == "object" or (schema.type == "any" and all(
                 isinstance(v, dict) for v in (*golds, *candidates))):
             return self._object_matrix(golds, candidates,
                                        schema if schema.type == "object"
-                                       else concrete(schema, golds[0], candidates[0]))
+                                       else concrete(schema, golds[0], candidates[0]), paths)
         if schema.is_primitive or (schema.type == "any" and all(
                 value_kind(v) in _PRIMITIVE_KINDS for v in (*golds, *candidates))):
             return self._leaf_matrix(golds, candidates, schema)
-        return self._pairwise_matrix(golds, candidates, schema)
+        return self._pairwise_matrix(golds, candidates, schema, paths)
 
     def _pairwise_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
-                         schema: SchemaNode) -> np.ndarray:
-        return np.array([[self._pair_score(g, p, schema) for p in candidates]
-                         for g in golds], dtype=np.float64).reshape(len(golds),
-                                                                   len(candidates))
+                         schema: SchemaNode, paths: Paths) -> np.ndarray:
+        gold_paths, cand_paths = paths if paths is not None else (
+            [""] * len(golds), [""] * len(candidates))
+        return np.array([[self._pair_score(g, p, schema, gp, cp)
+                          for p, cp in zip(candidates, cand_paths, strict=True)]
+                         for g, gp in zip(golds, gold_paths, strict=True)],
+                        dtype=np.float64).reshape(len(golds), len(candidates))
 
-    def _pair_score(self, gold: Any, candidate: Any, schema: SchemaNode) -> float:
+    def _pair_score(self, gold: Any, candidate: Any, schema: SchemaNode, gold_path: str,
+                    candidate_path: str) -> float:
         """The score of one pair, remembered for this scorer's lifetime.
 
         Nested lists are scored once for the cost matrix of their parent and again
         when the match tree is built; without the memo each level of nesting doubles
         the work. The key is the identity of the two values and of the schema node:
         the documents are not changed while a scorer lives, and the memo keeps the
-        values alive, so an identity is never reused for another value.
+        values alive, so an identity is never reused for another value. The pointers
+        are part of it: they are "" unless a record array paired by pointer is below
+        (see :meth:`matrix`), and then the score depends on them.
         """
-        key = (id(gold), id(candidate), id(schema))
+        key = (id(gold), id(candidate), id(schema), gold_path, candidate_path)
         found = self._scores.get(key)
         if found is None:
-            found = (self.node(gold, candidate, schema, "", "").score, gold, candidate, schema)
+            found = (self.node(gold, candidate, schema, gold_path, candidate_path).score, gold,
+                     candidate, schema)
             self._scores[key] = found
         return found[0]
 
@@ -754,7 +796,7 @@ class Scorer:
         return out if out is not None else np.zeros((n, m), dtype=np.float64)
 
     def _object_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
-                       schema: SchemaNode) -> np.ndarray:
+                       schema: SchemaNode, paths: Paths) -> np.ndarray:
         shape = (len(golds), len(candidates))
         # made when a second key set shows up: with one key set on each side the
         # block is the matrix, and a zero matrix beside it would double the memory
@@ -769,7 +811,10 @@ class Scorer:
                 key_scores = [similarity for *_, similarity in key_slots]
                 value_scores = (  # lazily: one slot matrix alive at a time
                     self.matrix([golds[i][gold_key] for i in rows],
-                                [candidates[j][cand_key] for j in cols], sub)
+                                [candidates[j][cand_key] for j in cols], sub,
+                                None if paths is None or not self.holds_paired_records(sub)
+                                else ([join(paths[0][i], gold_key) for i in rows],
+                                      [join(paths[1][j], cand_key) for j in cols]))
                     if gold_key is not None and cand_key is not None else 0.0
                     for gold_key, cand_key, sub, _ in slots)
                 block = _map_matrix(key_scores, value_scores, [w for *_, w in slots],

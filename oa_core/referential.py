@@ -209,6 +209,12 @@ class ScopeAlignment:
     label_ties: list[tuple[int, int]] = field(default_factory=list)
     label_designations: list[str] = field(default_factory=list)
 
+    def _repr_html_(self) -> str:
+        """The notebook's view (:mod:`oa_core.notebook`)."""
+        from .notebook.scopes import scope_html
+
+        return scope_html(self)
+
 
 def _is_exact(node: SchemaNode) -> bool:
     return node.comparator == "exact" or node.type == "boolean" or node.enum is not None

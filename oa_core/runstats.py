@@ -24,27 +24,40 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .fields import FieldCounts
+from .fields import TOTAL, WRONG_SHAPE, count_arrays, table
+from .output_format import FAILURES, FORMATS
 
 if TYPE_CHECKING:
     from .dataset import ScoredRun
 
 __all__ = [
+    "FAILED",
+    "FIELD_COLUMNS",
     "TIE",
     "Comparison",
+    "FormatFailures",
     "Interval",
     "bootstrap_mean",
     "compare",
+    "content_rows",
     "error_patterns",
     "field_metrics",
     "filter_pairs",
+    "format_failures",
+    "new_failures",
     "paired_bootstrap",
     "rank_change",
+    "regressions",
     "summary",
+    "worst",
 ]
 
+FIELD_COLUMNS = ("field", "tp", "fp", "fd", "fa", "fn", "precision", "recall", "f1")
+"""The columns of :func:`field_metrics` (``fd`` + ``fa`` = ``fp``)."""
 TIE = 1e-9
 """Two scores closer than this are a tie (a win or loss needs a real difference)."""
+FAILED = "format failure"
+"""The :func:`filter_pairs` status that matches every format failure."""
 SEED = 20251124
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -125,19 +138,92 @@ def summary(run: ScoredRun, *, resamples: int = 2000) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``n`` (pairs), ``scored``, ``unparsable``, ``errors`` (lines not scored),
-        ``mean`` (an :class:`Interval`, 95%), and ``p10``..``p90`` quantiles.
+        ``n`` (pairs), ``scored``, ``unparsable`` (no JSON read: refused, not JSON,
+        empty), ``format_failures`` (those and the cut-off outputs, see
+        :mod:`oa_core.output_format`), ``errors`` (lines not scored), ``mean`` (an
+        :class:`Interval`, 95%), and ``p10``..``p90`` quantiles.
     """
     frame = run.frame
     scores = run.scores
     quantiles = (np.quantile(scores, QUANTILES) if scores.size else
                  [float("nan")] * len(QUANTILES))
+    status = frame["status"]
     return {"n": len(frame), "scored": int(scores.size),
-            "unparsable": int((frame["status"] == "unparsable").sum()),
+            "unparsable": int(status.isin(("refused", "not JSON", "empty")).sum()),
+            "format_failures": int(status.isin(FAILURES).sum()),
             "errors": int((frame["status"] == "error").sum()),
             "mean": bootstrap_mean(scores, resamples=resamples),
             **{f"p{round(q * 100)}": float(v) for q, v in zip(QUANTILES, quantiles,
                                                                strict=True)}}
+
+
+@dataclass(frozen=True, slots=True)
+class FormatFailures:
+    """The pairs whose output failed its format (:data:`oa_core.output_format.FAILURES`):
+    their score measures the format, not the content, so they are reported apart.
+
+    Attributes
+    ----------
+    count : int
+    kinds : dict of str to int
+        Pairs per format status, in :data:`oa_core.output_format.FORMATS` order (only
+        the statuses that occur).
+    examples : dict of str to list of str
+        The ids of the first few pairs of each kind, in input order.
+    """
+
+    count: int
+    kinds: dict[str, int]
+    examples: dict[str, list[str]]
+
+    def render(self) -> str:
+        """``43 format failures: cut off 30, refused 8, ...`` (or that there are none).
+
+        >>> FormatFailures(3, {"cut off": 2, "empty": 1}, {}).render()
+        '3 format failures: cut off 2, empty 1'
+        """
+        if not self.count:
+            return "no format failures"
+        kinds = ", ".join(f"{kind} {n}" for kind, n in self.kinds.items())
+        return f"{self.count} format failure{'s' * (self.count != 1)}: {kinds}"
+
+
+def format_failures(run: ScoredRun, examples: int = 3) -> FormatFailures:
+    """The run's format failures: how many, of which kinds, and a few ids of each."""
+    frame = run.frame
+    status = frame["status"]
+    kinds: dict[str, int] = {}
+    shown: dict[str, list[str]] = {}
+    for kind in FORMATS:
+        if kind not in FAILURES:
+            continue
+        ids = frame["id"][status == kind]
+        if len(ids):
+            kinds[kind] = len(ids)
+            shown[kind] = [str(i) for i in ids.head(examples)]
+    return FormatFailures(sum(kinds.values()), kinds, shown)
+
+
+def content_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Which pairs of a run's table were scored on their content (not a format failure,
+    not an error): the pairs whose score says how good the model's answer is."""
+    return (~frame["status"].isin(FAILURES) & frame["score"].notna()).to_numpy()
+
+
+def worst(run: ScoredRun, count: int) -> pd.DataFrame:
+    """The ``count`` pairs with the most content error (lowest score first, ties in
+    input order); format failures and unscored lines are left out
+    (:func:`format_failures` reports them).
+
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> frame = pd.DataFrame({"row": [0, 1, 2], "id": ["a", "b", "c"],
+    ...                       "score": [0.0, 0.4, 0.2], "status": ["cut off", "ok", "prose"]})
+    >>> worst(SimpleNamespace(frame=frame), 5)["id"].tolist()
+    ['c', 'b']
+    """
+    frame = run.frame[content_rows(run.frame)]
+    return frame.sort_values(["score", "row"], kind="stable").head(count)
 
 
 def error_patterns(run: ScoredRun) -> pd.DataFrame:
@@ -162,31 +248,22 @@ def error_patterns(run: ScoredRun) -> pd.DataFrame:
 
 
 def field_metrics(run: ScoredRun, threshold: float = 0.5) -> pd.DataFrame:
-    """TP, FP, FN, precision, recall and F1 per path pattern, and over all fields.
+    """TP, FP (wrong values FD + spurious values FA), FN, precision, recall and F1 per
+    field, then the wrong-shape row and the total.
 
-    The counting rule is :mod:`oa_core.fields`' (``threshold`` is the credit
-    threshold). The last row, ``(all fields)``, sums the counts (micro average).
+    The counting rule and the rows are :mod:`oa_core.fields`' (``threshold`` is the
+    credit threshold): values at patterns no gold has are one ``(wrong shape)`` row,
+    and the last row, ``(all fields)``, sums the counts (micro average). A ratio with
+    a zero denominator is NaN (shown as a dash).
     """
-    totals: dict[str, FieldCounts] = {}
     fields = run.fields
-    if not fields.empty:
-        similarity = fields["similarity"].to_numpy()
-        outcome = fields["outcome"].to_numpy()
-        correct = (outcome == "matched") & (similarity >= threshold)
-        wrong = ((outcome == "matched") & ~correct) | (outcome == "mismatch")
-        table = pd.DataFrame({"pattern": fields["pattern"], "tp": correct,
-                              "fp": wrong | (outcome == "excess"),
-                              "fn": wrong | (outcome == "missing")})
-        for pattern, row in table.groupby("pattern", sort=True).sum().iterrows():
-            totals[str(pattern)] = FieldCounts(int(row["tp"]), int(row["fp"]), int(row["fn"]))
-    everything = FieldCounts(sum(c.tp for c in totals.values()),
-                             sum(c.fp for c in totals.values()),
-                             sum(c.fn for c in totals.values()))
-    rows = [{"field": name, "tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": c.precision,
-             "recall": c.recall, "f1": c.f1}
-            for name, c in [*totals.items(), ("(all fields)", everything)]]
-    frame = pd.DataFrame(rows, columns=["field", "tp", "fp", "fn", "precision", "recall",
-                                        "f1"])
+    counts = count_arrays(fields["pattern"].to_numpy(dtype=object),
+                          fields["outcome"].to_numpy(dtype=object),
+                          fields["similarity"].to_numpy(dtype=float), threshold)
+    rows = [{"field": name, "tp": c.tp, "fp": c.fp, "fd": c.fd, "fa": c.fa, "fn": c.fn,
+             "precision": c.precision, "recall": c.recall, "f1": c.f1}
+            for name, c in table(counts)]
+    frame = pd.DataFrame(rows, columns=list(FIELD_COLUMNS))
     return frame.astype({"precision": "float64", "recall": "float64", "f1": "float64"})
 
 
@@ -206,7 +283,8 @@ def filter_pairs(run: ScoredRun, *, low: float = 0.0, high: float = 1.0, kind: s
     text : str
         A case-insensitive substring of the id, the top op or the problem.
     status : str
-        ``ok``, ``unparsable`` or ``error``.
+        A status (:data:`oa_core.output_format.STATUSES`), or :data:`FAILED` for
+        every format failure.
     """
     frame = run.frame
     mask = np.ones(len(frame), dtype=bool)
@@ -225,7 +303,8 @@ def filter_pairs(run: ScoredRun, *, low: float = 0.0, high: float = 1.0, kind: s
         rows = np.unique(ops["row"].to_numpy()[chosen])
         mask &= np.isin(frame["row"].to_numpy(), rows)
     if status:
-        mask &= (frame["status"] == status).to_numpy()
+        mask &= (frame["status"].isin(FAILURES) if status == FAILED
+                 else frame["status"] == status).to_numpy()
     if text:
         needle = text.casefold()
         haystack = (frame["id"].astype(str) + "\n" + frame["top_op"] + "\n"
@@ -241,8 +320,8 @@ class Comparison:
     Attributes
     ----------
     pairs : pandas.DataFrame
-        ``id``, ``row_a``, ``row_b``, ``score_a``, ``score_b``, ``diff`` (B - A), one per
-        id both runs scored, in A's order.
+        ``id``, ``row_a``, ``row_b``, ``score_a``, ``score_b``, ``status_a``,
+        ``status_b``, ``diff`` (B - A), one per id both runs scored, in A's order.
     difference : Interval
         Mean of B - A with a paired bootstrap 95% interval.
     wins, ties, losses : int
@@ -270,8 +349,8 @@ class Comparison:
 def compare(a: ScoredRun, b: ScoredRun, *, threshold: float = 0.5,
             resamples: int = 2000) -> Comparison:
     """Compare two runs on the same golds, document by document (joined by id)."""
-    left = a.frame[["id", "row", "score"]].drop_duplicates("id")
-    right = b.frame[["id", "row", "score"]].drop_duplicates("id")
+    left = a.frame[["id", "row", "score", "status"]].drop_duplicates("id")
+    right = b.frame[["id", "row", "score", "status"]].drop_duplicates("id")
     pairs = left.merge(right, on="id", how="inner", suffixes=("_a", "_b"), sort=False)
     pairs = pairs.dropna(subset=["score_a", "score_b"]).reset_index(drop=True)
     pairs["diff"] = pairs["score_b"] - pairs["score_a"]
@@ -291,11 +370,32 @@ def compare(a: ScoredRun, b: ScoredRun, *, threshold: float = 0.5,
     fields = fa[["field", "f1"]].merge(fb[["field", "f1"]], on="field", how="outer",
                                        suffixes=("_a", "_b"))
     fields["change"] = fields["f1_b"] - fields["f1_a"]
+    # as field_metrics orders them: the fields, then the wrong-shape row and the total
+    last = {WRONG_SHAPE: 1, TOTAL: 2}
+    fields = fields.assign(_last=fields["field"].map(last).fillna(0)).sort_values(
+        ["_last", "field"], kind="stable").drop(columns="_last").reset_index(drop=True)
     ids_a, ids_b = set(left["id"]), set(right["id"])
     return Comparison(pairs, interval, int((diff > TIE).sum()),
                       int((np.abs(diff) <= TIE).sum()), int((diff < -TIE).sum()),
                       patterns, fields, [i for i in left["id"] if i not in ids_b],
                       [i for i in right["id"] if i not in ids_a])
+
+
+def regressions(comparison: Comparison, count: int) -> pd.DataFrame:
+    """The ``count`` documents whose content regressed most in B (the biggest drop
+    first, ties by id): documents that are a format failure in either run are left out
+    (:func:`new_failures` lists those that became one)."""
+    pairs = comparison.pairs
+    readable = ~(pairs["status_a"].isin(FAILURES) | pairs["status_b"].isin(FAILURES))
+    found = pairs[readable & (pairs["diff"] < -TIE)]
+    return found.sort_values(["diff", "id"], kind="stable").head(count)
+
+
+def new_failures(comparison: Comparison) -> pd.DataFrame:
+    """The documents whose output is a format failure in B but not in A (in A's order),
+    with B's format status: regressions of the format, not of the content."""
+    pairs = comparison.pairs
+    return pairs[pairs["status_b"].isin(FAILURES) & ~pairs["status_a"].isin(FAILURES)]
 
 
 def rank_change(before: ScoredRun, after: ScoredRun) -> tuple[float, pd.DataFrame]:

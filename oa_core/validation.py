@@ -10,14 +10,30 @@ Three checks, each naming the JSON Pointer of the problem:
 * the candidate's violations of those keywords are reported, not raised (by
   default they do not change the score; ``strict=True`` makes any violation
   score 0).
+
+A violation's message shows the values it is about as JSON cut to a readable length
+(:func:`~oa_core.errors.preview_json`); the full value is the diagnostic's ``values``.
+``jsonschema`` writes each message with the Python repr of the value, built at once:
+here it validates with keyword functions that see each value through a stand-in
+whose repr is that preview, so a violation of a 5 MB candidate costs no 5 MB repr.
+
+>>> schema = Schema.parse({"type": "object", "required": ["name"]})
+>>> (violation,) = schema_violations(list(range(20_000)), schema, "candidate")
+>>> violation.message[-48:], len(violation.values[0])
+('25, 26, … (20,000 items) is not of type "object"', 20000)
+>>> [d.message for d in schema_violations({}, schema, "candidate")]
+['"name" is a required property']
 """
 
 from __future__ import annotations
 
+import json
 import math
 import weakref
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from .errors import (
@@ -27,13 +43,14 @@ from .errors import (
     Diagnostic,
     Document,
     InputError,
+    preview_json,
 )
 from .fastcheck import Check, compile_schema, is_plain_json
 from .options import Limits
 from .pointer import join
 from .schema import Schema
 
-__all__ = ["check_json", "schema_violations"]
+__all__ = ["check_json", "schema_violations", "schema_warnings"]
 
 
 def check_json(value: Any, document: Document, limits: Limits | None = None) -> None:
@@ -44,7 +61,7 @@ def check_json(value: Any, document: Document, limits: Limits | None = None) -> 
     ...     check_json({"a": [1, float("nan")]}, "candidate")
     ... except InputError as err:
     ...     print(err.pointer, err.message)
-    /a/1 numbers must be finite, got nan
+    /a/1 numbers must be finite, got NaN
     """
     limits = limits or Limits()
     if is_plain_json(value, limits):
@@ -74,8 +91,9 @@ def raise_first_problem(value: Any, document: Document, limits: Limits) -> None:
         if isinstance(node, dict):
             for key, child in node.items():
                 if not isinstance(key, str):
-                    raise InputError(pointer, f"object key {key!r} is not a string",
-                                     fix="use string keys", document=document)
+                    raise InputError(pointer, f"object key {preview_json(key)} is not a "
+                                     "string", fix="use string keys", document=document,
+                                     values=(key,))
                 stack.append((child, join(pointer, key), depth + 1))
         elif isinstance(node, list):
             stack.extend((child, join(pointer, i), depth + 1) for i, child in enumerate(node))
@@ -85,7 +103,7 @@ def raise_first_problem(value: Any, document: Document, limits: Limits) -> None:
                                  fix=INTEGER_OUT_OF_RANGE_FIX, document=document)
         elif isinstance(node, float):
             if not math.isfinite(node):
-                raise InputError(pointer, f"numbers must be finite, got {node!r}",
+                raise InputError(pointer, f"numbers must be finite, got {preview_json(node)}",
                                  fix="replace it with a finite number or null",
                                  document=document)
         elif not (node is None or isinstance(node, str | int | bool)):
@@ -98,8 +116,96 @@ def _sort_key(error: ValidationError) -> tuple[str, str]:
     return (join("", *error.absolute_path), error.message)
 
 
-# The compiled check of each parsed schema (None: jsonschema only), made on first use.
+# --------------------------------------------------------------------------- messages
+
+
+class _QuietList(list[Any]):
+    """A list whose repr is its JSON preview (a slice of it too)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return preview_json(self)
+
+    def __getitem__(self, index: Any) -> Any:
+        return _quiet(list.__getitem__(self, index))
+
+
+class _QuietDict(dict[Any, Any]):
+    """A dict whose repr is its JSON preview; its keys (iterated) are quiet strings,
+    so "'x' was unexpected" reads ``"x" was unexpected``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return preview_json(self)
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(_quiet, dict.__iter__(self))
+
+
+class _QuietStr(str):
+    """A string whose repr is its JSON preview."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return preview_json(str(self))
+
+
+def _quiet(value: Any) -> Any:
+    """``value`` as a stand-in whose repr is :func:`preview_json` (same type family, so
+    the validator's type checks and comparisons see the same value)."""
+    if isinstance(value, _QuietList | _QuietDict | _QuietStr):
+        return value
+    if isinstance(value, list):
+        return _QuietList(value)
+    if isinstance(value, dict):
+        return _QuietDict(value)
+    if isinstance(value, str):
+        return _QuietStr(value)
+    return value
+
+
+# Keywords whose own value is data the message repeats (a type name, a required
+# property, an enum): their items are shown as JSON too.
+_DATA_KEYWORDS = frozenset({"type", "required", "enum", "const", "pattern",
+                            "dependentRequired"})
+# Keywords whose message repeats the value checked (or its keys or items); the others
+# only hand parts of it on, and need no stand-in (a copy per call).
+_SHOWING_KEYWORDS = frozenset({
+    "type", "enum", "const", "contains", "minItems", "maxItems", "uniqueItems", "pattern",
+    "minLength", "maxLength", "minProperties", "maxProperties", "anyOf", "oneOf", "not",
+    "items", "prefixItems", "additionalProperties", "unevaluatedProperties",
+    "unevaluatedItems"})
+
+KeywordFunction = Callable[[Any, Any, Any, Any], Any]
+
+
+def _quiet_keyword(keyword: str, function: KeywordFunction) -> KeywordFunction:
+    data = keyword in _DATA_KEYWORDS
+    showing = keyword in _SHOWING_KEYWORDS
+    typed = keyword == "type"
+
+    def check(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        if typed and any(validator.is_type(instance, name) for name in (
+                [value] if isinstance(value, str) else value)):
+            return ()  # the common case: no error, no stand-in
+        if data:
+            value = _QuietList(map(_quiet, value)) if type(value) is list else _quiet(value)
+        return function(validator, value, _quiet(instance) if showing else instance, schema)
+
+    return check
+
+
+_QuietValidator = validators.extend(Draft202012Validator, validators={
+    keyword: _quiet_keyword(keyword, function)
+    for keyword, function in Draft202012Validator.VALIDATORS.items()})
+
+# The compiled check and the quiet validator of each parsed schema, made on first use
+# (the check is None when the schema cannot be compiled: jsonschema only).
 _COMPILED: weakref.WeakKeyDictionary[Schema, Check | None] = weakref.WeakKeyDictionary()
+_QUIET: weakref.WeakKeyDictionary[Schema, Any] = weakref.WeakKeyDictionary()
 _MISSING = object()
 
 
@@ -110,12 +216,31 @@ def _compiled(schema: Schema) -> Check | None:
     return found  # type: ignore[return-value]
 
 
+def _quiet_validator(schema: Schema) -> Any:
+    found = _QUIET.get(schema)
+    if found is None:
+        found = _QUIET[schema] = _QuietValidator(schema.raw)
+    return found
+
+
+def _unquiet(value: Any) -> Any:
+    """The plain value behind a stand-in (a nested keyword may hand one on)."""
+    if isinstance(value, _QuietList):
+        return list(value)
+    if isinstance(value, _QuietDict):
+        return dict(value.items())
+    if isinstance(value, _QuietStr):
+        return str(value)
+    return value
+
+
 def schema_violations(document: Any, schema: Schema, which: str) -> list[Diagnostic]:
     """Every violation of the schema's standard keywords, sorted by pointer.
 
     A valid document is recognised by the schema's compiled check
     (:func:`~oa_core.fastcheck.compile_schema`, exact); ``jsonschema`` then only runs
-    to describe the violations of an invalid one.
+    to describe the violations of an invalid one. Each message shows the values as
+    cut JSON; the violating value is the diagnostic's ``values[0]``, in full.
     """
     check = _compiled(schema)
     if check is not None:
@@ -124,6 +249,36 @@ def schema_violations(document: Any, schema: Schema, which: str) -> list[Diagnos
                 return []
         except RecursionError:  # deeper than the compiled closures may go: the slow way
             pass
-    errors = sorted(schema.validator.iter_errors(document), key=_sort_key)
-    return [Diagnostic("schema-violation", which, join("", *e.absolute_path), e.message)
+    errors = sorted(_quiet_validator(schema).iter_errors(document), key=_sort_key)
+    return [Diagnostic("schema-violation", which, join("", *e.absolute_path), _message(e),
+                       values=(_unquiet(e.instance),))
             for e in errors]
+
+
+def _message(error: ValidationError) -> str:
+    """The error's message; one opening on a value no stand-in can take (``True``,
+    ``None``: Python will not subclass them) opens on its JSON instead."""
+    value = error.instance
+    if value is None or isinstance(value, bool):
+        shown = repr(value) + " "
+        if error.message.startswith(shown):
+            return json.dumps(value) + error.message[len(shown) - 1:]
+    return error.message
+
+
+def schema_warnings(schema: Schema | Mapping[str, Any]) -> list[Diagnostic]:
+    """The warnings of an OA schema (an unknown or misspelt keyword, ...), in order.
+
+    What every ``oa`` command prints once it has read the schema, and what the HTML
+    report shows: one function, so they always agree.
+
+    Raises
+    ------
+    SchemaError
+        When ``schema`` (a raw schema) is invalid.
+
+    >>> [d.message for d in schema_warnings({"type": "object", "propertis": {}})]
+    ["unknown keyword 'propertis' is ignored; did you mean 'properties'?"]
+    """
+    parsed = schema if isinstance(schema, Schema) else Schema.parse(schema)
+    return list(parsed.warnings)

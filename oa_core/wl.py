@@ -85,6 +85,12 @@ class WLTrace:
                            "relation": e.relation, "label": e.label} for e in self.edges],
                 "rounds": self.rounds}
 
+    def _repr_html_(self) -> str:
+        """The notebook's view (:mod:`oa_core.notebook`)."""
+        from .notebook.scopes import wl_html
+
+        return wl_html(self)
+
 
 def relabel(signatures: Sequence[Any]) -> list[int]:
     """Intern signatures to integers: the i-th smallest distinct signature gets i.

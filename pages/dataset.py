@@ -10,6 +10,7 @@ from app.text import md_inline
 from oa_core import runstats
 from oa_core.dataset import Dataset, ScoredRun
 from oa_core.html_report import histogram_html
+from oa_core.output_format import STATUSES
 
 started = time.perf_counter()
 st.title("Dataset")
@@ -25,6 +26,7 @@ with left:
 with right:
     dataset_page.quantile_table(summary)
 dataset_page.bad_lines(data, scored)
+dataset_page.format_failures(scored)
 
 
 @st.fragment
@@ -45,7 +47,7 @@ def pairs(data: Dataset, name: str, run: str, scored: ScoredRun) -> None:
     pattern = filters[3].selectbox("Path pattern", ["", *patterns],
                                    format_func=lambda p: p or "(any)",
                                    **session.bind("oa.ds_pattern", "", options=["", *patterns]))
-    statuses = ["", "ok", "unparsable", "error"]
+    statuses = ["", runstats.FAILED, *STATUSES]
     status = filters[4].selectbox("Status", statuses, format_func=lambda s: s or "(any)",
                                   **session.bind("oa.ds_status", "", options=statuses))
     search, sort, order = st.columns([3, 2, 1], vertical_alignment="bottom")

@@ -12,13 +12,17 @@ from oa_core import runstats
 RULE = ("**Counting rule.** Every primitive value (string, number, boolean, null, id, "
         "reference) of gold and candidate is one observation at its path pattern. A value "
         "aligned with its gold counterpart at a similarity of at least the **credit "
-        "threshold** is a true positive (TP); aligned below it, or of another type, it counts "
-        "one false positive (FP, the wrong value given) *and* one false negative (FN, the "
-        "right one not given); a gold value with no counterpart (inside a missing record, "
-        "key or item too) is an FN, a candidate value with none an FP. An unparsable "
-        "prediction gives its gold's values as FNs. Precision = TP / (TP + FP), recall = "
-        "TP / (TP + FN), F1 their harmonic mean; the last row sums every field (micro "
-        "average). Also from `oa batch --field-metrics`.")
+        "threshold** is a true positive (TP); aligned below it, or of another type, it is a "
+        "**wrong value** (a false positive, FD) *and* a false negative (FN, the right one "
+        "not given); a gold value with no counterpart (inside a missing record, key or item "
+        "too) is an FN, a candidate value with none a **spurious value** (a false positive, "
+        "FA). FP = wrong + spurious, as Stickler splits them. An output with no JSON gives "
+        "its gold's values as FNs. Values where no gold has a field (inside a value of the "
+        "wrong type, such as a list where the gold has an object, or under keys no gold "
+        "uses) are one **(wrong shape)** row, not rows of their own. Precision = TP / "
+        "(TP + FP), recall = TP / (TP + FN), F1 their harmonic mean; a dash: no value to "
+        "divide by. The last row sums every field (micro average). Also from `oa batch "
+        "--field-metrics`.")
 
 started = time.perf_counter()
 st.title("Field metrics")
@@ -41,9 +45,18 @@ for cell, column in zip(cells, ("precision", "recall", "f1"), strict=True):
     cell.metric(f"{'F1' if column == 'f1' else column.capitalize()} (all fields)",
                 "—" if value != value else views.fmt_score(value, headline=True),
                 help=None if value != value else views.fmt_score(value))
-st.dataframe(metrics, hide_index=True, key="field_table", column_config={
+columns = {
     "field": st.column_config.TextColumn("field (path pattern)", width="large"),
-    **{c: st.column_config.NumberColumn(format="%.4f") for c in ("precision", "recall", "f1")}})
+    "tp": st.column_config.NumberColumn("TP"),
+    "fp": st.column_config.NumberColumn("FP", help="false positives: wrong + spurious"),
+    "fd": st.column_config.NumberColumn("FP: wrong", help="a value where the gold has "
+                                        "another (false discovery)"),
+    "fa": st.column_config.NumberColumn("FP: spurious", help="a value where the gold has "
+                                        "none (false alarm)"),
+    "fn": st.column_config.NumberColumn("FN"),
+    **{c: st.column_config.NumberColumn(format="%.4f") for c in ("precision", "recall", "f1")}}
+st.dataframe(metrics, hide_index=True, key="field_table", placeholder="—", column_config=columns,
+             height=min(38 + 35 * len(metrics), 760))  # every field in view, up to ~20
 st.plotly_chart(dataset_views.field_bars(metrics), key="field_bars", config=views.PLOTLY_CONFIG)
 st.download_button("Field metrics (CSV)", metrics.to_csv(index=False),
                    file_name=f"{name}-{run}-fields.csv".replace("/", "_"), mime="text/csv",

@@ -4,7 +4,6 @@ The diff is a fragment: hiding perfect subtrees, searching and stepping through 
 mismatches redraw only the diff, and its HTML is cached on the documents' content.
 """
 
-import json
 import time
 from typing import Any
 
@@ -12,7 +11,8 @@ import streamlit as st
 
 from app import scoring, session, views
 from app.diff_table import STATUS_MARKS, diff_html, diff_rows, mark, mismatches, search
-from app.text import md_escape, shorten
+from app.text import md_escape
+from oa_core.errors import preview_json
 
 MISMATCH = "oa.ov_mismatch"  # 0-based index of the current mismatch, -1 for none
 SCROLL = "oa.ov_scroll"  # bumped by a navigation click: scroll the diff to the mismatch
@@ -29,10 +29,11 @@ requestAnimationFrame(() => requestAnimationFrame(() => {{
 @st.cache_data(max_entries=64, show_spinner=False)
 def _table(key: str, hide: bool, query: str, focus: int, _tree: Any) -> tuple[str, int]:
     """The diff's HTML and the number of search hits (cached on content and view)."""
-    found = mismatches(_tree)
+    tree = _tree
+    found = mismatches(tree)
     node = found[focus] if 0 <= focus < len(found) else None
-    rows = diff_rows(_tree, hide_perfect=hide, query=query, focus=node)
-    return diff_html(rows), len(search(_tree, query)) if query.strip() else 0
+    rows = diff_rows(tree, hide_perfect=hide, query=query, focus=node)
+    return diff_html(rows), len(search(tree, query)) if query.strip() else 0
 
 
 def _step(count: int, by: int) -> None:
@@ -49,7 +50,7 @@ def _describe(node: Any) -> str:
     for side, path, value in (("gold", node.gold_path, node.gold),
                               ("candidate", node.candidate_path, node.candidate)):
         if path is not None:
-            parts.append(f"{side} {md_escape(shorten(json.dumps(value, ensure_ascii=False), 80))}")
+            parts.append(f"{side} {md_escape(preview_json(value, 80))}")
     parts.append(f"score {views.fmt_score(node.score)}, costs {views.fmt_score(node.deficit)}")
     return " · ".join(parts)
 

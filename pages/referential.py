@@ -1,39 +1,35 @@
 """Referential alignment: WL refinement on the gold|candidate reference graph of a scope."""
 
 import time
+from dataclasses import replace
 
 import streamlit as st
 
-from app import pyvis_graph, scoring, session, views, wl_graph
+from app import pyvis_graph, scoring, session, views, wl_graph, wl_stepper
 from app.scope_views import (
     RULE_HELP,
     TWIN_LIMIT,
     bijection_frame,
-    class_table_html,
     default_scope,
     graph_pairs,
-    round_markdown,
+    pair_stories,
+    round_views,
     scope_matrix,
-    signature_frame,
+    story_markdown,
     tie_groups,
     tie_markdown,
-    twin_markdown,
-    twins,
     vertex_captions,
     vertex_names,
 )
-from app.text import md_inline
+from app.session.url import restore_option
+from app.text import md_escape, md_inline
 from app.tree_views import heatmap, matrix_html
 
-ROUND = "oa.wl_round"
-PLAYING = "oa.wl_playing"
-PLAY_SECONDS = 1.0  # one WL round per second while playing
+ROUND = "oa.wl_round"  # the round shown first (then the browser steps on its own)
+GRAPH_SHAPE = "oa.wl_round_graph"  # the graph ROUND belongs to
 FOCUS = "oa.graph_focus"
 FOCUS_RECORD = "oa.focus_record"
 FOCUS_HOPS = "oa.focus_hops"
-CLASSES_OPEN = "w.wl_classes_open"  # the round's class table expander
-SIGNATURES_OPEN = "w.wl_signatures_open"  # the round's signature table expander
-GRAPH_CONFIG = {"displayModeBar": False}  # no toolbar in the Tab order before the controls
 
 started = time.perf_counter()
 st.title("Referential alignment")
@@ -86,102 +82,64 @@ if trace is None and scope in alignments["tie_break"].wl:
                "for comparison; the bijection (gray links) did not use them.")
 
 
-def _step(delta: int, last: int) -> None:
-    st.session_state[PLAYING] = False
-    st.session_state[ROUND] = min(max(st.session_state.get(ROUND, last) + delta, 0), last)
-
-
-def _stop() -> None:
-    st.session_state[PLAYING] = False
-
-
-def graph_section(last: int) -> None:
-    """Round controls, the graph and the round's tables (a fragment: redrawn alone)."""
-    state = st.session_state
+def graph_section(last: int, follow_url: bool) -> None:
+    """The graph with its round controls, key, signatures and the pairs' stories."""
     assert trace is not None
-    if state.get(PLAYING):  # a tick of the player: one round further, stop at the end
-        if state.pop("oa.wl_play_started", False):
-            pass  # the run that started playing shows round 0 first
-        elif state.get(ROUND, last) < last:
-            state[ROUND] = state.get(ROUND, last) + 1
-        if state[ROUND] >= last:
-            state[PLAYING] = False
-            state["oa.wl_play_done"] = True
-    slider_column, back, forward, play = st.columns([8, 1, 1, 1],
-                                                    vertical_alignment="bottom")
-    with slider_column:
-        binding = session.bind(ROUND, last, bounds=(0, last))
-        binding["on_change"] = _chain(binding["on_change"], _stop)
-        round_index = st.slider("WL round (0 = start, last = stable)", 0, max(1, last),
-                                disabled=last == 0, **binding)
-    back.button("◀ Back", on_click=_step, args=(-1, last), disabled=round_index <= 0,
-                help="the round before", use_container_width=True)
-    forward.button("Next ▶", on_click=_step, args=(1, last), disabled=round_index >= last,
-                   help="the next round", use_container_width=True)
-    if state.get(PLAYING):
-        play.button("⏸ Pause", on_click=_stop, use_container_width=True,
-                    help="stop at this round")
-    elif play.button("▶ Play", disabled=last == 0, use_container_width=True,
-                     help="step through every round from round 0, one a second"):
-        state[ROUND] = 0
-        state[PLAYING] = True
-        state["oa.wl_play_started"] = True
-        st.rerun()  # the whole page, so the player's timer starts
-    if state.pop("oa.wl_play_done", False):
-        st.rerun()  # the whole page, so the player's timer stops
-
     display = wl_graph.stable_classes(trace.rounds)
-    summaries = wl_graph.summarize_rounds(display)
-    summary = summaries[round_index]
     names = vertex_names(alignment, scope, trace)
     pairs = graph_pairs(alignment, trace, scope)
     view_column, pairs_column = st.columns([2, 1])
     with view_column:
-        graph_views = {"plotly": "static (plotly)", "pyvis": "interactive (drag & zoom)"}
+        graph_views = {"steps": "step through the rounds",
+                       "pyvis": "interactive (drag & zoom)"}
         view = st.radio("Graph", list(graph_views), horizontal=True,
                         format_func=graph_views.get,
-                        help="interactive: drag the vertices, scroll to zoom, hover for "
-                             "names and classes",
-                        **session.bind("oa.graph_view", "plotly", options=list(graph_views)))
+                        help="step through the rounds: Back, Next and Play recolour the "
+                             "graph in the browser; interactive: drag the vertices, scroll "
+                             "to zoom, at the round picked with a slider",
+                        **session.bind("oa.graph_view", "steps", options=list(graph_views)))
     with pairs_column:
         show_pairs = st.toggle("Show the bijection as gray links",
                                **session.bind("oa.show_pairs", True))
     shown = focus_controls(names)
     sub = trace if shown is None else wl_graph.subgraph(trace, shown)
     old = list(range(len(trace.vertices))) if shown is None else shown
+    local = {v: k for k, v in enumerate(old)}
     sub_names = {k: names[v] for k, v in enumerate(old)}
     sub_display = [[r[v] for v in old] for r in display]
-    changed = {k for k, v in enumerate(old) if v in set(summary.split)}
     captions = vertex_captions(alignment, scope, trace)
     sub_captions = {k: captions[v] for k, v in enumerate(old) if v in captions}
-    drawing = (sub, wl_graph.layout(sub, pairs), sub_display[round_index], pairs, sub_names)
+    positions = wl_graph.layout(sub, pairs)
+    rounds = round_views(trace, display, names, only=shown)
+    stories = [replace(s, pair=[local[v] for v in s.pair if v in local],
+                       rivals=[local[v] for v in s.rivals if v in local])
+               for s in pair_stories(alignment, scope, trace, names)]
     if view == "pyvis":
-        pyvis_graph.render(*drawing, captions=sub_captions, show_pairs=show_pairs,
-                           changed=changed)
+        round_index = st.slider("WL round (0 = start, last = stable)", 0, max(1, last),
+                                disabled=last == 0,
+                                **session.bind(ROUND, last, bounds=(0, last)))
+        pyvis_graph.render(sub, positions, sub_display[round_index], pairs, sub_names,
+                           captions=sub_captions, show_pairs=show_pairs,
+                           changed=rounds[round_index].changed)
+        st.markdown(md_escape(rounds[round_index].summary))
+        for story in stories[:TWIN_LIMIT]:
+            st.info(story_markdown(story), icon=":material/call_split:")
     else:
-        st.plotly_chart(wl_graph.figure(*drawing, captions=sub_captions,
-                                        show_pairs=show_pairs, changed=changed),
-                        key="wl_graph", config=GRAPH_CONFIG)
-    st.markdown(round_markdown(trace, names, summary, last + 1))
-    if summary.split:
-        st.caption("Outlined in red, with its class number in bold: what this round "
-                   "recolored. Class numbers are printed on the vertices, so two classes "
-                   "never hide behind similar colors.")
-    # Lazy (on_change="rerun"): a closed table costs nothing on each round step.
-    with st.expander("Classes in this round", key=CLASSES_OPEN, on_change="rerun") as section:
-        if section.open:
-            st.html(class_table_html(trace, display[round_index], names, summary.split,
-                                     only=shown))
-    with st.expander("How this round was computed (signatures)", key=SIGNATURES_OPEN,
-                     on_change="rerun") as section:
-        if not section.open:
-            return
-        st.caption("A record's new class is decided by its class in the round before and "
-                   "the multiset of its references (its role, the reference's exact "
-                   "fields, the other end's class); equal signatures get the same class on "
-                   "both sides.")
-        views.table(signature_frame(trace, display, round_index, names, only=shown),
-                    "signatures", wrap=["references (classes of the round before)"])
+        data = wl_stepper.payload(sub, positions, sub_display, pairs, sub_names, rounds,
+                                  captions=sub_captions, show_pairs=show_pairs,
+                                  start=st.session_state.get(ROUND, last),
+                                  follow_url=follow_url,
+                                  theme=st.context.theme.type or "light",
+                                  stories=stories[:TWIN_LIMIT])
+        st.iframe(wl_stepper.stepper_html(data),
+                  height=wl_stepper.frame_height(sub, rounds, len(stories)),
+                  alt="WL reference graph, gold left and candidate right: Back, Next and "
+                      "Play step through the rounds")
+    if len(stories) > TWIN_LIMIT:
+        st.caption(f"… and {len(stories) - TWIN_LIMIT} more pairs decided by a tie rule; "
+                   "the bijection table below marks every one.")
+    if not stories:
+        st.caption(f"In {mode} mode no pair of this scope had to be decided by structure.")
 
 
 def focus_controls(names: dict[int, str]) -> list[int] | None:
@@ -223,35 +181,20 @@ def focus_controls(names: dict[int, str]) -> list[int] | None:
     return shown
 
 
-def _chain(*callbacks):  # type: ignore[no-untyped-def]
-    def run(*args):  # type: ignore[no-untyped-def]
-        callbacks[0](*args)
-        for callback in callbacks[1:]:
-            callback()
-    return run
-
-
 if trace is None:
     st.info("No WL refinement was run for this scope (see the warnings on the Overview).")
 else:
     last_round = len(trace.rounds) - 1
     shape = f"{scope}|{len(trace.rounds)}|{len(trace.vertices)}|{len(trace.edges)}"
-    if st.session_state.get("oa.wl_round_graph") != shape:  # another graph: its stable round
-        st.session_state["oa.wl_round_graph"] = shape
+    follow = True
+    if st.session_state.get(GRAPH_SHAPE) != shape:  # another graph: its stable round...
+        follow = GRAPH_SHAPE not in st.session_state  # ...unless a link opened this one
+        st.session_state[GRAPH_SHAPE] = shape
         st.session_state[ROUND] = last_round
-        st.session_state[PLAYING] = False
-    ticking = st.session_state.get(PLAYING, False) and last_round > 0
-    st.fragment(graph_section, run_every=PLAY_SECONDS if ticking else None)(last_round)
-
-found = twins(alignment, scope)
-st.subheader("Twins that only structure separated")
-if not found:
-    st.caption(f"In {mode} mode no pair of this scope had to be decided by structure.")
-for twin in found[:TWIN_LIMIT]:
-    st.info(twin_markdown(twin), icon=":material/call_split:")
-if len(found) > TWIN_LIMIT:
-    st.caption(f"… and {len(found) - TWIN_LIMIT} more twins; the bijection table below "
-               "marks every pair decided by structure.")
+        if follow:
+            restore_option(ROUND, last_round)
+            st.session_state[ROUND] = min(max(int(st.session_state[ROUND]), 0), last_round)
+    graph_section(last_round, follow)
 
 ties = tie_groups(alignment, scope)
 if ties:

@@ -30,15 +30,23 @@ except (OAError, LookupError, TypeError, ValueError) as exc:
              icon=":material/warning:")
     st.button("Reset the edits", on_click=run_tuning.reset)
     st.stop()
-after = dataset_state.scored(data, run, schema=edited) if edits else before
-if after is None:
-    st.stop()
+after, ready = before, True
+if edits:
+    job = run_tuning.rescoring(data, run, edited)
+    if job.error is not None:
+        dataset_state.show_error(job.error, f"rescore run {run}")
+        st.button("Reset the edits", on_click=run_tuning.reset)
+        st.stop()
+    after, ready = run_tuning.shown(job, before)
+    if not ready:
+        run_tuning.progress(job, run)
 rho, moves = runstats.rank_change(before, after)
 old, new = before.scores.mean(), after.scores.mean()
 cells = st.columns(4)
 cells[0].metric("Mean, original schema", views.fmt_score(old, headline=True))
-cells[1].metric("Mean, edited schema", views.fmt_score(new, headline=True),
-                delta=f"{new - old:+.4f}" if edits else None)
+cells[1].metric("Mean, edited schema" if ready else "Mean, previous edits",
+                views.fmt_score(new, headline=True),
+                delta=f"{new - old:+.4f}" if edits and after is not before else None)
 cells[2].metric("Rank correlation (Spearman)", "—" if rho != rho else f"{rho:.4f}",
                 help="Spearman's rho between the documents' scores under the two schemas: "
                      "1 means the ranking of the documents did not change.")

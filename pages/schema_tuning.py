@@ -15,6 +15,11 @@ SENSITIVITY_AT = "oa.sensitivity_at"  # canonical JSON of the schema the slopes 
 SENSITIVE_SHOWN = 10
 AUTO_SECONDS = 1.0  # compute the slopes unasked when they should take less than this
 STARTED = "oa.tune_started"  # when this run began (the page, or a knob's fragment rerun)
+# (original, edited) alignments on screen: the edited one is kept while the next aligns,
+# if the original is the same object (the same documents and options)
+SHOWN = "oa.tune_shown"
+ASKED = "oa.tune_asked"  # the key of the edited alignment asked for last
+POLL_S = 0.2
 
 st.session_state[STARTED] = time.perf_counter()
 st.title("Schema tuning")
@@ -122,36 +127,79 @@ def _keep_step() -> None:
         st.rerun()
 
 
+def _edited(original: scoring.Scored) -> tuple[scoring.Scored | None, bool]:
+    """The edited alignment to show, and whether it is the one asked for: a slow one
+    aligns in the background while the previous one stays on screen."""
+    assert trio is not None
+    state = st.session_state
+    if not session.schema_edits():
+        state[SHOWN] = (original, original)
+        return original, True
+    try:
+        state[ASKED], result = scoring.align_soon(
+            trio.gold, session.current_candidate(), session.edited_schema(),
+            wl_mode=state.get(session.WL_MODE, "tie_break"),
+            wl_lambda=state.get(session.WL_LAMBDA, 0.5), superseded=state.get(ASKED))
+    except OAError as exc:
+        scoring.show_error(exc)
+        return None, True
+    if result == scoring.PENDING:
+        before, shown = state.get(SHOWN, (None, None))
+        return (shown if before is original else original), False
+    state[SHOWN] = (original, result)
+    return result, True
+
+
+@st.fragment(run_every=POLL_S)
+def _poll(key: scoring.Key) -> None:
+    """While the edited alignment runs: show the new result as soon as it is ready (a
+    fragment's body may rerun only itself or the whole page, not named fragments)."""
+    if scoring.is_ready(key):
+        st.rerun()
+
+
 @st.fragment(key=SCORES)
 def scores() -> None:
     """The scores with both schemas and the nodes whose score moved."""
     _keep_step()
     assert trio is not None
     original = scoring.current(schema=trio.schema)
-    edited = scoring.current()
-    if original is None or edited is None:
+    if original is None:
         return
+    edited, ready = _edited(original)
+    if edited is None:
+        return
+    if not ready:
+        st.caption(":material/hourglass_top: Rescoring with the new settings; the figures "
+                   "below are the previous ones until it is done.")
+        _poll(st.session_state[ASKED])
     columns = st.columns(3)
     columns[0].metric("Score with the edited schema", f"{edited.alignment.score:.4f}",
                       **(views.score_change(edited.alignment.score, original.alignment.score)
                          if session.schema_edits() else {}))
     columns[1].metric("Score with the original schema", f"{original.alignment.score:.4f}")
     columns[2].metric("Edited settings", len(session.schema_edits()))
-    moved = schema_widgets.moved_nodes(original.alignment.tree, edited.alignment.tree,
-                                       session.schema_edits())
-    with st.expander(f"Where the score moved ({len(moved)})", expanded=bool(moved)):
-        if moved:
-            st.caption("Nodes whose own score changed or whose settings you edited, one row "
-                       "per schema node (list items together); weights that only shifted "
-                       "because a sibling's weight changed are left out.")
+    moved = schema_widgets.cost_moves(original.alignment.tree, edited.alignment.tree,
+                                      session.schema_edits())
+    with st.expander(f"Where the score moved ({max(len(moved) - 1, 0)})",
+                     expanded=len(moved) > 1):
+        if len(moved) > 1:
+            st.caption("Each node's **cost** is its weight × (1 − similarity), the weights "
+                       "normalised from the root: what it takes off the score. **score Δ** "
+                       "is the fall of that cost: the rows one step in add up to the "
+                       "score's change (the first row). A row's cost is its indented rows' "
+                       "plus what its own nodes cost (a missing or extra item, a misspelt "
+                       "key). Raising one weight lowers its siblings' shares, so their "
+                       "costs move too, even where no score did.")
             # a static table, not st.dataframe: it changes on every knob, and the data
-            # grid redrew its accessibility cells 200 ms after each change; the rows
-            # come sorted by the size of the move, the total first
-            numbers = ("score before", "score after", "contribution Δ")
-            st.table(pd.DataFrame.from_records(moved).style.hide(axis="index")
-                     .format(dict.fromkeys(numbers, "{:.4f}"), na_rep="—"))
+            # grid redrew its accessibility cells 200 ms after each change
+            numbers = schema_widgets.MOVE_COLUMNS[2:]
+            st.table(pd.DataFrame.from_records(moved, columns=schema_widgets.MOVE_COLUMNS)
+                     .style.hide(axis="index")
+                     .format(dict.fromkeys(numbers, views.fmt_score) | {"score Δ": views.fmt_delta},
+                             na_rep="—"))
         else:
-            st.caption("No node changed its score.")
+            st.caption("No node's cost moved.")
 
 
 @st.fragment(key=SENSITIVE)
@@ -159,7 +207,7 @@ def sensitive() -> None:
     _keep_step()
     assert trio is not None
     original = scoring.current(schema=trio.schema)
-    if original is not None and scoring.current() is not None:
+    if original is not None:
         sensitive_settings(original.seconds)
 
 
@@ -219,7 +267,7 @@ def edited_schema() -> None:
     with st.expander("Show it", key="w.tune_show_schema", on_change="rerun") as shown:
         if shown.open:
             st.code(edited_json, language="json")
-    edited = scoring.current()
+    _, edited = st.session_state.get(SHOWN, (None, None))  # never waits for a rescoring
     if edited is not None:
         scoring.timing_caption(edited, started)
 

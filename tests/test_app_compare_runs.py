@@ -10,6 +10,7 @@ from apptest_helpers import metric, open_app
 
 from oa_core import runstats
 from oa_core.dataset import load_folder, score_run
+from oa_core.output_format import FAILURES
 
 ORG = Path(__file__).resolve().parents[1] / "sample_data" / "datasets" / "org2graph_runs"
 
@@ -37,10 +38,23 @@ def test_headline_and_scatter_match_the_library() -> None:
     scatter = json.loads(next(c for c in at.get("plotly_chart")
                               if c.key == "w.cmp_chart").proto.spec)["data"][0]
     assert len(values(scatter["x"])) == len(comparison.pairs)
+    layout = json.loads(next(c for c in at.get("plotly_chart")
+                             if c.key == "w.cmp_chart").proto.spec)["layout"]
+    for axis in ("xaxis", "yaxis"):  # [0, 1] and a small margin, never widened
+        assert layout[axis]["range"] == [-0.03, 1.03]
+        assert layout[axis]["constrain"] == "domain"
+    # the content regressions: no format failure among them, though 43 outputs of run B
+    # failed their format (most at 0, which would top a plain sort by change)
     regressions = next(d for d in at.dataframe if "change" in d.value.columns).value
     assert regressions["change"].tolist() == sorted(regressions["change"])
-    assert regressions["id"].iloc[0] == comparison.pairs.sort_values(
-        ["diff", "id"], kind="stable")["id"].iloc[0]
+    expected = runstats.regressions(comparison, 15)
+    assert regressions["id"].tolist() == expected["id"].tolist()
+    assert regressions["id"].iloc[0] == "org-0204"
+    statuses = comparison.pairs.set_index("id")["status_b"]
+    assert not statuses[regressions["id"]].isin(FAILURES).any()
+    failed = next(d for d in at.dataframe if "B's output" in d.value.columns).value
+    assert len(failed) == len(runstats.new_failures(comparison)) == 43
+    assert any(m.value.startswith("**43 format failures new in B**") for m in at.markdown)
 
 
 def test_a_document_side_by_side_and_open_one_side() -> None:
@@ -49,6 +63,10 @@ def test_a_document_side_by_side_and_open_one_side() -> None:
     assert any("org-0003" in s.value.replace("\\", "") and "side by side" in s.value
                for s in at.subheader)
     assert len(at.code) >= 2  # both outputs
+    cut = open_app("compare_runs.py", {"dataset": "org2graph_runs", "cmp_doc": "org-0014"},
+                   timeout=180)
+    assert any("(output cut off)" in m.value for m in cut.markdown)  # B's side says why
+    assert any(c.value.startswith("the output is cut off") for c in cut.caption)
     next(b for b in at.button if b.label == "Open run B's pair in Overview").click().run()
     assert at.title[0].value == "Overview"
     assert at.query_params["pair"] == '["org2graph_runs","B","org-0003"]'

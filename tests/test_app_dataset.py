@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from oa_core import runstats
 from oa_core.dataset import load_folder, score_run
+from oa_core.output_format import FAILURES
 
 ROOT = Path(__file__).resolve().parents[1]
 ORG = ROOT / "sample_data" / "datasets" / "org2graph_runs"
@@ -50,7 +51,7 @@ def test_summary_matches_the_library(org_b) -> None:
     summary = runstats.summary(scored)
     assert metric(at, "Pairs") == "320"
     assert metric(at, "Mean score") == f"{summary['mean'].estimate:.2f}"
-    assert metric(at, "Unparsable predictions") == str(summary["unparsable"])
+    assert metric(at, "Format failures") == str(summary["format_failures"]) == "43"
     assert metric(at, "Bad lines") == "2"  # the broken export line, and its empty gold
     ci = next(c.value for c in at.caption if c.value.startswith("Mean "))
     assert f"[{summary['mean'].low:.4f}, {summary['mean'].high:.4f}]" in ci
@@ -60,9 +61,14 @@ def test_summary_matches_the_library(org_b) -> None:
     assert not at.get("plotly_chart")
     bad = next(d for d in at.dataframe if "fix" in d.value.columns).value
     assert bad["line"].tolist() == [42, 0]
-    # worst first by default
-    scores = table(at)["score"].tolist()
-    assert scores == sorted(scores) and len(scores) == 320
+    # worst content first by default, the format failures after it (their 0 measures the
+    # format): 43 outputs of run B tie at 0 and would hide the content errors
+    shown = table(at)
+    failed = shown["status"].isin(FAILURES).to_numpy()
+    assert len(shown) == 320 and failed.sum() == 43 and failed[-43:].all()
+    scores = shown["score"].tolist()[:-43]
+    assert scores == sorted(scores) and scores[0] > 0.3
+    assert shown.set_index("id").loc["org-0014", "status"] == "cut off"
 
 
 def test_run_a_has_no_bad_lines_of_run_b() -> None:
@@ -86,12 +92,38 @@ def test_filters_and_sort_come_from_the_url_and_go_back_into_it(org_b) -> None:
     assert at.query_params["ds_text"] == shown["id"].iloc[0]
 
 
-def test_status_filter_lists_the_unparsable_predictions(org_b) -> None:
+def test_status_filter_lists_the_refusals(org_b) -> None:
     _, scored = org_b
-    at = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_status": "unparsable"})
+    at = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_status": "refused"})
     shown = table(at)
-    assert len(shown) == (scored.frame["status"] == "unparsable").sum()
+    assert len(shown) == (scored.frame["status"] == "refused").sum() >= 5
     assert set(shown["score"]) == {0.0} and all(shown["problem"])
+
+
+def test_format_failures_are_a_group_of_their_own() -> None:
+    at = open_dataset({"dataset": "org2graph_runs", "run": "B"})
+    group = next(e for e in at.expander if e.label.startswith("43 format failures"))
+    assert "cut off 30" in group.label and "refused 12" in group.label
+    kinds = next(d for d in at.dataframe if "examples" in d.value.columns).value
+    assert kinds["kind"].tolist() == ["cut off", "refused", "empty"]
+    assert kinds["examples"].iloc[0].startswith("org-0014")
+    next(b for b in at.button if b.label == "List them in the table").click().run()
+    shown = table(at)
+    assert len(shown) == 43 and set(shown["status"]) == {"cut off", "refused", "empty"}
+    assert at.query_params["ds_status"] == runstats.FAILED
+
+
+def test_an_opened_cut_off_pair_says_so_and_shows_what_the_model_wrote() -> None:
+    at = open_dataset({"dataset": "org2graph_runs", "run": "B"})
+    at.text_input(key="w.ds_pick").input("org-0014").run()
+    assert at.title[0].value == "Overview"
+    warning = "\n".join(w.value for w in at.sidebar.warning)
+    assert "Output cut off" in warning and "never closes" in warning
+    raw = load_folder(ORG).pair("B", 13)["prediction"]
+    wrote = next(e for e in at.sidebar.expander if e.label.startswith("What the model wrote"))
+    assert f"({len(raw):,} characters)" in wrote.label
+    assert wrote.code[0].value == raw[:3000] if len(raw) <= 3000 else raw[-1500:] in (
+        wrote.code[0].value)
 
 
 def test_open_a_pair_and_come_back() -> None:
@@ -135,7 +167,7 @@ def test_the_view_choice_decides_where_a_pair_opens() -> None:
 
 
 def test_an_unparsable_pair_says_why_it_cannot_open() -> None:
-    at = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_status": "unparsable"})
+    at = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_status": "refused"})
     first = table(at)["id"].iloc[0]
     at.text_input(key="w.ds_pick").input(first).run()
     assert at.title[0].value == "Dataset"
@@ -143,14 +175,12 @@ def test_an_unparsable_pair_says_why_it_cannot_open() -> None:
     # what the model wrote is shown instead
     data = load_folder(ORG)
     rows = score_run(data, "B").frame.set_index("id")["row"]
-    raw = data.pair("B", int(rows[first]))["prediction"]
-    if raw:
-        assert at.code[-1].value == raw[:3000]
-    else:  # the gold the broken line left without a prediction
-        assert any("gave nothing" in c.value for c in at.caption)
-    wrote = next(i for i in table(at)["id"] if data.pair("B", int(rows[i]))["prediction"])
-    at.text_input(key="w.ds_pick").input(wrote).run()
-    assert at.code[-1].value == data.pair("B", int(rows[wrote]))["prediction"][:3000]
+    assert at.code[-1].value == data.pair("B", int(rows[first]))["prediction"][:3000]
+    # the gold the broken line left without a prediction
+    empty = open_dataset({"dataset": "org2graph_runs", "run": "B", "ds_status": "empty"})
+    assert table(empty)["id"].tolist() == ["org-0042"]
+    empty.text_input(key="w.ds_pick").input("org-0042").run()
+    assert any("gave nothing" in c.value for c in empty.caption)
 
 
 def test_downloads_csv_parquet_and_a_self_contained_report(org_b) -> None:

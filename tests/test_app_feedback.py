@@ -54,9 +54,28 @@ def test_feedback_text_and_ranked_ops() -> None:
     assert "/period/1: expected 2025, got 2026. Fixing this recovers +0.0625." in text
     assert len(apply_buttons(at)) == 5
     bars = deltas_chart(at)
-    assert bars["x"] == sorted(bars["x"], reverse=True)
+    # ranked by realised gain (the diamonds) by default; the deltas still add up
+    assert bars["alone"] == sorted(bars["alone"], reverse=True)
+    assert bars["x"] != sorted(bars["x"], reverse=True)
     assert sum(bars["x"]) == pytest.approx(1 - SCORE)
     assert bars["text"][0] == "+0.0625"  # the explorer's 4-decimal format
+    at.radio(key="w.oa.fb_rank").set_value("delta").run()
+    assert deltas_chart(at)["x"] == sorted(bars["x"], reverse=True)
+    assert at.code[0].value == text  # the feedback text keeps the paper's order
+
+
+def test_the_best_fix_first_by_realised_gain() -> None:
+    """On the running example the extraneous "reviews" has the largest delta but
+    gains less than the period and agenda fixes (issue 23): it ranks fourth."""
+    at = open_app("feedback.py")
+    assert at.radio(key="w.oa.fb_rank").value == "gain"
+    shown = numbers(at)
+    assert shown[:2] == ["delta **+0.0625** · gain **+0.0625**"] * 2
+    assert shown[3] == "delta **+0.0625** · gain **+0.0407**"
+    assert "Ranked by realised gain" in "\n".join(c.value for c in at.caption)
+    assert "by realised gain" in "\n".join(h.value for h in at.subheader)
+    text = at.code[0].value.split("\n")
+    assert "reviews" in next(line for line in text if line.startswith("1."))
 
 
 def test_feedback_text_is_json_not_python() -> None:
@@ -69,11 +88,12 @@ def test_feedback_text_is_json_not_python() -> None:
 
 def test_each_op_shows_its_delta_and_what_applying_it_alone_moves() -> None:
     at = open_app("feedback.py")
+    at.radio(key="w.oa.fb_rank").set_value("delta").run()
     shown = numbers(at)
     assert len(shown) == 5
     # the extraneous "reviews": a +0.0625 share, but alone the agenda re-pairs: +0.0407
-    assert shown[0] == "delta **+0.0625** · alone **+0.0407**"
-    assert "delta **+0.0625** · alone **+0.0625**" in shown  # the period fix: exactly
+    assert shown[0] == "delta **+0.0625** · gain **+0.0407**"
+    assert "delta **+0.0625** · gain **+0.0625**" in shown  # the period fix: exactly
     notes = [c.value for c in at.caption if "its delta" in c.value]
     assert notes[0].startswith("less than its delta") and "re-pair" in notes[0]
     assert "exactly its delta" in notes
@@ -89,11 +109,12 @@ def test_each_op_shows_its_delta_and_what_applying_it_alone_moves() -> None:
     # the chart marks the applied-alone moves with diamonds
     diamonds = deltas_chart(at)["alone"]
     assert len(diamonds) == 5 and diamonds[0] == pytest.approx(moved)
-    assert "applied alone (rescored)" in deltas_html(at)  # the legend
+    assert "realised gain (applied alone, rescored)" in deltas_html(at)  # the legend
 
 
-def test_alone_is_computed_only_for_the_shown_ops() -> None:
+def test_by_delta_gains_are_computed_only_for_the_shown_ops() -> None:
     at = open_app("feedback.py")
+    at.radio(key="w.oa.fb_rank").set_value("delta").run()
     at.slider(key="w.oa.fb_k").set_value(2).run()
     assert len(numbers(at)) == 2
     assert len(deltas_chart(at)["alone"]) == 2
@@ -165,3 +186,16 @@ def test_a_high_minimum_delta_says_so() -> None:
     at.number_input(key="w.oa.fb_min_delta").set_value(0.5).run()
     assert not apply_buttons(at)
     assert "No operation recovers at least 0.5000" in at.info[0].value
+
+
+def test_a_fix_replacing_the_whole_output_says_it_teaches_nothing() -> None:
+    at = open_app("feedback.py")
+    at.text_area(key="w.paste.candidate").input(json.dumps(["not", "an", "object"]))
+    next(b for b in at.button if b.label == "Load the pasted documents").click().run()
+    assert not at.exception, at.exception
+    warnings = [w.value for w in at.warning if "teaches nothing" in w.value]
+    assert len(warnings) == 1 and "replaces the whole output with the gold" in warnings[0]
+    apply_buttons(at)[0].click().run()
+    assert metric(at, "Score") == "1.00"
+    # the link names the fix by a digest, not the whole gold it wrote
+    assert len(at.query_params["fixes"]) == 12

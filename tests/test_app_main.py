@@ -9,6 +9,7 @@ from pathlib import Path
 from apptest_helpers import errors, metric, open_app
 from streamlit.testing.v1 import AppTest
 
+from app import session
 from app.text import WORD_JOINER, md_inline
 
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
@@ -189,9 +190,25 @@ def test_url_restores_example_variant_options_edits_and_fixes() -> None:
     assert at.toggle(key="w.oa.hide_perfect").value is hide
     assert state["oa.hide_perfect"] is hide
     url = params(at)
-    assert json.loads(url.pop("edits")) == edits and json.loads(url.pop("fixes")) == [fix]
+    assert json.loads(url.pop("edits")) == edits
+    assert url.pop("fixes") == session.patch_digest(fix)  # a name, not the patch
     assert url == {"example": "running_example", "wl_mode": "blend", "wl_lambda": "0.25",
                    "hide_perfect": str(hide).lower()}
+
+
+def test_a_link_names_fixes_by_digest_and_keeps_big_values_out() -> None:
+    gold = json.loads((RUNNING / "gold.json").read_text())
+    big = [{"op": "replace", "path": "", "value": gold}]  # a whole-output fix
+    names = [session.patch_digest(fix) for fix in (
+        [{"op": "replace", "path": "/period/1", "value": 2025}], big)]
+    assert all(len(name) == 12 for name in names)
+    again = open_app(query={"example": "running_example", "fixes": names[0]})
+    fixes = again.session_state["oa.applied_fixes"]
+    assert [f["patch"] for f in fixes] == [[{"op": "replace", "path": "/period/1",
+                                             "value": 2025}]]
+    assert params(again)["fixes"] == names[0]
+    ignored = open_app(query={"example": "running_example", "fixes": names[1]})
+    assert ignored.session_state["oa.applied_fixes"] == []  # not an op of this trio
 
 
 def test_url_selects_a_variant_and_a_page_option_waits_for_its_page() -> None:

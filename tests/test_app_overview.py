@@ -24,8 +24,13 @@ def diff(at: AppTest) -> str:
     return str(at.get("html")[0].proto.body)
 
 
+def unfolded(html: str) -> str:
+    """The diff without its closed folds (what shows before any click)."""
+    return re.sub(r"<details>.*?</details>", "", html, flags=re.S)
+
+
 def rows(html: str) -> list[str]:
-    return re.findall(r"<tr class=\"[^\"]*\"[^>]*>(.*?)</tr>", html)
+    return re.findall(r"<tr class=\"[^\"]*\"[^>]*>(.*?)</tr>", html, flags=re.S)
 
 
 def paste(at: AppTest, document: str, value: object) -> None:
@@ -43,7 +48,7 @@ def trio(name: str) -> tuple[object, object, object]:
 def test_score_deficit_and_aligned_rows() -> None:
     at = open_app("overview.py")
     values = {m.label: m.value for m in at.metric}
-    assert values == {"Score": "0.77", "Deficit": "0.23", "Warnings": "0",
+    assert values == {"Score": "0.77", "Deficit": "0.23", "Warnings": "0", "Notes": "0",
                       "Schema violations": "0"}
     at.toggle(key=HIDE).set_value(False).run()
     html = diff(at)
@@ -57,7 +62,7 @@ def test_score_deficit_and_aligned_rows() -> None:
 def test_perfect_subtrees_are_hidden_by_default() -> None:
     at = open_app("overview.py")
     assert at.toggle(key=HIDE).value is True
-    html = diff(at)
+    html = unfolded(diff(at))
     assert "Alice" not in html
     assert html.count("mentorships") == 1  # only in the note that stands for it
     assert "1 perfect key hidden: mentorships" in html
@@ -81,7 +86,7 @@ def test_scierc_is_short_with_perfect_subtrees_hidden() -> None:
 def test_perfect_rows_are_neutral_and_wrong_ones_colored() -> None:
     at = open_app("overview.py")
     at.toggle(key=HIDE).set_value(False).run()
-    table = rows(diff(at))
+    table = rows(unfolded(diff(at)))
     alice = next(r for r in table if "&quot;Alice&quot;" in r)
     closin = next(r for r in table if "&quot;closin&quot;" in r)
     assert "background" not in alice  # perfect: no color at all
@@ -117,12 +122,12 @@ def test_ordered_children_follow_the_documents() -> None:
 def test_search_by_path_or_value() -> None:
     at = open_app("overview.py")
     at.text_input(key="w.oa.ov_search").input("Carol").run()
-    html = diff(at)
+    html = unfolded(diff(at))
     assert "&quot;Carol&quot;" in html  # a perfect value is found too
     assert "&quot;Dave&quot;" not in html and "closin" not in html
     assert "1 node match" in at.caption[0].value
     at.text_input(key="w.oa.ov_search").input("/period").run()
-    html = diff(at)
+    html = unfolded(diff(at))
     assert "2026" in html and "&quot;Carol&quot;" not in html
     at.text_input(key="w.oa.ov_search").input("no such thing").run()
     assert "Nothing matches" in at.caption[0].value
@@ -209,6 +214,15 @@ def test_warnings_and_violations_are_listed() -> None:
     assert "/people/0/role" in "\n".join(e.value for e in at.error).replace("\\", "")
 
 
+def test_tie_breaking_notes_are_not_counted_as_warnings() -> None:
+    at = open_app("overview.py", query={"example": "bio_amr"})
+    values = {m.label: m.value for m in at.metric}
+    assert values["Warnings"] == "0" and values["Notes"] == "1"
+    assert not at.warning
+    assert "tie\\-depth" in "\n".join(i.value for i in at.info)
+    assert "No warnings" in "\n".join(s.value for s in at.success)
+
+
 @pytest.mark.parametrize("name", ["scierc", "bio_amr", "biored"])
 def test_largest_examples_open_with_their_mismatches(name: str) -> None:
     at = open_app("overview.py", query={"example": name})
@@ -244,3 +258,58 @@ def test_a_refusal_is_shown_and_cached(monkeypatch: pytest.MonkeyPatch) -> None:
         at.switch_page(f"../pages/{page}").run()
         assert "over the limit" in "\n".join(e.value for e in at.error)
     assert len(calls) == before
+
+
+EMPLOYMENT = {"type": "object", "properties": {"employment": {
+    "type": "array", "items": {"type": "object", "properties": {
+        "person": {"type": "string"}, "company": {"type": "string"},
+        "role": {"type": "string"}}}}}}
+
+
+def test_a_missing_record_shows_what_was_expected_folded_and_escaped() -> None:
+    """Issue 23: a record over 60 characters no longer reads ``{3 keys}``."""
+    record = {"person": "4346f2", "company": "c1d8e7", "role": "<script>x</script>"}
+    kept = {"person": "87b4a2", "company": "c1d8e7", "role": "associate"}
+    gold = {"employment": [kept, record]}
+    candidate = {"employment": [dict(kept, role="associate partner")]}
+    tree = oa_core.align(gold, candidate, EMPLOYMENT).tree
+    html = diff_html(diff_rows(tree, hide_perfect=True))
+    missing = next(r for r in rows(html) if "(missing)" in r)
+    assert "<details open>" in missing  # short: shown open, one field a line
+    assert "  &quot;person&quot;: &quot;4346f2&quot;,\n" in missing
+    assert "&quot;role&quot;: &quot;&lt;script&gt;x&lt;/script&gt;&quot;" in missing
+    assert "<script>" not in html
+    # the paired record folds closed under its size, its differing field marked
+    paired = next(r for r in rows(html) if 'title="/employment/0"' in r)
+    assert "<summary>{3 keys}</summary>" in paired
+    assert '<span class="chg">&quot;role&quot;: &quot;associate&quot;</span> ≠' in paired
+    assert "  &quot;person&quot;: &quot;87b4a2&quot;,\n" in paired  # equal: not marked
+    assert "≠ marks a field that differs" in paired
+
+
+def test_a_huge_value_folds_to_a_few_lines() -> None:
+    gold = {"employment": [{"person": f"p{k}", "company": "c" * 500, "role": "r"}
+                           for k in range(20_000)]}
+    tree = oa_core.align(gold, {"employment": []}, EMPLOYMENT).tree
+    rows_ = diff_rows(tree, hide_perfect=True)
+    html = diff_html(rows_[:3])
+    assert len(html) < 20_000  # 20,000 records of 500 characters each: 10 MB of JSON
+    missing = rows_[2]
+    assert missing.gold_fold is not None and missing.gold_fold.open
+    assert "… (500 characters)" in missing.gold_fold.lines[1][0]
+    root = rows_[0].gold_fold
+    assert root is not None and "(20,000 items)" in root.lines[0][0]
+
+
+def test_a_violation_shows_its_value_cut_and_in_full_one_click_away() -> None:
+    at = open_app("overview.py")
+    candidate = json.loads((RUNNING / "candidate.json").read_text())
+    candidate["people"] = {"id": 1, "note": "n" * 5_000}  # not a list
+    paste(at, "candidate", candidate)
+    message = next(e.value for e in at.error if "people" in e.value)
+    assert "… \\(2 keys\\)" in message and len(message) < 600
+    box = next(x for x in at.expander if x.label == "Show the full value")
+    assert not box.proto.expanded and not at.code  # lazy: nothing sent while closed
+    at.session_state["w.full.violation.0"] = True  # the click (a lazy expander's state)
+    at.run()
+    assert json.loads(at.code[0].value) == candidate["people"]

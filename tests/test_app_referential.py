@@ -1,4 +1,9 @@
-"""AppTest: the Referential alignment page (WL graph, rounds, bijection, twins, modes)."""
+"""AppTest: the Referential alignment page (WL graph, rounds, bijection, stories, modes).
+
+The round stepper is one offline frame (``app.wl_stepper``): AppTest sees its page, whose
+data (every round's colours, key, signatures and the pairs' stories) is read back with
+:func:`app.wl_stepper.read_payload`; its script runs in tests/browser/.
+"""
 
 from __future__ import annotations
 
@@ -12,19 +17,27 @@ from apptest_helpers import as_numbers, html_body, html_table, open_app
 from streamlit.testing.v1 import AppTest
 
 from app.text import WORD_JOINER, md_inline
+from app.wl_stepper import read_payload
 
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
 
 
-def graph(at: AppTest) -> dict:
-    chart = next(el for el in at.get("plotly_chart") if el.key == "wl_graph")
-    return json.loads(chart.proto.spec)
+def stepper(at: AppTest) -> dict:
+    """The data of the round stepper's frame (the only frame of the page)."""
+    frames = [f.proto.srcdoc for f in at.get("iframe") if "oa-wl-data" in f.proto.srcdoc]
+    assert len(frames) == 1
+    return read_payload(frames[0])
 
 
-def record_colors(at: AppTest) -> list[str]:
-    traces = graph(at)["data"]
-    records = next(t for t in traces if t.get("name") == "records")
-    return list(records["marker"]["color"])
+def record_colors(at: AppTest, round_index: int | None = None) -> list[str]:
+    data = stepper(at)
+    index = data["last"] if round_index is None else round_index
+    fills = data["colours"][index]["fill"]
+    return [fills[i] for i, v in enumerate(data["vertices"]) if v["kind"] == "record"]
+
+
+def records_drawn(at: AppTest) -> list[dict]:
+    return [v for v in stepper(at)["vertices"] if v["kind"] == "record"]
 
 
 def bijection(at: AppTest) -> dict[str, str]:
@@ -51,33 +64,84 @@ def test_running_example_bijection_and_twins() -> None:
     assert list(frame["decided by"]) == ["attributes (C)"] * 3 + ["stable colour (b)"] * 2 + [
         "no partner"]
     assert list(frame["with none"])[3:5] == ["90", "92"]  # WL off swaps the twins
-    twins = [i.value.replace("\\", "") for i in at.info]
-    assert len(twins) == 2
-    assert "Gold 4 (Dave, Engineer) → candidate 92 (Dave, Engineer)" in twins[0]
-    assert "mentee of 1 (Alice, Manager)" in twins[0]
-    assert "round 2" in twins[0]
+    stories = stepper(at)["stories"]
+    assert [s["title"] for s in stories] == [
+        "gold 4 (Dave, Engineer) → candidate 92 (Dave, Engineer)",
+        "gold 5 (Dave, Engineer) → candidate 90 (Dave, Engineer)"]
+    steps = stories[0]["steps"]
+    assert [step for step, _ in steps] == ["Attributes (C)", "Colours (b)"]
+    assert "C = 1.000, the same row of C as 5 (Dave, Engineer)" in steps[0][1]
+    assert "mentee of 1 (Alice, Manager)" in steps[1][1] and "round 2" in steps[1][1]
+    assert stories[0]["round"] == 2  # the story shows the round that told them apart
 
 
-def test_round_slider_steps_through_the_refinement() -> None:
+def test_every_round_is_sent_once_and_the_stable_one_shown_first() -> None:
     at = open_app("referential.py", timeout=60)
-    slider = at.slider(key="w.oa.wl_round")
-    assert (slider.min, slider.max, slider.value) == (0, 2, 2)
-    stable = record_colors(at)
-    assert len(set(stable)) == 6  # 6 classes in the stable round
-    at.slider(key="w.oa.wl_round").set_value(0).run()
-    assert len(set(record_colors(at))) == 1  # everyone starts alike
-    assert "Round 0 of 2: **1 class**" in "\n".join(m.value for m in at.markdown)
-    at.slider(key="w.oa.wl_round").set_value(1).run()
-    assert len(set(record_colors(at))) == 4
-    at.session_state["w.wl_signatures_open"] = True  # opened: its table is lazy
-    at.run()
-    signatures = html_table(at, "signatures")  # how round 1 was computed
-    dave = signatures[signatures["record"] == "4 (Dave, Engineer)"].iloc[0]
+    data = stepper(at)
+    assert (data["start"], data["last"], data["param"]) == (2, 2, "wl_round")
+    assert [len(set(record_colors(at, r))) for r in range(3)] == [1, 4, 6]
+    assert [r["summary"].split(":")[0] for r in data["rounds"]] == [
+        "Round 0 of 2", "Round 1 of 2", "Round 2 of 2"]
+    assert data["rounds"][0]["summary"].startswith("Round 0 of 2: 1 class (not yet stable)")
+    # the key of every round is sent (shown by default); round 1's signatures
+    key = {row[0]: row for row in data["rounds"][1]["key"]}
+    assert key["2"][2] == "4 (Dave, Engineer), 5 (Dave, Engineer)"
+    assert "(new in this round)" in key["2"][4]
+    round1 = data["rounds"][1]
+    rows = [dict(zip(round1["signature_columns"], row, strict=True))
+            for row in round1["signatures"]]
+    dave = next(r for r in rows if r["record"] == "4 (Dave, Engineer)")
     assert dave["class before"] == "0"
     assert dave["references (classes of the round before)"] == "mentee of a class-0 record"
-    # the colors of a class survive its split (class of gold 1 keeps its color)
-    at.slider(key="w.oa.wl_round").set_value(2).run()
-    assert record_colors(at) == stable
+    # the colours of a class survive its split (class of gold 1 keeps its color)
+    assert record_colors(at, 1)[0] == record_colors(at, 2)[0]
+    assert not at.get("plotly_chart") and not at.slider  # no server-side round control
+
+
+def test_round_zero_signatures_tell_the_start_not_references() -> None:
+    """Round 0 reads no reference: its table must not show signatures that differ for
+    vertices of one class (the contradiction of issue 23)."""
+    for mode in ("tie_break", "blend"):
+        at = open_app("referential.py", timeout=60)
+        at.radio(key="w.oa.wl_mode").set_value(mode).run()
+        round0 = stepper(at)["rounds"][0]
+        assert "class before" not in round0["signature_columns"]
+        assert "References are read from round 1 on" in round0["note"]
+        column = round0["signature_columns"].index("references (classes of the round before)")
+        assert all(row[column].startswith("none read yet") for row in round0["signatures"])
+    assert "exact attributes" in round0["note"]  # blend seeds with the attributes
+
+
+def test_equal_signatures_get_the_same_class_in_every_round() -> None:
+    """What the signature table shows is true: from round 1 on, equal (class before,
+    references) rows have the same class after (bundled examples, both sides)."""
+    for example in ("running_example", "bio_amr", "org2graph"):
+        at = open_app("referential.py", query={"example": example}, timeout=60)
+        data = stepper(at)
+        for view in data["rounds"][1:]:
+            columns = view["signature_columns"]
+            before = columns.index("class before")
+            refs = columns.index("references (classes of the round before)")
+            after = columns.index("class after")
+            seen: dict[tuple[str, str], str] = {}
+            for row in view["signatures"]:
+                assert seen.setdefault((row[before], row[refs]), row[after]) == row[after], (
+                    example, row)
+
+
+def test_a_link_reopens_at_its_round() -> None:
+    at = open_app("referential.py", query={"wl_round": "1"}, timeout=60)
+    data = stepper(at)
+    assert (data["start"], data["follow_url"]) == (1, True)
+    # out of range or not a number: clipped or ignored
+    assert stepper(open_app("referential.py", query={"wl_round": "9"}, timeout=60)
+                   )["start"] == 2
+    assert stepper(open_app("referential.py", query={"wl_round": "x"}, timeout=60)
+                   )["start"] == 2
+    # another graph (another scope, mode or documents) opens on its stable round
+    at.radio(key="w.oa.wl_mode").set_value("blend").run()
+    data = stepper(at)
+    assert (data["start"], data["follow_url"]) == (data["last"], False)
 
 
 def test_switching_wl_off_swaps_the_twins_everywhere() -> None:
@@ -87,8 +151,10 @@ def test_switching_wl_off_swaps_the_twins_everywhere() -> None:
     pairs = bijection(at)
     assert pairs["4 (Dave, Engineer)"] == "90 (Dave, Engineer)"
     assert "WL is off in this mode" in "\n".join(c.value for c in at.caption)
-    twins = [i.value.replace("\\", "") for i in at.info]
-    assert len(twins) == 2 and "with WL off nothing breaks the tie" in twins[0]
+    stories = stepper(at)["stories"]
+    assert len(stories) == 2
+    assert stories[0]["steps"][-1][0] == "List position"
+    assert "nothing breaks the tie" in stories[0]["steps"][-1][1]
     frame = html_table(at, "bijection")  # as printed
     assert list(frame["decided by"]).count("list position (WL off)") == 2
     assert (frame["b (colour)"] == "—").all() and (frame["a (depth)"] == "—").all()
@@ -115,25 +181,21 @@ def _org(size: int, seed: int) -> tuple[dict, dict]:
             {"people": cand_people, "mentorships": cand_links, "agenda": [], "period": [1, 2]})
 
 
-def test_two_hundred_record_graph_loads_and_steps() -> None:
+def test_two_hundred_record_graph_loads_on_one_neighbourhood() -> None:
     at = open_app("referential.py", timeout=60)
     gold, candidate = _org(200, seed=3)
     at.text_area(key="w.paste.gold").input(json.dumps(gold))
     at.text_area(key="w.paste.candidate").input(json.dumps(candidate))
     at.sidebar.button[0].click().run()  # "Load the pasted documents"
     assert not at.exception and not at.error
-    at.slider(key="w.oa.wl_round").set_value(1).run()
-    assert not at.exception
-    spec = graph(at)
-    records = next(t for t in spec["data"] if t.get("name") == "records")
-    assert 2 < len(records["x"]) < 60  # a big graph opens on one record's neighbourhood
+    assert 2 < len(records_drawn(at)) < 60  # a big graph opens on one record's neighbourhood
     at.radio(key="w.oa.graph_focus.person").set_value("whole").run()
-    records = next(t for t in graph(at)["data"] if t.get("name") == "records")
-    assert len(records["x"]) == 400
+    data = stepper(at)
+    assert len(records_drawn(at)) == 400 and data["dense"] and not data["edge_labels"]
     assert {m.label: m.value for m in at.metric}["Score with tie_break"] == "1.0000"
 
 
-def test_interactive_view_is_an_offline_iframe_driven_by_the_slider() -> None:
+def test_interactive_view_is_an_offline_iframe_driven_by_its_slider() -> None:
     from app.pyvis_graph import parse_network
 
     def node_colors(at: AppTest) -> list[str]:
@@ -145,17 +207,18 @@ def test_interactive_view_is_an_offline_iframe_driven_by_the_slider() -> None:
         return [n["color"]["background"] for n in nodes if isinstance(n["id"], int)]
 
     at = open_app("referential.py", timeout=60)
-    assert at.radio(key="w.oa.graph_view").value == "plotly"  # the static view by default
-    assert not at.get("iframe")
+    assert at.radio(key="w.oa.graph_view").value == "steps"  # the round stepper by default
     at.radio(key="w.oa.graph_view").set_value("pyvis").run()
     assert not at.exception
-    assert not [c for c in at.get("plotly_chart") if c.key == "wl_graph"]
     stable = node_colors(at)
     assert len(stable) == 11 and len(set(stable)) == 6
     at.slider(key="w.oa.wl_round").set_value(0).run()
-    assert len(set(node_colors(at))) == 1  # the slider recolors the interactive view too
+    assert len(set(node_colors(at))) == 1  # the slider recolors the interactive view
+    assert "Round 0 of 2" in "\n".join(m.value for m in at.markdown)
     at.slider(key="w.oa.wl_round").set_value(2).run()
     assert node_colors(at) == stable
+    stories = [i.value.replace("\\", "") for i in at.info]  # told here as text
+    assert len(stories) == 2 and "1. **Attributes (C)**" in stories[0]
 
     def pairs(at: AppTest) -> int:
         _, edges = parse_network(at.get("iframe")[0].proto.srcdoc)
@@ -267,9 +330,12 @@ def test_twins_settled_by_agreement_depth_are_shown_and_warned() -> None:
     assert len(warnings) == 1
     assert "Settled by agreement depth (a) — warning tie-depth** (2 pairs)" in warnings[0]
     assert "1 (T) → 11 (T); 2 (T) → 12 (T)" in warnings[0]
-    twins = [i.value.replace("\\", "") for i in at.info]
-    assert len(twins) == 2 and "shares a colour in" in twins[0]
-    assert "agreement depth a" in twins[0]
+    stories = stepper(at)["stories"]
+    assert len(stories) == 2
+    steps = stories[0]["steps"]
+    assert [step for step, _ in steps] == ["Attributes (C)", "Colours (b)", "Depth (a)"]
+    assert "b = 0" in steps[1][1] and "shares a colour in" in steps[2][1]
+    assert "this decided the pair" in steps[2][1]
     # with WL off the list position decides, and says so
     at.radio(key="w.oa.wl_mode").set_value("none").run()
     frame = bijection_table(at).set_index("gold record")
@@ -286,85 +352,47 @@ def test_twins_nothing_tells_apart_follow_the_content_rule_and_say_so() -> None:
     warnings = [w.value.replace("\\", "") for w in at.warning]
     assert len(warnings) == 1 and "warning tie-content** (2 pairs)" in warnings[0]
     assert "interchangeable" in warnings[0]
+    stories = stepper(at)["stories"]
+    assert [step for step, _ in stories[0]["steps"]] == [
+        "Attributes (C)", "Colours (b)", "Depth (a)", "Content rule"]
+    assert len(stories[0]["pair"]) == 2 and len(stories[0]["rivals"]) == 2  # highlighted
 
 
 # --- issue 12: palette, words, step/play, what a round changed, neighbourhoods ----------
 
-def test_bio_amr_classes_never_share_a_colour_and_carry_their_numbers() -> None:
+def test_bio_amr_classes_never_share_a_colour() -> None:
     at = open_app("referential.py", query={"example": "bio_amr"}, timeout=60)
-    assert "Round 6 of 6: **27 classes**" in "\n".join(m.value for m in at.markdown)
-    colors = record_colors(at)
-    assert len(set(colors)) == 27  # 27 classes, 27 colours: none repeats past 17
-    numbers = next(t for t in graph(at)["data"] if t.get("name") == "class numbers")
-    assert len({t for t in numbers["text"]}) == 27
-    assert all(re.fullmatch(r"(<b>)?class \d+(</b>)?", t) for t in numbers["text"])
+    data = stepper(at)
+    assert data["rounds"][-1]["summary"].startswith("Round 6 of 6: 27 classes")
+    assert len(set(record_colors(at))) == 27  # 27 classes, 27 colours: none repeats past 17
+    classes = [c for c, v in zip(data["colours"][-1]["classes"], data["vertices"], strict=True)
+               if v["kind"] == "record"]
+    assert len(set(classes)) == 27  # the numbers drawn beside the records
 
 
 def test_edge_labels_and_signatures_are_in_words() -> None:
     at = open_app("referential.py", query={"example": "bio_amr"}, timeout=60)
-    arrows = next(t for t in graph(at)["data"] if t.get("name") == "direction")
-    assert any("source → target (role :ARG1)" in text for text in arrows["text"])
-    assert not any("[[" in text or "\\\"" in text for text in arrows["text"])
-    at.session_state["w.wl_signatures_open"] = True  # opened: its table is lazy
-    at.run()
-    signatures = html_table(at, "signatures")["references (classes of the round before)"]
-    joined = "\n".join(signatures)
+    data = stepper(at)
+    assert data["edge_labels"]
+    labels = {e["label"] for e in data["edges"]}
+    assert "source → target" in labels  # the property names on the graph
+    assert any("source → target (role :ARG1)" in e["hover"] for e in data["edges"])
+    assert not any("[[" in e["hover"] or "\\\"" in e["hover"] for e in data["edges"])
+    view = data["rounds"][1]
+    joined = "\n".join(row[view["signature_columns"].index(
+        "references (classes of the round before)")] for row in view["signatures"])
     assert "[[" not in joined and "->" not in joined
     assert re.search(r"source \(role :ARG\d\) of a class-\d+ record", joined)
     assert re.search(r"target \(role :ARG\d\) of a class-\d+ record", joined)
 
 
-def test_step_buttons_move_through_the_rounds() -> None:
-    at = open_app("referential.py", timeout=60)
-    back = next(b for b in at.button if b.label == "◀ Back")
-    forward = next(b for b in at.button if b.label == "Next ▶")
-    assert forward.disabled and not back.disabled  # opens on the stable round (2)
-    back.click().run()
-    assert at.slider(key="w.oa.wl_round").value == 1
-    assert "Round 1 of 2" in "\n".join(m.value for m in at.markdown)
-    next(b for b in at.button if b.label == "◀ Back").click().run()
-    assert at.slider(key="w.oa.wl_round").value == 0
-    assert next(b for b in at.button if b.label == "◀ Back").disabled
-    next(b for b in at.button if b.label == "Next ▶").click().run()
-    assert at.slider(key="w.oa.wl_round").value == 1
-    assert len(set(record_colors(at))) == 4
-
-
-def test_play_starts_at_round_zero_and_steps_to_the_stable_round() -> None:
-    at = open_app("referential.py", timeout=60)
-    next(b for b in at.button if b.label == "▶ Play").click().run()
-    assert at.session_state["oa.wl_playing"] is True
-    assert at.slider(key="w.oa.wl_round").value == 0
-    assert any(b.label == "⏸ Pause" for b in at.button)
-    at.run()  # a tick of the player (the fragment's timer in the browser)
-    assert at.slider(key="w.oa.wl_round").value == 1
-    at.run()  # the last round: the player stops itself
-    assert at.slider(key="w.oa.wl_round").value == 2
-    assert at.session_state["oa.wl_playing"] is False
-    assert any(b.label == "▶ Play" for b in at.button)
-    # pausing keeps the round
-    next(b for b in at.button if b.label == "▶ Play").click().run()
-    at.run()
-    next(b for b in at.button if b.label == "⏸ Pause").click().run()
-    at.run()
-    assert at.slider(key="w.oa.wl_round").value == 1
-
-
 def test_the_round_shown_outlines_what_it_recoloured() -> None:
     at = open_app("referential.py", timeout=60)
-    at.slider(key="w.oa.wl_round").set_value(1).run()
-    records = next(t for t in graph(at)["data"] if t.get("name") == "records")
-    widths = records["marker"]["line"]["width"]
-    outlined = [i for i, w in enumerate(widths) if w > 1]
-    at.session_state["w.wl_signatures_open"] = True
-    at.run()
-    signatures = html_table(at, "signatures")
-    assert set(signatures["changed"]) == {"✓", ""}
-    assert len(outlined) == int((signatures["changed"] == "✓").sum()) > 0
-    assert "Outlined in red" in "\n".join(c.value for c in at.caption)
-    at.slider(key="w.oa.wl_round").set_value(0).run()
-    records = next(t for t in graph(at)["data"] if t.get("name") == "records")
-    assert set(records["marker"]["line"]["width"]) == {1}  # round 0 changes nothing
+    data = stepper(at)
+    view = data["rounds"][1]
+    changed = view["signature_columns"].index("changed")
+    assert len(view["changed"]) == sum(row[changed] == "yes" for row in view["signatures"]) > 0
+    assert data["rounds"][0]["changed"] == []  # round 0 changes nothing
 
 
 def test_a_big_graph_draws_one_records_neighbourhood() -> None:
@@ -373,17 +401,14 @@ def test_a_big_graph_draws_one_records_neighbourhood() -> None:
     at = load(at, gold, candidate, json.loads((RUNNING / "schema.json").read_text()))
     assert at.radio(key="w.oa.graph_focus.person").value == "around"
     centre = at.selectbox(key="w.oa.focus_record.person")
-    records = next(t for t in graph(at)["data"] if t.get("name") == "records")
-    drawn = len(records["x"])
+    drawn = len(records_drawn(at))
     assert 2 <= drawn < 60
     assert any(c.value.startswith("Showing ") for c in at.caption)
-    hovered = [row[1] for row in records["customdata"]]
-    assert centre.options[centre.index] in hovered  # the chosen record is drawn
+    assert centre.options[centre.index] in [v["name"] for v in records_drawn(at)]
     at.number_input(key="w.oa.focus_hops").set_value(1).run()
-    fewer = len(next(t for t in graph(at)["data"] if t.get("name") == "records")["x"])
-    assert fewer <= drawn
+    assert len(records_drawn(at)) <= drawn
     at.radio(key="w.oa.graph_focus.person").set_value("whole").run()
-    assert len(next(t for t in graph(at)["data"] if t.get("name") == "records")["x"]) == 400
+    assert len(records_drawn(at)) == 400
 
 
 def test_a_reference_cycle_graph_names_each_scope_and_links_its_own_pairs() -> None:
@@ -406,25 +431,11 @@ def test_a_reference_cycle_graph_names_each_scope_and_links_its_own_pairs() -> N
                             {"pid": 8, "name": "X", "employer": 6}]}
     at = load(open_app("referential.py", timeout=60), gold, candidate, schema)
     at.selectbox(key="w.oa.scope").set_value("company").run()
-    records = next(t for t in graph(at)["data"] if t.get("name") == "records")
-    hovered = sorted(row[1] for row in records["customdata"])
+    hovered = sorted(v["name"] for v in records_drawn(at))
     assert hovered == ["1 (Acme, 1)", "2 (Bolt, 2)", "5 (Bolt, 9)", "6 (Acme, 8)",
                        "person 1 (X, 1)", "person 2 (Y, 2)", "person 8 (X, 6)",
                        "person 9 (Y, 5)"]
-    links = next(t for t in graph(at)["data"] if t.get("name") == "bijection")
-    assert len([x for x in links["x"] if x is None]) == 4  # 2 companies + 2 people
-
-
-def test_round_tables_are_sent_only_when_opened() -> None:
-    at = open_app("referential.py", timeout=60)
-    htmls = len(at.get("html"))
-    assert html_body(at, "signatures") is None
-    assert "Classes in this round" in [e.label for e in at.expander]
-    at.session_state["w.wl_signatures_open"] = True
-    at.session_state["w.wl_classes_open"] = True
-    at.run()
-    assert html_body(at, "signatures") is not None
-    assert len(at.get("html")) == htmls + 2  # the classes and the signatures
+    assert len(stepper(at)["links"]) == 4  # 2 companies + 2 people
 
 
 def test_a_blocked_scope_says_its_blocks_are_never_compared_across() -> None:

@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import json
+import math
+import threading
 from pathlib import Path
 
 from apptest_helpers import as_numbers, html_table, metric, open_app
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from app import schema_widgets
+import oa_core
+from app import schema_widgets, scoring
+from app.session import apply_edits
 from app.text import WORD_JOINER, md_inline
 from oa_core import Schema
 
 AGENDA = "/properties/agenda"
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
+WEIGHTS = ("/properties/agenda/valueWeight", "/properties/people/valueWeight",
+           "/properties/period/valueWeight", "/properties/mentorships/valueWeight",
+           "/properties/people/items/properties/name/valueWeight",
+           "/properties/people/items/properties/role/valueWeight")
+
+
+def depth(where: str) -> int:
+    """A "Where the score moved" row's depth below the root."""
+    return (len(where) - len(where.lstrip(schema_widgets.INDENT))) // len(schema_widgets.INDENT)
 
 
 def open_tuning(schema: dict | None = None) -> AppTest:
@@ -77,8 +92,9 @@ def test_changing_the_order_rescores_everywhere() -> None:
     assert delta.startswith("+0.")  # a gain, signed
     assert metric(at, "Score with the original schema") == "0.7679"
     moved = at.table[0].value  # a static table (see the page)
-    assert next(iter(moved["where"])) == "(root)"  # the total first
-    assert "agenda" in set(moved["where"]) and "agenda[]" in set(moved["where"])
+    where = [text.strip(schema_widgets.INDENT) for text in moved["where"]]
+    assert where[0] == "(root)"  # the total first
+    assert "agenda" in where and "agenda[]" in where
     assert '"order": "align"' in at.code[0].value
     at.switch_page("../pages/overview.py").run()
     assert next(m.value for m in at.metric if m.label == "Score") == f"{edited:.2f}"
@@ -193,18 +209,94 @@ def test_most_sensitive_settings_are_finite_differences_of_the_score() -> None:
     assert table[table["pointer"] == "/properties/agenda/valueWeight"].iloc[0]["value"] == "3.000"
 
 
-def test_moved_nodes_leave_out_renormalised_siblings_and_repeated_paths() -> None:
+def test_where_the_score_moved_adds_up_to_the_score_change() -> None:
     at = open_tuning()
     at.number_input(key="tune:/properties/agenda/valueWeight").set_value(3.0).run()
     moved = at.table[0].value  # a static table (see the page)
-    # the total and the edited node only: people, period and mentorships merely lost
-    # weight share to the agenda, their scores did not move
-    assert list(moved["where"]) == ["(root)", "agenda"]
-    assert list(moved["paths"]) == ["/", "/agenda"]
+    indent = schema_widgets.INDENT
+    where = list(moved["where"])
+    # the agenda's cost rose with its weight; its siblings people and period lost
+    # weight share, so their costs fell although no score of theirs moved
+    assert [w.strip(indent) for w in where] == [
+        "(root)", "agenda", "agenda[]", "people", "people[]", "period", "period[1]"]
+    top = [k for k, w in enumerate(where) if depth(w) == 1]
+    change = list(moved["score Δ"])
+    assert math.isclose(math.fsum(change[k] for k in top), change[0], abs_tol=1e-15)
+    assert f"{change[0]:+.4f}" == "-0.0933" and f"{change[1]:+.4f}" == "-0.1280"
+    assert change[3] > 0 and change[5] > 0  # the siblings' costs fell
     next(b for b in at.button if b.label == "Reset all edits").click().run()
     at.slider(key="tune:/properties/agenda/items/threshold").set_value(0.99).run()
-    moved = at.table[0].value.set_index("where")
+    moved = at.table[0].value
+    moved.index = [w.strip(indent) for w in moved["where"]]
     assert set(moved.index) == {"(root)", "agenda", "agenda[]"}
     items = moved.loc["agenda[]"]
     assert items["paths"] == "/agenda/0, /agenda/1, /agenda/2"  # each path once
     assert items["score after"] < items["score before"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(WEIGHTS), st.floats(0.0, 8.0)), max_size=3))
+def test_cost_moves_add_up_to_the_score_change(edits: list[tuple[str, float]]) -> None:
+    """The rows one step below the root add up (fsum) to the score's change, whatever
+    weights are edited."""
+    gold, candidate, schema = (json.loads((RUNNING / f"{name}.json").read_text())
+                               for name in ("gold", "candidate", "schema"))
+    edited = apply_edits(schema, dict(edits))
+    before = oa_core.align(gold, candidate, schema)
+    after = oa_core.align(gold, candidate, edited)
+    rows = schema_widgets.cost_moves(before.tree, after.tree, dict(edits))
+    depths = [depth(row["where"]) for row in rows]
+    change = after.score - before.score
+    if not rows:  # nothing moved
+        assert change == 0
+        return
+    assert math.isclose(rows[0]["score Δ"], change, abs_tol=1e-15)
+    top = [row["score Δ"] for row, d in zip(rows, depths, strict=True) if d == 1]
+    assert math.isclose(math.fsum(top), change, abs_tol=1e-12)
+
+
+def _occupy_background_thread() -> threading.Event:
+    """Hold the background alignments' one thread until the returned event is set."""
+    release = threading.Event()
+    executor, _ = scoring._background()
+    executor.submit(release.wait, 60)
+    return release
+
+
+def test_align_soon_never_waits_and_align_reuses_its_result() -> None:
+    gold, candidate, schema = (json.loads((RUNNING / f"{name}.json").read_text())
+                               for name in ("gold", "candidate", "schema"))
+    schema["properties"]["agenda"]["valueWeight"] = 7.25  # a key no other test aligned
+    release = _occupy_background_thread()
+    try:
+        key, result = scoring.align_soon(gold, candidate, schema, wait=0.0)
+        assert result == scoring.PENDING and not scoring.is_ready(key)
+        # a newer edit supersedes it: not started yet, so it is dropped
+        schema["properties"]["agenda"]["valueWeight"] = 7.5
+        newer, result = scoring.align_soon(gold, candidate, schema, wait=0.0,
+                                           superseded=key)
+        assert result == scoring.PENDING and key not in scoring._background()[1]
+    finally:
+        release.set()
+    _, result = scoring.align_soon(gold, candidate, schema, wait=60)
+    assert isinstance(result, scoring.Scored) and scoring.is_ready(newer)
+    assert result.alignment.score == oa_core.score(gold, candidate, schema)
+    # a page asking with align() gets the background result, not a second alignment
+    assert scoring.align(gold, candidate, schema) is result
+
+
+def test_a_slow_rescoring_keeps_the_previous_figures_on_screen() -> None:
+    at = open_tuning()
+    at.number_input(key="tune:/properties/agenda/valueWeight").set_value(3.0).run()
+    before = metric(at, "Score with the edited schema")
+    release = _occupy_background_thread()
+    try:
+        at.number_input(key="tune:/properties/agenda/valueWeight").set_value(5.5).run()
+        assert not at.exception
+        assert any("Rescoring with the new settings" in c.value for c in at.caption)
+        assert metric(at, "Score with the edited schema") == before  # the previous one
+    finally:
+        release.set()
+    at.run()  # what the polling fragment does once the new result is ready
+    assert not any("Rescoring" in c.value for c in at.caption)
+    assert metric(at, "Score with the edited schema") != before

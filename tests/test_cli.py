@@ -15,8 +15,8 @@ from oa_helpers import SPEC_FEEDBACK
 
 from app import launch
 from oa_core import batch, cli, report
-from oa_core.build import describe_build
 from oa_core.batch import path_pattern
+from oa_core.build import describe_build
 from oa_core.cli import main
 from oa_core.options import AlignOptions, Limits
 
@@ -517,3 +517,136 @@ def test_defect_21_unusable_predictions_score_zero(tmp_path: Path,
     assert records[3]["parse_error"]["message"].startswith("at /a: integer beyond the range")
     assert records[4]["score"] == 1.0
     assert summary.splitlines()[0] == "pairs: 5 scored, 0 failed, 4 unparsable predictions"
+
+
+# --------------------------------------------------------------------------- issue 23: the CLI
+
+SCIERC = ROOT / "sample_data" / "datasets" / "scierc_runs"
+BUNDLED_PAIRS = ROOT / "sample_data" / "scierc_pairs.jsonl"
+
+
+@pytest.fixture
+def misspelt(tmp_path: Path) -> dict[str, str]:
+    """The running example with ``properties`` misspelt in the schema, as files, a pairs
+    file and a dataset folder."""
+    schema = json.loads(Path(SCHEMA).read_text())
+    schema["propertis"] = schema.pop("properties")
+    gold, candidate = gold_candidate()
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    (tmp_path / "pairs.jsonl").write_text(json.dumps({"id": "x", "gold": gold,
+                                                      "candidate": candidate}) + "\n")
+    folder = tmp_path / "dataset"
+    (folder / "runs").mkdir(parents=True)
+    (folder / "schema.json").write_text(json.dumps(schema))
+    (folder / "golds.jsonl").write_text(json.dumps({"id": "x", "gold": gold}) + "\n")
+    (folder / "runs" / "a.jsonl").write_text(
+        json.dumps({"id": "x", "prediction": json.dumps(candidate)}) + "\n")
+    return {"schema": str(tmp_path / "schema.json"), "pairs": str(tmp_path / "pairs.jsonl"),
+            "folder": str(folder), "out": str(tmp_path / "out")}
+
+
+def test_every_command_warns_about_a_misspelt_keyword(
+        misspelt: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    schema, out = misspelt["schema"], misspelt["out"]
+    commands = [[command, GOLD, CANDIDATE, "-s", schema]
+                for command in ("score", "feedback", "explain", "diff")]
+    commands += [["batch", misspelt["pairs"], "-s", schema, "-o", out],
+                 ["report", misspelt["pairs"], "-s", schema, "-o", out + ".html"],
+                 ["report", misspelt["folder"], "-o", out + ".html"]]
+    for argv in commands:
+        code, _, err = run(argv, capsys)
+        assert code == 0, (argv, err)
+        warnings = [line for line in err.splitlines() if "[unknown-keyword]" in line]
+        assert len(warnings) == 1, (argv, err)  # once, even where the alignment has it too
+        assert "unknown keyword 'propertis' is ignored; did you mean 'properties'?" in (
+            warnings[0]), argv
+        assert warnings[0].startswith("oa: warning: ") and "/propertis" in warnings[0]
+        code, _, err = run([*argv, "-q"], capsys)
+        assert code == 0 and "unknown-keyword" not in err, argv
+
+
+def test_report_names_a_missing_file_or_folder(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    out = str(tmp_path / "r.html")
+    code, _, err = run(["report", "sample_data/datasets/org2graph_run", "-o", out], capsys)
+    assert code == 2
+    assert err.startswith("oa: error: no such file or folder: "
+                          "sample_data/datasets/org2graph_run\n")
+    assert "needs --schema" not in err
+    code, _, err = run(["report", str(BUNDLED_PAIRS), "-s", str(SCIERC / "schema.json"),
+                        "--compare", str(tmp_path / "nope.jsonl"), "-o", out], capsys)
+    assert code == 2 and f"no such file or folder: {tmp_path / 'nope.jsonl'}" in err
+    assert not Path(out).exists()
+
+
+def test_a_truncated_file_says_what_is_unterminated_and_where(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = Path(CANDIDATE).read_text()
+    for cut, what in ((300, "an object opened at line 9, column 3 is never closed"),
+                      (260, "unterminated string: it opens at line 7, column 39")):
+        (tmp_path / "cut.json").write_text(text[:cut])
+        code, _, err = run(["score", GOLD, str(tmp_path / "cut.json"), "-s", SCHEMA], capsys)
+        first = err.splitlines()[0]
+        assert code == 2 and what in first and "(is the file cut off?)" in first
+        assert first.endswith("`") and "starting at" not in err
+
+
+def test_field_metrics_columns_stay_aligned_with_big_counts() -> None:
+    from oa_core.fields import FieldCounts
+
+    text = cli.render_field_metrics({"/a": FieldCounts(123_456, 7, 89_012),
+                                     "/b/*/name": FieldCounts(5, 10_000, 0)}, 0.5)
+    lines = text.splitlines()[1:]
+    assert lines[1].split()[:4] == ["/a", "123,456", "7", "89,012"]
+    assert lines[3].split()[:4] == ["(all", "fields)", "123,461", "10,007"]
+    # every column ends where its header ends
+    for header in ("tp", "fp", "fn", "precision", "recall", "f1"):
+        end = lines[0].index(header) + len(header)
+        for line in lines[1:]:
+            assert line[end - 1] != " " and (end == len(line) or line[end] == " "), (
+                header, line)
+
+
+def test_the_bundled_pairs_file_is_taken_from_the_scierc_dataset() -> None:
+    golds = {row["id"]: row["gold"] for row in map(json.loads, (SCIERC / "golds.jsonl")
+                                                    .read_text().splitlines())}
+    run_b = {row["id"]: row["prediction"] for row in map(
+        json.loads, (SCIERC / "runs" / "b.jsonl").read_text().splitlines())}
+    rows = [json.loads(line) for line in BUNDLED_PAIRS.read_text().splitlines()]
+    assert [row["id"] for row in rows] == list(golds)[:50]
+    for row in rows:
+        assert row == {"id": row["id"], "gold": golds[row["id"]],
+                       "prediction": run_b[row["id"]]}
+
+
+def test_the_documented_commands_on_the_bundled_pairs_file_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    docs = (ROOT / "docs" / "cli.md").read_text()
+    section = docs[docs.index("### Trying it on bundled data"):]
+    start = section.index("```bash\n") + 8
+    block = section[start:section.index("\n```", start)]
+    commands = [line.split("#")[0].split() for line in block.splitlines()]
+    assert [argv[:2] for argv in commands] == [["oa", "batch"], ["oa", "report"],
+                                               ["oa", "report"]]
+    outputs = {"results.jsonl": tmp_path / "results.jsonl", "report.html": tmp_path / "r.html"}
+    monkeypatch.chdir(ROOT)  # the commands name files from the repository root
+    for argv in commands[:2]:  # the whole dataset (the third) is test_dataset_cli's
+        code, _, err = run([str(outputs.get(arg, arg)) for arg in argv[1:]], capsys)
+        assert code == 0, err
+        assert "pairs/s" not in err  # no progress bar when not on a terminal
+    results = [json.loads(line) for line in outputs["results.jsonl"].read_text().splitlines()]
+    assert len(results) == 50 and all(0.0 <= r["score"] <= 1.0 for r in results)
+    assert "<html" in outputs["report.html"].read_text()[:200]
+
+
+def test_progress_when_forced_is_a_line_a_second(pairs: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["batch", str(pairs), "-s", SCHEMA, "-o", str(tmp_path / "o.jsonl"),
+                        "--progress"], capsys)
+    assert code == 2  # the fixture holds bad lines
+    (line,) = [line for line in err.splitlines() if "pairs/s" in line]
+    assert line.startswith("7/7 pairs (100%) ") and "\x1b[" not in err
+    code, _, err = run(["report", str(BUNDLED_PAIRS), "-s", str(SCIERC / "schema.json"),
+                        "-o", str(tmp_path / "r.html"), "--progress"], capsys)
+    assert code == 0 and "50/50 pairs (100%) " in err

@@ -34,7 +34,7 @@ def test_pairs_file_keeps_its_line_numbers_and_a_bad_line_costs_only_itself() ->
     run = score_run(data, "pairs")
     frame = run.frame
     assert frame["id"].tolist() == ["a", "#2", "c"]
-    assert frame["status"].tolist() == ["ok", "error", "unparsable"]
+    assert frame["status"].tolist() == ["ok", "error", "not JSON"]
     assert frame.loc[1, "line"] == 3  # the file's line, blank line counted
     assert "invalid JSON" in frame.loc[1, "problem"]
     assert frame.loc[0, "score"] == 1.0 and frame.loc[2, "score"] == 0.0
@@ -56,7 +56,7 @@ def test_join_by_id_reports_unknown_repeated_and_missing_ids() -> None:
     scored = score_run(data, "r")
     assert scored.frame["id"].tolist() == ["1", "2"]
     assert scored.frame["score"].tolist() == [0.0, 1.0]
-    assert scored.frame["status"].tolist() == ["unparsable", "ok"]
+    assert scored.frame["status"].tolist() == ["empty", "ok"]
     assert data.runs["r"].numbers == [0, 1]
 
 
@@ -74,7 +74,7 @@ def test_position_join_with_a_count_mismatch_says_so() -> None:
     data = join_runs(SCHEMA, ("g.jsonl", jsonl({"city": "A"}, {"city": "B"})),
                      {"r": ("r.jsonl", jsonl({"city": "A"}))})
     assert data.bad_lines[0].message == "1 predictions for 2 golds, joined by position"
-    assert score_run(data, "r").frame["status"].tolist() == ["ok", "unparsable"]
+    assert score_run(data, "r").frame["status"].tolist() == ["ok", "empty"]
 
 
 def test_invalid_schema_and_missing_files_are_typed_errors() -> None:
@@ -108,8 +108,12 @@ def test_field_observations_and_counting_rule() -> None:
 
 def test_a_type_mismatch_of_containers_counts_both_sides() -> None:
     observed = fields.observe(oa_core.align({"a": {"b": 1}}, {"a": [1, 2]}, {"type": "object"}))
-    assert sorted(observed) == [("/a/*", "excess", 0.0), ("/a/*", "excess", 0.0),
+    # the list's values name no gold field: wrong-shape values at the list's place
+    assert sorted(observed) == [("/a", "wrong-shape", 0.0), ("/a", "wrong-shape", 0.0),
                                 ("/a/b", "missing", 0.0)]
+    rows = fields.table(fields.count(observed))
+    assert [(name, c.tp, c.fp, c.fa, c.fn) for name, c in rows] == [
+        ("/a/b", 0, 0, 0, 1), ("(wrong shape)", 0, 2, 2, 0), ("(all fields)", 0, 2, 2, 1)]
 
 
 def test_batch_fields_option_gives_observations_and_the_same_records() -> None:
@@ -175,7 +179,11 @@ def test_bundled_org2graph_runs_differ_in_quality_and_hold_model_failures() -> N
     assert "```json" in raw and "Here is the extracted graph" in raw
     a, b = score_run(data, "A", workers=2), score_run(data, "B", workers=2)
     assert a.scores.mean() > b.scores.mean() + 0.1
-    assert (b.frame["status"] == "unparsable").sum() >= 5  # truncated, refusals, lost line
+    statuses = b.frame["status"].value_counts()
+    # truncated outputs, refusals, the lost line; and prose around the JSON
+    assert statuses["cut off"] >= 5 and statuses["refused"] >= 5 and statuses["empty"] == 1
+    assert statuses["prose"] >= 5 and b.frame.loc[13, ["id", "status"]].tolist() == [
+        "org-0014", "cut off"]
     kinds = set(b.ops["kind"])
     assert {"wrong-reference", "missing-list-item"} <= kinds
 
@@ -195,7 +203,7 @@ def test_batch_output_loads_as_a_scored_run_without_documents(tmp_path: Path) ->
     assert data.runs["out"].results
     run = score_run(data, "out")
     assert run.frame["id"].tolist() == ["a", "b", "#3", "#4"]
-    assert run.frame["status"].tolist() == ["ok", "unparsable", "error", "error"]
+    assert run.frame["status"].tolist() == ["ok", "not JSON", "error", "error"]
     assert "not an oa batch output record" in run.frame.loc[3, "problem"]
     assert run.ops["pattern"].tolist() == ["/tags/*"]
     assert run.fields.empty
@@ -240,10 +248,11 @@ def test_a_cut_off_prediction_read_as_an_inner_fragment_says_so() -> None:
     scored = score_run(join_runs(schema, ("g.jsonl", golds), {"r": ("r.jsonl", run)}), "r")
     frame = scored.frame.set_index("id")
     assert frame.loc["cut", "score"] == 0.0 and frame.loc["array", "score"] == 0.0
-    assert frame.loc["cut", "status"] == frame.loc["array", "status"] == "ok"
+    assert frame.loc["cut", "status"] == "cut off"
+    assert frame.loc["array", "status"] == "prose"
     assert frame.loc["cut", "top_op"] == "type-mismatch at (root): array for object"
     assert frame.loc["cut", "problem"].startswith("the output is cut off")
-    assert frame.loc["array", "problem"] == ""
+    assert frame.loc["array", "problem"].startswith("prose around the JSON")
 
 
 def test_cut_off_counts_brackets_outside_prose_quotes_and_inside_strings() -> None:

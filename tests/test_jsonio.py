@@ -171,3 +171,31 @@ def test_defect_20_bom_in_str_and_bytes():
     with pytest.raises(InputError) as info:
         loads("\ufeff[1,\n x]")
     assert "line 2, column 2" in info.value.message  # the BOM is not a column
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('{"people": [{"name": "Ann"}, {"name": "Bo',
+     "unterminated string: it opens at line 1, column 39 and the text ends before its "
+     'closing quote (is the file cut off?): `"Bo`'),
+    ('{"a": [1, 2', "the text ends at line 1, column 12 before the value is complete (is "
+     "the file cut off?): an array opened at line 1, column 7 is never closed; it ends "
+     'with `{"a": [1, 2`'),
+    ('[\n {"x": "]"},\n {"y": ', "the text ends at line 3, column 8 before the value is "
+     "complete (is the file cut off?): an object opened at line 3, column 2 is never "
+     'closed; it ends with `[ {"x": "]"}, {"y":`'),
+    ('{"a": 1 // note\n, "b": "x', "unterminated string: it opens at line 2, column 8"),
+])
+def test_a_cut_off_text_says_what_is_unterminated_and_where(text, expected):
+    with pytest.raises(InputError) as info:
+        loads(text)
+    message = info.value.message
+    assert message.startswith("invalid JSON: ") and expected in message
+    assert not message.rstrip().endswith(("starting at", "at"))
+
+
+def test_a_cut_off_text_shows_only_its_end():
+    with pytest.raises(InputError) as info:
+        loads('{"items": [' + ", ".join(['"abcdefgh"'] * 50_000))
+    message = info.value.message
+    assert len(message) < 300 and message.endswith('"abcdefgh", "abcdefgh"`')
+    assert "an array opened at line 1, column 11 is never closed" in message

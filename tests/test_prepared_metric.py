@@ -2,7 +2,7 @@
 
 * ``align(prepare_gold(g, s), c, s)`` is ``align(g, c, s)`` bit for bit (score, match
   tree, pairs, WL traces, warnings), in the three WL modes;
-* :class:`~oa_core.integrations.OAMetric` keeps a bounded LRU of prepared golds keyed
+* :class:`~oa_core.adapters.dspy.OAMetric` keeps a bounded LRU of prepared golds keyed
   by the gold's exact JSON (``1``, ``1.0`` and ``true`` are three golds), safe for
   threads, giving the results the metric gave without it (errors included).
 """
@@ -23,8 +23,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oa_core
-from oa_core import integrations
-from oa_core.integrations import OAMetric, _data_key, dspy_metric
+from oa_core.adapters import judge
+from oa_core.adapters.dspy import OAMetric, dspy_metric
+from oa_core.adapters.judge import _data_key
 from oa_core.schema import SchemaNode
 from oa_core.synthetic import make_org2graph_example
 
@@ -210,7 +211,7 @@ def test_metric_prepares_each_gold_once(monkeypatch: pytest.MonkeyPatch) -> None
         made.append(args[0])
         return oa_core.prepare_gold(*args, **kwargs)
 
-    monkeypatch.setattr(integrations, "prepare_gold", counting)
+    monkeypatch.setattr(judge, "prepare_gold", counting)
     gold, candidates, raw = _load("running_example")
     metric = dspy_metric(raw)
     for candidate in candidates * 5:
@@ -250,8 +251,8 @@ def test_metric_cache_key_tells_1_10_and_true_apart() -> None:
 
 
 def test_metric_cache_is_bounded_lru(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert integrations.PREPARED_GOLDS == 256
-    monkeypatch.setattr(integrations, "PREPARED_GOLDS", 4)
+    assert judge.PREPARED_GOLDS == 256
+    monkeypatch.setattr(judge, "PREPARED_GOLDS", 4)
     metric = dspy_metric(NUMBERS)
     for n in range(10):
         assert metric({"answer": {"n": n}}, {"answer": {"n": n}}).score == 1.0
@@ -298,7 +299,7 @@ def test_metric_golds_that_fail_give_the_errors_they_gave() -> None:
 def test_metric_cache_from_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Eight threads on five golds with room for three (entries dropped while others
     read them): every result is the one-thread result."""
-    monkeypatch.setattr(integrations, "PREPARED_GOLDS", 3)
+    monkeypatch.setattr(judge, "PREPARED_GOLDS", 3)
     cases = [make_org2graph_example(3 + seed, 0.5, seed % 4, seed=seed) for seed in range(5)]
     schema = cases[0][2]
     assert all(raw == schema for _, _, raw in cases)

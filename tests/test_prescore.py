@@ -255,7 +255,7 @@ def test_the_page_shows_a_live_prescorer_s_progress_then_its_run(
                 progress: Callable[[int, int, float], None]) -> ScoredRun | None:
         def seen(done: int, total: int, seconds: float) -> None:
             progress(done, total, seconds)  # the page's bar
-            texts.append(dataset_state._progress_text(first(data), done, total, seconds))
+            texts.append(dataset_state.progress_text(first(data), done, total, seconds))
             shown.set()
 
         return real_wait(folder, key, seen)

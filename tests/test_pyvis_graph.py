@@ -1,4 +1,4 @@
-"""The interactive (pyvis) reference graph: offline HTML, colors as in plotly, escaping."""
+"""The interactive (pyvis) reference graph: offline HTML, colors as in the stepper, escaping."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from pyvis.network import Network
 
 import oa_core
-from app import pyvis_graph, wl_graph
+from app import pyvis_graph, wl_graph, wl_stepper
 from app.palette import class_color
 from app.scope_views import vertex_captions, vertex_names
 
@@ -56,11 +56,12 @@ def vertex_nodes(html: str) -> dict[int, dict[str, Any]]:
     return {n["id"]: n for n in nodes if isinstance(n["id"], int)}
 
 
-def plotly_record_colors(d: dict[str, Any], round_index: int) -> list[str]:
-    figure = wl_graph.figure(d["trace"], d["positions"], d["display"][round_index],
-                             d["bijection"], d["names"], captions=d["captions"])
-    records = next(t for t in figure.data if t.name == "records")
-    return list(records.marker.color)
+def stepper_record_colors(d: dict[str, Any], round_index: int) -> list[str]:
+    """The record colours the round stepper (app.wl_stepper) draws for a round."""
+    data = wl_stepper.payload(d["trace"], d["positions"], d["display"], d["bijection"],
+                              d["names"], [], captions=d["captions"])
+    fills = data["colours"][round_index]["fill"]
+    return [fills[i] for i, v in enumerate(data["vertices"]) if v["kind"] == "record"]
 
 
 def test_every_record_is_a_node_at_its_layout_place(drawing: dict[str, Any]) -> None:
@@ -82,11 +83,11 @@ def test_every_record_is_a_node_at_its_layout_place(drawing: dict[str, Any]) -> 
 
 
 @pytest.mark.parametrize("round_index", [0, 1, 2])
-def test_node_colors_match_the_plotly_figure(drawing: dict[str, Any], round_index: int) -> None:
+def test_node_colors_match_the_stepper(drawing: dict[str, Any], round_index: int) -> None:
     nodes = vertex_nodes(html_at(drawing, round_index))
     records = [i for i, v in enumerate(drawing["trace"].vertices) if v.kind == "record"]
     colors = [nodes[i]["color"]["background"] for i in records]
-    assert colors == plotly_record_colors(drawing, round_index)
+    assert colors == stepper_record_colors(drawing, round_index)
     assert len(set(colors)) == {0: 1, 1: 4, 2: 6}[round_index]  # the refinement shows
     assert colors == [class_color(drawing["display"][round_index][i]) for i in records]
 

@@ -117,3 +117,55 @@ def test_rank_change() -> None:
     assert moves.iloc[0]["change"] == pytest.approx(max(moves["change"].abs(), key=abs))
     same, _ = runstats.rank_change(a, a)
     assert same == pytest.approx(1.0)
+
+
+def raw_run(predictions: list[str], name: str = "raw"):
+    lines = "\n".join(json.dumps({"id": f"d{k}", "gold": g, "prediction": p})
+                      for k, (g, p) in enumerate(zip(GOLDS, predictions, strict=True)))
+    data = from_files({"schema.json": json.dumps(SCHEMA), f"{name}.jsonl": lines})
+    return score_run(data, name)
+
+
+def test_format_failures_are_counted_apart_and_left_out_of_the_worst() -> None:
+    run = raw_run([json.dumps(RUN_A[0]), '{"people": [{"name": "Cy", "age": 2',
+                   "Sorry, I cannot answer that."])
+    assert run.frame["status"].tolist() == ["ok", "cut off", "refused"]
+    found = runstats.format_failures(run)
+    assert (found.count, found.kinds, found.examples) == (
+        2, {"cut off": 1, "refused": 1}, {"cut off": ["d1"], "refused": ["d2"]})
+    assert runstats.summary(run)["format_failures"] == 2
+    assert runstats.summary(run)["unparsable"] == 1  # no JSON read at all
+    assert runstats.worst(run, 5)["id"].tolist() == ["d0"]
+    assert runstats.filter_pairs(run, status=runstats.FAILED)["id"].tolist() == ["d1", "d2"]
+    assert runstats.filter_pairs(run, status="refused")["id"].tolist() == ["d2"]
+
+
+def test_regressions_are_of_content_and_new_format_failures_are_listed_apart() -> None:
+    good = raw_run([json.dumps(g) for g in GOLDS], "a")
+    worse = raw_run([json.dumps(RUN_A[0]), "", json.dumps(RUN_A[2])], "b")
+    comparison = runstats.compare(good, worse)
+    assert runstats.regressions(comparison, 10)["id"].tolist() == ["d0", "d2"]
+    failed = runstats.new_failures(comparison)
+    assert failed[["id", "status_b"]].values.tolist() == [["d1", "empty"]]
+
+
+def test_field_metrics_split_false_positives_and_fold_wrong_shapes() -> None:
+    # d1 answers a bare list of people (wrong shape: /*/name is no field); d2 adds a key
+    run = raw_run([json.dumps(RUN_B[0]), json.dumps(RUN_B[1]["people"]),
+                   json.dumps({"people": [{"name": "Di", "age": 51, "nick": "D"},
+                                          {"name": "Ed", "age": 60}]})])
+    metrics = runstats.field_metrics(run).set_index("field")
+    assert metrics.index.tolist() == ["/people/*/age", "/people/*/name", "(wrong shape)",
+                                      "(all fields)"]
+    # d1's age is missing (FN); 51 for 50 is close enough at the default threshold
+    assert metrics.loc["/people/*/age", ["tp", "fp", "fd", "fa", "fn"]].tolist() == [
+        4, 0, 0, 0, 1]
+    strict = runstats.field_metrics(run, 1.0).set_index("field")
+    assert strict.loc["/people/*/age", ["tp", "fp", "fd", "fa", "fn"]].tolist() == [
+        3, 1, 1, 0, 2]  # now a wrong value: one FP (wrong) and one FN
+    shape = metrics.loc["(wrong shape)"]
+    assert shape[["tp", "fp", "fd", "fa", "fn"]].tolist() == [0, 3, 0, 3, 0]
+    assert np.isnan(shape["recall"]) and shape["precision"] == 0.0
+    assert (metrics["fd"] + metrics["fa"] == metrics["fp"]).all()
+    total = metrics.loc["(all fields)"]
+    assert total["tp"] == metrics["tp"].iloc[:-1].sum()

@@ -22,6 +22,9 @@ The space covered on purpose:
   refs, refs in nested carriers and in link arrays), self- and mutually referencing
   scopes, twins, duplicate and null ids, dangling references, and candidate ids of
   every JSON type (objects, arrays, booleans, integral and other floats, strings);
+* with ``nested=True``, scopes whose record array sits inside another array (an
+  array of record arrays, or ``groups[].members[]``), drawn from a second random
+  stream so that a seed's triple without ``nested`` is the one it always was;
 * nulls everywhere, extreme numbers (``1e308``, ``-1e308``, ``2**53 + 1``,
   ``10**300`` as an int, ``5e-324``), extreme weights (``valueWeight`` ``1e308``,
   ``5e-324``, ``0``, ``10**20``), ``keyImportance``/``valueImportance``, thresholds,
@@ -410,8 +413,11 @@ def _side_seeds(seed: int) -> tuple[int, int]:
 
 
 class _Generator:
-    def __init__(self, seed: int, size: int) -> None:
+    def __init__(self, seed: int, size: int, nested: bool = False) -> None:
         self.rng = random.Random(seed)
+        # the nesting draws come from their own stream: without them the main one is
+        # consumed exactly as before they existed (old seeds keep their triples)
+        self.nest_rng = random.Random(f"hostile-nested-{seed}") if nested else None
         self.size = max(1, size)
         self.defs: dict[str, Any] = {}
         self.features: list[str] = []
@@ -694,6 +700,7 @@ class _Generator:
             if self.chance(0.25):
                 self.feature("$ref-scope")
                 records = self.wrap(records)
+            records = self.nest(records)
             out[self.rng.choice(["people", "p/l", "~recs", "", " ~ ", "Ω"]) + str(k)] = records
         # mutual references are frequent: make sure some scopes reference each other
         if len(names) > 1 and self.chance(0.4):
@@ -708,6 +715,21 @@ class _Generator:
             out["links" + str(k)] = {"type": "array", "order": self.rng.choice(
                 ["align", "align", "fixed"]), "items": link}
         return out
+
+    def nest(self, records: dict[str, Any]) -> dict[str, Any]:
+        """``records`` as it is, or inside another array (half the time, with
+        ``nested``): the items of an outer array, or the ``members`` of its items."""
+        rng = self.nest_rng
+        if rng is None or rng.random() < 0.5:
+            return records
+        self.feature("nested-scope")
+        order = rng.choice(["align", "fixed"])
+        if rng.random() < 0.5:
+            return {"type": "array", "order": order, "items": records}
+        group: dict[str, Any] = {"type": "object", "properties": {"members": records}}
+        if rng.random() < 0.5:
+            group["properties"]["tag"] = {"type": "string", "enum": _LABELS, "score": "exact"}
+        return {"type": "array", "order": order, "items": group}
 
     def ref_schema(self, scope: str) -> dict[str, Any]:
         id_type = self.scopes[scope]["type"]
@@ -1089,14 +1111,15 @@ class _Generator:
                              relabel_safe=self.relabel_safe)
 
 
-def generate(seed: int, *, size: int = DEFAULT_SIZE) -> HostileTriple:
+def generate(seed: int, *, size: int = DEFAULT_SIZE, nested: bool = False) -> HostileTriple:
     """The :class:`HostileTriple` of ``seed`` (see :func:`triple`)."""
-    result = _Generator(seed, size).run()
+    result = _Generator(seed, size, nested).run()
     result.seed = seed
     return result
 
 
-def triple(seed: int, *, size: int = DEFAULT_SIZE) -> tuple[dict[str, Any], Any, Any]:
+def triple(seed: int, *, size: int = DEFAULT_SIZE,
+           nested: bool = False) -> tuple[dict[str, Any], Any, Any]:
     """A hostile ``(schema, gold, candidate)`` drawn from ``random.Random(seed)``.
 
     Parameters
@@ -1106,6 +1129,8 @@ def triple(seed: int, *, size: int = DEFAULT_SIZE) -> tuple[dict[str, Any], Any,
     size : int
         Rough bound on properties per object and elements per list (documents stay
         small: a few dozen values).
+    nested : bool
+        Also put scope record arrays inside other arrays (see the module's list).
 
     Returns
     -------
@@ -1123,4 +1148,4 @@ def triple(seed: int, *, size: int = DEFAULT_SIZE) -> tuple[dict[str, Any], Any,
     >>> isinstance(schema, dict)
     True
     """
-    return generate(seed, size=size).materialize()
+    return generate(seed, size=size, nested=nested).materialize()

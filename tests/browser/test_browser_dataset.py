@@ -69,6 +69,8 @@ def test_load_sort_filter_open_a_pair_and_come_back(
     open_dataset(page, app_url, "dataset=org2graph_runs&run=B")
     expect(page.get_by_text("320 of 320 pairs match the filters")).to_be_visible()
     expect(page.get_by_text("2 bad lines: listed here, the rest loaded")).to_be_visible()
+    expect(page.get_by_text("43 format failures: cut off 30, refused 12, empty 1")
+           ).to_be_visible()
     screenshot(page, "dataset-org2graph-b")
     # the order the library gives, worst first
     data = load_folder(ORG)
@@ -120,6 +122,29 @@ def test_load_sort_filter_open_a_pair_and_come_back(
     expect(page.get_by_text("Alignment computed in")).to_be_visible()
 
 
+def test_a_cut_off_pair_says_so_and_shows_the_raw_output(
+        page: Page, app_url: str, screenshot: Shot) -> None:
+    open_dataset(page, app_url, "dataset=org2graph_runs&run=B&ds_status=format+failure")
+    expect(page.get_by_text(re.compile("^43 of 320 pairs match"))).to_be_visible()
+    screenshot(page, "dataset-format-failures")
+    main = page.locator('[data-testid="stMain"]')
+    box = main.get_by_label("Open the pair with id")
+    box.fill("org-0014")
+    box.press("Enter")
+    expect(page.get_by_role("heading", name="Overview", level=1)).to_be_visible()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar.get_by_text("Output cut off:")).to_be_visible()
+    raw = load_folder(ORG).pair("B", 13)["prediction"]
+    expect(sidebar.get_by_text(f"What the model wrote ({len(raw):,} characters)")
+           ).to_be_visible()
+    # open (a format failure), ending where the model stopped
+    wrote = sidebar.locator('[data-testid="stExpander"]').filter(has_text="What the model")
+    expect(wrote.locator("code").first).to_contain_text(raw.rstrip()[-20:])
+    expect(page.get_by_text("Alignment computed in")).to_be_visible()
+    settled(page)
+    screenshot(page, "dataset-pair-cut-off")
+
+
 def test_error_patterns_and_field_metrics(page: Page, app_url: str, screenshot: Shot) -> None:
     page.goto(f"{app_url}/error-patterns?dataset=org2graph_runs&run=B")
     expect(page.get_by_role("heading", name="Error patterns", level=1)).to_be_visible()
@@ -141,6 +166,17 @@ def test_error_patterns_and_field_metrics(page: Page, app_url: str, screenshot: 
     expect(page.get_by_text("F1 (all fields)")).to_be_visible()
     settled(page)
     screenshot(page, "dataset-field-metrics")
+    # run B's malformed outputs: one wrong-shape row, a dash where a ratio is undefined
+    page.goto(f"{app_url}/field-metrics?dataset=org2graph_runs&run=B")
+    expect(page.get_by_text("F1 (all fields)")).to_be_visible()
+    settled(page)
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()  # the grid writes its cells' text once in view
+    cells = grid.locator('[id^="glide-cell-"]')
+    expect(cells.filter(has_text="(wrong shape)")).to_have_count(1)
+    assert cells.filter(has_text=re.compile("^None$")).count() == 0
+    assert cells.filter(has_text=re.compile(r"^/\*/")).count() == 0
+    screenshot(page, "dataset-field-metrics-org2graph-b")
 
 
 def test_compare_runs_and_a_document_side_by_side(
@@ -149,7 +185,11 @@ def test_compare_runs_and_a_document_side_by_side(
     expect(page.get_by_role("heading", name="Compare runs", level=1)).to_be_visible()
     expect(page.get_by_text("Wins / ties / losses of B")).to_be_visible()
     expect(page.get_by_text("B is worse at this level")).to_be_visible()
+    expect(page.get_by_text("43 format failures new in B")).to_be_visible()
     settled(page)
+    # the scatter's axes stay on [0, 1] (and a small margin) however wide the page
+    ticks = page.locator('[data-testid="stPlotlyChart"] .xtick text').all_text_contents()
+    assert ticks and all(0.0 <= float(t) <= 1.0 for t in ticks), ticks
     screenshot(page, "dataset-compare-runs")
     # a click on a point shows that document side by side
     point = page.locator('[data-testid="stPlotlyChart"] .scatterlayer .point').nth(5)
@@ -179,6 +219,33 @@ def test_run_tuning(page: Page, app_url: str, screenshot: Shot) -> None:
     expect(page.get_by_text("Documents that moved most")).to_be_visible()
     settled(page)
     screenshot(page, "dataset-run-tuning")
+
+
+def test_run_tuning_keeps_open_sections_open_across_an_edit(
+        page: Page, app_url: str, screenshot: Shot) -> None:
+    page.goto(f"{app_url}/run-tuning?dataset=scierc_runs&run=A")
+    expect(page.get_by_text("No edit yet")).to_be_visible()
+    settled(page)
+    main = page.locator('[data-testid="stMain"]')
+    for label in ("(root) (object)", "entities[] (object)"):
+        main.locator("summary").filter(has_text=label).first.click()
+    weight = main.get_by_role("spinbutton", name="valueWeight of entities")
+    inner = main.get_by_role("spinbutton", name="valueWeight of id")
+    expect(weight).to_be_visible()
+    expect(inner).to_be_visible()
+    weight.fill("2")
+    weight.press("Enter")
+    expect(page.get_by_text("1 edit: /properties/entities/valueWeight = 2.0")).to_be_visible()
+    # the page is usable while the run is rescored; the new result replaces the old
+    expect(page.get_by_text("Rescoring with the new settings")).to_have_count(0)
+    expect(page.get_by_text("Mean, edited schema")).to_be_visible()
+    settled(page)
+    assert "run_edits=" in page.url
+    # both sections the user opened are still open, the edited one marked
+    expect(inner).to_be_visible()
+    expect(weight).to_have_value("2.000")
+    expect(main.locator("summary").filter(has_text="(root) (object) •")).to_be_visible()
+    screenshot(page, "dataset-run-tuning-edited")
 
 
 def test_the_report_downloads_and_opens_from_disk_offline(

@@ -1,5 +1,6 @@
-"""Real-browser tests of Overview, Match tree and Feedback on the three largest bundled
-examples (by document size: SciERC, Bio AMR, BioRED), with screenshots.
+"""Real-browser tests of Overview, Match tree, Feedback and Schema tuning on the three
+largest bundled examples (by document size: SciERC, Bio AMR, BioRED) and the running
+example, with screenshots.
 
 Every wait is on what the page shows (Playwright's auto-retrying ``expect``), never a
 sleep; the network is blocked by the ``page`` fixture.
@@ -137,7 +138,7 @@ def test_match_tree_table_has_no_none_cells(page: Page, app_url: str) -> None:
 def test_feedback_shows_delta_and_applied_alone(
         page: Page, app_url: str, example: str, screenshot: Shot) -> None:
     open_view(page, app_url, "feedback", example)
-    expect(page.get_by_text(re.compile(r"delta \+\d\.\d{4} · alone [+-]\d\.\d{4}")).first
+    expect(page.get_by_text(re.compile(r"delta \+\d\.\d{4} · gain [+-]\d\.\d{4}")).first
            ).to_be_visible()
     code = page.locator('[data-testid="stCode"]').first
     expect(code).to_contain_text("The prediction scored")
@@ -169,3 +170,52 @@ def test_chart_toolbars_are_not_in_the_tab_order(page: Page, app_url: str, view:
     open_view(page, app_url, view, "running_example")
     expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_attached()
     assert page.locator(".modebar-btn").count() == 0
+
+
+def test_overview_folds_a_missing_record(page: Page, app_url: str, screenshot: Shot) -> None:
+    """SciERC's missing entity 10 reads as its JSON, one field a line, not ``{3 keys}``."""
+    open_view(page, app_url, "overview", "scierc")
+    table = page.locator("table.oa-diff")
+    missing = table.locator("tr", has=page.locator('td[title="/entities/10"]'))
+    fold = missing.locator("details[open]").first
+    expect(fold).to_be_visible()
+    expect(fold.locator(".fold")).to_be_visible()
+    expect(fold.locator(".fold")).to_contain_text('"type": ')
+    settled(page)
+    missing.scroll_into_view_if_needed()
+    screenshot(page, "pages-overview-scierc-folded")
+    root = table.locator("tbody tr").first.locator("details").first  # rows below it
+    expect(root.locator(".fold")).to_be_hidden()  # closed under its size
+    root.locator("summary").click()
+    expect(root.locator(".fold")).to_be_visible()
+
+
+def test_feedback_ranks_by_realised_gain(page: Page, app_url: str, screenshot: Shot) -> None:
+    open_view(page, app_url, "feedback", "running_example")
+    expect(page.get_by_role("heading", name="Repair operations by realised gain")
+           ).to_be_visible()
+    lines = page.get_by_text(re.compile(r"^delta \+\d\.\d{4} · gain [+-]\d\.\d{4}$"))
+    expect(lines).to_have_count(5)
+    assert lines.first.inner_text() == "delta +0.0625 · gain +0.0625"
+    settled(page)
+    screenshot(page, "pages-feedback-by-gain")
+    page.get_by_text("the paper's delta", exact=True).click()
+    expect(page.get_by_role("heading", name="Repair operations by the paper's delta")
+           ).to_be_visible()
+    expect(lines.first).to_have_text("delta +0.0625 · gain +0.0407")
+
+
+def test_schema_tuning_where_the_score_moved_adds_up(
+        page: Page, app_url: str, screenshot: Shot) -> None:
+    page.goto(f"{app_url}/schema-tuning?example=running_example")
+    weight = page.get_by_role("spinbutton", name="valueWeight of agenda")
+    weight.fill("3")
+    weight.press("Enter")
+    table = page.locator('[data-testid="stTable"]')
+    expect(table).to_contain_text("-0.1280")  # the agenda's cost rose
+    expect(table).to_contain_text("+0.0139")  # people's fell: its weight share shrank
+    expect(table.locator("tbody tr").first).to_contain_text("-0.0933")  # the score's move
+    expect(page.get_by_text("Rescoring with the new settings")).to_have_count(0)
+    settled(page)
+    table.scroll_into_view_if_needed()
+    screenshot(page, "pages-schema-tuning-moved")
