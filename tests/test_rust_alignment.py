@@ -389,21 +389,22 @@ def _rust_engine_solvers(calls: Counter[str]) -> dict[str, dict[str, Callable[..
 def test_the_engine_gives_the_same_bits_through_the_rust_solvers(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Every score, pair, tie rule, WL round and feedback delta of a corpus (the
-    samples, Org2Graph, flat and list workloads, a 60-person graph, hostile triples;
+    samples, Org2Graph, flat and list workloads, a 60-person graph, hostile triples
+    and hostile triples with scopes nested in arrays;
     ``benchmarks/bits.py``) in the three WL modes, with the engine's solvers swapped
     for the Rust ones (a test-only swap: the engine itself is not wired to Rust)."""
     from benchmarks import bits
     from oa_core import matchtree, referential
 
-    cases = list(bits.corpus(hostile_count=12, org2graph_count=2))
-    expected = {name: bits._case(*case) for name, *case in cases}
+    cases = list(bits.corpus(hostile_count=12, org2graph_count=2, nested_count=12))
+    expected = {name: bits.case(*case) for name, *case in cases}
     calls: Counter[str] = Counter()
     for module, functions in _rust_engine_solvers(calls).items():
         for name, function in functions.items():
             monkeypatch.setattr({"referential": referential, "matchtree": matchtree}[module],
                                 name, function)
     for name, *case in cases:
-        assert bits._case(*case) == expected[name], name
+        assert bits.case(*case) == expected[name], name
     assert {"max_weight_matching", "monotone_matching", "bipartite_colours", "refine",
             "canonical_matching", "repair_twins", "tie_epsilon"} <= set(calls)
 
