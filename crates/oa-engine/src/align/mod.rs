@@ -1,2 +1,38 @@
 //! Alignment: assignment of list items, the monotone DP of fixed-order lists, and
 //! Weisfeiler-Leman refinement for referential alignment.
+//!
+//! Each rule is one module; their outputs equal `oa_core/assignment.py` and
+//! `oa_core/wl.py` pair for pair and bit for bit (tests/test_rust_alignment.py):
+//!
+//! * `lsa`: the rectangular assignment solver, with SciPy's ties;
+//! * `assignment`: `max_weight_matching` (genuine pairs, the bonus for more of
+//!   them), `canonical_matching`, `tie_epsilon`;
+//! * `monotone`: the order-sensitive DP with gaps;
+//! * `wl`: joint 1-WL refinement, every round kept;
+//! * `colours`, `twins`, `repair`: the canonical order, twin groups and the twin
+//!   repair of the tie policy;
+//! * `fsum`, `matrix`, `error`: exact sums, checked matrices, the error type.
+
+mod assignment;
+mod colours;
+mod error;
+mod fsum;
+#[cfg(test)]
+mod hostile;
+mod lsa;
+mod matrix;
+mod monotone;
+mod repair;
+mod twins;
+mod wl;
+
+pub use assignment::{canonical_matching, max_weight_matching, tie_epsilon, Pairs, BONUS_TRIES};
+pub use colours::bipartite_colours;
+pub use error::AlignError;
+pub use fsum::fsum;
+pub use lsa::linear_sum_assignment;
+pub use matrix::Matrix;
+pub use monotone::monotone_matching;
+pub use repair::{repair_twins, DynamicLevel, Level, Repaired};
+pub use twins::{twin_groups, Axis};
+pub use wl::{refine, relabel, Edge as WlEdge};

@@ -1,0 +1,174 @@
+"""The alignment solvers in Python (``oa_core.assignment``, ``oa_core.wl``) and in
+Rust (``oa_core._engine``) side by side: CPU time per call, one core, one process.
+
+Workloads, each checked to give the same output in both before it is timed:
+
+``max_weight NxN``
+    :func:`~oa_core.assignment.max_weight_matching` of a similarity matrix whose
+    cells are 0 (a third of them) or two-decimal values (many ties);
+``monotone NxN``
+    :func:`~oa_core.assignment.monotone_matching` of the same matrix;
+``wl running example``
+    :func:`~oa_core.wl.refine` on the running example's person graph (as ``align``
+    builds it);
+``wl V vertices``
+    refinement of a union of two mentorship graphs of ``V / 2`` records each (two
+    edges a record; the candidate a shuffled copy with 1% of the edges rerouted).
+
+Each turn runs Python then Rust (the order swapped every turn), each repeating its
+call until ``--budget`` CPU seconds (``time.process_time``) have passed; the figure
+is the median over the turns of CPU microseconds per call. The Rust times include
+the conversion of the inputs (numpy arrays, tuples) at the boundary.
+
+Run from the repository root::
+
+    python -m benchmarks.solver_speed                  # 5 turns, every workload
+    python -m benchmarks.solver_speed --turns 3 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import oa_core
+from oa_core import _engine, assignment, wl
+
+ROOT = Path(__file__).resolve().parent.parent
+MATRIX_SIZES = (8, 50, 300)
+WL_VERTICES = 4000
+
+Call = Callable[[], Any]
+
+
+def similarity_matrix(n: int, seed: int = 0) -> np.ndarray:
+    """An ``n x n`` matrix: a third zeros, the rest two-decimal values in (0, 1]."""
+    rng = np.random.default_rng(seed)
+    values = np.ceil(rng.random((n, n)) * 100) / 100
+    return np.where(rng.random((n, n)) < 1 / 3, 0.0, values)
+
+
+def running_example_graph() -> tuple[list[wl.WLVertex], list[wl.WLEdge], list[str]]:
+    """The person graph ``align`` refines on the running example; seeds that sort as
+    its round 0 does (zero-padded colours)."""
+    folder = ROOT / "sample_data" / "running_example"
+    gold, candidate, schema = (json.loads((folder / f"{name}.json").read_text())
+                               for name in ("gold", "candidate", "schema"))
+    trace = oa_core.align(gold, candidate, oa_core.Schema.parse(schema)).wl["person"]
+    return trace.vertices, trace.edges, [f"{c:08d}" for c in trace.rounds[0]]
+
+
+def mentorship_graph(vertices: int, seed: int = 0
+                     ) -> tuple[list[wl.WLVertex], list[wl.WLEdge], list[str]]:
+    """Two mentorship graphs of ``vertices // 2`` records (two edges a record), the
+    candidate a shuffled copy with 1% of its edges rerouted."""
+    rng = random.Random(seed)
+    half = vertices // 2
+    gold = [(rng.randrange(half), rng.randrange(half)) for _ in range(2 * half)]
+    order = list(range(half))
+    rng.shuffle(order)
+    candidate = [(order[s], order[t]) for s, t in gold]
+    for k in rng.sample(range(len(candidate)), len(candidate) // 100):
+        candidate[k] = (candidate[k][0], rng.randrange(half))
+    nodes = [wl.WLVertex(side, f"/people/{k}", k) for side in ("gold", "candidate")
+             for k in range(half)]
+    edges = [wl.WLEdge("gold", s, t, "mentor->mentee") for s, t in gold]
+    edges += [wl.WLEdge("candidate", half + s, half + t, "mentor->mentee")
+              for s, t in candidate]
+    return nodes, edges, ["record"] * (2 * half)
+
+
+def wl_calls(graph: tuple[list[wl.WLVertex], list[wl.WLEdge], list[str]]
+             ) -> tuple[Call, Call]:
+    vertices, edges, seeds = graph
+    links = [(e.source, e.target, e.relation, e.label) for e in edges]
+    return (lambda: wl.refine(vertices, edges, seeds).rounds,
+            lambda: _engine.wl_refine(len(vertices), links, seeds))
+
+
+def workloads(sizes: tuple[int, ...], wl_vertices: int) -> dict[str, tuple[Call, Call]]:
+    """Each workload's (Python call, Rust call)."""
+    calls: dict[str, tuple[Call, Call]] = {}
+    for n in sizes:
+        matrix = similarity_matrix(n)
+        calls[f"max_weight {n}x{n}"] = (partial(assignment.max_weight_matching, matrix),
+                                        partial(_engine.max_weight_matching, matrix))
+    for n in sizes:
+        matrix = similarity_matrix(n)
+        calls[f"monotone {n}x{n}"] = (partial(assignment.monotone_matching, matrix),
+                                      partial(_engine.monotone_matching, matrix))
+    calls["wl running example"] = wl_calls(running_example_graph())
+    calls[f"wl {wl_vertices} vertices"] = wl_calls(mentorship_graph(wl_vertices))
+    return calls
+
+
+def per_call_us(call: Call, budget: float) -> float:
+    """CPU microseconds per call, over as many calls as fill ``budget`` CPU seconds."""
+    runs = 0
+    start = time.process_time()
+    elapsed = 0.0
+    while runs == 0 or elapsed < budget:
+        call()
+        runs += 1
+        elapsed = time.process_time() - start
+    return elapsed / runs * 1e6
+
+
+def measure(sizes: tuple[int, ...] = MATRIX_SIZES, wl_vertices: int = WL_VERTICES,
+            turns: int = 5, budget: float = 0.2) -> dict[str, dict[str, float]]:
+    """{workload: {"python_us", "rust_us", "speedup"}}, medians over ``turns``."""
+    results: dict[str, dict[str, float]] = {}
+    for name, (python, rust) in workloads(sizes, wl_vertices).items():
+        if python() != rust():
+            raise AssertionError(f"{name}: Python and Rust disagree")
+        times: dict[str, list[float]] = {"python": [], "rust": []}
+        for turn in range(turns):
+            order = [("python", python), ("rust", rust)]
+            for engine, call in order if turn % 2 == 0 else order[::-1]:
+                times[engine].append(per_call_us(call, budget))
+        py, rs = statistics.median(times["python"]), statistics.median(times["rust"])
+        results[name] = {"python_us": py, "rust_us": rs, "speedup": py / rs}
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=5)
+    parser.add_argument("--budget", type=float, default=0.2,
+                        help="CPU seconds per engine per turn and workload")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout
+    pinned = hasattr(os, "sched_setaffinity")
+    cores = os.sched_getaffinity(0) if pinned else set()
+    if pinned:  # one core, as the issue's figures are (restored for a caller's process)
+        os.sched_setaffinity(0, {min(cores)})
+    try:
+        results = measure(turns=args.turns, budget=args.budget)
+    finally:
+        if pinned:
+            os.sched_setaffinity(0, cores)
+    print(f"uptime: {load.strip()}")
+    print(f"{'workload':<24}{'python us':>12}{'rust us':>12}{'speedup':>10}")
+    for name, row in results.items():
+        print(f"{name:<24}{row['python_us']:>12.1f}{row['rust_us']:>12.1f}"
+              f"{row['speedup']:>9.1f}x")
+    if args.json:
+        args.json.write_text(json.dumps({"uptime": load.strip(), "results": results},
+                                        indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,635 @@
+//! The twin repair of referential alignment's tie policy (`repair_twins` in
+//! `oa_core/assignment.py`): twins (identical rows, or identical columns, of the
+//! score matrix) can swap partners without changing any total, so within each
+//! twin group the pairing is solved again, maximizing the tie levels (the colour
+//! bonus b, the agreement depth a, then the reference agreement through the
+//! pairing) lexicographically.
+//!
+//! Groups whose levels depend on the pairing are paired greedily, the best cell
+//! first (the most constrained, as in individualization-refinement), the levels
+//! recomputed after each pair; ties go to the canonical (colour) order. Each pair
+//! gets a verdict: the first level that tells its group's pairings apart, or the
+//! number of levels when none does or when the pair was one of several equally
+//! good choices.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::assignment::Pairs;
+use super::error::{at, check_len, AlignError};
+use super::fsum::fsum;
+use super::lsa::linear_sum_assignment;
+use super::matrix::Matrix;
+use super::twins::{twin_groups, Axis};
+
+/// Groups of at most this many full pairings have their spread found by looking
+/// through them (two solver calls cost more).
+const SPREAD_PAIRINGS: usize = 120;
+/// Integers up to this size summed over a few hundred cells stay exact in float64.
+const EXACT_CELL: f64 = 1_099_511_627_776.0; // 2**40
+/// Groups up to this many cells are re-paired greedily with the dynamic levels
+/// recomputed after each pair; larger ones in one assignment (a documented limit).
+const GREEDY_CELLS: usize = 250_000;
+
+/// A level whose values depend on the pairing made so far (e.g. how many of a
+/// gold record's references agree through it).
+pub trait DynamicLevel {
+    /// The values of `rows x cols` given the pairing `partner` (row -> column).
+    fn values(
+        &mut self,
+        partner: &BTreeMap<usize, usize>,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<Matrix<f64>, AlignError>;
+}
+
+/// One tie level: fixed values per cell, or values computed from the pairing.
+pub enum Level<'a> {
+    Static(Matrix<f64>),
+    Dynamic(&'a mut dyn DynamicLevel),
+}
+
+/// The repaired pairs (sorted) and, for pairs inside a twin group, their verdicts.
+pub type Repaired = (Pairs, BTreeMap<(usize, usize), usize>);
+
+/// Re-pair the twins of `matrix` among `pairs` (an optimal matching of it) by
+/// `levels`, in the canonical order of `row_colours` and `col_colours`, over at most
+/// `passes` passes (one when no level is dynamic).
+pub fn repair_twins(
+    pairs: &[(usize, usize)],
+    matrix: &Matrix<f64>,
+    levels: &mut [Level<'_>],
+    row_colours: &[i64],
+    col_colours: &[i64],
+    passes: usize,
+) -> Result<Repaired, AlignError> {
+    check_len("row colours", matrix.rows(), row_colours.len())?;
+    check_len("column colours", matrix.cols(), col_colours.len())?;
+    for level in levels.iter() {
+        if let Level::Static(values) = level {
+            matrix.check_same_shape(values, "static level")?;
+        }
+    }
+    let mut partner: BTreeMap<usize, usize> = pairs.iter().copied().collect();
+    let mut decided = BTreeMap::new();
+    let groups = [
+        by_smallest_colour(twin_groups(matrix, Axis::Rows)?, row_colours)?,
+        by_smallest_colour(twin_groups(matrix, Axis::Columns)?, col_colours)?,
+    ];
+    let dynamic_count = levels
+        .iter()
+        .filter(|l| matches!(l, Level::Dynamic(_)))
+        .count();
+    let pass_count = if dynamic_count > 0 { passes } else { 1 };
+    for _ in 0..pass_count {
+        let start = partner.clone();
+        // Within a pass a pair keeps the least decisive verdict of the groups that
+        // chose it: a column group cannot undo that its row group chose arbitrarily.
+        decided = BTreeMap::new();
+        let mut taken: BTreeMap<usize, usize> = partner.iter().map(|(&i, &j)| (j, i)).collect();
+        // A group of the rows and columns the group before re-paired starts from the
+        // pairing that group started from, so it would repeat it: it is skipped.
+        let mut last: Option<(Vec<usize>, Vec<usize>)> = None;
+        for (axis, members) in groups
+            .iter()
+            .enumerate()
+            .flat_map(|(axis, list)| list.iter().map(move |m| (axis, m)))
+        {
+            let (rows, cols) = if axis == 0 {
+                let rows = sorted_by_colour(members.clone(), row_colours)?;
+                let partners = members.iter().filter_map(|i| partner.get(i).copied());
+                (rows, sorted_by_colour(partners.collect(), col_colours)?)
+            } else {
+                let cols = sorted_by_colour(members.clone(), col_colours)?;
+                let partners = members.iter().filter_map(|j| taken.get(j).copied());
+                (sorted_by_colour(partners.collect(), row_colours)?, cols)
+            };
+            if rows.is_empty() || cols.is_empty() {
+                continue;
+            }
+            let key = (rows, cols);
+            if last.as_ref() == Some(&key) {
+                continue;
+            }
+            let (rows, cols) = last.insert(key).clone();
+            for i in &rows {
+                if let Some(old) = partner.remove(i) {
+                    if taken.get(&old) == Some(i) {
+                        taken.remove(&old);
+                    }
+                }
+            }
+            let ((chosen, arbitrary), deciding) =
+                repair_group(&rows, &cols, levels, dynamic_count, &mut partner)?;
+            for (i, j) in chosen {
+                partner.insert(i, j);
+                let verdict = if arbitrary.contains(&(i, j)) {
+                    levels.len()
+                } else {
+                    deciding
+                };
+                let kept = decided.get(&(i, j)).copied().unwrap_or(verdict);
+                decided.insert((i, j), verdict.max(kept));
+            }
+            for i in &rows {
+                if let Some(&j) = partner.get(i) {
+                    taken.insert(j, *i);
+                }
+            }
+        }
+        if partner == start {
+            break;
+        }
+    }
+    let result: Pairs = partner.into_iter().collect();
+    let verdicts = result
+        .iter()
+        .filter_map(|p| decided.get(p).map(|&v| (*p, v)))
+        .collect();
+    Ok((result, verdicts))
+}
+
+/// A group's new pairs, and those chosen among equally good ones.
+type Choice = (Pairs, BTreeSet<(usize, usize)>);
+
+/// One group's [`Choice`] and its deciding level.
+fn repair_group(
+    rows: &[usize],
+    cols: &[usize],
+    levels: &mut [Level<'_>],
+    dynamic_count: usize,
+    partner: &mut BTreeMap<usize, usize>,
+) -> Result<(Choice, usize), AlignError> {
+    let mut subs = Vec::with_capacity(levels.len());
+    for level in levels.iter_mut() {
+        subs.push(match level {
+            Level::Static(values) => values.permuted(rows, cols)?,
+            Level::Dynamic(level) => shaped(level.values(partner, rows, cols)?, rows, cols)?,
+        });
+    }
+    let mut deciding = subs.len();
+    for (k, sub) in subs.iter().enumerate() {
+        if spread(sub)? > 0.0 {
+            deciding = k;
+            break;
+        }
+    }
+    let statics = subs.len().saturating_sub(dynamic_count);
+    let cells = rows.len() * cols.len();
+    if dynamic_count > 0 && cells <= GREEDY_CELLS {
+        let base = lexicographic(subs.get(..statics).unwrap_or(&[]), rows.len(), cols.len())?;
+        let (chosen, arbitrary) = greedy(rows, cols, &base, levels, partner)?;
+        return Ok(((chosen, arbitrary), deciding));
+    }
+    let objective = lexicographic(&subs, rows.len(), cols.len())?;
+    let chosen = linear_sum_assignment(&objective, true)?
+        .into_iter()
+        .map(|(a, b)| Ok((at(rows, a, "group row")?, at(cols, b, "group column")?)))
+        .collect::<Result<Pairs, AlignError>>()?;
+    Ok(((chosen, BTreeSet::new()), deciding))
+}
+
+/// Each dynamic level's values of `rows x cols` given `partner`, in level order.
+fn dynamic_values(
+    levels: &mut [Level<'_>],
+    partner: &BTreeMap<usize, usize>,
+    rows: &[usize],
+    cols: &[usize],
+) -> Result<Vec<Matrix<f64>>, AlignError> {
+    let mut all = Vec::new();
+    for level in levels.iter_mut() {
+        if let Level::Dynamic(dynamic) = level {
+            all.push(shaped(dynamic.values(partner, rows, cols)?, rows, cols)?);
+        }
+    }
+    Ok(all)
+}
+
+/// A dynamic level's values, checked to be `rows x cols`.
+fn shaped(values: Matrix<f64>, rows: &[usize], cols: &[usize]) -> Result<Matrix<f64>, AlignError> {
+    check_len("dynamic level rows", rows.len(), values.rows())?;
+    check_len("dynamic level columns", cols.len(), values.cols())?;
+    Ok(values)
+}
+
+/// `float(np.max(cells, initial=0))`: NaN if a cell is NaN (the first met), else the
+/// largest cell and 0.0.
+fn max0(cells: &[f64]) -> f64 {
+    let mut top = 0.0;
+    for &value in cells {
+        if value.is_nan() {
+            return value;
+        }
+        if value > top {
+            top = value;
+        }
+    }
+    top
+}
+
+/// One objective ordering pairings by `subs` lexicographically (exact integers):
+/// `objective * (max * min(rows, cols) + 1) + sub`, level after level.
+fn lexicographic(
+    subs: &[Matrix<f64>],
+    rows: usize,
+    cols: usize,
+) -> Result<Matrix<f64>, AlignError> {
+    let mut objective = vec![0.0; rows * cols];
+    let short = rows.min(cols) as f64;
+    for sub in subs {
+        let factor = max0(sub.data()) * short + 1.0;
+        check_len("level cells", objective.len(), sub.data().len())?;
+        for (o, v) in objective.iter_mut().zip(sub.data()) {
+            *o = *o * factor + v;
+        }
+    }
+    Matrix::new(rows, cols, objective)
+}
+
+/// How much the best and the worst full pairing of `values` differ: by looking
+/// through every pairing when there are few and the cells are integers (exact
+/// sums), else from the solver's best and worst pairings, summed exactly.
+fn spread(values: &Matrix<f64>) -> Result<f64, AlignError> {
+    let (height, width) = (values.rows(), values.cols());
+    let lines = if height <= width {
+        values.clone()
+    } else {
+        values.transposed()
+    };
+    let integral = values
+        .data()
+        .iter()
+        .all(|v| v.fract() == 0.0 && v.abs() <= EXACT_CELL);
+    if integral && pairings_at_most(lines.cols(), lines.rows(), SPREAD_PAIRINGS) {
+        let mut sums = Vec::new();
+        let mut chosen = Vec::with_capacity(lines.rows());
+        let mut used = vec![false; lines.cols()];
+        enumerate_sums(&lines, &mut chosen, &mut used, &mut sums)?;
+        let top = sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let bottom = sums.iter().copied().fold(f64::INFINITY, f64::min);
+        return Ok(top - bottom);
+    }
+    let total = |pairs: Pairs| -> Result<f64, AlignError> {
+        let cells = pairs
+            .iter()
+            .map(|&(i, j)| values.get(i, j))
+            .collect::<Result<Vec<f64>, AlignError>>()?;
+        fsum(&cells)
+    };
+    let best = total(linear_sum_assignment(values, true)?)?;
+    let worst = total(linear_sum_assignment(values, false)?)?;
+    Ok(best - worst)
+}
+
+/// Whether `n! / (n - k)!` (the pairings of k lines into n) is at most `limit`.
+fn pairings_at_most(n: usize, k: usize, limit: usize) -> bool {
+    let mut count: usize = 1;
+    for factor in (n.saturating_sub(k) + 1)..=n {
+        count = count.saturating_mul(factor);
+        if count > limit {
+            return false;
+        }
+    }
+    true
+}
+
+/// The sum of every injective pairing of the lines of `lines` (rows <= columns),
+/// added line by line in order.
+fn enumerate_sums(
+    lines: &Matrix<f64>,
+    chosen: &mut Vec<usize>,
+    used: &mut Vec<bool>,
+    sums: &mut Vec<f64>,
+) -> Result<(), AlignError> {
+    if chosen.len() == lines.rows() {
+        let mut total = 0.0;
+        for (row, &col) in chosen.iter().enumerate() {
+            total += lines.get(row, col)?;
+        }
+        sums.push(total);
+        return Ok(());
+    }
+    for col in 0..lines.cols() {
+        if at(used, col, "used")? {
+            continue;
+        }
+        chosen.push(col);
+        if let Some(flag) = used.get_mut(col) {
+            *flag = true;
+        }
+        enumerate_sums(lines, chosen, used, sums)?;
+        if let Some(flag) = used.get_mut(col) {
+            *flag = false;
+        }
+        chosen.pop();
+    }
+    Ok(())
+}
+
+/// Pair a group one pair at a time: the best remaining cell by `base` (the static
+/// levels) then the dynamic levels given every pair made so far; ties to the first
+/// row, then column. Returns the pairs and those chosen among equally good cells
+/// (with the pairs such a choice forced).
+fn greedy(
+    rows: &[usize],
+    cols: &[usize],
+    base: &Matrix<f64>,
+    levels: &mut [Level<'_>],
+    partner: &mut BTreeMap<usize, usize>,
+) -> Result<Choice, AlignError> {
+    let mut free_rows: Vec<usize> = (0..rows.len()).collect();
+    let mut free_cols: Vec<usize> = (0..cols.len()).collect();
+    let mut chosen = Vec::new();
+    let mut arbitrary = BTreeSet::new();
+    while !free_rows.is_empty() && !free_cols.is_empty() {
+        let (a, b, tied) = if free_rows.len() == 1 && free_cols.len() == 1 {
+            (0, 0, false) // the last cell: forced, and tied with no other
+        } else {
+            let sub_rows = picked(rows, &free_rows)?;
+            let sub_cols = picked(cols, &free_cols)?;
+            let mut objective = base.permuted(&free_rows, &free_cols)?;
+            for cells in dynamic_values(levels, partner, &sub_rows, &sub_cols)? {
+                let factor = max0(cells.data()) + 1.0;
+                let combined = objective
+                    .data()
+                    .iter()
+                    .zip(cells.data())
+                    .map(|(o, v)| o * factor + v)
+                    .collect();
+                objective = Matrix::new(sub_rows.len(), sub_cols.len(), combined)?;
+            }
+            best_cell(&objective)?
+        };
+        if a >= free_rows.len() || b >= free_cols.len() {
+            return Err(AlignError::Internal("greedy cell"));
+        }
+        let i = at(rows, free_rows.remove(a), "group row")?;
+        let j = at(cols, free_cols.remove(b), "group column")?;
+        partner.insert(i, j);
+        chosen.push((i, j));
+        if tied {
+            arbitrary.insert((i, j));
+        }
+    }
+    let arbitrary = forced_by(&chosen, arbitrary, rows, cols, base, levels, partner)?;
+    Ok((chosen, arbitrary))
+}
+
+fn picked(values: &[usize], positions: &[usize]) -> Result<Vec<usize>, AlignError> {
+    positions.iter().map(|&k| at(values, k, "picked")).collect()
+}
+
+/// `np.argmax` of `objective` (the first NaN, else the first largest cell, row-major)
+/// and whether another cell of its row or column is equal to it.
+fn best_cell(objective: &Matrix<f64>) -> Result<(usize, usize, bool), AlignError> {
+    let width = objective.cols().max(1);
+    let data = objective.data();
+    let mut best_at = 0;
+    let mut best = at(data, 0, "objective")?;
+    if !best.is_nan() {
+        for (k, &value) in data.iter().enumerate() {
+            if value.is_nan() {
+                (best_at, best) = (k, value);
+                break;
+            }
+            if value > best {
+                (best_at, best) = (k, value);
+            }
+        }
+    }
+    let (a, b) = (best_at / width, best_at % width);
+    let in_row = objective.row(a)?.iter().filter(|&&v| v == best).count();
+    let in_col = (0..objective.rows())
+        .map(|r| objective.get(r, b))
+        .collect::<Result<Vec<f64>, AlignError>>()?
+        .into_iter()
+        .filter(|&v| v == best)
+        .count();
+    Ok((a, b, in_row > 1 || in_col > 1))
+}
+
+/// A cell's values, base first then each dynamic level, as a tuple.
+type Values = Vec<f64>;
+
+/// Python's `<` on tuples of floats: the first position where they differ (`!=`,
+/// so a NaN differs) decides.
+fn tuple_less(x: &Values, y: &Values) -> bool {
+    match x.iter().zip(y).find(|(a, b)| a != b) {
+        Some((a, b)) => a < b,
+        None => x.len() < y.len(),
+    }
+}
+
+/// `sorted([x, y])` with Python's tuple order.
+fn sorted_pair(x: Values, y: Values) -> [Values; 2] {
+    if tuple_less(&y, &x) {
+        [y, x]
+    } else {
+        [x, y]
+    }
+}
+
+/// `arbitrary` grown by the pairs an arbitrary choice forced: a pair that can swap
+/// partners with an arbitrary one, every level's values staying the same multiset,
+/// was as good a choice.
+fn forced_by(
+    chosen: &[(usize, usize)],
+    mut arbitrary: BTreeSet<(usize, usize)>,
+    rows: &[usize],
+    cols: &[usize],
+    base: &Matrix<f64>,
+    levels: &mut [Level<'_>],
+    partner: &BTreeMap<usize, usize>,
+) -> Result<BTreeSet<(usize, usize)>, AlignError> {
+    let row_at: BTreeMap<usize, usize> = rows.iter().enumerate().map(|(a, &i)| (i, a)).collect();
+    let col_at: BTreeMap<usize, usize> = cols.iter().enumerate().map(|(b, &j)| (j, b)).collect();
+    let position = |map: &BTreeMap<usize, usize>, key: usize| {
+        map.get(&key)
+            .copied()
+            .ok_or(AlignError::Internal("group member"))
+    };
+    let mut grown = true;
+    while grown {
+        grown = false;
+        for &(i, j) in chosen {
+            if arbitrary.contains(&(i, j)) {
+                continue;
+            }
+            let mut found = false;
+            for &(k, other) in arbitrary.iter() {
+                let fixed: BTreeMap<usize, usize> = partner
+                    .iter()
+                    .filter(|(a, _)| **a != i && **a != k)
+                    .map(|(&a, &b)| (a, b))
+                    .collect();
+                let cells = dynamic_values(levels, &fixed, &[i, k], &[j, other])?;
+                let value =
+                    |a: usize, r: usize, b: usize, c: usize| -> Result<Values, AlignError> {
+                        let mut tuple =
+                            vec![base.get(position(&row_at, r)?, position(&col_at, c)?)?];
+                        for cell in &cells {
+                            tuple.push(cell.get(a, b)?);
+                        }
+                        Ok(tuple)
+                    };
+                let before = sorted_pair(value(0, i, 0, j)?, value(1, k, 1, other)?);
+                let after = sorted_pair(value(0, i, 1, other)?, value(1, k, 0, j)?);
+                if after == before {
+                    found = true;
+                    break;
+                }
+            }
+            if found {
+                arbitrary.insert((i, j));
+                grown = true;
+                break;
+            }
+        }
+    }
+    Ok(arbitrary)
+}
+
+/// `sorted(groups, key=min colour of a member)` (stable).
+fn by_smallest_colour(
+    mut groups: Vec<Vec<usize>>,
+    colours: &[i64],
+) -> Result<Vec<Vec<usize>>, AlignError> {
+    let mut keys = Vec::with_capacity(groups.len());
+    for group in &groups {
+        let mut smallest = None;
+        for &k in group {
+            let colour = at(colours, k, "colour")?;
+            smallest = Some(smallest.map_or(colour, |s: i64| s.min(colour)));
+        }
+        keys.push(smallest.unwrap_or(i64::MIN));
+    }
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|&g| keys.get(g).copied());
+    let mut sorted = Vec::with_capacity(groups.len());
+    for g in order {
+        sorted.push(std::mem::take(
+            groups.get_mut(g).ok_or(AlignError::Internal("group"))?,
+        ));
+    }
+    Ok(sorted)
+}
+
+/// `sorted(items, key=colour)` (stable).
+fn sorted_by_colour(mut items: Vec<usize>, colours: &[i64]) -> Result<Vec<usize>, AlignError> {
+    for &k in &items {
+        at(colours, k, "colour")?;
+    }
+    items.sort_by_key(|&k| colours.get(k).copied());
+    Ok(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dynamic level: 1 where the cell's column is `row + shift` given the pairing
+    /// of row 0 (0 when row 0 is unpaired), else 0.
+    struct Shifted;
+
+    impl DynamicLevel for Shifted {
+        fn values(
+            &mut self,
+            partner: &BTreeMap<usize, usize>,
+            rows: &[usize],
+            cols: &[usize],
+        ) -> Result<Matrix<f64>, AlignError> {
+            let shift = partner.get(&0).copied().unwrap_or(0);
+            let cells = rows
+                .iter()
+                .flat_map(|&i| {
+                    cols.iter()
+                        .map(move |&j| f64::from(u8::from(j == (i + shift) % 3)))
+                })
+                .collect();
+            Matrix::new(rows.len(), cols.len(), cells)
+        }
+    }
+
+    struct Misshapen;
+
+    impl DynamicLevel for Misshapen {
+        fn values(
+            &mut self,
+            _: &BTreeMap<usize, usize>,
+            _: &[usize],
+            _: &[usize],
+        ) -> Result<Matrix<f64>, AlignError> {
+            Matrix::new(1, 1, vec![0.0])
+        }
+    }
+
+    fn ones(n: usize, m: usize) -> Matrix<f64> {
+        Matrix::new(n, m, vec![1.0; n * m]).expect("shape")
+    }
+
+    #[test]
+    fn without_twins_nothing_changes() -> Result<(), AlignError> {
+        let matrix = Matrix::new(2, 2, vec![1.0, 0.0, 0.0, 1.0])?;
+        let bonus = Matrix::new(2, 2, vec![0.0, 1.0, 1.0, 0.0])?;
+        let mut levels = [Level::Static(bonus)];
+        let (pairs, verdicts) =
+            repair_twins(&[(0, 0), (1, 1)], &matrix, &mut levels, &[0, 1], &[0, 1], 2)?;
+        assert_eq!((pairs, verdicts.len()), (vec![(0, 0), (1, 1)], 0));
+        Ok(())
+    }
+
+    #[test]
+    fn a_static_level_re_pairs_twins() -> Result<(), AlignError> {
+        let bonus = Matrix::new(2, 2, vec![0.0, 1.0, 1.0, 0.0])?;
+        let mut levels = [Level::Static(bonus)];
+        let (pairs, verdicts) = repair_twins(
+            &[(0, 0), (1, 1)],
+            &ones(2, 2),
+            &mut levels,
+            &[0, 0],
+            &[0, 0],
+            2,
+        )?;
+        assert_eq!(pairs, vec![(0, 1), (1, 0)]);
+        assert_eq!(verdicts.values().copied().collect::<Vec<_>>(), vec![0, 0]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_dynamic_level_sees_the_pairs_made_before() -> Result<(), AlignError> {
+        let mut level = Shifted;
+        let mut levels = [Level::Dynamic(&mut level)];
+        let (pairs, verdicts) = repair_twins(
+            &[(0, 0), (1, 1), (2, 2)],
+            &ones(3, 3),
+            &mut levels,
+            &[0, 0, 0],
+            &[0, 0, 0],
+            2,
+        )?;
+        assert_eq!(pairs.len(), 3);
+        assert!(verdicts.values().all(|&v| v <= 1));
+        Ok(())
+    }
+
+    #[test]
+    fn bad_levels_and_colours_are_errors() {
+        let mut level = Misshapen;
+        let mut levels = [Level::Dynamic(&mut level)];
+        let pairs = [(0, 0), (1, 1)];
+        assert!(repair_twins(&pairs, &ones(2, 2), &mut levels, &[0, 0], &[0, 0], 2).is_err());
+        assert!(repair_twins(&pairs, &ones(2, 2), &mut [], &[0], &[0, 0], 2).is_err());
+        let mut levels = [Level::Static(ones(1, 2))];
+        assert!(repair_twins(&pairs, &ones(2, 2), &mut levels, &[0, 0], &[0, 0], 2).is_err());
+    }
+
+    #[test]
+    fn spreads_by_enumeration_and_by_the_solver() -> Result<(), AlignError> {
+        assert_eq!(spread(&Matrix::new(2, 2, vec![1.0, 0.0, 0.0, 1.0])?)?, 2.0);
+        assert_eq!(spread(&ones(7, 8))?, 0.0);
+        let mut diagonal = vec![0.0; 49];
+        diagonal.iter_mut().step_by(8).for_each(|v| *v = 0.5);
+        assert_eq!(spread(&Matrix::new(7, 7, diagonal)?)?, 3.5);
+        assert!(pairings_at_most(5, 3, 60) && !pairings_at_most(5, 3, 59));
+        Ok(())
+    }
+}
