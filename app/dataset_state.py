@@ -348,7 +348,8 @@ def open_pair(data: Dataset, name: str, run: str, row: int, identifier: str) -> 
         message = exc.message if isinstance(exc, OAError) else f"no {exc} in this line"
         st.session_state[session.ERRORS] = [session.LoadError(
             "pair", label, f"this pair cannot be opened: {message}",
-            fix="pick a pair that was scored (the unparsable ones have no candidate JSON)")]
+            fix="pick a pair whose output holds JSON (refused, not JSON and empty ones have "
+                "none)")]
         return False
     trio = session.Trio("custom", gold, candidate, data.schema,
                         files={d: f"{label} ({d})" for d in ("gold", "candidate", "schema")},
