@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = ["PREVIEW_LIMIT", "ComparatorError", "Diagnostic", "InputError", "OAError",
-           "SchemaError", "preview_json"]
+           "SchemaError", "json_prefix", "preview_json"]
 
 PREVIEW_LIMIT = 100
 """Characters of JSON a message shows of one value (then "…" and the value's size)."""
@@ -198,16 +198,29 @@ def preview_json(value: Any, limit: int | None = PREVIEW_LIMIT, *,
             return json.dumps(value, ensure_ascii=False, default=repr)
         except (TypeError, ValueError):  # non-string keys of several types, a cycle
             return repr(value)
+    text = json_prefix(value, limit + 1, python=python)
+    if len(text) <= limit:
+        return text
+    text = text[: max(limit - 1, 0)].rstrip()
+    size = _size(value)
+    return f"{text}{' ' * text.endswith(',')}…" + (f" ({size})" if size else "")
+
+
+def json_prefix(value: Any, length: int, *, python: bool = False) -> str:
+    """The first ``length`` characters of ``value``'s JSON text (all of it when
+    shorter), made piece by piece: the rest is never built.
+
+    >>> json_prefix({"a": [1, 2, 3]}, 9), json_prefix([1], 9)
+    ('{"a": [1,', '[1]')
+    """
     pieces: list[str] = []
-    length = 0
-    for piece in _pieces(value, limit, python):
+    total = 0
+    for piece in _pieces(value, length, python):
         pieces.append(piece)
-        length += len(piece)
-        if length > limit:
-            text = "".join(pieces)[: max(limit - 1, 0)].rstrip()
-            size = _size(value)
-            return f"{text}{' ' * text.endswith(',')}…" + (f" ({size})" if size else "")
-    return "".join(pieces)
+        total += len(piece)
+        if total >= length:
+            break
+    return "".join(pieces)[:length]
 
 
 def _size(value: Any) -> str:

@@ -21,7 +21,6 @@ path    kind  status    score  eff. weight  deficit  gold → candidate
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -29,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from .aligner import Alignment
-from .errors import Diagnostic, OAError
+from .errors import Diagnostic, OAError, json_prefix
 from .kinds import NodeKind, Status
 from .matchtree import MatchNode
 
@@ -153,7 +152,7 @@ def short(value: Any, width: int = 32) -> str:
     >>> short({"name": "Eve", "role": "Intern", "id": 6}, 20)
     '{"name": "Eve", "ro…'
     """
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = json_prefix(value, width + 1)  # never the whole of a big value
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

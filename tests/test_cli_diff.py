@@ -41,7 +41,7 @@ class Terminal(io.StringIO):
 
 
 def running() -> tuple[Any, Any, Any]:
-    return tuple(json.loads((RUNNING / f"{n}.json").read_text())  # type: ignore[return-value]
+    return tuple(json.loads((RUNNING / f"{n}.json").read_text())
                  for n in ("gold", "candidate", "schema"))
 
 
