@@ -124,8 +124,8 @@ def test_no_full_repr_is_built_for_a_violation() -> None:
     assert messages and all(len(message) < 200 for message in messages)
     items = Schema.parse({"type": "array", "items": {"type": "string"}, "maxItems": 3,
                           "uniqueItems": True, "contains": {"const": 1}})
-    found = schema_violations(candidate, items, "candidate")
-    assert len(found) == 2_000 + 2  # each record not a string, too many, no 1
+    found = schema_violations(candidate[:300], items, "candidate")  # uniqueItems: n²
+    assert len(found) == 300 + 2  # each record not a string, too many, no 1
     assert all(len(d.message) < 200 for d in found)
 
 
