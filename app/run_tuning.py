@@ -117,10 +117,13 @@ def rescoring(data: Dataset, run: str, schema: Any) -> Rescoring:
     return job
 
 
-def shown(job: Rescoring, before: ScoredRun) -> tuple[ScoredRun, bool]:
+def shown(job: Rescoring | None, before: ScoredRun) -> tuple[ScoredRun, bool]:
     """The edited run to show while ``job`` runs: its result once ready, else the last
     result this session showed (the original run at first); and whether it is the
-    result asked for."""
+    result asked for. Without a job (no edit), the original run ``before``."""
+    if job is None:  # what is on screen now: the next edit keeps it meanwhile
+        st.session_state.pop(SHOWN, None)
+        return before, True
     if job.result is not None:
         st.session_state[SHOWN] = (job.key, job.result)
         return job.result, True

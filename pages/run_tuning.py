@@ -30,16 +30,14 @@ except (OAError, LookupError, TypeError, ValueError) as exc:
              icon=":material/warning:")
     st.button("Reset the edits", on_click=run_tuning.reset)
     st.stop()
-after, ready = before, True
-if edits:
-    job = run_tuning.rescoring(data, run, edited)
-    if job.error is not None:
-        dataset_state.show_error(job.error, f"rescore run {run}")
-        st.button("Reset the edits", on_click=run_tuning.reset)
-        st.stop()
-    after, ready = run_tuning.shown(job, before)
-    if not ready:
-        run_tuning.progress(job, run)
+job = run_tuning.rescoring(data, run, edited) if edits else None
+if job is not None and job.error is not None:
+    dataset_state.show_error(job.error, f"rescore run {run}")
+    st.button("Reset the edits", on_click=run_tuning.reset)
+    st.stop()
+after, ready = run_tuning.shown(job, before)
+if job is not None and not ready:
+    run_tuning.progress(job, run)
 rho, moves = runstats.rank_change(before, after)
 old, new = before.scores.mean(), after.scores.mean()
 cells = st.columns(4)
