@@ -41,7 +41,9 @@ ids) plus its references into already-resolved scopes, gold ones mapped through
 their bijection, plus its position when it is an item of a fixed-order list (there
 positions are scored); references that are items of a fixed-order list have their
 position in their role. A reference to an id that several records share reaches all of them
-in the graph (it is ambiguous; through a hub vertex).
+in the graph (it is ambiguous; through a hub vertex). A scope whose record array sits
+inside another array has a hub per occurrence of that array, linked to its records
+(the scoring pass pairs records within paired occurrences only).
 
 Identifiers. Only strings and numbers are identifiers; a record whose id is null,
 a boolean, an object or an array has none (a warning), and no reference can
@@ -96,6 +98,7 @@ __all__ = [
 _UNMATCHED = ["unmatched"]
 _DANGLING = ["dangling"]  # a reference to no record of a scope not resolved yet
 _POSITION = "\x00position"  # the role of an item's position in a fixed-order list
+_OCCURRENCE = "\x00occurrence"  # the role of a nested record in its array's occurrence
 _LEVEL_RULES = (TieRule.COLOUR, TieRule.DEPTH, TieRule.CONTENT, TieRule.CONTENT)
 _BY_LABELS = len(_LEVEL_RULES) - 1  # no level told them apart: canonical JSON did
 _LISTED = 5  # records named per warning
@@ -160,6 +163,8 @@ class DocumentIndex:
     graphs: dict[tuple[frozenset[str], bool, bool],
                  tuple[tuple[WLVertex, ...], tuple[WLEdge, ...], tuple[str, ...]]] = field(
         default_factory=dict)
+    # the scopes whose record array sits inside another array (_nested_scopes)
+    nested: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -222,7 +227,8 @@ def _is_exact(node: SchemaNode) -> bool:
 
 def index_document(document: Any, schema: Schema) -> DocumentIndex:
     """Collect scope records and reference carriers of a document."""
-    index = DocumentIndex({name: [] for name in schema.scopes}, {})
+    index = DocumentIndex({name: [] for name in schema.scopes}, {},
+                          nested=_nested_scopes(schema))
     root = Carrier("")
     if isinstance(document, dict):
         index.carriers[""] = root
@@ -289,6 +295,32 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
 
     walk(document, schema.root, "", root, "")
     return index
+
+
+_NESTED: weakref.WeakKeyDictionary[Schema, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _nested_scopes(schema: Schema) -> frozenset[str]:
+    """The scopes whose record array is below the items of another array: their
+    records come in several occurrences of the array (one per group of a
+    ``groups[].members[]``), which the scoring pass keeps apart."""
+    found = _NESTED.get(schema)
+    if found is None:
+        found = _NESTED[schema] = frozenset(
+            name for name, decl in schema.scopes.items()
+            if _below_another_array(schema, decl.records))
+    return found
+
+
+def _below_another_array(schema: Schema, records: SchemaNode) -> bool:
+    """Whether ``records`` is reached through the items of an array other than itself."""
+    for node in schema.root.walk():
+        if node is records:
+            continue
+        inner = [*node.prefix_items, *(n for n in (node.items,) if n is not None)]
+        if any(n is records for child in inner for n in child.walk()):
+            return True
+    return False
 
 
 def _scope_graph(schema: Schema) -> nx.DiGraph:
@@ -434,6 +466,8 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
             # cycle's graph holds several, and the record's exact scalars in blend mode
             seeds.append((scope if len(group) > 1 else "") + "|" + (
                 _carrier_label(carrier, group, side, bijections, resolved, ids) if blend else ""))
+        if scope in index.nested:
+            _occurrence_hubs(side, scope, records, record_vertex, vertices, edges, seeds)
     for carrier in index.carriers.values():
         # a reference to an id that several records share reaches all of them
         ends = [(role, vertex) for target, role, v in carrier.refs
@@ -456,6 +490,26 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
                                      f"{len(ends)}-way {carrier.pointer or '/'}"))
             seeds.append("|")
             edges.extend(WLEdge(side, hub, v, role, label) for role, v in ends)
+
+
+def _occurrence_hubs(side: str, scope: str, records: list[Record],
+                     record_vertex: dict[tuple[str, int], int], vertices: list[WLVertex],
+                     edges: list[WLEdge], seeds: list[str]) -> None:
+    """A hub per occurrence of a nested scope's record array, with an edge to each of
+    its records: the scoring pass pairs records only within paired occurrences, so
+    which records share an occurrence is structure (a record alone in its group is
+    not a record among three), and a pooled pairing that ignored it could split a
+    group that has a faithful counterpart."""
+    occurrences: dict[str, list[int]] = {}
+    for i, record in enumerate(records):
+        occurrences.setdefault(join("", *split(record.pointer)[:-1]), []).append(i)
+    for pointer, members in occurrences.items():
+        hub = len(vertices)
+        vertices.append(WLVertex(side, pointer, None, None, "hub",
+                                 f"{len(members)} in {pointer or '/'}"))
+        seeds.append("|")
+        edges.extend(WLEdge(side, hub, record_vertex[scope, i], _OCCURRENCE, "")
+                     for i in members)
 
 
 def _gold_graph(index: DocumentIndex, group: frozenset[str],

@@ -32,7 +32,8 @@ __all__ = ["WLEdge", "WLTrace", "WLVertex", "refine", "relabel"]
 
 @dataclass(frozen=True, slots=True)
 class WLVertex:
-    """A vertex of the disjoint union: a record, or a hub for a 3+-way reference."""
+    """A vertex of the disjoint union: a record, or a hub (for a 3+-way reference, or
+    for an occurrence of a nested scope's record array, linked to its records)."""
 
     side: str  # "gold" or "candidate"
     key: str  # JSON Pointer of the record (or of the hub's carrier)
