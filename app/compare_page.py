@@ -78,7 +78,7 @@ def _one_side(data: Dataset, name: str, run: ScoredRun, document: str, key: str)
                                    for o in ops]), hide_index=True, key=f"ops_{key}",
                      column_config={"delta": st.column_config.NumberColumn(format="%+.4f")})
     st.code(dataset_state.excerpt(_candidate_text(data, run.name, row), 4000) or "(nothing)",
-            language="json", height=260)
+            language="json", height=260, wrap_lines=True)  # outputs are often one line
     if st.button(f"Open run {run.name}'s pair in Overview", key=f"open_{key}"):
         if dataset_state.open_pair(data, name, run.name, row, document):
             st.switch_page(dataset_page.ROOT / "pages" / "overview.py")
