@@ -166,7 +166,7 @@ def payload(trace: WLTrace, positions: Sequence[tuple[float, float]],
             names: Mapping[int, str], rounds: Sequence[RoundView], *,
             captions: Mapping[int, str] | None = None, show_pairs: bool = True,
             start: int | None = None, follow_url: bool = True, theme: str = "light",
-            stories: Sequence[Story] = ()) -> dict[str, Any]:
+            stories: Sequence[Story] = (), graph: str = "") -> dict[str, Any]:
     """Everything the page draws, as JSON-ready data (see :func:`stepper_html`).
 
     Parameters
@@ -189,12 +189,16 @@ def payload(trace: WLTrace, positions: Sequence[tuple[float, float]],
     start : int, optional
         The round shown first (default the last, stable one).
     follow_url : bool
-        Whether a round in the page's URL wins over ``start`` (False right after the
-        graph changed).
+        Whether the round the browser last showed for this ``graph`` (or, in a new
+        tab, the round in its URL) wins over ``start``; False right after the graph
+        changed.
     theme : str
         ``"light"`` or ``"dark"`` (:data:`THEMES`).
     stories : sequence of Story
-        The decided pairs' stories, listed beside the graph.
+        The decided pairs' stories, listed under the graph.
+    graph : str
+        Names the refinement drawn: a frame redrawn for the same graph (another
+        option changed) keeps the round the user stepped to.
     """
     height = float(graph_height(trace))
     small = dense(trace)
@@ -216,7 +220,7 @@ def payload(trace: WLTrace, positions: Sequence[tuple[float, float]],
         colours.append({"classes": list(classes), "fill": fills,
                         "ink": [text_color_on(f) for f in fills]})
     return {
-        "param": URL_PARAM, "last": last, "follow_url": follow_url,
+        "param": URL_PARAM, "last": last, "follow_url": follow_url, "graph": graph,
         "start": last if start is None else min(max(int(start), 0), last),
         "height": height, "dense": small,
         "edge_labels": len(edges) <= EDGE_LABEL_LIMIT and not small,
@@ -532,11 +536,15 @@ const writeUrl = () => {
     if (url.href !== w.location.href) w.history.replaceState(w.history.state, "", url.href);
   } catch (err) { /* not same-origin (a saved page): the round stays local */ }
 };
+// The frame takes its content's height (a round's key, opened signatures), and so
+// does Streamlit's element around it, which otherwise keeps the height first given.
 const fit = () => {
   try {
     const frame = window.frameElement;
-    if (frame) frame.style.height = Math.ceil(document.body.getBoundingClientRect().height)
-      + 16 + "px";
+    if (!frame) return;
+    const height = Math.ceil(document.body.getBoundingClientRect().height) + 16 + "px";
+    frame.style.height = height;
+    if (frame.parentElement) frame.parentElement.style.height = height;
   } catch (err) { /* not same-origin */ }
 };
 
@@ -569,6 +577,7 @@ const show = (r) => {
   key.replaceChildren(keyTable(info.key));
   drawSignatures();
   writeUrl();
+  try { window.parent.__oaWlRound = {graph: D.graph, round: r}; } catch (err) { /* */ }
   fit();
 };
 const stop = () => {
@@ -617,11 +626,15 @@ D.stories.forEach((s, k) => {
   });
 });
 
+// A frame redrawn by a script run (another option) keeps the round stepped to; a new
+// tab takes the round of its URL (a copied link); a new graph starts where told.
 let start = D.start;
 if (D.follow_url) {
   try {
+    const kept = window.parent.__oaWlRound;
     const asked = new URL(window.parent.location.href).searchParams.get(D.param);
-    if (asked !== null && /^\d+$/.test(asked)) start = Math.min(Number(asked), D.last);
+    if (kept && kept.graph === D.graph) start = Math.min(kept.round, D.last);
+    else if (asked !== null && /^\d+$/.test(asked)) start = Math.min(Number(asked), D.last);
   } catch (err) { /* not same-origin */ }
 }
 show(start);

@@ -16,11 +16,15 @@ of ``benchmarks.explorer_speed``), uploaded as one trio file through the gold up
   Overview; the first one right after the server started is reported apart;
 - page switch: a click on each view in the sidebar, in turn;
 - weight change: a new value in the first weight of *Schema tuning*;
-- WL step: one round of the WL slider on *Referential alignment* (arrow key);
+- WL step: one round of the round stepper on *Referential alignment* (an arrow key on
+  its range input, in its frame: the step runs in the browser, no script run);
 - apply fix: "Apply this fix" on *Feedback* (undone between repeats, not measured).
 
 Targets (issue 12): under 300 ms on the running example, under 800 ms on 200 records,
 a cold start under 3 s.
+
+``--wl-step`` measures only the WL step (running example and 200 records), with the
+load average before and after (``benchmarks/results/wl_step.json``).
 
 ``--weight-edit`` measures only the weight change (running example and 200 records),
 with the machine's load average before and after, for issue 23's "a weight edit never
@@ -30,6 +34,7 @@ Run from the repository root::
 
     python -m benchmarks.browser_speed                # 5 repeats, prints a table
     python -m benchmarks.browser_speed --weight-edit --repeat 7
+    python -m benchmarks.browser_speed --wl-step      # benchmarks/results/wl_step.json
     python -m benchmarks.browser_speed --repeat 9 --json benchmarks/results/browser_speed.json
 """
 
@@ -253,25 +258,71 @@ def weight_changes(page: Page, repeat: int, quiet_ms: int) -> list[float]:
     return times
 
 
+STEPPER = 'iframe[title^="WL reference graph"]'
+# In the stepper's frame: its summary line (what a step changes) and its clock's origin
+SUMMARY = "() => (document.querySelector('#summary') || {}).textContent || ''"
+FRAME_CHANGED = "before => (document.querySelector('#summary') || {}).textContent !== before"
+
+
 def wl_steps(page: Page, repeat: int, quiet_ms: int) -> list[float]:
-    slider = page.get_by_role("slider", name="WL round").first
+    """One WL round step at a time: a key on the round stepper's range input (in its
+    frame, which steps in the browser: no script run). Timed from the key press to the
+    last change in the frame or in the page (the page gets the frame's height), on one
+    clock (``performance.timeOrigin``); the page must also be settled (no run)."""
     try:
-        slider.wait_for(timeout=TIMEOUT_MS)
+        handle = page.locator(STEPPER).element_handle(timeout=TIMEOUT_MS)
     except PlaywrightError:
-        print("  no WL round slider on this page: WL step not measured", file=sys.stderr)
+        print("  no WL round stepper on this page: WL step not measured", file=sys.stderr)
         return []
+    frame = handle.content_frame()
+    if frame is None:
+        return []
+    frame.wait_for_function(SUMMARY, polling=20)
+    if frame.evaluate("() => window.__oaLast === undefined"):
+        frame.evaluate(OBSERVER)  # a srcdoc frame may have missed the init script
+    slider = frame.get_by_role("slider", name="WL round")
     times = []
     for _ in range(repeat):
-        # the 1.67 slider is an <input type="range">: its value and bounds are attributes
         now = float(slider.input_value() or 0)
         key = "ArrowLeft" if now > float(slider.get_attribute("min") or 0) else "ArrowRight"
         slider.focus()
-        before = page.evaluate("() => window.location.search")
-        def step(key: str = key) -> None:
-            slider.press(key)
-
-        times.append(timed(page, step, URL_CHANGED, before, quiet_ms))
+        before = frame.evaluate(SUMMARY)
+        started = frame.evaluate("() => performance.timeOrigin + performance.now()")
+        slider.press(key)
+        frame.wait_for_function(FRAME_CHANGED, arg=before, polling=20, timeout=TIMEOUT_MS)
+        frame.wait_for_function("quiet => performance.now() - window.__oaLast > quiet",
+                                arg=quiet_ms, polling=20, timeout=TIMEOUT_MS)
+        idle(page, quiet_ms)
+        pressed = frame.evaluate("() => performance.timeOrigin + window.__oaPressed")
+        last = max(frame.evaluate("() => performance.timeOrigin + window.__oaLast"),
+                   page.evaluate("() => performance.timeOrigin + window.__oaLast"))
+        took = max(last - max(started, pressed), 0.0)
+        print(f"  {took:7.0f} ms  WL step ({key})", file=sys.stderr)
+        times.append(took)
     return times
+
+
+def measure_wl_step(repeat: int = 5, quiet_ms: int = 250) -> dict[str, Any]:
+    """Only the WL round step of *Referential alignment*, on the running example and on
+    200 records, with the load average (1, 5, 15 min) before and after."""
+    results: dict[str, Any] = {"load before": os.getloadavg()}
+    with explorer() as (base, _), sync_playwright() as playwright:
+        browser = Browser(playwright, base)
+        for name, path, trio in (("running example", "referential?example=running_example",
+                                  None), ("200 records", "overview", graph_trio())):
+            with browser.context() as context:
+                page = context.pages[0] if context.pages else context.new_page()
+                title = "Referential alignment" if trio is None else "Overview"
+                open_view(page, base, path, title, quiet_ms)
+                if trio is not None:
+                    upload_trio(page, trio, quiet_ms)
+                    switch(page, "Referential alignment", quiet_ms)
+                results[name] = _summary(wl_steps(page, repeat, quiet_ms), TARGETS_MS[name])
+        if browser.blocked:
+            raise RuntimeError(f"requests left 127.0.0.1: {browser.blocked}")
+    results["load after"] = os.getloadavg()
+    results["settings"] = {"repeat": repeat, "quiet_ms": quiet_ms, "cpus": os.cpu_count()}
+    return results
 
 
 def apply_fixes(page: Page, repeat: int, quiet_ms: int) -> list[float]:
@@ -405,7 +456,15 @@ def main(argv: list[str] | None = None) -> None:
                         help=f"write the figures here (default {RESULTS.relative_to(ROOT)})")
     parser.add_argument("--weight-edit", action="store_true",
                         help="only the weight change (written to weight_edit.json)")
+    parser.add_argument("--wl-step", action="store_true",
+                        help="only the WL round step (written to wl_step.json)")
     args = parser.parse_args(argv)
+    if args.wl_step:
+        results = measure_wl_step(args.repeat, args.quiet_ms)
+        out = args.json if args.json != RESULTS else RESULTS.with_name("wl_step.json")
+        out.write_text(json.dumps(results, indent=1) + "\n")
+        print(json.dumps(results, indent=1))
+        return
     if args.weight_edit:
         results = measure_weight_edit(args.repeat, args.quiet_ms)
         out = args.json if args.json != RESULTS else RESULTS.with_name("weight_edit.json")

@@ -82,7 +82,7 @@ if trace is None and scope in alignments["tie_break"].wl:
                "for comparison; the bijection (gray links) did not use them.")
 
 
-def graph_section(last: int, follow_url: bool) -> None:
+def graph_section(last: int, follow_url: bool, graph: str) -> None:
     """The graph with its round controls, key, signatures and the pairs' stories."""
     assert trace is not None
     display = wl_graph.stable_classes(trace.rounds)
@@ -130,7 +130,7 @@ def graph_section(last: int, follow_url: bool) -> None:
                                   start=st.session_state.get(ROUND, last),
                                   follow_url=follow_url,
                                   theme=st.context.theme.type or "light",
-                                  stories=stories[:TWIN_LIMIT])
+                                  stories=stories[:TWIN_LIMIT], graph=graph)
         st.iframe(wl_stepper.stepper_html(data),
                   height=wl_stepper.frame_height(sub, rounds, len(stories)),
                   alt="WL reference graph, gold left and candidate right: Back, Next and "
@@ -185,7 +185,7 @@ if trace is None:
     st.info("No WL refinement was run for this scope (see the warnings on the Overview).")
 else:
     last_round = len(trace.rounds) - 1
-    shape = f"{scope}|{len(trace.rounds)}|{len(trace.vertices)}|{len(trace.edges)}"
+    shape = f"{mode}|{scope}|{len(trace.rounds)}|{len(trace.vertices)}|{len(trace.edges)}"
     follow = True
     if st.session_state.get(GRAPH_SHAPE) != shape:  # another graph: its stable round...
         follow = GRAPH_SHAPE not in st.session_state  # ...unless a link opened this one
@@ -194,7 +194,7 @@ else:
         if follow:
             restore_option(ROUND, last_round)
             st.session_state[ROUND] = min(max(int(st.session_state[ROUND]), 0), last_round)
-    graph_section(last_round, follow)
+    graph_section(last_round, follow, shape)
 
 ties = tie_groups(alignment, scope)
 if ties:
