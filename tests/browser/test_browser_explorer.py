@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from browser_helpers import upload
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Frame, Locator, Page, expect
+from playwright.sync_api import Frame, FrameLocator, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import oa_core
@@ -35,11 +35,13 @@ PAGES = {
 SETTLED = """() => !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
     && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
         .every(chart => chart.querySelector(".main-svg"))"""
-# The number of colors of the WL graph's records (the plotly chart keyed wl_graph).
+# The number of colors of the WL graph's records (in the round stepper's frame).
+STEPPER = 'iframe[title^="WL reference graph"]'
 RECORD_CLASSES = """n => {
-    const plot = document.querySelector(".st-key-wl_graph .js-plotly-plot");
-    const records = ((plot && plot.data) || []).find(t => t.name === "records");
-    return !!records && new Set(records.marker.color).size === n;
+    const frame = document.querySelector('iframe[title^="WL reference graph"]');
+    const doc = frame && frame.contentDocument;
+    const shapes = doc ? [...doc.querySelectorAll("circle.vertex")] : [];
+    return shapes.length > 0 && new Set(shapes.map(s => s.getAttribute("fill"))).size === n;
 }"""
 
 
@@ -59,11 +61,14 @@ def record_classes(page: Page, count: int) -> None:
 
 
 def rewind_wl_slider(page: Page) -> None:
-    """Move the WL round slider to round 0 with the keyboard, as a user would."""
-    slider = page.get_by_role("slider").first
+    """Move the WL round slider to round 0 with the keyboard, as a user would (the round
+    stepper's, in its frame, or the interactive view's)."""
+    where: Page | FrameLocator = page.frame_locator(STEPPER) if page.locator(
+        STEPPER).count() else page
+    slider = where.get_by_role("slider").first
     slider.focus()
     slider.press("Home")
-    expect(page.get_by_text("Round 0 of")).to_be_visible()
+    expect(where.get_by_text("Round 0 of").first).to_be_visible()
 
 
 def score_metric(page: Page) -> Locator:
@@ -102,20 +107,21 @@ def test_overview_shows_the_running_example_score(
 def test_wl_round_slider_steps_through_the_refinement(
         page: Page, app_url: str, screenshot: Shot) -> None:
     open_page(page, app_url, "referential")
-    expect(page.get_by_text("Round 2 of 2")).to_be_visible()
+    frame = page.frame_locator(STEPPER)
+    expect(frame.get_by_text("Round 2 of 2:")).to_be_visible()
     record_classes(page, 6)
     rewind_wl_slider(page)
-    expect(page.get_by_text("Round 0 of 2")).to_be_visible()
+    expect(frame.get_by_text("Round 0 of 2:")).to_be_visible()
     record_classes(page, 1)
     settled(page)
     screenshot(page, "referential-round-0")
-    page.get_by_role("slider").first.press("ArrowRight")
-    expect(page.get_by_text("Round 1 of 2")).to_be_visible()
+    frame.get_by_role("slider").first.press("ArrowRight")
+    expect(frame.get_by_text("Round 1 of 2:")).to_be_visible()
     record_classes(page, 4)
     settled(page)
     screenshot(page, "referential-round-1")
     page.get_by_text("none (WL off)").click()
-    expect(page.get_by_text("with WL off nothing breaks the tie").first).to_be_visible()
+    expect(frame.get_by_text("WL is off, so nothing breaks the tie").first).to_be_visible()
     settled(page)
     screenshot(page, "referential-wl-off")
 
@@ -292,7 +298,7 @@ def open_interactive_graph(page: Page) -> Frame:
 
 def test_interactive_graph_draws_offline(page: Page, app_url: str, screenshot: Shot) -> None:
     open_page(page, app_url, "referential")
-    expect(page.get_by_text("Round 2 of 2")).to_be_visible()
+    expect(page.frame_locator(STEPPER).get_by_text("Round 2 of 2:")).to_be_visible()
     frame = open_interactive_graph(page)
     assert frame.evaluate("() => Object.keys(network.getPositions()).length") == 11 + 4
     wait_in_graph(page, f"{VERTEX_COLORS} === 6")
