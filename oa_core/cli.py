@@ -66,6 +66,7 @@ from .errors import Diagnostic, OAError, preview_json
 from .feedback import feedback, load_templates
 from .fields import FieldCounts
 from .fields import count as count_fields
+from .fields import table as field_table
 from .jsonio import loads
 from .options import AlignOptions, Limits
 from .report import describe_error, diagnostic_line, painter, printable, render_explain
@@ -528,9 +529,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.field_metrics:
         counts = count_fields((item for r in results for item in r.fields),
                               args.credit_threshold)
-        data["fields"] = {name: {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": c.precision,
+        data["fields"] = {name: {"tp": c.tp, "fp": c.fp, "fp_wrong": c.fd,
+                                 "fp_spurious": c.fa, "fn": c.fn, "precision": c.precision,
                                  "recall": c.recall, "f1": c.f1}
-                          for name, c in sorted(counts.items())}
+                          for name, c in field_table(counts)}
         text += "\n" + render_field_metrics(counts, args.credit_threshold)
     if args.json:
         text = json.dumps(data, ensure_ascii=False)
@@ -551,30 +553,40 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 def render_field_metrics(counts: dict[str, FieldCounts], threshold: float) -> str:
     """Field metrics as a text table (``oa batch --field-metrics``).
 
-    >>> from oa_core.fields import FieldCounts
-    >>> print(render_field_metrics({"/a": FieldCounts(3, 1, 0)}, 0.5))
-    field metrics (credit threshold 0.5; counting rule in docs/datasets.md):
-      field           tp    fp    fn  precision  recall      f1
-      /a               3     1     0     0.7500  1.0000  0.8571
-      (all fields)     3     1     0     0.7500  1.0000  0.8571
-    """
-    total = FieldCounts(sum(c.tp for c in counts.values()), sum(c.fp for c in counts.values()),
-                        sum(c.fn for c in counts.values()))
-    rows = [*sorted(counts.items()), ("(all fields)", total)]
-    width = max(len("field"), *(len(name) for name, _ in rows))
-    # the counts' column fits the largest count (the total's), with thousands separators
-    digits = max(4, len(f"{max(total.tp, total.fp, total.fn):,}"))
+    The rows are :func:`oa_core.fields.table`'s: the fields, the values at patterns no
+    gold has folded into one "(wrong shape)" row, then all fields. The false positives
+    are split into wrong values (the gold has another) and spurious ones (the gold has
+    none); count columns widen to the largest count.
 
-    def number(value: float | None) -> str:
-        return "—" if value is None else f"{value:.4f}"
+    >>> from oa_core.fields import FieldCounts
+    >>> print(render_field_metrics({"/a": FieldCounts(3, 2, 0, fa=1)}, 0.5))
+    field metrics (credit threshold 0.5; counting rule in docs/datasets.md):
+      field           tp    fp  wrong  spurious    fn  precision  recall      f1
+      /a               3     2      1         1     0     0.6000  1.0000  0.7500
+      (all fields)     3     2      1         1     0     0.6000  1.0000  0.7500
+    """
+    rows = field_table(counts)  # fields, the wrong-shape row, then the total
+    total = rows[-1][1]
+    width = max(len("field"), *(len(name) for name, _ in rows))
+    # the count columns fit the largest count (the total's), with thousands separators
+    digits = len(f"{max(total.tp, total.fp, total.fn):,}")
+    columns = [("tp", "tp", digits), ("fp", "fp", digits), ("wrong", "fd", digits),
+               ("spurious", "fa", digits), ("fn", "fn", digits), ("precision", "precision", 9),
+               ("recall", "recall", 6), ("f1", "f1", 6)]
+    columns = [(head, name, max(size, len(head), 4)) for head, name, size in columns]
+
+    def cell(value: float | int | None, size: int) -> str:
+        text = "—" if value is None else f"{value:,}" if isinstance(value, int) else (
+            f"{value:.4f}")
+        return f"{text:>{size}}"
 
     lines = [f"field metrics (credit threshold {threshold:g}; counting rule in "
              "docs/datasets.md):",
-             f"  {'field':<{width}}  {'tp':>{digits}}  {'fp':>{digits}}  {'fn':>{digits}}  "
-             f"{'precision':>9}  {'recall':>6}  {'f1':>6}"]
-    lines += [f"  {name:<{width}}  {c.tp:>{digits},}  {c.fp:>{digits},}  {c.fn:>{digits},}  "
-              f"{number(c.precision):>9}  {number(c.recall):>6}  {number(c.f1):>6}"
-              for name, c in rows]
+             f"  {'field':<{width}}  " + "  ".join(f"{head:>{size}}"
+                                                  for head, _, size in columns)]
+    lines += [f"  {label:<{width}}  " + "  ".join(cell(getattr(c, name), size)
+                                                  for _, name, size in columns)
+              for label, c in rows]
     return "\n".join(lines)
 
 

@@ -595,12 +595,16 @@ def test_field_metrics_columns_stay_aligned_with_big_counts() -> None:
     from oa_core.fields import FieldCounts
 
     text = cli.render_field_metrics({"/a": FieldCounts(123_456, 7, 89_012),
-                                     "/b/*/name": FieldCounts(5, 10_000, 0)}, 0.5)
+                                     "/b/*/name": FieldCounts(5, 10_000, 0, fa=9_000),
+                                     "/*/name": FieldCounts(0, 3, 0, fa=3)}, 0.5)
     lines = text.splitlines()[1:]
-    assert lines[1].split()[:4] == ["/a", "123,456", "7", "89,012"]
-    assert lines[3].split()[:4] == ["(all", "fields)", "123,461", "10,007"]
+    assert lines[1].split()[:6] == ["/a", "123,456", "7", "7", "0", "89,012"]
+    assert lines[2].split()[:6] == ["/b/*/name", "5", "10,000", "1,000", "9,000", "0"]
+    assert lines[3].split()[:6] == ["(wrong", "shape)", "0", "3", "0", "3"]
+    assert lines[4].split()[:7] == ["(all", "fields)", "123,461", "10,010", "1,007", "9,003",
+                                    "89,012"]
     # every column ends where its header ends
-    for header in ("tp", "fp", "fn", "precision", "recall", "f1"):
+    for header in ("tp", "fp", "wrong", "spurious", "fn", "precision", "recall", "f1"):
         end = lines[0].index(header) + len(header)
         for line in lines[1:]:
             assert line[end - 1] != " " and (end == len(line) or line[end] == " "), (

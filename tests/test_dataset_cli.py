@@ -90,8 +90,9 @@ def test_batch_field_metrics(files: dict[str, Path], tmp_path: Path,
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     # one: the tag "b" missing; two: the name wrong and both tags missing
-    assert summary["fields"]["/name"] == {"tp": 1, "fp": 1, "fn": 1, "precision": 0.5,
-                                          "recall": 0.5, "f1": 0.5}
+    assert summary["fields"]["/name"] == {"tp": 1, "fp": 1, "fp_wrong": 1, "fp_spurious": 0,
+                                          "fn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5}
+    assert summary["fields"]["(all fields)"]["tp"] == 2
     assert summary["fields"]["/tags/*"]["fn"] == 3 and summary["fields"]["/tags/*"]["tp"] == 1
     assert main(["batch", str(files["a"]), "-s", str(files["schema"]), "-o",
                  str(tmp_path / "out.jsonl"), "--field-metrics"]) == 0
