@@ -134,10 +134,10 @@ class Diagnostic:
     :func:`preview_json`), so that a page can offer "show full"; they take no part in
     equality and are left out of :meth:`to_dict`.
 
-    >>> diag = Diagnostic("schema-violation", "candidate", "", "[1, 2] is not of type "
-    ...                   "'object'", values=([1, 2],))
+    >>> diag = Diagnostic("schema-violation", "candidate", "", '[1, 2] is not of type '
+    ...                   '"object"', values=([1, 2],))
     >>> diag.to_dict()["message"], diag.values
-    ("[1, 2] is not of type 'object'", ([1, 2],))
+    ('[1, 2] is not of type "object"', ([1, 2],))
     """
 
     code: str
