@@ -105,7 +105,7 @@ def test_gold_that_violates_the_schema_is_reported_with_file_and_pointer() -> No
     assert not at.exception
     text = errors(at).replace("\\", "")
     assert "In the gold (pasted gold) at /people/1/id" in text
-    assert "not of type 'integer'" in text
+    assert 'not of type "integer"' in text  # values as JSON (oa_core.errors.preview_json)
     at.switch_page("../pages/referential.py").run()
     assert not at.exception and at.error  # every page reports it and keeps running
 
