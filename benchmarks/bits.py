@@ -90,7 +90,7 @@ Case = tuple[str, Any, Any, Any, Any]  # name, schema, gold, candidate, comparat
 
 
 def corpus(hostile_count: int = 300, org2graph_count: int = 40,
-           nested_count: int = 300) -> Iterator[Case]:
+           nested_count: int = 60) -> Iterator[Case]:
     """The cases, in a fixed order (``nested_count``: hostile seeds drawn with
     ``nested=True``, of which those whose scopes nested are kept)."""
     index = json.loads((ROOT / "sample_data" / "index.json").read_text())
@@ -172,7 +172,7 @@ def case(schema: Any, gold: Any, candidate: Any, comparators: Any) -> dict[str, 
 
 
 def dump(hostile_count: int = 300, org2graph_count: int = 40,
-         nested_count: int = 300) -> dict[str, Any]:
+         nested_count: int = 60) -> dict[str, Any]:
     """Every case's bits, keyed by the case's name (see :func:`corpus`)."""
     return {name: case(schema, gold, candidate, comparators)
             for name, schema, gold, candidate, comparators
@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the dump here (default: stdout)")
     parser.add_argument("--hostile", type=int, default=300, help="hostile triples")
     parser.add_argument("--org2graph", type=int, default=40, help="Org2Graph pairs")
-    parser.add_argument("--nested", type=int, default=300,
+    parser.add_argument("--nested", type=int, default=60,
                         help="hostile seeds drawn with nested scopes")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
                         help="compare two dumps instead; exit 1 if they differ")
