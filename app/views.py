@@ -296,7 +296,8 @@ def delta_chart_html(ops: Sequence[RepairOp], shown: Sequence[RepairOp], *,
                      f'height:12px;background:{SHOWN_COLOR}"></i>delta (share of the '
                      'deficit)</span><span><i style="display:inline-block;width:9px;'
                      f'height:9px;background:{ALONE_COLOR};border:1px solid #000000;'
-                     'transform:rotate(45deg)"></i>realised gain (applied alone, rescored)</span></div>')
+                     'transform:rotate(45deg)"></i>realised gain (applied alone, '
+                     'rescored)</span></div>')
     ticks = _ticks(low, high)
     # the grid lines are drawn in every row (a row is 30 px: a few thin boxes each)
     grid = ("".join(f'<i class="grid" style="left:{left(t)}"></i>' for t in ticks)
@@ -317,7 +318,8 @@ def delta_chart_html(ops: Sequence[RepairOp], shown: Sequence[RepairOp], *,
         move = moves.get(id(op))
         if move is not None:
             row.append(f'<i class="alone" style="left:{left(move)};background:{ALONE_COLOR}" '
-                       f'title="realised gain (applied alone): {move:+.4f}" data-alone="{move!r}"></i>')
+                       f'title="realised gain (applied alone): {move:+.4f}" '
+                       f'data-alone="{move!r}"></i>')
         parts.append("".join(row) + "</div>")
     parts.append('<div></div><div class="ticks">'
                  + "".join(f'<span style="left:{left(t)}">{t:.4f}</span>' for t in ticks)
