@@ -271,13 +271,24 @@ def _layout(vertices: tuple[tuple[str, str, Any], ...], edges: tuple[tuple[str, 
     graph.add_nodes_from(gold)
     graph.add_edges_from((s, t) for side, s, t in edges if side == "gold" and s != t)
     positions: dict[int, tuple[float, float]] = {}
-    if gold:
-        raw = nx.spring_layout(graph, seed=7, k=1.6 / math.sqrt(len(gold)), iterations=60)
-        xs = [float(p[0]) for p in raw.values()]
-        ys = [float(p[1]) for p in raw.values()]
+    # records without a reference in a row at the bottom: laid out with the rest, they
+    # would stretch the drawing and squeeze the connected records together
+    alone = [i for i in gold if graph.degree(i) == 0] if graph.number_of_edges() else []
+    linked = [i for i in gold if i not in set(alone)]
+    if linked:
+        raw = nx.spring_layout(graph.subgraph(linked), seed=7,
+                               k=1.6 / math.sqrt(len(linked)), iterations=60)
+        xs = [float(raw[i][0]) for i in linked]
+        ys = [float(raw[i][1]) for i in linked]
         x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-        for i, p in raw.items():
-            positions[i] = (_unit(float(p[0]), x0, x1), _unit(float(p[1]), y0, y1))
+        low = 0.14 if alone else 0.0
+        for i in linked:
+            positions[i] = (_unit(float(raw[i][0]), x0, x1),
+                            low + (1 - low) * _unit(float(raw[i][1]), y0, y1))
+        if len(linked) <= CAPTION_LIMIT:
+            _spread(positions, linked)
+    for k, i in enumerate(alone):
+        positions[i] = ((k + 0.5) / len(alone), 0.0)
     gold_by_id = {v[2]: i for i, v in enumerate(vertices) if v[0] == "gold" and v[1] == "record"}
     candidate_by_id = {v[2]: i for i, v in enumerate(vertices)
                        if v[0] == "candidate" and v[1] == "record"}
@@ -303,6 +314,34 @@ def _layout(vertices: tuple[tuple[str, str, Any], ...], edges: tuple[tuple[str, 
         else:
             positions[i] = (offset + 1.3, 1.0 - (k + 0.5) / len(hubs))
     return [positions[i] for i in range(len(vertices))]
+
+
+def _spread(positions: dict[int, tuple[float, float]], vertices: Sequence[int],
+            gap: float = 0.13, rounds: int = 100) -> None:
+    """Push apart records closer than ``gap`` (in drawn proportions: a side is about
+    0.37 times as wide as tall), so labels and captions have room; stays in [0, 1]."""
+    aspect = 0.37  # one layout unit across is drawn about 0.37 times as long as one down
+    for _ in range(rounds):
+        moved = False
+        for a_index, a in enumerate(vertices):
+            for b in vertices[a_index + 1:]:
+                (ax, ay), (bx, by) = positions[a], positions[b]
+                dx, dy = (bx - ax) * aspect, by - ay
+                distance = math.hypot(dx, dy)
+                if distance >= gap:
+                    continue
+                if distance < 1e-9:  # the same place: apart along a fixed direction
+                    dx, dy, distance = 0.0, 1.0, 1.0
+                push = (gap - distance) / 2 / distance
+                positions[a] = (_clip(ax - dx * push / aspect), _clip(ay - dy * push))
+                positions[b] = (_clip(bx + dx * push / aspect), _clip(by + dy * push))
+                moved = True
+        if not moved:
+            return
+
+
+def _clip(value: float) -> float:
+    return min(max(value, 0.0), 1.0)
 
 
 def _unit(value: float, low: float, high: float) -> float:

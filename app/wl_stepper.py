@@ -413,16 +413,16 @@ const label = (text, hover, points, nx, ny) => {
     for (const off of [0, side, -side, side + 14, -side - 14])
       tries.push([cx + nx * off, cy + ny * off]);
   const box = ([x, y]) => ({x: x - w / 2, y: y - h / 2, w, h});
-  const overlap = p => placed.reduce((sum, q) => {
-    const b = box(p);
-    return sum + Math.max(0, Math.min(b.x + b.w, q.x + q.w) - Math.max(b.x, q.x))
-               * Math.max(0, Math.min(b.y + b.h, q.y + q.h) - Math.max(b.y, q.y));
-  }, 0);
-  const at = tries.find(p => free(box(p)))
-    || tries.reduce((best, p) => overlap(p) < overlap(best) ? p : best);
+  const at = tries.find(p => free(box(p)));
+  if (!at) {  // no room: the label would cover a record or a label; hovering tells it
+    t.remove();
+    hidden += 1;
+    return;
+  }
   t.setAttribute("x", at[0].toFixed(1)); t.setAttribute("y", (at[1] + 4).toFixed(1));
   placed.push(box(at));
 };
+let hidden = 0;
 const loops = {};
 for (const e of D.edges) {
   const a = V[e.s], b = V[e.t];
@@ -448,6 +448,11 @@ for (const e of D.edges) {
     }
   }
   const title = el("title", {}, line); title.textContent = e.hover;
+}
+if (hidden) {
+  const note = el("text", {x: 4, y: D.height - 6, "font-size": 11, fill: T.muted}, svg);
+  note.textContent = `${hidden} edge label${hidden > 1 ? "s" : ""} left out where `
+    + "there is no room: hover an edge for its property";
 }
 const shapes = [], ids = [], classTexts = [], rings = [];
 V.forEach((v, i) => {
