@@ -280,8 +280,9 @@ def render_diff(alignment: Alignment, *, color: bool, width: int | None = None,
         console.print(table)
     else:
         console.print(Text("no mismatches: the candidate matches the gold", style="green"))
-    legend = ", ".join(f"{sign} {meaning}" for sign, meaning in MARKS.items())
-    console.print(Text(f"aligned diff (perfect parts folded; {legend}):", style="bold"))
+    console.print(Text("aligned diff (perfect parts folded):", style="bold"))
+    console.print(Text("marks: " + ", ".join(f"{sign} {meaning}"
+                                             for sign, meaning in MARKS.items()), style="dim"))
     tree = _table("", "path", "gold", "candidate", "score")
     for row in diff_rows(alignment.tree):
         indent = "  " * row.depth

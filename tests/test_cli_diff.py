@@ -248,3 +248,15 @@ def test_results_piped_while_the_bar_is_on_a_terminal_stay_on_stdout() -> None:
     lines = out.splitlines()
     assert len(lines) == 50 and [json.loads(line)["index"] for line in lines] == list(range(50))
     assert ESC not in out and "pairs/s" in shown and "pairs: 50 scored" in shown
+
+
+def test_the_documented_example_is_what_oa_diff_prints(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = (ROOT / "docs" / "cli.md").read_text()
+    start = docs.index("$ oa diff sample_data/running_example/")
+    example = docs[start:docs.index("\n```", start)].splitlines()[1:]
+    monkeypatch.chdir(ROOT)  # the example names files from the repository root
+    _, out, _ = run(["diff", "sample_data/running_example/gold.json",
+                     "sample_data/running_example/candidate.json", "-s",
+                     "sample_data/running_example/schema.json"], capsys)
+    assert out.splitlines() == example
