@@ -194,18 +194,27 @@ def _diagnostic_text(diagnostic: Diagnostic) -> str:
             f"{where}: {md_escape(diagnostic.message)}")
 
 
+DIAGNOSTICS_SHOWN = 20  # alerts of one kind on a page; the rest are counted
+
+
 def diagnostics(alignment: Alignment) -> None:
     """The alignment's warnings, its tie-breaking notes and the candidate's schema
-    violations."""
+    violations (at most :data:`DIAGNOSTICS_SHOWN` of each kind: a candidate with a
+    wrong type in each of 20,000 records must not print 20,000 alerts)."""
     warnings, notes = split_diagnostics(alignment.warnings)
-    for index, diagnostic in enumerate(warnings):
-        st.warning(_diagnostic_text(diagnostic), icon=":material/warning:")
-        full_values(diagnostic.values, f"warning.{index}")
-    for index, diagnostic in enumerate(alignment.violations):
-        st.error(_diagnostic_text(diagnostic), icon=":material/block:")
-        full_values(diagnostic.values, f"violation.{index}")
-    for diagnostic in notes:
-        st.info(_diagnostic_text(diagnostic), icon=":material/info:")
+    for kind, found in (("warning", warnings), ("violation", alignment.violations),
+                        ("note", notes)):
+        for index, diagnostic in enumerate(found[:DIAGNOSTICS_SHOWN]):
+            if kind == "warning":
+                st.warning(_diagnostic_text(diagnostic), icon=":material/warning:")
+            elif kind == "violation":
+                st.error(_diagnostic_text(diagnostic), icon=":material/block:")
+            else:
+                st.info(_diagnostic_text(diagnostic), icon=":material/info:")
+            full_values(diagnostic.values, f"{kind}.{index}")
+        if len(found) > DIAGNOSTICS_SHOWN:
+            left = len(found) - DIAGNOSTICS_SHOWN
+            st.caption(f"… and {left:,} more {kind}{'s' * (left != 1)} like these.")
     if not warnings and not alignment.violations:
         st.success("No warnings; the candidate satisfies the schema.",
                    icon=":material/check_circle:")

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from apptest_helpers import open_app
+from apptest_helpers import metric, open_app
 from streamlit.testing.v1 import AppTest
 
 import oa_core
@@ -313,3 +313,14 @@ def test_a_violation_shows_its_value_cut_and_in_full_one_click_away() -> None:
     at.session_state["w.full.violation.0"] = True  # the click (a lazy expander's state)
     at.run()
     assert json.loads(at.code[0].value) == candidate["people"]
+
+
+def test_many_violations_are_counted_not_all_printed() -> None:
+    at = open_app("overview.py")
+    candidate = json.loads((RUNNING / "candidate.json").read_text())
+    candidate["agenda"] = list(range(50))  # 50 numbers where strings belong
+    paste(at, "candidate", candidate)
+    violations = [e for e in at.error if "schema\\-violation" in e.value]
+    assert len(violations) == 20
+    assert any("… and 30 more violations like these." in c.value for c in at.caption)
+    assert metric(at, "Schema violations") == "50"
