@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -210,12 +210,6 @@ class Twin:
         The first WL round that gave it a color different from every twin.
     context : str
         Its references, which is what told the twins apart.
-    structural : bool
-        False when WL was off and the tie went to the first optimal assignment.
-    rule : str
-        What decided the pair (an ``oa_core.TieRule`` value).
-    agreement : str
-        For a pair settled by depth: ``"3 of 5"`` WL rounds with equal colours.
     gold_index, candidate_index : int
         The pair's record indices in the scope.
     tied_indices : list of int
@@ -227,12 +221,9 @@ class Twin:
     tied_with: list[str]
     round: int | None
     context: str
-    structural: bool = True
-    rule: str = "colour"
-    agreement: str = ""
-    gold_index: int = -1
-    candidate_index: int = -1
-    tied_indices: list[int] = field(default_factory=list)
+    gold_index: int
+    candidate_index: int
+    tied_indices: list[int]
 
 
 def neighbourhood(trace: WLTrace, vertex: int, names: Mapping[int, str]) -> str:
@@ -267,12 +258,7 @@ def twins(alignment: Alignment, scope: str) -> list[Twin]:
                        and vx.record_index is not None and (vx.scope or scope) == scope}
         all_names = vertex_names(alignment, scope, trace)
     out = []
-    depth = aligned.depth_agreement
     for i, j in aligned.structural_pairs:
-        rule = str(aligned.rules.get((i, j), "colour"))
-        agreement = ""
-        if depth is not None and trace is not None:
-            agreement = f"{round(float(depth[i, j]) * len(trace.rounds))} of {len(trace.rounds)}"
         tied = [t for t in groups[matrix[i].tobytes()] if t != i]
         first_round: int | None = None
         context = ""
@@ -283,9 +269,7 @@ def twins(alignment: Alignment, scope: str) -> list[Twin]:
             first_round = next((r for r, colors in enumerate(trace.rounds)
                                 if all(colors[me] != colors[o] for o in others)), None)
         out.append(Twin(names.gold[i], names.candidate[j], [names.gold[t] for t in tied],
-                        first_round, context, structural=trace is not None, rule=rule,
-                        agreement=agreement, gold_index=i, candidate_index=j,
-                        tied_indices=tied))
+                        first_round, context, i, j, tied))
     return out
 
 
@@ -372,8 +356,7 @@ def graph_pairs(alignment: Alignment, trace: WLTrace, scope: str) -> ScopedPairs
     return pairs
 
 
-def pair_stories(alignment: Alignment, scope: str, trace: WLTrace | None,
-                 names: Mapping[int, str]) -> list[Story]:
+def pair_stories(alignment: Alignment, scope: str, trace: WLTrace | None) -> list[Story]:
     """Why each pair a tie rule decided was chosen, rule by rule, in the engine's order.
 
     Everything comes from the engine's :class:`oa_core.ScopeAlignment`: the rule that
@@ -386,9 +369,7 @@ def pair_stories(alignment: Alignment, scope: str, trace: WLTrace | None,
     alignment : Alignment
     scope : str
     trace : WLTrace or None
-        The scope's graph, to find the pair's vertices (``None`` with WL off).
-    names : mapping vertex index -> str
-        The graph's vertex names (:func:`vertex_names`).
+        The graph drawn, to find the pair's vertices (``None``: no vertices).
     """
     aligned = alignment.scopes[scope]
     records = scope_records(alignment, scope)

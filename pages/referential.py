@@ -113,7 +113,7 @@ def graph_section(last: int, follow_url: bool, graph: str) -> None:
     rounds = round_views(trace, display, names, only=shown)
     stories = [replace(s, pair=[local[v] for v in s.pair if v in local],
                        rivals=[local[v] for v in s.rivals if v in local])
-               for s in pair_stories(alignment, scope, trace, names)]
+               for s in pair_stories(alignment, scope, trace)]
     if view == "pyvis":
         round_index = st.slider("WL round (0 = start, last = stable)", 0, max(1, last),
                                 disabled=last == 0,

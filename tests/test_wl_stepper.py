@@ -27,7 +27,7 @@ def drawing(running: tuple[Any, Any, Any]) -> dict[str, Any]:
             "display": display, "bijection": bijection, "names": names,
             "captions": vertex_captions(alignment, "person", trace),
             "rounds": round_views(trace, display, names),
-            "stories": pair_stories(alignment, "person", trace, names)}
+            "stories": pair_stories(alignment, "person", trace)}
 
 
 def page(d: dict[str, Any], **options: Any) -> str:
