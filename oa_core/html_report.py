@@ -40,7 +40,7 @@ from .errors import OAError
 from .feedback import render_feedback
 from .jsonio import extract_json
 from .report import diagnostic_line, explain_table
-from .schema import Schema
+from .validation import schema_warnings
 
 __all__ = ["HISTOGRAM_COLORS", "build", "histogram_html"]
 
@@ -311,7 +311,7 @@ def _compare(a: ScoredRun, b: ScoredRun, threshold: float, top: int = 15) -> str
 
 def _schema_warnings(data: Dataset) -> str:
     """The schema's warnings (a misspelt keyword...), as ``oa score`` prints them."""
-    warnings = Schema.parse(data.schema).warnings
+    warnings = schema_warnings(data.schema)
     if not warnings:
         return ""
     items = "".join(f"<li>{_e(diagnostic_line(diag, 'schema'))}</li>" for diag in warnings)
