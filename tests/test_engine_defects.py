@@ -664,7 +664,7 @@ def test_property_nested_scopes_agree_and_repairs_reach_one(triple):
         assert abs(math.fsum(op.delta for op in fb.ops) - (1.0 - fb.score)) < 1e-12
         assert fb.score == oa_core.score(gold, cand, schema, wl_mode=mode)
         assert fb.score == oa_core.align(gold, cand, schema, wl_mode=mode).score
-        if mode != "none":  # see test_wl_none_repairs_can_meet_positional_twins
+        if mode != "none":  # twins paired by position: a known gap (docs/schema.md)
             repaired = apply_ops(cand, fb.ops)
             assert oa_core.score(gold, repaired, schema, wl_mode=mode) == 1.0
 
