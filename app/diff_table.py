@@ -25,20 +25,13 @@ from typing import Any
 
 from oa_core.errors import preview_json
 from oa_core.matchtree import MatchNode
+from oa_core.mismatches import MARKS as STATUS_MARKS
+from oa_core.mismatches import PERFECT, is_perfect, mark
 from oa_core.pointer import split, unescape
 
 from .palette import legend_html, score_color
 from .views import fmt_score
 
-PERFECT = 1.0 - 1e-12
-STATUS_MARKS = {
-    "✓": "equal",
-    "≈": "partly equal",
-    "−": "missing in candidate",
-    "+": "excess in candidate",
-    "≠": "type mismatch",
-    "∅": "null on one side",
-}
 _MAX_TEXT = 90
 _SHORT = 60
 FOLD_LINES = 12  # fields (or items) a folded value lists, then "… N more"
@@ -113,25 +106,6 @@ class Fold:
     more: int = 0
     note: str = ""
     open: bool = False
-
-
-def is_perfect(node: MatchNode) -> bool:
-    """Whether the node and its key term score 1."""
-    return (node.status == "matched" and node.score >= PERFECT
-            and (node.key_score is None or node.key_score >= PERFECT))
-
-
-def mark(node: MatchNode) -> str:
-    """The status mark of a node."""
-    if node.status == "missing":
-        return "−"
-    if node.status == "excess":
-        return "+"
-    if node.status == "type-mismatch":
-        return "≠"
-    if node.status == "null-mismatch":
-        return "∅"
-    return "✓" if is_perfect(node) else "≈"
 
 
 def value_text(value: Any) -> str:

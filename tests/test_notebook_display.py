@@ -18,8 +18,8 @@ import pytest
 import oa_core
 from oa_core import dataset, runstats
 from oa_core.batch import iter_batch, summarize
+from oa_core.mismatches import mismatches
 from oa_core.notebook import show, to_html, widgets
-from oa_core.notebook.alignment import mismatches
 from oa_core.notebook.html import PAGE, THEME_CSS
 from oa_core.notebook.scopes import MAX_DRAWN, MAX_ROUNDS, graph_svg
 

@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING
 
 from app.palette import score_color
 
-from ..kinds import NodeKind, Status
+from ..kinds import NodeKind
 from ..matchtree import MatchNode
+from ..mismatches import MARKS, PERFECT, is_perfect, mark, mismatches
 from ..pointer import split
 from .html import PAGE, esc, fmt, score_cell, table, value_text, view
 from .scopes import scope_html
@@ -32,12 +33,7 @@ from .scopes import scope_html
 if TYPE_CHECKING:
     from ..aligner import Alignment
 
-__all__ = ["MARKS", "alignment_html", "diff_html", "is_perfect", "mark", "mismatches"]
-
-_PERFECT = 1.0 - 1e-12
-MARKS = {"✓": "equal", "≈": "partly equal", "−": "missing in candidate",
-         "+": "excess in candidate", "≠": "type mismatch", "∅": "null on one side"}
-"""The status marks: every row has one, so the diff does not rely on colour alone."""
+__all__ = ["alignment_html", "diff_html"]
 
 _DIFF_CSS = """<style>
 .oa-nb .diff {font-family: var(--jp-code-font-family, ui-monospace, Menlo, monospace);
@@ -58,27 +54,6 @@ _DIFF_CSS = """<style>
 .oa-nb .diff .fold {font-style: italic; padding: 1px 6px;}
 .oa-nb .diff .fold summary {color: var(--oa-accent);}
 </style>"""
-
-
-def is_perfect(node: MatchNode) -> bool:
-    """Whether a node and its key term score 1."""
-    return (node.status == Status.MATCHED and node.score >= _PERFECT
-            and (node.key_score is None or node.key_score >= _PERFECT))
-
-
-def mark(node: MatchNode) -> str:
-    """The status mark of a node (a key of :data:`MARKS`)."""
-    return {Status.MISSING: "−", Status.EXCESS: "+", Status.TYPE_MISMATCH: "≠",
-            Status.NULL_MISMATCH: "∅"}.get(node.status, "✓" if is_perfect(node) else "≈")
-
-
-def mismatches(tree: MatchNode) -> list[MatchNode]:
-    """Where the candidate is wrong: every imperfect node none of whose children is
-    imperfect, the costliest first (ties in document order)."""
-    found = [node for node in tree.iter_nodes() if not is_perfect(node)
-             and all(is_perfect(child) for child in node.children)]
-    order = {id(node): k for k, node in enumerate(found)}
-    return sorted(found, key=lambda node: (-node.deficit, order[id(node)]))
 
 
 def _position(path: str | None) -> int:
@@ -116,7 +91,7 @@ def _side(node: MatchNode, side: str) -> str:
     if node.kind == NodeKind.ID:
         text += "  (id)"
     elif node.kind == NodeKind.REF and side == "candidate" and node.expected is not None:
-        text += ("  (ref ok)" if node.score >= _PERFECT
+        text += ("  (ref ok)" if node.score >= PERFECT
                  else f"  (expected {value_text(node.expected)})")
     colour = "" if is_perfect(node) or node.children else (
         f' class="bad" style="background:{score_color(node.score)}"')
