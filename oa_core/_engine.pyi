@@ -1,9 +1,7 @@
 # Types of the Rust extension built from crates/oa-python (see oa_core/build.py).
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from numpy.typing import ArrayLike
-
-from collections.abc import Iterable
 
 def engine_version() -> str: ...
 

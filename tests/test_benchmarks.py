@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import oa_core
-from oa_core.build import describe_build
 from benchmarks import alignment_speed, bits, explorer_speed
+from oa_core.build import describe_build
 
 
 def test_alignment_speed_pair_is_a_perturbed_relabeling() -> None:

@@ -14,11 +14,12 @@ import pytest
 from oa_helpers import SPEC_FEEDBACK
 
 from app import launch
-from oa_core import batch, cli, report
-from oa_core.batch import path_pattern
+from oa_core import cli, report
 from oa_core.build import describe_build
 from oa_core.cli import main
 from oa_core.options import AlignOptions, Limits
+from oa_core.runs import batch
+from oa_core.runs.batch import path_pattern
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNING = ROOT / "sample_data" / "running_example"
@@ -592,7 +593,7 @@ def test_a_truncated_file_says_what_is_unterminated_and_where(
 
 
 def test_field_metrics_columns_stay_aligned_with_big_counts() -> None:
-    from oa_core.fields import FieldCounts
+    from oa_core.runs.fields import FieldCounts
 
     text = cli.render_field_metrics({"/a": FieldCounts(123_456, 7, 89_012),
                                      "/b/*/name": FieldCounts(5, 10_000, 0, fa=9_000),
