@@ -8,9 +8,9 @@ import json
 import pandas as pd
 import streamlit as st
 
-from oa_core import runstats
-from oa_core.dataset import Dataset, ScoredRun
-from oa_core.runstats import Comparison
+from oa_core.runs import runstats
+from oa_core.runs.dataset import Dataset, ScoredRun
+from oa_core.runs.runstats import Comparison
 
 from . import dataset_page, dataset_state, views
 from .text import md_escape, md_inline
@@ -139,7 +139,7 @@ def tables(comparison: Comparison, run_a: str, run_b: str) -> None:
 
 def report_button(data: Dataset, name: str, a: ScoredRun, b: ScoredRun) -> None:
     """The HTML report of both runs and their comparison (made when pressed)."""
-    from oa_core import html_report
+    from oa_core.runs import html_report
 
     title = f"{data.title or name} · run {b.name} against run {a.name}"
     st.download_button("HTML report of both runs",

@@ -1,7 +1,7 @@
 """Sections of the run-level pages drawn with Streamlit: headline metrics, bad lines,
 the pairs table with its click-to-open, and the downloads (CSV, Parquet, HTML report).
 
-The pages call these; the numbers and tables come from :mod:`oa_core.runstats`, the
+The pages call these; the numbers and tables come from :mod:`oa_core.runs.runstats`, the
 charts from :mod:`app.dataset_views`.
 """
 
@@ -15,8 +15,8 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from oa_core import html_report, runstats
-from oa_core.dataset import Dataset, ScoredRun
+from oa_core.runs import html_report, runstats
+from oa_core.runs.dataset import Dataset, ScoredRun
 
 from . import dataset_state, dataset_views, session, views
 from .text import md_inline

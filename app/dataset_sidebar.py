@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from oa_core.errors import OAError
-from oa_core.output_format import FAILURES
+from oa_core.runs.output_format import FAILURES
 
 from . import dataset_state, session
 from .text import md_escape, md_inline

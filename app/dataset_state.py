@@ -10,7 +10,7 @@ State (all in the URL, see :mod:`app.session`):
 - ``pair``: ``[dataset, run, id]`` of the pair open in Overview, Match tree,
   Referential alignment and Feedback (so a link to a pair reproduces it).
 
-Scoring a run uses :func:`oa_core.dataset.score_run` in worker processes with a
+Scoring a run uses :func:`oa_core.runs.dataset.score_run` in worker processes with a
 progress bar, and is cached by the content hash of the run, the schema and the
 options: a rerun or a page switch never rescores, and a run scored before by the same
 code is read back from the run cache on disk (:func:`app.prescore.cache_folder`).
@@ -29,9 +29,11 @@ from typing import Any
 
 import streamlit as st
 
-from oa_core import runstats
-from oa_core.batch import BatchOptions
-from oa_core.dataset import (
+from oa_core.errors import OAError
+from oa_core.jsonio import extract_json
+from oa_core.runs import runstats
+from oa_core.runs.batch import BatchOptions
+from oa_core.runs.dataset import (
     Dataset,
     ScoredRun,
     from_files,
@@ -40,8 +42,6 @@ from oa_core.dataset import (
     score_run,
     store_scored,
 )
-from oa_core.errors import OAError
-from oa_core.jsonio import extract_json
 
 from . import session
 from .examples import SAMPLE_DIR
@@ -316,7 +316,7 @@ def _summary(key: str, _run: ScoredRun) -> dict[str, Any]:
 
 
 def summary(data: Dataset, run: str, scored_run: ScoredRun) -> dict[str, Any]:
-    """:func:`oa_core.runstats.summary` of a run, cached (its bootstrap takes a while on
+    """:func:`oa_core.runs.runstats.summary` of a run, cached (its bootstrap takes a while on
     100,000 pairs)."""
     return _summary(data.run_key(run), scored_run)
 
@@ -389,7 +389,7 @@ class PairOutput:
     Attributes
     ----------
     status : str
-        :data:`oa_core.output_format.STATUSES`.
+        :data:`oa_core.runs.output_format.STATUSES`.
     problem : str
         What the status means for the pair ("" when ok).
     raw : str

@@ -2,7 +2,7 @@
 Compare runs, Run tuning). No Streamlit here: each function returns a plotly figure or
 a pandas table, so the pages stay thin and these are tested directly. The score
 histogram is plain HTML, shared with the HTML report
-(:func:`oa_core.html_report.histogram_html`).
+(:func:`oa_core.runs.html_report.histogram_html`).
 
 User text (ids, paths, kinds) reaches plotly through :func:`app.text.plotly_text`;
 numbers use the explorer's one format (4 decimals, :mod:`app.views`).
@@ -22,8 +22,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import pyarrow as pa
 
-from oa_core.output_format import FAILURES
-from oa_core.runstats import Comparison
+from oa_core.runs.output_format import FAILURES
+from oa_core.runs.runstats import Comparison
 
 from .text import plotly_text
 
@@ -59,7 +59,7 @@ def sort_pairs(frame: pd.DataFrame, column: str, descending: bool) -> pd.DataFra
     """The pairs sorted by ``column`` (stable; unscored pairs last; ties in input order).
 
     By score or deficit, the format failures (a cut-off, refused or empty output,
-    :data:`oa_core.output_format.FAILURES`) come after the content errors: their score
+    :data:`oa_core.runs.output_format.FAILURES`) come after the content errors: their score
     measures the format, and 40 of them at 0 would hide the worst content.
 
     >>> frame = pd.DataFrame({"row": [0, 1, 2, 3], "id": ["a", "b", "c", "d"],

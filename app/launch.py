@@ -110,8 +110,8 @@ def explore(args: argparse.Namespace) -> int:
     ahead: int | None = None  # the pid of the prescorer
     if getattr(args, "dataset", None):
         from oa_core.cli import BadInput
-        from oa_core.dataset import load_folder
         from oa_core.errors import OAError
+        from oa_core.runs.dataset import load_folder
 
         from . import prescore
         from .workers import PRESCORER_ENV

@@ -4,7 +4,7 @@ Under ``oa explore --dataset DIR`` the run the Dataset page shows first (the fol
 first run) is known before the server starts. :func:`start` scores it in a separate
 process, a fork of ``oa explore`` (which has read the folder and imported the scoring
 code already), and writes the result into the run cache (:func:`cache_folder`) under
-the key the page looks up, through :func:`oa_core.dataset.store_scored` (written whole,
+the key the page looks up, through :func:`oa_core.runs.dataset.store_scored` (written whole,
 then renamed). Meanwhile a small *progress file* next to the cache entry
 (:func:`progress_path`) holds the prescorer's pid and how far it is; the page's scoring
 (:func:`app.dataset_state.scored`) finds it, shows its progress and waits for the
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from .workers import START_METHOD, running, workers_for
 
 if TYPE_CHECKING:
-    from oa_core.dataset import Dataset, ScoredRun
+    from oa_core.runs.dataset import Dataset, ScoredRun
 
 __all__ = ["CACHE_ENV", "PRESCORE_ENV", "Progress", "cache_folder", "cache_key", "progress_path",
            "read_progress", "start", "stop", "wait"]
@@ -54,7 +54,7 @@ def cache_folder() -> Path | None:
 
     ``OA_RUN_CACHE`` names the folder, or ``off``; by default
     ``$XDG_CACHE_HOME/oa-explorer`` (``~/.cache/oa-explorer``). A stored run is reused
-    only by the same scoring code (:func:`oa_core.dataset.code_fingerprint`), so
+    only by the same scoring code (:func:`oa_core.runs.dataset.code_fingerprint`), so
     restarting the explorer on a dataset it scored before opens it at once.
     """
     value = os.environ.get(CACHE_ENV, "")
@@ -128,7 +128,7 @@ def start(data: Dataset) -> int | None:
     run = next(iter(data.runs))
     if data.runs[run].results:
         return None
-    from oa_core.dataset import code_fingerprint, stored_name  # imported by the launcher
+    from oa_core.runs.dataset import code_fingerprint, stored_name  # imported by the launcher
 
     key = cache_key(data, run)
     path = progress_path(cache, key)
@@ -198,7 +198,7 @@ def wait(folder: Path, key: str,
         them: its result would be stored for that code). Never waits for a prescorer
         that is not running.
     """
-    from oa_core.dataset import code_fingerprint, load_scored
+    from oa_core.runs.dataset import code_fingerprint, load_scored
 
     path = progress_path(folder, key)
     while True:
@@ -234,8 +234,8 @@ def _prescore(data: Dataset, run: str, key: str, cache: Path, path: Path,
     # so its workers, which inherit this) itself, with no traceback from each of them
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        from oa_core.batch import BatchOptions
-        from oa_core.dataset import score_run, store_scored
+        from oa_core.runs.batch import BatchOptions
+        from oa_core.runs.dataset import score_run, store_scored
 
         total = len(data.runs[run])
         state: Progress = {"pid": os.getpid(), "done": 0} | head

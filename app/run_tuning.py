@@ -17,9 +17,9 @@ from typing import Any
 
 import streamlit as st
 
-from oa_core.batch import BatchOptions
-from oa_core.dataset import Dataset, ScoredRun, score_run
 from oa_core.errors import OAError
+from oa_core.runs.batch import BatchOptions
+from oa_core.runs.dataset import Dataset, ScoredRun, score_run
 from oa_core.schema import Schema, SchemaNode
 
 from . import dataset_state, session

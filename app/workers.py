@@ -20,7 +20,7 @@ PRESCORER_ENV = "OA_PRESCORER"  # the pid of the run's prescorer it started (app
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 START_METHOD = "forkserver"
 SMALL_RUN = 64  # pairs below which a run is scored in this process
-multiprocessing.set_forkserver_preload(["oa_core.batch", "oa_core.dataset"])
+multiprocessing.set_forkserver_preload(["oa_core.runs.batch", "oa_core.runs.dataset"])
 _WARMED = threading.Event()
 
 

@@ -3,7 +3,7 @@
 Three measurements (issue 13's targets in brackets):
 
 1. **Scoring** a 1,000-document Org2Graph run (simulated model outputs,
-   :mod:`oa_core.synthetic.runs`) with :func:`oa_core.dataset.score_run` in 2 worker
+   :mod:`oa_core.synthetic.runs`) with :func:`oa_core.runs.dataset.score_run` in 2 worker
    processes, field observations included [scores and shows in under 5 s with 2 workers];
 2. **In the browser** (``oa explore --dataset DIR``, Debian's Chromium through Playwright,
    every request leaving 127.0.0.1 aborted): opening the Dataset page of that run on a
@@ -26,7 +26,7 @@ Three measurements (issue 13's targets in brackets):
 3. a **100,000-pair** ``oa batch`` output (records, no rescoring): reading it, and the
    same page open / sort / filter in the browser [opens and stays usable];
 4. **Run tuning** on the bundled run (``org2graph_runs``, run B, 320 documents): a
-   weight edit rescoring the run with :func:`oa_core.dataset.score_run` (2 workers,
+   weight edit rescoring the run with :func:`oa_core.runs.dataset.score_run` (2 workers,
    nothing cached), and in the browser the same edit on the Run tuning page: how long
    until the page answers (its run ends, the previous result on screen with a progress
    bar: the page never blocks) and until the new result shows; then an edit back to a
@@ -81,7 +81,7 @@ from benchmarks.browser_speed import (
     settle,
     timed,
 )
-from oa_core.dataset import load_folder, score_run
+from oa_core.runs.dataset import load_folder, score_run
 from oa_core.synthetic import org2graph
 from oa_core.synthetic.runs import RunQuality, org2graph_prediction
 
@@ -169,7 +169,7 @@ def measure_scoring(folder: Path, repeat: int = 3, workers: int = 2) -> dict[str
     """Seconds to read the folder and to score its first run (median of ``repeat``), wall
     and CPU (this process and its workers), with workers from a fork server that has the
     scoring code imported, as in the explorer."""
-    multiprocessing.set_forkserver_preload(["oa_core.batch", "oa_core.dataset"])
+    multiprocessing.set_forkserver_preload(["oa_core.runs.batch", "oa_core.runs.dataset"])
     started = time.perf_counter()
     data = load_folder(folder)
     read = time.perf_counter() - started
@@ -423,7 +423,7 @@ def measure_rescoring(repeat: int = 3, workers: int = 2) -> dict[str, Any]:
     each with another weight: nothing cached), wall and CPU, as Run tuning does."""
     from app.session import apply_edits
 
-    multiprocessing.set_forkserver_preload(["oa_core.batch", "oa_core.dataset"])
+    multiprocessing.set_forkserver_preload(["oa_core.runs.batch", "oa_core.runs.dataset"])
     data = load_folder(BUNDLED)
     times, cpu = [], []
     for k in range(repeat):

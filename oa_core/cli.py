@@ -1,7 +1,7 @@
 """The ``oa`` command line: score, feedback, explain, diff, batch, report (and plug-ins).
 
 A thin front: it parses arguments, reads files, calls the library
-(:func:`oa_core.align`, :func:`oa_core.feedback`, :mod:`oa_core.batch`,
+(:func:`oa_core.align`, :func:`oa_core.feedback`, :mod:`oa_core.runs.batch`,
 :mod:`oa_core.report`) and prints. The options of ``--wl-mode``, ``--wl-lambda`` and
 ``--strict`` become one :class:`~oa_core.options.AlignOptions`. The terminal views
 (``oa diff``, the progress bars of ``oa batch`` and ``oa report``) are drawn by
@@ -59,17 +59,17 @@ from typing import Any, BinaryIO, TextIO
 
 from . import __version__
 from .aligner import WL_MODES, Alignment, align
-from .batch import BatchOptions, BatchResult, iter_batch, summarize
 from .build import describe_build
-from .cluster import ClusterError, dask_client  # imports Dask only when a client is made
 from .errors import Diagnostic, OAError, preview_json
 from .feedback import feedback, load_templates
-from .fields import FieldCounts
-from .fields import count as count_fields
-from .fields import table as field_table
 from .jsonio import loads
 from .options import AlignOptions, Limits
 from .report import describe_error, diagnostic_line, painter, printable, render_explain
+from .runs.batch import BatchOptions, BatchResult, iter_batch, summarize
+from .runs.cluster import ClusterError, dask_client  # imports Dask only when a client is made
+from .runs.fields import FieldCounts
+from .runs.fields import count as count_fields
+from .runs.fields import table as field_table
 from .schema import Schema
 from .terminal import ProgressBar, diff_data, render_diff
 from .validation import schema_warnings
@@ -553,12 +553,12 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 def render_field_metrics(counts: dict[str, FieldCounts], threshold: float) -> str:
     """Field metrics as a text table (``oa batch --field-metrics``).
 
-    The rows are :func:`oa_core.fields.table`'s: the fields, the values at patterns no
+    The rows are :func:`oa_core.runs.fields.table`'s: the fields, the values at patterns no
     gold has folded into one "(wrong shape)" row, then all fields. The false positives
     are split into wrong values (the gold has another) and spurious ones (the gold has
     none); count columns widen to the largest count.
 
-    >>> from oa_core.fields import FieldCounts
+    >>> from oa_core.runs.fields import FieldCounts
     >>> print(render_field_metrics({"/a": FieldCounts(3, 2, 0, fa=1)}, 0.5))
     field metrics (credit threshold 0.5; counting rule in docs/datasets.md):
       field           tp    fp  wrong  spurious    fn  precision  recall      f1
@@ -591,8 +591,8 @@ def render_field_metrics(counts: dict[str, FieldCounts], threshold: float) -> st
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from . import html_report
-    from .dataset import Dataset, load_folder, pairs_run, score_run
+    from .runs import html_report
+    from .runs.dataset import Dataset, load_folder, pairs_run, score_run
 
     limits = Limits()
     reader = _Reader(limits)

@@ -8,8 +8,8 @@ import streamlit as st
 
 from app import compare_page, dataset_state, dataset_views, session, views
 from app.text import md_inline
-from oa_core import runstats
-from oa_core.html_report import histogram_html
+from oa_core.runs import runstats
+from oa_core.runs.html_report import histogram_html
 
 started = time.perf_counter()
 st.title("Compare runs")

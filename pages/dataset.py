@@ -7,10 +7,10 @@ import streamlit as st
 
 from app import dataset_page, dataset_state, dataset_views, session
 from app.text import md_inline
-from oa_core import runstats
-from oa_core.dataset import Dataset, ScoredRun
-from oa_core.html_report import histogram_html
-from oa_core.output_format import STATUSES
+from oa_core.runs import runstats
+from oa_core.runs.dataset import Dataset, ScoredRun
+from oa_core.runs.html_report import histogram_html
+from oa_core.runs.output_format import STATUSES
 
 started = time.perf_counter()
 st.title("Dataset")

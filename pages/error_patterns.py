@@ -7,7 +7,7 @@ import streamlit as st
 
 from app import dataset_page, dataset_state, dataset_views, session, views
 from app.text import md_inline
-from oa_core import runstats
+from oa_core.runs import runstats
 
 started = time.perf_counter()
 st.title("Error patterns")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from app import dataset_state, dataset_views, session, views
 from app.text import md_inline
-from oa_core import runstats
+from oa_core.runs import runstats
 
 RULE = ("**Counting rule.** Every primitive value (string, number, boolean, null, id, "
         "reference) of gold and candidate is one observation at its path pattern. A value "

@@ -8,8 +8,9 @@ import streamlit as st
 
 from app import dataset_state, run_tuning, session, views
 from app.text import md_escape, md_inline
-from oa_core import OAError, Schema, runstats
-from oa_core.html_report import histogram_html
+from oa_core import OAError, Schema
+from oa_core.runs import runstats
+from oa_core.runs.html_report import histogram_html
 
 started = time.perf_counter()
 st.title("Run tuning")

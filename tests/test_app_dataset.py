@@ -14,9 +14,9 @@ import pytest
 from apptest_helpers import errors, metric, open_app
 from streamlit.testing.v1 import AppTest
 
-from oa_core import runstats
-from oa_core.dataset import load_folder, score_run
-from oa_core.output_format import FAILURES
+from oa_core.runs import runstats
+from oa_core.runs.dataset import load_folder, score_run
+from oa_core.runs.output_format import FAILURES
 
 ROOT = Path(__file__).resolve().parents[1]
 ORG = ROOT / "sample_data" / "datasets" / "org2graph_runs"
@@ -196,7 +196,7 @@ def test_downloads_csv_parquet_and_a_self_contained_report(org_b) -> None:
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
     assert pd.read_parquet(io.BytesIO(buffer.getvalue()))["score"].equals(frame["score"])
-    from oa_core import html_report
+    from oa_core.runs import html_report
 
     page = html_report.build(data, [scored], title="B")
     assert "<script" not in page and "src=" not in page and "http" not in page

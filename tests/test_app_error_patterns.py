@@ -8,8 +8,8 @@ from pathlib import Path
 
 from apptest_helpers import open_app
 
-from oa_core import runstats
-from oa_core.dataset import load_folder, score_run
+from oa_core.runs import runstats
+from oa_core.runs.dataset import load_folder, score_run
 
 ORG = Path(__file__).resolve().parents[1] / "sample_data" / "datasets" / "org2graph_runs"
 QUERY = {"dataset": "org2graph_runs", "run": "B"}

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from apptest_helpers import metric, open_app
 
-from oa_core import runstats
-from oa_core.dataset import load_folder, score_run
+from oa_core.runs import runstats
+from oa_core.runs.dataset import load_folder, score_run
 
 SCIERC = Path(__file__).resolve().parents[1] / "sample_data" / "datasets" / "scierc_runs"
 

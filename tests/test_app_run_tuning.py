@@ -17,8 +17,8 @@ from streamlit.testing.v1 import AppTest
 
 import app.run_tuning
 from app.session import apply_edits
-from oa_core import runstats
-from oa_core.dataset import load_folder, score_run
+from oa_core.runs import runstats
+from oa_core.runs.dataset import load_folder, score_run
 
 SCIERC = Path(__file__).resolve().parents[1] / "sample_data" / "datasets" / "scierc_runs"
 WEIGHT = "/properties/relations/items/properties/predicate/valueWeight"

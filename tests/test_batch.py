@@ -1,4 +1,4 @@
-"""The batch engine of ``oa batch`` (:mod:`oa_core.batch`), without the command line."""
+"""The batch engine of ``oa batch`` (:mod:`oa_core.runs.batch`), without the command line."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from oa_core import AlignOptions, InputError, Limits, Schema, WLMode, batch
-from oa_core.batch import BatchOptions, iter_batch, score_line, summarize
+from oa_core import AlignOptions, InputError, Limits, Schema, WLMode
+from oa_core.runs import batch
+from oa_core.runs.batch import BatchOptions, iter_batch, score_line, summarize
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
 

@@ -1,5 +1,5 @@
 """``oa batch --dask`` and ``score_pairs(client=...)`` on a real LocalCluster
-(:mod:`oa_core.cluster`): byte-identical to the local run, in order, with a bad line,
+(:mod:`oa_core.runs.cluster`): byte-identical to the local run, in order, with a bad line,
 an unparsable prediction, and a worker killed mid-run."""
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from oa_core import batch, cli, cluster
-from oa_core.batch import BatchOptions, BatchResult, iter_batch, score_pairs
+from oa_core import cli
+from oa_core.runs import batch, cluster
+from oa_core.runs.batch import BatchOptions, BatchResult, iter_batch, score_pairs
 
 distributed = pytest.importorskip("distributed")
 
@@ -201,7 +202,7 @@ def test_without_dask_the_option_says_how_to_install(
 
 def test_oa_core_imports_without_dask() -> None:
     code = ("import sys; sys.modules['distributed'] = sys.modules['dask'] = None; "
-            "import oa_core, oa_core.cli, oa_core.batch, oa_core.cluster; print('ok')")
+            "import oa_core, oa_core.cli, oa_core.runs.batch, oa_core.runs.cluster; print('ok')")
     import subprocess
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, timeout=60)

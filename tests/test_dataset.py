@@ -1,5 +1,5 @@
-"""oa_core.dataset: reading pairs, golds + predictions and folders; bad lines; scoring;
-oa_core.fields' observations; the bundled datasets."""
+"""oa_core.runs.dataset: reading pairs, golds + predictions and folders; bad lines; scoring;
+oa_core.runs.fields' observations; the bundled datasets."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import oa_core
-from oa_core import fields
-from oa_core.batch import BatchOptions, iter_batch
-from oa_core.dataset import build_run, from_files, join_runs, load_folder, score_run
 from oa_core.errors import InputError, SchemaError
+from oa_core.runs import fields
+from oa_core.runs.batch import BatchOptions, iter_batch
+from oa_core.runs.dataset import build_run, from_files, join_runs, load_folder, score_run
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT / "sample_data" / "datasets"
@@ -256,7 +256,7 @@ def test_a_cut_off_prediction_read_as_an_inner_fragment_says_so() -> None:
 
 
 def test_cut_off_counts_brackets_outside_prose_quotes_and_inside_strings() -> None:
-    from oa_core.dataset import cut_off
+    from oa_core.runs.dataset import cut_off
 
     assert cut_off('{"a": [1, 2')
     assert not cut_off('He said "it\'s done. {"a": "]"}')  # an odd prose quote
@@ -289,7 +289,7 @@ def test_workers_do_not_run_the_callers_main_script(tmp_path: Path,
 
 def test_a_stored_run_reads_back_the_same_tables_under_the_same_code(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from oa_core import dataset
+    from oa_core.runs import dataset
 
     data = load_folder(DATASETS / "scierc_runs")
     scored = score_run(data, "B")
@@ -308,7 +308,7 @@ def test_a_stored_run_reads_back_the_same_tables_under_the_same_code(
 
 
 def test_the_run_cache_forgets_damaged_files_and_keeps_the_newest(tmp_path: Path) -> None:
-    from oa_core import dataset
+    from oa_core.runs import dataset
 
     scored = build_run("r", [])
     (tmp_path / dataset.stored_name("k")).write_bytes(b"not a pickle")

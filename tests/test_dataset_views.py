@@ -11,9 +11,9 @@ import pandas as pd
 
 from app import dataset_views
 from benchmarks import dataset_speed
-from oa_core import runstats
-from oa_core.dataset import from_files, score_run
-from oa_core.html_report import histogram_html
+from oa_core.runs import runstats
+from oa_core.runs.dataset import from_files, score_run
+from oa_core.runs.html_report import histogram_html
 
 HOSTILE = "<img src=x onerror=alert(1)>&amp;"
 

@@ -1,4 +1,4 @@
-"""oa_core.fields: the wrong-shape outcome, the FD/FA split of false positives and the
+"""oa_core.runs.fields: the wrong-shape outcome, the FD/FA split of false positives and the
 rows of a field table (unit tests, and hypothesis properties on random documents)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oa_core
-from oa_core import fields
+from oa_core.runs import fields
 
 SCHEMA = {"type": "object"}
 values = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from("abc"),

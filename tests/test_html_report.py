@@ -1,4 +1,4 @@
-"""The HTML report (oa_core.html_report): format failures as their own group, the worst
+"""The HTML report (oa_core.runs.html_report): format failures as their own group, the worst
 documents and the regressions by content, field metrics with wrong/spurious values and
 the wrong-shape row, the schema's warnings; every user text escaped."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import re
 
-from oa_core import html_report
-from oa_core.dataset import from_files, score_run
+from oa_core.runs import html_report
+from oa_core.runs.dataset import from_files, score_run
 
 SCHEMA = {"type": "object", "properties": {"people": {"type": "array", "items": {
     "type": "object", "properties": {"name": {"type": "string"}}}}}}

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 import oa_core
-from oa_core import dataset, runstats
-from oa_core.batch import iter_batch, summarize
 from oa_core.mismatches import mismatches
 from oa_core.notebook import show, to_html, widgets
 from oa_core.notebook.html import PAGE, THEME_CSS
 from oa_core.notebook.scopes import MAX_DRAWN, MAX_ROUNDS, graph_svg
+from oa_core.runs import dataset, runstats
+from oa_core.runs.batch import iter_batch, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_data"

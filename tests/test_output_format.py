@@ -1,4 +1,4 @@
-"""The format status of raw model output (oa_core.output_format): one test per status,
+"""The format status of raw model output (oa_core.runs.output_format): one test per status,
 and the invariants (every text gets one status; a text read whole is never a failure)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oa_core.jsonio import extract_json
-from oa_core.output_format import FAILURES, FORMATS, classify, cut_off, describe
+from oa_core.runs.output_format import FAILURES, FORMATS, classify, cut_off, describe
 
 
 def test_a_plain_or_fenced_json_answer_is_ok() -> None:

@@ -21,7 +21,7 @@ from apptest_helpers import metric, open_app
 
 from app import dataset_state, prescore, workers
 from benchmarks.dataset_speed import make_batch_output
-from oa_core.dataset import (
+from oa_core.runs.dataset import (
     Dataset,
     ScoredRun,
     code_fingerprint,
@@ -40,7 +40,7 @@ SIZES = itertools.count(70)
 # for it to end instead of serving; prints the prescorer's pid (or None)
 LAUNCHER = """import os, sys
 from app import prescore
-from oa_core.dataset import load_folder
+from oa_core.runs.dataset import load_folder
 pid = prescore.start(load_folder(sys.argv[1]))
 print(pid, flush=True)
 if pid is not None:

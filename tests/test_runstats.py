@@ -1,4 +1,4 @@
-"""oa_core.runstats: bootstrap intervals, error patterns, field metrics, filters,
+"""oa_core.runs.runstats: bootstrap intervals, error patterns, field metrics, filters,
 run comparison and rank change."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from oa_core import runstats
-from oa_core.dataset import from_files, score_run
+from oa_core.runs import runstats
+from oa_core.runs.dataset import from_files, score_run
 
 SCHEMA = {"type": "object", "properties": {
     "people": {"type": "array", "items": {"type": "object", "properties": {

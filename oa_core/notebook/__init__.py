@@ -65,9 +65,9 @@ def to_html(result: Any) -> str:
 
 
 def _run_level(result: Any) -> str:
-    from ..batch import BatchSummary
-    from ..dataset import Dataset, ScoredRun
-    from ..runstats import Comparison, Interval
+    from ..runs.batch import BatchSummary
+    from ..runs.dataset import Dataset, ScoredRun
+    from ..runs.runstats import Comparison, Interval
     from .runs import batch_summary_html, comparison_html, dataset_html, run_html
 
     if isinstance(result, BatchSummary):

@@ -7,7 +7,7 @@ pandas is imported only when a table is made. Tables show their first
 
 Examples
 --------
->>> from oa_core.batch import iter_batch, summarize
+>>> from oa_core.runs.batch import iter_batch, summarize
 >>> schema = {"type": "object", "properties": {"city": {"type": "string"}}}
 >>> lines = ['{"gold": {"city": "Paris"}, "candidate": {"city": "Pari"}}']
 >>> summary = summarize(list(iter_batch(lines, schema)))
@@ -26,9 +26,9 @@ from .html import PAGE, esc, fmt, page_note, view
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..batch import BatchSummary
-    from ..dataset import Dataset, ScoredRun
-    from ..runstats import Comparison
+    from ..runs.batch import BatchSummary
+    from ..runs.dataset import Dataset, ScoredRun
+    from ..runs.runstats import Comparison
 
 __all__ = ["MAX_ROWS", "batch_summary_html", "comparison_html", "dataset_html",
            "frame_html", "run_html", "summary_frame"]
@@ -108,8 +108,8 @@ def dataset_html(data: Dataset) -> str:
 def run_html(run: ScoredRun) -> str:
     """A scored run: the mean with its bootstrap interval, quantiles, the histogram,
     the error patterns and the pairs, worst first."""
-    from ..html_report import histogram_html
-    from ..runstats import error_patterns, summary
+    from ..runs.html_report import histogram_html
+    from ..runs.runstats import error_patterns, summary
 
     stats = summary(run)
     mean = stats["mean"]

@@ -4,7 +4,7 @@ Each input line is one JSON object: ``{"gold": ..., "candidate": ...}`` (parsed
 JSON) or ``{"gold": ..., "prediction": "raw model text"}`` (the JSON is taken out
 of the text with :func:`oa_core.jsonio.extract_json`); an ``"id"`` is copied to the
 output. :func:`iter_batch` scores the lines, in one process, several, or on a Dask
-cluster (``client=``, see :mod:`oa_core.cluster`), and yields one :class:`BatchResult`
+cluster (``client=``, see :mod:`oa_core.runs.cluster`), and yields one :class:`BatchResult`
 per line in input order; :func:`summarize` aggregates them; :func:`score_pairs` returns
 the records of a batch as a pandas DataFrame.
 
@@ -42,14 +42,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .aligner import align
-from .errors import InputError, OAError
-from .feedback import feedback, render_feedback
+from ..aligner import align
+from ..errors import InputError, OAError
+from ..feedback import feedback, render_feedback
+from ..jsonio import extract_json, loads
+from ..options import AlignOptions
+from ..report import describe_error
+from ..schema import Schema
 from .fields import gold_only, observe
-from .jsonio import extract_json, loads
-from .options import AlignOptions
-from .report import describe_error
-from .schema import Schema
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,7 +80,7 @@ class BatchOptions:
         Passed to :func:`oa_core.align`; its ``limits`` also bound the reading of
         each line and prediction.
     fields : bool
-        Also record each pair's field observations (:mod:`oa_core.fields`), for
+        Also record each pair's field observations (:mod:`oa_core.runs.fields`), for
         field metrics (``oa batch --field-metrics``).
 
     >>> BatchOptions(top_k=3, align_options=AlignOptions(wl_mode="none")).align_options.wl_mode
@@ -129,7 +129,7 @@ class BatchResult:
     internal : bool
         The line was not scored because of an unexpected exception (a bug).
     fields : tuple of (str, str, float)
-        The pair's field observations (:func:`oa_core.fields.observe`) when
+        The pair's field observations (:func:`oa_core.runs.fields.observe`) when
         ``BatchOptions.fields`` is set; a prediction with no usable JSON gives its
         gold's values as missing.
     """
@@ -293,7 +293,7 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
         The input's name, for error messages.
     client : distributed.Client, optional
         Score on this Dask cluster instead (``workers`` is then unused); see
-        :func:`oa_core.cluster.iter_batch_dask`. The results are the same.
+        :func:`oa_core.runs.cluster.iter_batch_dask`. The results are the same.
     chunk_size : int, optional
         Lines per Dask task (default: automatic).
     start_method : str, optional
@@ -310,7 +310,7 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
     SchemaError
         When the schema is invalid (before any line is scored).
     ClusterError
-        When the Dask cluster is lost mid-run (:mod:`oa_core.cluster`).
+        When the Dask cluster is lost mid-run (:mod:`oa_core.runs.cluster`).
     """
     options = options or BatchOptions()
     schema = Schema.parse(raw_schema)
@@ -485,13 +485,13 @@ class BatchSummary:
     def to_frame(self) -> pd.DataFrame:
         """The repair-operation patterns as a DataFrame, the counts and quantiles in
         its ``attrs["summary"]`` (:func:`oa_core.notebook.runs.summary_frame`)."""
-        from .notebook.runs import summary_frame
+        from ..notebook.runs import summary_frame
 
         return summary_frame(self)
 
     def _repr_html_(self) -> str:
         """The notebook's view (:mod:`oa_core.notebook`)."""
-        from .notebook.runs import batch_summary_html
+        from ..notebook.runs import batch_summary_html
 
         return batch_summary_html(self)
 

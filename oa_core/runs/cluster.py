@@ -2,9 +2,9 @@
 
 :func:`iter_batch_dask` cuts the numbered lines of a batch into chunks, submits one
 task per chunk to a ``distributed.Client`` and yields one
-:class:`~oa_core.batch.BatchResult` per line **in input order**, exactly what
-:func:`oa_core.batch.iter_batch` yields in one process (the same
-:func:`~oa_core.batch.score_line` runs on the workers), so the output of a run is
+:class:`~oa_core.runs.batch.BatchResult` per line **in input order**, exactly what
+:func:`oa_core.runs.batch.iter_batch` yields in one process (the same
+:func:`~oa_core.runs.batch.score_line` runs on the workers), so the output of a run is
 byte-identical whether it ran here or on a cluster.
 
 * The schema travels with the tasks as JSON text; each worker parses it once and keeps
@@ -17,7 +17,7 @@ byte-identical whether it ran here or on a cluster.
   taken in submission order, so memory stays bounded and output streams.
 * A chunk that still fails after Dask's retries (say a line that kills its worker
   every time) is rescored line by line; a line that fails alone gets an internal
-  error record, like an exception in :func:`~oa_core.batch.score_line`. The run goes on.
+  error record, like an exception in :func:`~oa_core.runs.batch.score_line`. The run goes on.
 
 Dask is optional (``pip install 'object-aligner-explorer[dask]'``); this module
 imports it only when a client is made (:func:`dask_client`), so ``oa_core`` imports
@@ -37,8 +37,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError
 from typing import Any
 
+from ..schema import Schema
 from .batch import BatchOptions, BatchResult, score_line
-from .schema import Schema
 
 __all__ = [
     "INSTALL_HINT",
@@ -120,13 +120,13 @@ def dask_client(address: str, workers: int = 1, *, timeout: float = 30.0) -> Ite
 
 
 def _version() -> str:
-    from . import __version__
+    from .. import __version__
     return __version__
 
 
 def check_workers(client: Any) -> None:
     """Raise :class:`ClusterError` if a worker cannot import this ``oa_core`` version."""
-    from . import __version__
+    from .. import __version__
     bad = {}
     for worker, found in client.run(_version, on_error="return").items():
         if found != __version__:
@@ -205,7 +205,7 @@ def iter_batch_dask(tasks: Iterable[Task], raw_schema: Any, *, client: Any,
     Parameters
     ----------
     tasks : iterable of (index, line number, text)
-        Non-blank lines, as :func:`oa_core.batch.iter_batch` numbers them.
+        Non-blank lines, as :func:`oa_core.runs.batch.iter_batch` numbers them.
     raw_schema : dict
         The schema as JSON data (already validated by the caller).
     client : distributed.Client

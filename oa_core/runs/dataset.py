@@ -4,7 +4,7 @@ A model or a prompt produces one output per gold document; a **run** is those
 outputs, a **dataset** the golds, the runs and the schema they are scored with. This
 module reads the three accepted shapes into a :class:`Dataset` whose runs are lines
 of ``oa batch`` input (``{"id", "gold", "candidate"|"prediction"}``), and scores a
-run with :func:`oa_core.batch.iter_batch` into a :class:`ScoredRun` (pandas tables
+run with :func:`oa_core.runs.batch.iter_batch` into a :class:`ScoredRun` (pandas tables
 of the pairs, their repair operations and their field observations).
 
 Accepted inputs
@@ -65,11 +65,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError, OAError
+from ..jsonio import loads
+from ..schema import Schema
 from .batch import BatchOptions, BatchResult, iter_batch
-from .errors import InputError, OAError
-from .jsonio import loads
 from .output_format import classify, cut_off, describe
-from .schema import Schema
 
 __all__ = [
     "MANIFEST",
@@ -239,7 +239,7 @@ class Dataset:
 
     def _repr_html_(self) -> str:
         """The notebook's view (:mod:`oa_core.notebook`)."""
-        from .notebook.runs import dataset_html
+        from ..notebook.runs import dataset_html
 
         return dataset_html(self)
 
@@ -558,7 +558,7 @@ class ScoredRun:
         One row per pair, in input order: ``row`` (0..n-1), ``id`` (text), ``score``
         (NaN when the line was not scored), ``deficit``, ``ops`` (repair operations),
         ``top_op`` (the biggest one, in words), ``top_kind``, ``top_path``, ``status``
-        (the raw output's format status, :data:`oa_core.output_format.STATUSES`:
+        (the raw output's format status, :data:`oa_core.runs.output_format.STATUSES`:
         ``ok``, ``prose``, ``cut off``, ``refused``, ``not JSON``, ``empty``, or
         ``error`` for a line not scored), ``problem`` (what the status means for the
         pair, or why it was not scored) and ``line`` (the source line, 0 if none).
@@ -566,7 +566,7 @@ class ScoredRun:
         Every repair operation with a positive delta: ``row``, ``pattern`` (path with
         indices as ``*``), ``kind``, ``delta``.
     fields : pandas.DataFrame
-        Every field observation (:mod:`oa_core.fields`): ``row``, ``pattern``,
+        Every field observation (:mod:`oa_core.runs.fields`): ``row``, ``pattern``,
         ``outcome``, ``similarity``.
     records : list of dict
         The ``oa batch`` output record of each pair.
@@ -592,7 +592,7 @@ class ScoredRun:
 
     def _repr_html_(self) -> str:
         """The notebook's view (:mod:`oa_core.notebook`)."""
-        from .notebook.runs import run_html
+        from ..notebook.runs import run_html
 
         return run_html(self)
 
@@ -646,7 +646,7 @@ def _top_op(op: Mapping[str, Any]) -> str:
 
 
 def _format_statuses(dataset: Dataset, run: str, frame: pd.DataFrame) -> None:
-    """Set the format status (:mod:`oa_core.output_format`) of every raw prediction that
+    """Set the format status (:mod:`oa_core.runs.output_format`) of every raw prediction that
     was read: a score alone does not say that the JSON came from inside prose or from a
     cut-off answer, nor why nothing was read."""
     source = dataset.runs[run]
@@ -672,7 +672,7 @@ def _format_statuses(dataset: Dataset, run: str, frame: pd.DataFrame) -> None:
 
 def build_run(name: str, results: list[BatchResult], numbers: list[int] | None = None,
               seconds: float = 0.0) -> ScoredRun:
-    """A :class:`ScoredRun` from the results of :func:`oa_core.batch.iter_batch`.
+    """A :class:`ScoredRun` from the results of :func:`oa_core.runs.batch.iter_batch`.
 
     ``numbers`` maps each pair to its source line (joined runs), for error rows.
     """
@@ -721,7 +721,7 @@ def _workers_without_main() -> Iterator[None]:
 
     A worker made by ``spawn`` or a fork server first runs the parent's main script
     again (as ``__mp_main__``), so that objects pickled from ``__main__`` resolve. The
-    scoring workers need nothing from it (their code is in :mod:`oa_core.batch`), and
+    scoring workers need nothing from it (their code is in :mod:`oa_core.runs.batch`), and
     in the explorer that script is the Streamlit app, which Streamlit installs as
     ``__main__``: each worker would import Streamlit, plotly and the app and draw its
     sidebar in bare mode before scoring a pair. An empty stand-in (no ``__file__``, no
@@ -755,7 +755,7 @@ def score_run(dataset: Dataset, run: str, *, options: BatchOptions | None = None
     progress : callable, optional
         ``progress(done, total)``, called as the pairs are scored.
     start_method : str, optional
-        How the worker processes start (see :func:`oa_core.batch.iter_batch`).
+        How the worker processes start (see :func:`oa_core.runs.batch.iter_batch`).
 
     Raises
     ------
@@ -801,7 +801,7 @@ def code_fingerprint() -> str:
     import scipy
 
     digest = hashlib.sha256()
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parent.parent  # all of oa_core, not only runs/
     for path in sorted(root.rglob("*.py")):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     digest.update(f"{sys.version}|{np.__version__}|{scipy.__version__}|{pd.__version__}"

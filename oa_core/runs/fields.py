@@ -4,7 +4,7 @@ The Object Aligner's score is one number per document; evaluation runs also ask
 *which fields* a model gets right. This module turns one alignment into a flat list
 of **field observations**, one per primitive value (string, number, boolean, null,
 id, reference) of either document, each with its path pattern (array indices as
-``*``, see :func:`oa_core.batch.path_pattern`) and its outcome:
+``*``, see :func:`oa_core.runs.batch.path_pattern`) and its outcome:
 
 ``matched``
     both documents hold the value at aligned places; its similarity is the node's
@@ -67,12 +67,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .kinds import NodeKind, Status
-from .pointer import join
+from ..kinds import NodeKind, Status
+from ..pointer import join
 
 if TYPE_CHECKING:
-    from .aligner import Alignment
-    from .matchtree import MatchNode
+    from ..aligner import Alignment
+    from ..matchtree import MatchNode
 
 __all__ = ["OUTCOMES", "TOTAL", "WRONG_SHAPE", "FieldCounts", "Observation", "count",
            "count_arrays", "gold_only", "observe", "table"]

@@ -14,7 +14,7 @@ names) is HTML-escaped. The output is deterministic: the same runs give the same
 Examples
 --------
 >>> import json
->>> from oa_core.dataset import from_files, score_run
+>>> from oa_core.runs.dataset import from_files, score_run
 >>> schema = {"type": "object", "properties": {"name": {"type": "string"}}}
 >>> line = json.dumps({"id": "<script>", "gold": {"name": "Ann"},
 ...                    "candidate": {"name": "Anne"}})
@@ -33,14 +33,14 @@ from typing import Any
 
 import numpy as np
 
+from ..aligner import align
+from ..errors import OAError
+from ..feedback import render_feedback
+from ..jsonio import extract_json
+from ..report import diagnostic_line, explain_table
+from ..validation import schema_warnings
 from . import runstats
-from .aligner import align
 from .dataset import Dataset, ScoredRun
-from .errors import OAError
-from .feedback import render_feedback
-from .jsonio import extract_json
-from .report import diagnostic_line, explain_table
-from .validation import schema_warnings
 
 __all__ = ["HISTOGRAM_COLORS", "build", "histogram_html"]
 

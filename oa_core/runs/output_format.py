@@ -96,8 +96,8 @@ def _whole_json(text: str) -> bool:
     try:
         json.loads(text)
     except ValueError:
-        from .errors import OAError
-        from .jsonio import loads
+        from ..errors import OAError
+        from ..jsonio import loads
 
         try:  # JSONC (comments, trailing commas) is read whole too
             loads(text)

@@ -1,7 +1,7 @@
 """Statistics of scored runs: bootstrap intervals, error patterns, field metrics,
 run-vs-run comparison and the rank change of a schema edit.
 
-Everything works on the tables of :class:`oa_core.dataset.ScoredRun` and is
+Everything works on the tables of :class:`oa_core.runs.dataset.ScoredRun` and is
 deterministic: the bootstrap resamples with a fixed seed, ties are broken by the
 pairs' order, and sorting is stable.
 
@@ -140,7 +140,7 @@ def summary(run: ScoredRun, *, resamples: int = 2000) -> dict[str, Any]:
     dict
         ``n`` (pairs), ``scored``, ``unparsable`` (no JSON read: refused, not JSON,
         empty), ``format_failures`` (those and the cut-off outputs, see
-        :mod:`oa_core.output_format`), ``errors`` (lines not scored), ``mean`` (an
+        :mod:`oa_core.runs.output_format`), ``errors`` (lines not scored), ``mean`` (an
         :class:`Interval`, 95%), and ``p10``..``p90`` quantiles.
     """
     frame = run.frame
@@ -159,14 +159,14 @@ def summary(run: ScoredRun, *, resamples: int = 2000) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class FormatFailures:
-    """The pairs whose output failed its format (:data:`oa_core.output_format.FAILURES`):
+    """The pairs whose output failed its format (:data:`oa_core.runs.output_format.FAILURES`):
     their score measures the format, not the content, so they are reported apart.
 
     Attributes
     ----------
     count : int
     kinds : dict of str to int
-        Pairs per format status, in :data:`oa_core.output_format.FORMATS` order (only
+        Pairs per format status, in :data:`oa_core.runs.output_format.FORMATS` order (only
         the statuses that occur).
     examples : dict of str to list of str
         The ids of the first few pairs of each kind, in input order.
@@ -262,7 +262,7 @@ def field_metrics(run: ScoredRun, threshold: float = 0.5) -> pd.DataFrame:
     """TP, FP (wrong values FD + spurious values FA), FN, precision, recall and F1 per
     field, then the wrong-shape row and the total.
 
-    The counting rule and the rows are :mod:`oa_core.fields`' (``threshold`` is the
+    The counting rule and the rows are :mod:`oa_core.runs.fields`' (``threshold`` is the
     credit threshold): values at patterns no gold has are one ``(wrong shape)`` row,
     and the last row, ``(all fields)``, sums the counts (micro average). A ratio with
     a zero denominator is NaN (shown as a dash).
@@ -294,7 +294,7 @@ def filter_pairs(run: ScoredRun, *, low: float = 0.0, high: float = 1.0, kind: s
     text : str
         A case-insensitive substring of the id, the top op or the problem.
     status : str
-        A status (:data:`oa_core.output_format.STATUSES`), or :data:`FAILED` for
+        A status (:data:`oa_core.runs.output_format.STATUSES`), or :data:`FAILED` for
         every format failure.
     """
     frame = run.frame

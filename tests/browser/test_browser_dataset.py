@@ -18,8 +18,8 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, Route, expect
 
 from app.dataset_views import sort_pairs
-from oa_core.dataset import load_folder, score_run
-from oa_core.runstats import filter_pairs
+from oa_core.runs.dataset import load_folder, score_run
+from oa_core.runs.runstats import filter_pairs
 
 pytestmark = pytest.mark.browser
 ORG = Path(__file__).resolve().parents[2] / "sample_data" / "datasets" / "org2graph_runs"
