@@ -428,7 +428,8 @@ for (const e of D.edges) {
   const a = V[e.s], b = V[e.t];
   let line;
   if (e.s === e.t) {  // a self-loop to the upper right, clear of the class number above
-    const k = (loops[e.s] = (loops[e.s] || 0) + 1), r = radius(e.s), s = 1 + 0.45 * (k - 1);
+    const k = (loops[e.s] = (loops[e.s] || 0) + 1), r = radius(e.s);
+    const s = (1 + 0.45 * (k - 1)) * Math.max(r, 8) / 17;  // the loop's size follows the record's
     const x0 = a.x + r * 0.7, y0 = a.y - r * 0.7, x1 = a.x + r, y1 = a.y;
     line = el("path", {d: `M${x0},${y0} C${x0 + 30 * s},${y0 - 30 * s} ${x1 + 38 * s},${y1 - 6}`
       + ` ${x1},${y1}`, fill: "none", stroke: T.edge, "stroke-width": 1.4,
