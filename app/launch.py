@@ -41,7 +41,7 @@ __all__ = ["app_entry", "explore", "register", "run_child", "streamlit_command"]
 
 ADDRESS = "127.0.0.1"
 EXPLORER_MODULES = ("streamlit", "plotly", "pyvis", "pyarrow")  # the explorer extra
-DATASET_ENV = "OA_EXPLORE_DATASET"  # read by app/dataset_state.py in the server
+DATASET_ENV = "OA_EXPLORE_DATASET"  # read by app/runs/dataset_state.py in the server
 
 
 def app_entry() -> Path:
@@ -113,8 +113,8 @@ def explore(args: argparse.Namespace) -> int:
         from oa_core.errors import OAError
         from oa_core.runs.dataset import load_folder
 
-        from . import prescore
-        from .workers import PRESCORER_ENV
+        from .runs import prescore
+        from .runs.workers import PRESCORER_ENV
 
         try:  # read it once here, so a bad folder is reported before the server starts
             data = load_folder(args.dataset)
@@ -126,9 +126,9 @@ def explore(args: argparse.Namespace) -> int:
         url += f"dataset?dataset={quote(folder.name)}"
         print(f"Dataset {folder.name}: runs {', '.join(data.runs)}; "
               f"{len(data.bad_lines)} bad lines", file=sys.stderr)
-        # the run the page opens on scores while the server starts (app/prescore.py)
+        # the run the page opens on scores while the server starts (app/runs/prescore.py)
         ahead = prescore.start(data)
-        if ahead is not None:  # the server leaves the cores to it (app/workers.py)
+        if ahead is not None:  # the server leaves the cores to it (app/runs/workers.py)
             os.environ[PRESCORER_ENV] = str(ahead)
     elif args.example:
         from .examples import list_examples

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `streamlit run` puts only app/ on the path
     sys.path.insert(0, str(ROOT))
 
-from app import workers  # noqa: E402  (the standard library only)
+from app.runs import workers  # noqa: E402  (the standard library only)
 
 # `oa explore --dataset DIR`: the scoring workers' fork server starts importing on the
 # other core now, while this first run imports the explorer (numpy, scipy, pandas)
@@ -34,7 +34,7 @@ PAGES = (
     ("referential.py", "Referential alignment", ":material/hub:", "referential"),
     ("feedback.py", "Feedback", ":material/build:", "feedback"),
     ("schema_tuning.py", "Schema tuning", ":material/tune:", "schema-tuning"),
-    # a whole evaluation run (app/dataset_state.py); a row opens the views above
+    # a whole evaluation run (app/runs/dataset_state.py); a row opens the views above
     ("dataset.py", "Dataset", ":material/table_view:", "dataset"),
     ("error_patterns.py", "Error patterns", ":material/grid_on:", "error-patterns"),
     ("field_metrics.py", "Field metrics", ":material/fact_check:", "field-metrics"),

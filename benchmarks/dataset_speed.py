@@ -9,7 +9,7 @@ Three measurements (issue 13's targets in brackets):
    every request leaving 127.0.0.1 aborted): opening the Dataset page of that run on a
    fresh server until it settled (scoring included), the server started as a user
    starts it, ``oa explore --dataset DIR`` (which scores the run ahead while the server
-   starts, :mod:`app.prescore`), with a fresh browser profile; timed from the
+   starts, :mod:`app.runs.prescore`), with a fresh browser profile; timed from the
    navigation (issued as soon as the server answered its health check) and, as
    ``..., from the command's start``, from the start of ``oa explore`` (the browser
    started before it: what a user with a browser open waits for), then the same
@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 from playwright.sync_api import Page, sync_playwright
 
-from app.dataset_views import SORTS
+from app.runs.dataset_views import SORTS
 from benchmarks.browser_speed import (
     HEADING,
     RAN,

@@ -6,7 +6,8 @@ import time
 
 import streamlit as st
 
-from app import compare_page, dataset_state, dataset_views, session, views
+from app import session, views
+from app.runs import compare_page, dataset_state, dataset_views
 from app.text import md_inline
 from oa_core.runs import runstats
 from oa_core.runs.html_report import histogram_html

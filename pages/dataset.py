@@ -5,7 +5,8 @@ import time
 
 import streamlit as st
 
-from app import dataset_page, dataset_state, dataset_views, session
+from app import session
+from app.runs import dataset_page, dataset_state, dataset_views
 from app.text import md_inline
 from oa_core.runs import runstats
 from oa_core.runs.dataset import Dataset, ScoredRun

@@ -5,7 +5,8 @@ import time
 
 import streamlit as st
 
-from app import dataset_page, dataset_state, dataset_views, session, views
+from app import session, views
+from app.runs import dataset_page, dataset_state, dataset_views
 from app.text import md_inline
 from oa_core.runs import runstats
 

@@ -6,7 +6,8 @@ import time
 
 import streamlit as st
 
-from app import dataset_state, run_tuning, session, views
+from app import session, views
+from app.runs import dataset_state, run_tuning
 from app.text import md_escape, md_inline
 from oa_core import OAError, Schema
 from oa_core.runs import runstats

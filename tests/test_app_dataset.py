@@ -209,7 +209,7 @@ def test_upload_a_dataset_with_hostile_names_and_a_bad_schema() -> None:
     hostile = "<img src=x onerror=alert(1)> **bold**"
     pairs = "\n".join(json.dumps({"id": f"{hostile} {k}", "gold": {"a": k},
                                   "candidate": {"a": k + (k % 2)}}) for k in range(4))
-    from app import dataset_state
+    from app.runs import dataset_state
 
     name = dataset_state.add_upload({"schema.json": '{"type": "object"}', "run.jsonl": pairs})
     at.session_state[dataset_state.DATASET] = name
@@ -242,7 +242,7 @@ def test_an_unknown_dataset_is_reported() -> None:
 
 
 def test_a_big_batch_output_opens_with_the_table_capped() -> None:
-    from app import dataset_page, dataset_state
+    from app.runs import dataset_page, dataset_state
 
     records = "\n".join(json.dumps({"index": k, "id": f"d{k}", "score": (k % 100) / 100,
                                      "ops": [{"kind": "primitive-value", "path": f"/a/{k % 7}",
@@ -274,7 +274,7 @@ def test_a_big_batch_output_opens_with_the_table_capped() -> None:
 
 def test_a_page_switch_or_rerun_never_rescores(monkeypatch: pytest.MonkeyPatch) -> None:
     at = open_dataset({"dataset": "scierc_runs", "run": "A"})  # scored (or cached) here
-    from app import dataset_state
+    from app.runs import dataset_state
 
     def refuse(*args, **kwargs):
         raise AssertionError("rescored")
@@ -289,7 +289,7 @@ def test_a_page_switch_or_rerun_never_rescores(monkeypatch: pytest.MonkeyPatch) 
 
 def test_a_restarted_explorer_reads_a_scored_run_from_disk(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from app import dataset_state
+    from app.runs import dataset_state
 
     monkeypatch.setenv("OA_RUN_CACHE", str(tmp_path))
     dataset_state._scored().clear()  # as after a restart: nothing scored in memory

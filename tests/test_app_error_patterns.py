@@ -69,7 +69,7 @@ def test_choosing_a_cell_filters_the_dataset_table() -> None:
 def test_a_click_on_the_map_does_the_same() -> None:
     at = open_app("error_patterns.py", QUERY, timeout=180)
     # AppTest cannot click plotly: set the selection the chart would send
-    from app import dataset_page
+    from app.runs import dataset_page
 
     dataset_page.show_pattern("/companies", "missing-list-item")
     at.session_state["oa.ds_pattern"] = "/companies"

@@ -15,7 +15,7 @@ import pytest
 from apptest_helpers import metric, open_app
 from streamlit.testing.v1 import AppTest
 
-import app.run_tuning
+import app.runs.run_tuning
 from app.session import apply_edits
 from oa_core.runs import runstats
 from oa_core.runs.dataset import load_folder, score_run
@@ -86,13 +86,13 @@ def test_the_page_never_waits_for_a_rescoring_and_keeps_the_previous_result(
     """The rescoring is held until the test lets it go: meanwhile the page has finished
     its run, showing the original scores with a progress bar, and the settings work."""
     release = threading.Event()
-    real = app.run_tuning.score_run
+    real = app.runs.run_tuning.score_run
 
     def held(*args: Any, **kwargs: Any) -> Any:
         assert release.wait(WAIT_S)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(app.run_tuning, "score_run", held)
+    monkeypatch.setattr(app.runs.run_tuning, "score_run", held)
     at = open_app("run_tuning.py", {"dataset": "scierc_runs", "run": "A"}, timeout=300)
     original = metric(at, "Mean, original schema")
     at.number_input(key=f"rt:tune:{WEIGHT}").set_value(2.75).run()  # an edit of its own

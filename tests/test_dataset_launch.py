@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from apptest_helpers import metric, open_app
 
-from app import launch, prescore
-from app.workers import PRESCORER_ENV, running
+from app import launch
+from app.runs import prescore
+from app.runs.workers import PRESCORER_ENV, running
 from oa_core.cli import BadInput
 
 ROOT = Path(__file__).resolve().parents[1]

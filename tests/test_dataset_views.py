@@ -1,4 +1,4 @@
-"""app.dataset_views (charts and tables of the run-level pages, no Streamlit) and the
+"""app.runs.dataset_views (charts and tables of the run-level pages, no Streamlit) and the
 smoke test of benchmarks.dataset_speed (never timed here)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app import dataset_views
+from app.runs import dataset_views
 from benchmarks import dataset_speed
 from oa_core.runs import runstats
 from oa_core.runs.dataset import from_files, score_run

@@ -1,4 +1,4 @@
-"""Scoring ahead under ``oa explore --dataset`` (app/prescore.py): the prescorer stores the
+"""Scoring ahead under ``oa explore --dataset`` (app/runs/prescore.py): the prescorer stores the
 run under the page's key, the page waits for a live one and scores itself when it is
 dead, stuck or gone."""
 
@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from apptest_helpers import metric, open_app
 
-from app import dataset_state, prescore, workers
+from app.runs import dataset_state, prescore, workers
 from benchmarks.dataset_speed import make_batch_output
 from oa_core.runs.dataset import (
     Dataset,
@@ -39,7 +39,7 @@ SIZES = itertools.count(70)
 # what `oa explore --dataset` does: read the folder, start the prescorer, and (here) wait
 # for it to end instead of serving; prints the prescorer's pid (or None)
 LAUNCHER = """import os, sys
-from app import prescore
+from app.runs import prescore
 from oa_core.runs.dataset import load_folder
 pid = prescore.start(load_folder(sys.argv[1]))
 print(pid, flush=True)

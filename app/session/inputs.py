@@ -45,7 +45,7 @@ class Trio:
         see :func:`provenance`.
     pair : (str, str, str) or None
         ``(dataset, run, id)`` when the trio is a pair of an evaluation dataset
-        (:mod:`app.dataset_state`); the URL then names it as ``pair``.
+        (:mod:`app.runs.dataset_state`); the URL then names it as ``pair``.
     """
 
     source: str

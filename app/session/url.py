@@ -241,7 +241,7 @@ def restore_from_url(query: dict[str, str]) -> None:
     state[URL_PENDING] = {key: value for key, value in query.items()
                           if key not in TRIO_PARAMS}
     if query.get("pair"):
-        from ..dataset_state import restore_pair  # the dataset layer sits on this one
+        from ..runs.dataset_state import restore_pair  # the dataset layer sits on this one
 
         if not restore_pair(query["pair"]):
             state[ERRORS] = [LoadError(

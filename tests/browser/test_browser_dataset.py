@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, Route, expect
 
-from app.dataset_views import sort_pairs
+from app.runs.dataset_views import sort_pairs
 from oa_core.runs.dataset import load_folder, score_run
 from oa_core.runs.runstats import filter_pairs
 

@@ -16,7 +16,7 @@ __all__ = ["LOCAL_ENV", "PRESCORER_ENV", "SMALL_RUN", "START_METHOD", "WORKERS",
            "warm_if_local_dataset", "warm_workers", "workers_for"]
 
 LOCAL_ENV = "OA_EXPLORE_DATASET"  # set by `oa explore --dataset DIR`
-PRESCORER_ENV = "OA_PRESCORER"  # the pid of the run's prescorer it started (app/prescore.py)
+PRESCORER_ENV = "OA_PRESCORER"  # the pid of the run's prescorer it started (app/runs/prescore.py)
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 START_METHOD = "forkserver"
 SMALL_RUN = 64  # pairs below which a run is scored in this process

@@ -12,8 +12,9 @@ from oa_core.runs import runstats
 from oa_core.runs.dataset import Dataset, ScoredRun
 from oa_core.runs.runstats import Comparison
 
-from . import dataset_page, dataset_state, views
-from .text import md_escape, md_inline
+from .. import views
+from ..text import md_escape, md_inline
+from . import dataset_page, dataset_state
 
 CHART = "w.cmp_chart"
 DOCUMENT = "oa.cmp_doc"

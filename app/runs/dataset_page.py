@@ -2,7 +2,7 @@
 the pairs table with its click-to-open, and the downloads (CSV, Parquet, HTML report).
 
 The pages call these; the numbers and tables come from :mod:`oa_core.runs.runstats`, the
-charts from :mod:`app.dataset_views`.
+charts from :mod:`app.runs.dataset_views`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ import streamlit as st
 from oa_core.runs import html_report, runstats
 from oa_core.runs.dataset import Dataset, ScoredRun
 
-from . import dataset_state, dataset_views, session, views
-from .text import md_inline
+from .. import session, views
+from ..text import md_inline
+from . import dataset_state, dataset_views
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the repository: pages/ is next to app/
 VIEWS = {"overview": ("Overview", "overview.py"), "match-tree": ("Match tree", "match_tree.py"),
          "referential": ("Referential alignment", "referential.py"),
          "feedback": ("Feedback", "feedback.py")}
@@ -82,7 +83,7 @@ def bad_lines(data: Dataset, scored: ScoredRun) -> None:
 def format_failures(scored: ScoredRun) -> None:
     """The run's format failures as their own group: how many of each kind, a few ids,
     and a button listing them all in the pairs table (sorted apart from content errors,
-    :func:`app.dataset_views.sort_pairs`)."""
+    :func:`app.runs.dataset_views.sort_pairs`)."""
     found = runstats.format_failures(scored)
     if not found.count:
         return

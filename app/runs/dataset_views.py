@@ -25,7 +25,7 @@ import pyarrow as pa
 from oa_core.runs.output_format import FAILURES
 from oa_core.runs.runstats import Comparison
 
-from .text import plotly_text
+from ..text import plotly_text
 
 __all__ = [
     "SCATTER_RANGE",

@@ -7,7 +7,7 @@ code already), and writes the result into the run cache (:func:`cache_folder`) u
 the key the page looks up, through :func:`oa_core.runs.dataset.store_scored` (written whole,
 then renamed). Meanwhile a small *progress file* next to the cache entry
 (:func:`progress_path`) holds the prescorer's pid and how far it is; the page's scoring
-(:func:`app.dataset_state.scored`) finds it, shows its progress and waits for the
+(:func:`app.runs.dataset_state.scored`) finds it, shows its progress and waits for the
 result (:func:`wait`) instead of scoring the run a second time. A prescorer that died,
 failed or stopped progressing (:data:`STALE_S`) is given up on and the page scores the
 run itself, as without it.
@@ -16,7 +16,7 @@ A separate process, not a thread of the Streamlit server: the server would impor
 scoring code (pandas) in a thread while it starts, which crashed it. Without a run cache
 (``OA_RUN_CACHE=off``) the result has no way to the server, so nothing is scored ahead;
 ``OA_PRESCORE=off`` turns it off as well. This module imports only the standard library
-at the top (:mod:`app.dataset_state` imports it in the server).
+at the top (:mod:`app.runs.dataset_state` imports it in the server).
 """
 
 from __future__ import annotations

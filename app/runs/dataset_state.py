@@ -13,7 +13,7 @@ State (all in the URL, see :mod:`app.session`):
 Scoring a run uses :func:`oa_core.runs.dataset.score_run` in worker processes with a
 progress bar, and is cached by the content hash of the run, the schema and the
 options: a rerun or a page switch never rescores, and a run scored before by the same
-code is read back from the run cache on disk (:func:`app.prescore.cache_folder`).
+code is read back from the run cache on disk (:func:`app.runs.prescore.cache_folder`).
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ from oa_core.runs.dataset import (
     store_scored,
 )
 
-from . import session
-from .examples import SAMPLE_DIR
+from .. import session
+from ..examples import SAMPLE_DIR
+from ..text import md_escape
 from .prescore import cache_folder, cache_key
 from .prescore import wait as wait_prescored
-from .text import md_escape
 from .workers import LOCAL_ENV, START_METHOD, warm_workers, workers_for
 from .workers import SMALL_RUN as SMALL_RUN  # the Dataset page says how a run was scored
 from .workers import WORKERS as WORKERS
@@ -251,7 +251,7 @@ def remember(data: Dataset, run: str, key: str, result: ScoredRun) -> None:
 def scored(data: Dataset, run: str, *, schema: Any = None) -> ScoredRun | None:
     """One run scored (cached by content; a progress bar while it scores).
 
-    A run that ``oa explore --dataset`` is scoring ahead (:mod:`app.prescore`) is not
+    A run that ``oa explore --dataset`` is scoring ahead (:mod:`app.runs.prescore`) is not
     scored again: the bar shows that scoring's progress until its result is stored.
 
     Parameters

@@ -8,8 +8,9 @@ import streamlit as st
 from oa_core.errors import OAError
 from oa_core.runs.output_format import FAILURES
 
-from . import dataset_state, session
-from .text import md_escape, md_inline
+from .. import session
+from ..text import md_escape, md_inline
+from . import dataset_state
 
 _UPLOAD = "w.ds_upload"
 _LINK_ERROR = "oa.ds_link_error"  # a dataset the opening link named but this explorer lacks

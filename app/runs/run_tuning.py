@@ -22,9 +22,10 @@ from oa_core.runs.batch import BatchOptions
 from oa_core.runs.dataset import Dataset, ScoredRun, score_run
 from oa_core.schema import Schema, SchemaNode
 
-from . import dataset_state, session
-from .schema_widgets import Knob, current_value, grouped_knobs, readable, search, set_knob
-from .text import md_inline
+from .. import session
+from ..schema_widgets import Knob, current_value, grouped_knobs, readable, search, set_knob
+from ..text import md_inline
+from . import dataset_state
 from .workers import START_METHOD, workers_for
 
 EDITS = "oa.run_edits"
@@ -41,7 +42,7 @@ class Rescoring:
     Attributes
     ----------
     key : str
-        The scored run's cache key (:func:`app.dataset_state.scored_key`).
+        The scored run's cache key (:func:`app.runs.dataset_state.scored_key`).
     total, done : int
         Pairs to score, and scored so far.
     started : float
