@@ -1,0 +1,164 @@
+//! The canonical text of a value (`canonical_json` in `oa_core/comparators.py`:
+//! `json.dumps` with sorted keys, `ensure_ascii=False` and compact separators), as
+//! code points: an unordered list's items are put in this text's order before they
+//! are paired, so that permuting a list changes nothing.
+
+use super::json::Json;
+use super::Unsupported;
+use crate::compare::{Integer, Number, Value};
+
+/// The canonical text of `value` as code points (compared as Python compares `str`).
+///
+/// ```
+/// use oa_engine::score::{canonical_text, Json};
+/// use oa_engine::compare::{Number, Value};
+/// let value = Json::object(vec![
+///     ("b".into(), Json::Array(vec![Json::Leaf(Value::Number(Number::Float(1e16)))])),
+///     ("a".into(), Json::Null)]);
+/// let text: String = canonical_text(&value).unwrap().into_iter()
+///     .filter_map(char::from_u32).collect();
+/// assert_eq!(text, r#"{"a":null,"b":[1e+16]}"#);
+/// ```
+pub fn canonical_text(value: &Json) -> Result<Vec<u32>, Unsupported> {
+    let mut out = Vec::new();
+    write(value, &mut out)?;
+    Ok(out)
+}
+
+fn push_str(out: &mut Vec<u32>, text: &str) {
+    out.extend(text.chars().map(u32::from));
+}
+
+fn write(value: &Json, out: &mut Vec<u32>) -> Result<(), Unsupported> {
+    match value {
+        Json::Null => push_str(out, "null"),
+        Json::Leaf(Value::Boolean(flag)) => push_str(out, if *flag { "true" } else { "false" }),
+        Json::Leaf(Value::Number(Number::Int(Integer::Small(n)))) => {
+            push_str(out, &n.to_string());
+        }
+        // Python's decimal text of a huge integer is not reproduced here
+        Json::Leaf(Value::Number(Number::Int(Integer::Wide { .. }))) => {
+            return Err(Unsupported::HugeIntegerInUnorderedList)
+        }
+        Json::Leaf(Value::Number(Number::Float(x))) => push_str(out, &float_repr(*x)?),
+        Json::Leaf(Value::Text(text)) => write_string(text, out),
+        Json::Array(items) => {
+            out.push(u32::from('['));
+            for (k, item) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push(u32::from(','));
+                }
+                write(item, out)?;
+            }
+            out.push(u32::from(']'));
+        }
+        Json::Object(entries) => {
+            out.push(u32::from('{'));
+            for (k, (key, item)) in entries.iter().enumerate() {
+                if k > 0 {
+                    out.push(u32::from(','));
+                }
+                let key: Vec<u32> = key.chars().map(u32::from).collect();
+                write_string(&key, out);
+                out.push(u32::from(':'));
+                write(item, out)?;
+            }
+            out.push(u32::from('}'));
+        }
+    }
+    Ok(())
+}
+
+/// A JSON string as `json`'s encoder writes it with `ensure_ascii=False`.
+fn write_string(text: &[u32], out: &mut Vec<u32>) {
+    out.push(u32::from('"'));
+    for &c in text {
+        match c {
+            0x22 => push_str(out, "\\\""),
+            0x5C => push_str(out, "\\\\"),
+            0x08 => push_str(out, "\\b"),
+            0x0C => push_str(out, "\\f"),
+            0x0A => push_str(out, "\\n"),
+            0x0D => push_str(out, "\\r"),
+            0x09 => push_str(out, "\\t"),
+            0x00..=0x1F => push_str(out, &format!("\\u{c:04x}")),
+            _ => out.push(c),
+        }
+    }
+    out.push(u32::from('"'));
+}
+
+/// Python's `repr` of a finite float: the shortest round-trip digits, fixed between
+/// 1e-4 and 1e16, else exponential with a signed exponent of at least two digits.
+fn float_repr(x: f64) -> Result<String, Unsupported> {
+    if !x.is_finite() {
+        return Err(Unsupported::NonFiniteNumber);
+    }
+    // `{:e}` gives the shortest round-trip digits: "-1.25e-7", "0e0"
+    let formatted = format!("{:e}", x.abs());
+    let (mantissa, exponent) = formatted
+        .split_once('e')
+        .ok_or(Unsupported::NonFiniteNumber)?;
+    let exponent: i32 = exponent.parse().map_err(|_| Unsupported::NonFiniteNumber)?;
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    let n = digits.len() as i32;
+    let point = exponent + 1; // digits before the decimal point
+    let body = if (-4..16).contains(&exponent) {
+        if point <= 0 {
+            format!("0.{}{digits}", "0".repeat((-point) as usize))
+        } else if point >= n {
+            format!("{digits}{}.0", "0".repeat((point - n) as usize))
+        } else {
+            let (whole, fraction) = digits.split_at(point as usize);
+            format!("{whole}.{fraction}")
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let rest = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let exp_sign = if exponent < 0 { '-' } else { '+' };
+        format!("{first}{rest}e{exp_sign}{:02}", exponent.abs())
+    };
+    Ok(format!("{sign}{body}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_python_repr() {
+        let cases = [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (1e-4, "0.0001"),
+            (1e-5, "1e-05"),
+            (1.5e-7, "1.5e-07"),
+            (123.456, "123.456"),
+            (1.5e300, "1.5e+300"),
+            (5e-324, "5e-324"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (1234567890123456.7, "1234567890123456.8"),
+        ];
+        for (x, text) in cases {
+            assert_eq!(float_repr(x).unwrap(), text, "{x}");
+        }
+    }
+
+    #[test]
+    fn strings_escape_as_json_dumps() {
+        let mut out = Vec::new();
+        let text: Vec<u32> = "a\"\\\n\u{1}é\u{7f}".chars().map(u32::from).collect();
+        write_string(&text, &mut out);
+        let shown: String = out.into_iter().filter_map(char::from_u32).collect();
+        assert_eq!(shown, "\"a\\\"\\\\\\n\\u0001é\u{7f}\"");
+    }
+}
