@@ -197,3 +197,120 @@ impl<'a> Scorer<'a> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::{Integer, Number, Value};
+    use crate::plan::{Node, Order, PlanBuilder};
+
+    /// A plan of `nodes` (the first is the root), then `any`, `any_object`, `any_array`.
+    fn plan(nodes: Vec<Node>) -> Plan {
+        let mut builder = PlanBuilder::default();
+        let ids: Vec<NodeId> = (0..nodes.len() + 3).map(|_| builder.reserve()).collect();
+        let implicit = [NodeType::Any, NodeType::Object, NodeType::Array];
+        for (id, node) in ids
+            .iter()
+            .zip(nodes.into_iter().chain(implicit.map(Node::new)))
+        {
+            builder.set(*id, node).unwrap();
+        }
+        let &[root, .., any, any_object, any_array] = ids.as_slice() else {
+            unreachable!("at least the three implicit nodes")
+        };
+        builder.finish(root, any, any_object, any_array).unwrap()
+    }
+
+    fn score(plan: &Plan, gold: &Json, candidate: &Json) -> Result<f64, Unsupported> {
+        let limits = Limits {
+            max_depth: 100,
+            max_matrix_cells: 1_000,
+        };
+        Scorer::new(plan, limits, &mut MapCache::default()).score(gold, candidate)
+    }
+
+    fn int(n: i64) -> Json {
+        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
+    }
+
+    fn text(s: &str) -> Json {
+        Json::Leaf(Value::from(s))
+    }
+
+    #[test]
+    fn nulls_score_one_together_and_the_null_score_alone() {
+        let mut leaf = Node::new(NodeType::String);
+        leaf.null_score = 0.25;
+        let plan = plan(vec![leaf]);
+        assert_eq!(score(&plan, &Json::Null, &Json::Null), Ok(1.0));
+        assert_eq!(score(&plan, &Json::Null, &text("a")), Ok(0.25));
+    }
+
+    #[test]
+    fn a_type_mismatch_scores_zero() {
+        let plan = plan(vec![Node::new(NodeType::Object)]);
+        assert_eq!(
+            score(&plan, &Json::Array(vec![]), &Json::object(vec![])),
+            Ok(0.0)
+        );
+        let strings = super::tests::plan(vec![Node::new(NodeType::String)]);
+        assert_eq!(score(&strings, &text("1"), &int(1)), Ok(0.0));
+    }
+
+    #[test]
+    fn unordered_lists_pair_by_assignment_and_fixed_ones_in_order() {
+        let mut list = Node::new(NodeType::Array);
+        list.array.order = Order::Align;
+        let gold = Json::Array(vec![int(1), int(2), int(3)]);
+        let candidate = Json::Array(vec![int(3), int(1), int(2)]);
+        assert_eq!(score(&plan(vec![list.clone()]), &gold, &candidate), Ok(1.0));
+        list.array.order = Order::Fixed;
+        // 1 and 2 in order (3 unmatched each side): (1 + 1) / 4
+        assert_eq!(score(&plan(vec![list]), &gold, &candidate), Ok(0.5));
+    }
+
+    #[test]
+    fn ignored_missing_items_leave_the_denominator() {
+        let mut list = Node::new(NodeType::Array);
+        list.array.ignore_missing = true;
+        let gold = Json::Array(vec![int(1), int(2)]);
+        assert_eq!(
+            score(&plan(vec![list]), &gold, &Json::Array(vec![int(1)])),
+            Ok(1.0)
+        );
+    }
+
+    #[test]
+    fn a_tuple_averages_its_positions_by_weight() {
+        // a one-node plan's `any` has the same id in every one-node plan
+        let any = plan(vec![Node::new(NodeType::Array)]).any();
+        let mut tuple = Node::new(NodeType::Array);
+        tuple.array.prefix = vec![(any, 3.0), (any, 1.0)];
+        let tuples = plan(vec![tuple]);
+        let gold = Json::Array(vec![int(1), text("a")]);
+        let candidate = Json::Array(vec![int(1), text("zz")]);
+        // the string position scores 0 (jaro of disjoint strings): 3/4
+        assert_eq!(score(&tuples, &gold, &candidate), Ok(0.75));
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_refused_before_recursing() {
+        let mut deep = int(1);
+        for _ in 0..150 {
+            deep = Json::Array(vec![deep]);
+        }
+        let plan = plan(vec![Node::new(NodeType::Any)]);
+        assert_eq!(score(&plan, &deep, &deep), Err(Unsupported::Depth));
+    }
+
+    #[test]
+    fn lists_over_the_limits_are_left_to_python() {
+        let mut list = Node::new(NodeType::Array);
+        list.array.order = Order::Align;
+        let long = Json::Array((0..40).map(int).collect());
+        assert_eq!(
+            score(&plan(vec![list]), &long, &long),
+            Err(Unsupported::MatrixCells)
+        );
+    }
+}
