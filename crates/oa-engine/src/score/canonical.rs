@@ -154,6 +154,60 @@ mod tests {
     }
 
     #[test]
+    fn random_floats_print_as_python_repr() {
+        // expected texts printed by CPython 3.11's repr
+        let cases = [
+            (f64::from_bits(0x4480f0cf064dd592), "1e+22"),
+            (f64::from_bits(0x3fd3333333333334), "0.30000000000000004"),
+            (f64::from_bits(0x10000000000000), "2.2250738585072014e-308"),
+            (
+                f64::from_bits(0x7fefffffffffffff),
+                "1.7976931348623157e+308",
+            ),
+            (f64::from_bits(0x42dc12218377de6b), "123456789012345.67"),
+            (f64::from_bits(0x3e7ad7f29abcaf48), "1e-07"),
+            (f64::from_bits(0x4341c37937e07fff), "9999999999999998.0"),
+            (f64::from_bits(0x3f50624dd2f1a9fc), "0.001"),
+            (f64::from_bits(0x4059000000000000), "100.0"),
+            (f64::from_bits(0x3f1cd5f99c38b04b), "0.00011"),
+            (f64::from_bits(0x3f1a36e2eb1c432c), "9.999999999999999e-05"),
+            (
+                f64::from_bits(0x91b7584a2265b1f5),
+                "-2.522753946247637e-223",
+            ),
+            (f64::from_bits(0xcd613e30d8f16adf), "-5.674664918136216e+64"),
+            (f64::from_bits(0x1027c4d1c386bbc4), "7.654927133881691e-231"),
+            (
+                f64::from_bits(0x1e2feb89414c343c),
+                "2.7715077941825975e-163",
+            ),
+            (f64::from_bits(0xc2ce6f447ed4d57b), "-66926478731690.96"),
+            (
+                f64::from_bits(0x78e510617311d8a3),
+                "2.2790121708605243e+274",
+            ),
+            (
+                f64::from_bits(0x612e7696a6cecc1b),
+                "1.3383932992236106e+160",
+            ),
+            (f64::from_bits(0x35bf992dc9e9c616), "8.445496795513092e-50"),
+            (f64::from_bits(0x7ce42c8218072e8c), "4.026380313612261e+293"),
+            (
+                f64::from_bits(0xe4b06ce60741c7a8),
+                "-1.039999246087972e+177",
+            ),
+            (f64::from_bits(0x63ca828dd5f4b3b2), "5.122439992692798e+172"),
+            (
+                f64::from_bits(0x9b810e766ec9d286),
+                "-3.367304008780077e-176",
+            ),
+        ];
+        for (x, text) in cases {
+            assert_eq!(float_repr(x).unwrap(), text, "{x:e}");
+        }
+    }
+
+    #[test]
     fn strings_escape_as_json_dumps() {
         let mut out = Vec::new();
         let text: Vec<u32> = "a\"\\\n\u{1}é\u{7f}".chars().map(u32::from).collect();
