@@ -6,9 +6,8 @@
 //! [`MapCache`], as `scoreonly._plan` keeps it in the comparator memo.
 
 use std::cmp::Ordering;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
 use super::json::Json;
@@ -50,16 +49,40 @@ struct Entry {
     plan: Option<Arc<MapPlan>>,
 }
 
+/// FNV-1a: a few short keys are hashed on every object compared, where SipHash's
+/// set-up costs more than the hashing; the cache is no hash-flooding target (its
+/// keys are the schema's and the documents' own, and it is cleared at its bound).
+#[derive(Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 /// Objects' key alignments by node and key sets. Only looked up (never iterated),
 /// so the hash order changes no result.
 #[derive(Debug, Default)]
 pub struct MapCache {
-    entries: HashMap<u64, Vec<Entry>>,
+    entries: HashMap<u64, Vec<Entry>, BuildHasherDefault<Fnv>>,
     len: usize,
 }
 
 fn keys_hash(node: NodeId, gold: &[(String, Json)], candidate: &[(String, Json)]) -> u64 {
-    let mut hasher = DefaultHasher::new();
+    let mut hasher = Fnv::default();
     node.hash(&mut hasher);
     gold.len().hash(&mut hasher);
     for (key, _) in gold.iter().chain(candidate) {
