@@ -201,3 +201,24 @@ def test_the_switch_picks_the_engine(monkeypatch):
     assert score_scope_free([1, 2], [2, 3], schema, Limits()) == 0.5 * 2 / 3 + 1 / 3
     monkeypatch.setenv("OA_ENGINE", "python")
     assert score_scope_free([1, 2], [2, 3], schema, Limits()) == 0.5 * 2 / 3 + 1 / 3
+
+
+def _public_score(patch: pytest.MonkeyPatch, engine: str, gold: Any, candidate: Any,
+                  schema: Schema, strict: bool) -> str:
+    patch.setenv("OA_ENGINE", engine)
+    try:
+        return oa_core.score(gold, candidate, schema, strict=strict).hex()
+    except oa_core.OAError as error:  # a bad document: the same typed error
+        return f"{type(error).__name__} {error.pointer}"
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas, documents, documents, st.booleans())
+def test_score_is_the_same_under_either_engine(raw, gold, candidate, strict):
+    try:
+        schema = Schema.parse(raw)
+    except oa_core.OAError:
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        expected = _public_score(patch, "python", gold, candidate, schema, strict)
+        assert _public_score(patch, "rust", gold, candidate, schema, strict) == expected
