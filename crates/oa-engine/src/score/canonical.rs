@@ -36,9 +36,14 @@ fn write(value: &Json, out: &mut Vec<u32>) -> Result<(), Unsupported> {
         Json::Leaf(Value::Number(Number::Int(Integer::Small(n)))) => {
             push_str(out, &n.to_string());
         }
-        // Python's decimal text of a huge integer is not reproduced here
-        Json::Leaf(Value::Number(Number::Int(Integer::Wide { .. }))) => {
-            return Err(Unsupported::HugeIntegerInUnorderedList)
+        Json::Leaf(Value::Number(Number::Int(Integer::Wide {
+            negative,
+            magnitude,
+        }))) => {
+            if *negative {
+                out.push(u32::from('-'));
+            }
+            push_str(out, &decimal(magnitude));
         }
         Json::Leaf(Value::Number(Number::Float(x))) => push_str(out, &float_repr(*x)?),
         Json::Leaf(Value::Text(text)) => write_string(text, out),
@@ -67,6 +72,35 @@ fn write(value: &Json, out: &mut Vec<u32>) -> Result<(), Unsupported> {
         }
     }
     Ok(())
+}
+
+/// The decimal digits of a magnitude in little-endian 64-bit limbs.
+fn decimal(magnitude: &[u64]) -> String {
+    const CHUNK: u64 = 10_000_000_000_000_000_000; // 10**19, the largest power in u64
+    let mut limbs = magnitude.to_vec();
+    let mut chunks = Vec::new(); // base 10**19 digits, least significant first
+    while limbs.iter().any(|&limb| limb != 0) {
+        let mut remainder: u128 = 0;
+        for limb in limbs.iter_mut().rev() {
+            let current = (remainder << 64) | u128::from(*limb);
+            // current < CHUNK * 2**64: the quotient fits in a limb
+            *limb = u64::try_from(current / u128::from(CHUNK)).unwrap_or(u64::MAX);
+            remainder = current % u128::from(CHUNK);
+        }
+        chunks.push(u64::try_from(remainder).unwrap_or(0));
+    }
+    let mut text = String::new();
+    for (k, chunk) in chunks.iter().rev().enumerate() {
+        if k == 0 {
+            text.push_str(&chunk.to_string());
+        } else {
+            text.push_str(&format!("{chunk:019}"));
+        }
+    }
+    if text.is_empty() {
+        text.push('0');
+    }
+    text
 }
 
 /// A JSON string as `json`'s encoder writes it with `ensure_ascii=False`.
@@ -205,6 +239,26 @@ mod tests {
         for (x, text) in cases {
             assert_eq!(float_repr(x).unwrap(), text, "{x:e}");
         }
+    }
+
+    #[test]
+    fn huge_integers_print_in_decimal() {
+        // 2**64, and 10**38 + 7 from its two's complement bytes (int.to_bytes)
+        assert_eq!(decimal(&[0, 1]), "18446744073709551616");
+        let big = Integer::from_le_bytes_signed(
+            &(10_u128.pow(38) + 7)
+                .to_le_bytes()
+                .into_iter()
+                .chain([0])
+                .collect::<Vec<u8>>(),
+        );
+        let value = Json::Leaf(Value::Number(Number::Int(big)));
+        let text: String = canonical_text(&value)
+            .unwrap()
+            .into_iter()
+            .filter_map(char::from_u32)
+            .collect();
+        assert_eq!(text, format!("1{}7", "0".repeat(37)));
     }
 
     #[test]

@@ -54,8 +54,6 @@ pub enum Unsupported {
     Comparator(CompareError),
     /// A solver refused its matrix (a non-finite score).
     Align(AlignError),
-    /// An unordered list holding an integer beyond 64 bits (its canonical text).
-    HugeIntegerInUnorderedList,
     /// A NaN or infinite number.
     NonFiniteNumber,
     /// A weight that is NaN or infinite.
@@ -73,9 +71,6 @@ impl fmt::Display for Unsupported {
             Unsupported::Sparse => f.write_str("a long unordered list (sparse pairing)"),
             Unsupported::Comparator(error) => write!(f, "{error}"),
             Unsupported::Align(error) => write!(f, "{error:?}"),
-            Unsupported::HugeIntegerInUnorderedList => {
-                f.write_str("an integer beyond 64 bits in an unordered list")
-            }
             Unsupported::NonFiniteNumber => f.write_str("a NaN or infinite number"),
             Unsupported::Weights => f.write_str("a NaN or infinite weight"),
             Unsupported::Inferred => f.write_str("an inferred type other than object/array"),
