@@ -1,5 +1,6 @@
 # Types of the Rust extension built from crates/oa-python (see oa_core/build.py).
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from numpy.typing import ArrayLike
 
@@ -38,3 +39,15 @@ def repair_twins(pairs: Sequence[tuple[int, int]], matrix: ArrayLike,
                                                        ArrayLike]],
                  row_colours: Sequence[int], col_colours: Sequence[int], *, passes: int = 2
                  ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], int]]: ...
+
+# --- scoring (crates/oa-python/src/score.rs)
+# A schema without scopes compiled once (its root and schema.ANY, ANY_OBJECT,
+# ANY_ARRAY); ValueError names a construct it does not plan. score() is None where
+# Python must score the documents (oa_core.native).
+class ScorePlan:
+    def __init__(self, root: Any, any: Any, any_object: Any, any_array: Any) -> None: ...
+    @property
+    def comparator_names(self) -> list[str]: ...
+    def __len__(self) -> int: ...
+    def score(self, gold: Any, candidate: Any, max_depth: int,
+              max_matrix_cells: int) -> float | None: ...

@@ -25,6 +25,7 @@ import numpy as np
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode, Scorer
+from .native import score_scope_free
 from .options import AlignOptions, Limits
 from .referential import (
     DocumentIndex,
@@ -36,7 +37,7 @@ from .referential import (
     resolve_scopes,
 )
 from .schema import Schema, SchemaNode
-from .scoreonly import Unsupported, score_objects, score_with
+from .scoreonly import Unsupported, score_with
 from .validation import check_json, schema_violations
 from .wl import WLTrace
 
@@ -359,7 +360,7 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
         value = _scored_with_scopes(gold, candidate, parsed, opts, gold_index)
     else:  # objects, lists and leaves: no scope to resolve
         try:
-            value = score_objects(gold, candidate, parsed, opts.limits)
+            value = score_scope_free(gold, candidate, parsed, opts.limits)
         except Unsupported:  # a comparator error or a list over the limits
             value = _aligned(gold, candidate, parsed, opts, violations).score
     return 0.0 if opts.strict and violations else value

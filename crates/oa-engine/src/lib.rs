@@ -7,3 +7,5 @@
 
 pub mod align;
 pub mod compare;
+pub mod plan;
+pub mod score;

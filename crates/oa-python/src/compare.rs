@@ -21,7 +21,7 @@ fn error(error: CompareError) -> PyErr {
 
 /// A Python `str` as code points. `to_str` refuses a lone surrogate (JSON may carry
 /// one); UTF-32 with `surrogatepass` keeps it as the code point Python indexes.
-fn text(string: &Bound<'_, PyString>) -> PyResult<Vec<u32>> {
+pub(crate) fn text(string: &Bound<'_, PyString>) -> PyResult<Vec<u32>> {
     if let Ok(utf8) = string.to_str() {
         // sized once: collecting from `chars` would grow the vector from a quarter
         let mut code_points = Vec::with_capacity(utf8.len());
@@ -38,7 +38,7 @@ fn text(string: &Bound<'_, PyString>) -> PyResult<Vec<u32>> {
 }
 
 /// A Python `int` of any size, through its two's complement bytes when beyond `i64`.
-fn integer(value: &Bound<'_, PyAny>) -> PyResult<Integer> {
+pub(crate) fn integer(value: &Bound<'_, PyAny>) -> PyResult<Integer> {
     if let Ok(small) = value.extract::<i64>() {
         return Ok(Integer::from(small));
     }

@@ -5,6 +5,8 @@ use pyo3::prelude::*;
 
 mod align;
 mod compare;
+mod score;
+mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
 #[pyfunction]
@@ -17,5 +19,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(engine_version, module)?)?;
     compare::register(module)?;
     align::register(module)?;
+    score::register(module)?;
     Ok(())
 }

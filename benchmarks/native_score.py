@@ -1,0 +1,107 @@
+"""The Python and Rust scorers of scope-free documents side by side (issue 22).
+
+For the ``flat`` (10-field records) and ``lists`` workloads of
+:mod:`benchmarks.throughput`, pairs per CPU second of one process (one core):
+
+``python scorer``
+    :func:`oa_core.scoreonly.score_objects` (what ``score`` runs after its checks);
+``rust scorer``
+    :meth:`oa_core.native.PreparedPlan.score`, the values converted on every call;
+``score() python`` / ``score() rust``
+    :func:`oa_core.score` with ``OA_ENGINE`` set to each engine (input checks and
+    schema validation included, the same in both).
+
+Every pair's score is checked to be the same bits in all four before timing. Run
+from the repository root::
+
+    python -m benchmarks.native_score --seconds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import oa_core
+from benchmarks.throughput import WORKLOADS
+from oa_core.native import prepared_plan
+from oa_core.scoreonly import score_objects
+
+__all__ = ["main", "measure"]
+
+Pairs = list[tuple[Any, Any]]
+
+
+def _rate(fn: Callable[[Any, Any], Any], pairs: Pairs, seconds: float) -> float:
+    done, start = 0, time.process_time()
+    while True:
+        for gold, candidate in pairs:
+            fn(gold, candidate)
+        done += len(pairs)
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            return done / elapsed
+
+
+def _with_engine(engine: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def run(gold: Any, candidate: Any) -> Any:
+        os.environ["OA_ENGINE"] = engine
+        return fn(gold, candidate)
+    return run
+
+
+def measure(workload: str, seconds: float = 1.0, repeat: int = 3) -> dict[str, float]:
+    """Median pairs/s (CPU time) of each entry on ``workload``, keyed by entry."""
+    pairs, raw = WORKLOADS[workload]()
+    schema = oa_core.Schema.parse(raw)
+    limits = oa_core.Limits()
+    plan = prepared_plan(schema)
+    assert plan is not None, "the workload's schema is planned"
+    entries: dict[str, Callable[[Any, Any], Any]] = {
+        "python scorer": lambda g, c: score_objects(g, c, schema, limits),
+        "rust scorer": lambda g, c: plan.score(g, c, limits),
+        "score() python": _with_engine("python", lambda g, c: oa_core.score(g, c, schema)),
+        "score() rust": _with_engine("rust", lambda g, c: oa_core.score(g, c, schema)),
+    }
+    previous = os.environ.get("OA_ENGINE")
+    try:
+        expected = [score_objects(g, c, schema, limits).hex() for g, c in pairs]
+        for name, fn in entries.items():
+            got = [fn(g, c).hex() for g, c in pairs]
+            assert got == expected, f"{name} differs from the Python scorer"
+        return {name: statistics.median(_rate(fn, pairs, seconds) for _ in range(repeat))
+                for name, fn in entries.items()}
+    finally:
+        if previous is None:
+            os.environ.pop("OA_ENGINE", None)
+        else:
+            os.environ["OA_ENGINE"] = previous
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", help="also write the figures here")
+    args = parser.parse_args(argv)
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; CPU time, one process")
+    results = {}
+    for workload in ("flat", "lists"):
+        rates = measure(workload, args.seconds, args.repeat)
+        results[workload] = rates
+        for name, rate in rates.items():
+            print(f"{workload:6} {name:15} {rate:12,.0f} pairs/s")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump({"load": load, "results": results}, out, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

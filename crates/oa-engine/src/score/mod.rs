@@ -1,0 +1,311 @@
+//! The score of two documents under a plan without scopes (paper III): objects by
+//! key alignment (Eq. dict), lists by assignment or the monotone DP, tuples by
+//! position, leaves by their comparators, and the null and type-mismatch rules.
+//!
+//! The arithmetic is `oa_core/scoreonly.py`'s (`Scorer.node` of `matchtree.py`),
+//! operand for operand and in the same order, exact sums where Python uses
+//! `math.fsum`, so the result has the same bits. Whatever this slice does not cover
+//! returns [`Unsupported`], and Python takes its own path.
+
+mod canonical;
+mod json;
+mod leaf;
+mod list;
+mod map;
+mod scale;
+
+pub use canonical::canonical_text;
+pub use json::Json;
+pub use map::MapCache;
+pub use scale::power_of_two_scale;
+
+use std::fmt;
+
+use crate::align::AlignError;
+use crate::compare::CompareError;
+use crate::plan::{NodeId, NodeType, Plan, PlanError};
+
+/// The limits the documents are scored under (`oa_core.options.Limits`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Values nested deeper than this are not scored here (no recursion past it).
+    pub max_depth: usize,
+    /// A list pair needing more scores than this goes to Python, which names it.
+    pub max_matrix_cells: usize,
+}
+
+/// Unordered lists with more gold x candidate pairs than this are aligned from
+/// their positive pairs in Python (`SPARSE_FROM_CELLS` of `oa_core/matchtree.py`).
+pub const SPARSE_FROM_CELLS: usize = 1_000_000;
+
+/// Why the documents are not scored here: Python's path scores them (and reports
+/// what it must, with its pointers).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unsupported {
+    /// The plan is broken (a bug, not a reason to panic).
+    Plan(PlanError),
+    /// Values nested deeper than the limits.
+    Depth,
+    /// A list over `max_matrix_cells`.
+    MatrixCells,
+    /// A long unordered list, aligned from its positive pairs in Python.
+    Sparse,
+    /// A comparator refused its values (a huge integer).
+    Comparator(CompareError),
+    /// A solver refused its matrix (a non-finite score).
+    Align(AlignError),
+    /// A NaN or infinite number.
+    NonFiniteNumber,
+    /// A weight that is NaN or infinite.
+    Weights,
+    /// A node whose type was inferred, of neither object nor array type.
+    Inferred,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unsupported::Plan(error) => write!(f, "{error}"),
+            Unsupported::Depth => f.write_str("values nested deeper than the limits"),
+            Unsupported::MatrixCells => f.write_str("a list over max_matrix_cells"),
+            Unsupported::Sparse => f.write_str("a long unordered list (sparse pairing)"),
+            Unsupported::Comparator(error) => write!(f, "{error}"),
+            Unsupported::Align(error) => write!(f, "{error:?}"),
+            Unsupported::NonFiniteNumber => f.write_str("a NaN or infinite number"),
+            Unsupported::Weights => f.write_str("a NaN or infinite weight"),
+            Unsupported::Inferred => f.write_str("an inferred type other than object/array"),
+        }
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+impl From<PlanError> for Unsupported {
+    fn from(error: PlanError) -> Self {
+        Unsupported::Plan(error)
+    }
+}
+
+impl From<CompareError> for Unsupported {
+    fn from(error: CompareError) -> Self {
+        Unsupported::Comparator(error)
+    }
+}
+
+impl From<AlignError> for Unsupported {
+    fn from(error: AlignError) -> Self {
+        Unsupported::Align(error)
+    }
+}
+
+/// Scores values under one plan; `cache` keeps objects' key alignments across calls
+/// (a metric compares the same key sets again and again).
+pub struct Scorer<'a> {
+    plan: &'a Plan,
+    limits: Limits,
+    cache: &'a mut MapCache,
+}
+
+impl<'a> Scorer<'a> {
+    pub fn new(plan: &'a Plan, limits: Limits, cache: &'a mut MapCache) -> Self {
+        Scorer {
+            plan,
+            limits,
+            cache,
+        }
+    }
+
+    /// The score of `candidate` against `gold` under the plan's root.
+    ///
+    /// ```
+    /// use oa_engine::compare::{Number, Value};
+    /// use oa_engine::plan::{Node, NodeType, PlanBuilder};
+    /// use oa_engine::score::{Json, Limits, MapCache, Scorer};
+    /// let mut builder = PlanBuilder::default();
+    /// let ids: Vec<_> = (0..4).map(|_| builder.reserve()).collect();
+    /// for (id, ty) in ids.iter().zip([NodeType::Any, NodeType::Any, NodeType::Object,
+    ///                                 NodeType::Array]) {
+    ///     builder.set(*id, Node::new(ty)).unwrap();
+    /// }
+    /// let plan = builder.finish(ids[0], ids[1], ids[2], ids[3]).unwrap();
+    /// let number = |x| Json::Leaf(Value::Number(Number::Float(x)));
+    /// let gold = Json::object(vec![("a".into(), number(1.0)), ("b".into(), number(1.0))]);
+    /// let candidate = Json::object(vec![("a".into(), number(1.0)), ("b".into(), number(2.0))]);
+    /// let limits = Limits { max_depth: 100, max_matrix_cells: 1000 };
+    /// let mut cache = MapCache::default();
+    /// let score = Scorer::new(&plan, limits, &mut cache).score(&gold, &candidate).unwrap();
+    /// assert_eq!(score, 0.75);
+    /// ```
+    pub fn score(&mut self, gold: &Json, candidate: &Json) -> Result<f64, Unsupported> {
+        self.value(gold, candidate, self.plan.root(), 0)
+    }
+
+    /// `Scorer.node(...).score`: the null rule, then objects, lists and leaves.
+    fn value(
+        &mut self,
+        gold: &Json,
+        candidate: &Json,
+        id: NodeId,
+        depth: usize,
+    ) -> Result<f64, Unsupported> {
+        if depth > self.limits.max_depth {
+            return Err(Unsupported::Depth);
+        }
+        let id = self.concrete(id, gold, candidate)?;
+        let node = self.plan.node(id)?;
+        match (gold, candidate) {
+            (Json::Null, Json::Null) => return Ok(1.0),
+            (Json::Null, _) | (_, Json::Null) => return Ok(node.null_score),
+            _ => {}
+        }
+        match (node.ty, gold, candidate) {
+            (NodeType::Object, Json::Object(g), Json::Object(c)) => self.map(g, c, id, depth),
+            (NodeType::Array, Json::Array(g), Json::Array(c)) => self.sequence(g, c, id, depth),
+            (NodeType::Object | NodeType::Array, _, _) => Ok(0.0), // a type mismatch
+            _ => leaf::score(node, gold, candidate),
+        }
+    }
+
+    /// `concrete` of `oa_core/schema.py`: an inferred container type applies only
+    /// when a value is of it, and `any` compares two objects or two arrays by the
+    /// default object or array rules.
+    fn concrete(&self, id: NodeId, gold: &Json, candidate: &Json) -> Result<NodeId, Unsupported> {
+        let node = self.plan.node(id)?;
+        let mut id = id;
+        if node.inferred {
+            let applies = match node.ty {
+                NodeType::Object => gold.is_object() || candidate.is_object(),
+                NodeType::Array => gold.is_array() || candidate.is_array(),
+                _ => return Err(Unsupported::Inferred),
+            };
+            if !applies {
+                id = self.plan.any();
+            }
+        }
+        if self.plan.node(id)?.ty != NodeType::Any {
+            return Ok(id);
+        }
+        Ok(match (gold, candidate) {
+            (Json::Object(_), Json::Object(_)) => self.plan.any_object(),
+            (Json::Array(_), Json::Array(_)) => self.plan.any_array(),
+            _ => id,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::{Integer, Number, Value};
+    use crate::plan::{Node, Order, PlanBuilder};
+
+    /// A plan of `nodes` (the first is the root), then `any`, `any_object`, `any_array`.
+    fn plan(nodes: Vec<Node>) -> Plan {
+        let mut builder = PlanBuilder::default();
+        let ids: Vec<NodeId> = (0..nodes.len() + 3).map(|_| builder.reserve()).collect();
+        let implicit = [NodeType::Any, NodeType::Object, NodeType::Array];
+        for (id, node) in ids
+            .iter()
+            .zip(nodes.into_iter().chain(implicit.map(Node::new)))
+        {
+            builder.set(*id, node).unwrap();
+        }
+        let &[root, .., any, any_object, any_array] = ids.as_slice() else {
+            unreachable!("at least the three implicit nodes")
+        };
+        builder.finish(root, any, any_object, any_array).unwrap()
+    }
+
+    fn score(plan: &Plan, gold: &Json, candidate: &Json) -> Result<f64, Unsupported> {
+        let limits = Limits {
+            max_depth: 100,
+            max_matrix_cells: 1_000,
+        };
+        Scorer::new(plan, limits, &mut MapCache::default()).score(gold, candidate)
+    }
+
+    fn int(n: i64) -> Json {
+        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
+    }
+
+    fn text(s: &str) -> Json {
+        Json::Leaf(Value::from(s))
+    }
+
+    #[test]
+    fn nulls_score_one_together_and_the_null_score_alone() {
+        let mut leaf = Node::new(NodeType::String);
+        leaf.null_score = 0.25;
+        let plan = plan(vec![leaf]);
+        assert_eq!(score(&plan, &Json::Null, &Json::Null), Ok(1.0));
+        assert_eq!(score(&plan, &Json::Null, &text("a")), Ok(0.25));
+    }
+
+    #[test]
+    fn a_type_mismatch_scores_zero() {
+        let plan = plan(vec![Node::new(NodeType::Object)]);
+        assert_eq!(
+            score(&plan, &Json::Array(vec![]), &Json::object(vec![])),
+            Ok(0.0)
+        );
+        let strings = super::tests::plan(vec![Node::new(NodeType::String)]);
+        assert_eq!(score(&strings, &text("1"), &int(1)), Ok(0.0));
+    }
+
+    #[test]
+    fn unordered_lists_pair_by_assignment_and_fixed_ones_in_order() {
+        let mut list = Node::new(NodeType::Array);
+        list.array.order = Order::Align;
+        let gold = Json::Array(vec![int(1), int(2), int(3)]);
+        let candidate = Json::Array(vec![int(3), int(1), int(2)]);
+        assert_eq!(score(&plan(vec![list.clone()]), &gold, &candidate), Ok(1.0));
+        list.array.order = Order::Fixed;
+        // 1 and 2 in order (3 unmatched each side): (1 + 1) / 4
+        assert_eq!(score(&plan(vec![list]), &gold, &candidate), Ok(0.5));
+    }
+
+    #[test]
+    fn ignored_missing_items_leave_the_denominator() {
+        let mut list = Node::new(NodeType::Array);
+        list.array.ignore_missing = true;
+        let gold = Json::Array(vec![int(1), int(2)]);
+        assert_eq!(
+            score(&plan(vec![list]), &gold, &Json::Array(vec![int(1)])),
+            Ok(1.0)
+        );
+    }
+
+    #[test]
+    fn a_tuple_averages_its_positions_by_weight() {
+        // a one-node plan's `any` has the same id in every one-node plan
+        let any = plan(vec![Node::new(NodeType::Array)]).any();
+        let mut tuple = Node::new(NodeType::Array);
+        tuple.array.prefix = vec![(any, 3.0), (any, 1.0)];
+        let tuples = plan(vec![tuple]);
+        let gold = Json::Array(vec![int(1), text("a")]);
+        let candidate = Json::Array(vec![int(1), text("zz")]);
+        // the string position scores 0 (jaro of disjoint strings): 3/4
+        assert_eq!(score(&tuples, &gold, &candidate), Ok(0.75));
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_refused_before_recursing() {
+        let mut deep = int(1);
+        for _ in 0..150 {
+            deep = Json::Array(vec![deep]);
+        }
+        let plan = plan(vec![Node::new(NodeType::Any)]);
+        assert_eq!(score(&plan, &deep, &deep), Err(Unsupported::Depth));
+    }
+
+    #[test]
+    fn lists_over_the_limits_are_left_to_python() {
+        let mut list = Node::new(NodeType::Array);
+        list.array.order = Order::Align;
+        let long = Json::Array((0..40).map(int).collect());
+        assert_eq!(
+            score(&plan(vec![list]), &long, &long),
+            Err(Unsupported::MatrixCells)
+        );
+    }
+}
