@@ -12,7 +12,8 @@ Scenarios:
   applied on *Feedback*;
 - a 200-record graph (``benchmarks.alignment_speed.make_pair(200)``: 200 people, a
   quarter of them property twins, 400 mentorships, relabeled and perturbed): loading
-  it, then every page, a WL round step (static and interactive graph) and a WL mode
+  it, then every page, a WL round step (interactive graph; the default graph steps in
+  the browser, see browser_speed) and a WL mode
   switch.
 
 Targets: under 150 ms for a rescore of the running example; a 200-record graph
@@ -125,16 +126,16 @@ def two_hundred_records(repeat: int) -> dict[str, dict[str, float]]:
     at.text_area(key="w.paste.candidate").input(json.dumps(candidate))
     at.text_area(key="w.paste.schema").input(json.dumps(SCHEMA))
     load = _series([lambda: at.button(key="w.load_pasted").click().run()])
-    rounds = int(at.slider(key="w.oa.wl_round").max)
-    wl_round = _series([lambda r=r: at.slider(key="w.oa.wl_round").set_value(r).run()
-                        for r in _cycle(list(range(rounds + 1)), repeat)])
     switch = _series([lambda m=m: at.radio(key="w.oa.wl_mode").set_value(m).run()
                       for m in _cycle(["none", "blend", "tie_break"], repeat)])
+    # the default graph steps its rounds in the browser (benchmarks.browser_speed
+    # --wl-step); only the interactive (pyvis) view reruns the page for a round
     at.radio(key="w.oa.graph_view").set_value("pyvis").run()
+    rounds = int(at.slider(key="w.oa.wl_round").max)
     pyvis_round = _series([lambda r=r: at.slider(key="w.oa.wl_round").set_value(r).run()
                            for r in _cycle(list(range(rounds + 1)), repeat)])
-    at.radio(key="w.oa.graph_view").set_value("plotly").run()
-    figures = {"load (paste + align + referential page)": load, "WL round step": wl_round,
+    at.radio(key="w.oa.graph_view").set_value("steps").run()
+    figures = {"load (paste + align + referential page)": load,
                "WL round step, interactive (pyvis) graph": pyvis_round,
                "WL mode switch": switch}
     for page in ("overview.py", "match_tree.py", "feedback.py", "schema_tuning.py"):

@@ -23,7 +23,7 @@ def test_explorer_speed_runs_every_scenario() -> None:
     results = explorer_speed.measure(repeat=1)
     assert list(results["running example"]) == [
         "schema weight rescore", "WL mode switch", "apply a fix"]
-    assert {"WL round step", "WL round step, interactive (pyvis) graph"} <= set(
+    assert {"WL round step, interactive (pyvis) graph"} <= set(
         results["200 records"])
     assert {f"open {page}" for page in ("overview", "match_tree", "feedback", "schema_tuning")
             } <= set(results["200 records"])
