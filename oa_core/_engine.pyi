@@ -1,8 +1,10 @@
 # Types of the Rust extension built from crates/oa-python (see oa_core/build.py).
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from numpy.typing import ArrayLike
+
+from .options import Limits
 
 def engine_version() -> str: ...
 
@@ -45,9 +47,12 @@ def repair_twins(pairs: Sequence[tuple[int, int]], matrix: ArrayLike,
 # ANY_ARRAY); ValueError names a construct it does not plan. score() is None where
 # Python must score the documents (oa_core.native).
 class ScorePlan:
-    def __init__(self, root: Any, any: Any, any_object: Any, any_array: Any) -> None: ...
+    def __init__(self, root: Any, any: Any, any_object: Any, any_array: Any, raw: Any,
+                 active: Collection[str]) -> None: ...
     @property
     def comparator_names(self) -> list[str]: ...
+    @property
+    def validates(self) -> bool: ...
     def __len__(self) -> int: ...
-    def score(self, gold: Any, candidate: Any, max_depth: int,
-              max_matrix_cells: int) -> float | None: ...
+    def score(self, gold: Any, candidate: Any, limits: Limits,
+              strict: bool) -> float | None: ...

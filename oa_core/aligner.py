@@ -25,7 +25,7 @@ import numpy as np
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode, Scorer
-from .native import score_scope_free
+from .native import native_score
 from .options import AlignOptions, Limits
 from .referential import (
     DocumentIndex,
@@ -37,7 +37,7 @@ from .referential import (
     resolve_scopes,
 )
 from .schema import Schema, SchemaNode
-from .scoreonly import Unsupported, score_with
+from .scoreonly import Unsupported, score_objects, score_with
 from .validation import check_json, schema_violations
 from .wl import WLTrace
 
@@ -354,16 +354,36 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
     gold, gold_index, gold_checked = _unprepared(gold, schema, opts, comparators)
-    parsed, violations = _checked(gold, candidate, schema, opts, comparators,
+    # a parsed schema without comparators is the common case: no call for it
+    parsed = schema if isinstance(schema, Schema) and not comparators else _parsed(
+        schema, comparators)
+    if not parsed.scopes:
+        # the Rust engine checks the documents as check_json would while converting
+        # them, and the schema's assertions when it can: a score is then theirs
+        found = native_score(gold, candidate, parsed, opts.limits, opts.strict)
+        if found is not None:
+            value, validated = found
+            if validated:
+                return value
+            if gold_checked or not _violates(gold, parsed, "gold", opts):
+                return 0.0 if opts.strict and _violates(candidate, parsed, "candidate",
+                                                        opts) else value
+    parsed, violations = _checked(gold, candidate, parsed, opts, None,
                                   describe_violations=False, gold_checked=gold_checked)
     if parsed.scopes:
         value = _scored_with_scopes(gold, candidate, parsed, opts, gold_index)
-    else:  # objects, lists and leaves: no scope to resolve
+    else:  # objects, lists and leaves: no scope to resolve, none the Rust engine took
         try:
-            value = score_scope_free(gold, candidate, parsed, opts.limits)
+            value = score_objects(gold, candidate, parsed, opts.limits)
         except Unsupported:  # a comparator error or a list over the limits
             value = _aligned(gold, candidate, parsed, opts, violations).score
     return 0.0 if opts.strict and violations else value
+
+
+def _violates(document: Any, parsed: Schema, which: str, opts: AlignOptions) -> bool:
+    """Whether ``document`` (plain JSON within ``opts``' limits) violates the schema."""
+    _allow_depth(opts.limits.max_depth)
+    return bool(schema_violations(document, parsed, which))
 
 
 @dataclass(frozen=True, slots=True, eq=False)

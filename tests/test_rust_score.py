@@ -209,7 +209,7 @@ def _public_score(patch: pytest.MonkeyPatch, engine: str, gold: Any, candidate: 
     try:
         return oa_core.score(gold, candidate, schema, strict=strict).hex()
     except oa_core.OAError as error:  # a bad document: the same typed error
-        return f"{type(error).__name__} {error.pointer}"
+        return f"{type(error).__name__} {error.document} {error.pointer} {error.message}"
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -222,3 +222,99 @@ def test_score_is_the_same_under_either_engine(raw, gold, candidate, strict):
     with pytest.MonkeyPatch.context() as patch:
         expected = _public_score(patch, "python", gold, candidate, schema, strict)
         assert _public_score(patch, "rust", gold, candidate, schema, strict) == expected
+
+
+class _Dict(dict[Any, Any]):
+    pass
+
+
+class _List(list[Any]):
+    pass
+
+
+class _Str(str):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+def _nested(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+SMALL = Limits(max_depth=3, max_items=3, max_string_length=4)
+HOSTILE = [
+    float("nan"), float("inf"), -float("inf"), [1, float("nan")], {"a": float("inf")},
+    2**1100, -(2**1100), 2**1023, int(1.7976931348623157e308), 2**64, [2**70],
+    {1: "a"}, {"a": {None: 1}}, {(1,): 2}, (1, 2), {"a": (1,)}, {1, 2}, b"x",
+    _Dict(a=1), _List([1]), _Str("ab"), _Int(3), {"a": _Str("x")}, [_Int(1)],
+    True, [True, 1], {"a": False}, 1.0, {"a": 2.0},
+    _nested(2), _nested(3), _nested(4), [[[]]], [[[[]]]], {"a": {"b": {"c": {}}}},
+    "abcd", "abcde", ["abcde"], {"abcdefgh": 1}, [1, 2, 3], [1, 2, 3, 4],
+    {"a": 1, "b": 2, "c": 3, "d": 4}, {"\ud800": 1}, "\ud800", [object()],
+]
+HOSTILE_SCHEMAS = [
+    {"type": "array", "order": "align"},
+    {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+    {"type": ["array", "object", "string", "number", "boolean", "null"],
+     "prefixItems": [{"type": "integer"}], "items": {"type": "number"},
+     "prefixImportance": 0.5, "restImportance": 0.5},
+    {"type": "object", "properties": {"a": {"type": "string", "maxLength": 1}}},
+]
+
+
+@pytest.mark.parametrize("raw", HOSTILE_SCHEMAS)
+@pytest.mark.parametrize("limits", [Limits(), SMALL], ids=["default", "small"])
+def test_hostile_documents_get_the_same_error_or_bits_under_either_engine(raw, limits):
+    schema = Schema.parse(raw)
+    with pytest.MonkeyPatch.context() as patch:
+        for value in HOSTILE:
+            for gold, candidate in ((value, [1]), ([1], value), (value, value)):
+                for strict in (False, True):
+                    outcomes = []
+                    for engine in ("python", "rust"):
+                        patch.setenv("OA_ENGINE", engine)
+                        try:
+                            outcomes.append(oa_core.score(
+                                gold, candidate, schema, strict=strict,
+                                limits=limits).hex())
+                        except oa_core.OAError as error:
+                            outcomes.append((type(error).__name__, error.document,
+                                             error.pointer, error.message))
+                    assert outcomes[0] == outcomes[1], (value, gold is value, strict)
+
+
+def test_the_plan_checks_only_the_assertions_it_knows():
+    validated = [{"type": "object", "required": ["a"], "$comment": "x",
+                  "properties": {"a": {"type": ["integer", "null"], "score": "exact"},
+                                 "b": True}},
+                 {"type": "array", "prefixItems": [{}], "items": {"type": "string"},
+                  "prefixImportance": 0.5, "restImportance": 0.5}]
+    python_only = [{"type": "object", "additionalProperties": False},
+                   {"type": "array", "items": {"$ref": "#/$defs/x"},
+                    "$defs": {"x": {"type": "string"}}},
+                   {"type": "string", "minLength": 2}, {"type": "array", "items": False}]
+    for raw in validated:
+        plan = prepared_plan(Schema.parse(raw))
+        assert plan is not None and plan.validates, raw
+    for raw in python_only:
+        plan = prepared_plan(Schema.parse(raw))
+        assert plan is None or not plan.validates, raw
+
+
+def test_a_gold_violating_the_schema_is_left_to_python_and_strict_scores_zero():
+    schema = Schema.parse({"type": "object", "required": ["a"],
+                           "properties": {"a": {"type": "integer"}}})
+    plan = prepared_plan(schema)
+    assert plan is not None and plan.validates
+    assert plan.score({"a": 1.5}, {"a": 1}, Limits()) is None  # the gold violates
+    assert plan.score({"a": 1}, {"a": 1.0}, Limits(), strict=True) == 1.0
+    assert plan.score({"a": 1}, {"a": 1.5}, Limits(), strict=True) == 0.0
+    assert plan.score({"a": 1}, {}, Limits(), strict=True) == 0.0
+    assert plan.score({"a": 1}, {}, Limits()) == score_objects({"a": 1}, {}, schema,
+                                                               Limits())

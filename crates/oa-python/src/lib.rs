@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 mod align;
 mod compare;
 mod score;
+mod shape;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.

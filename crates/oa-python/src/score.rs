@@ -6,12 +6,14 @@ use std::sync::Mutex;
 
 use oa_engine::compare::Comparator;
 use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder};
-use oa_engine::score::{Limits, MapCache, Scorer};
+use oa_engine::score::{Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
-use crate::value::json;
+use crate::shape::shape;
+use crate::value::{json, Bounds};
 
 /// A schema construct this slice does not plan (Python scores such schemas).
 fn unsupported(what: String) -> PyErr {
@@ -124,6 +126,7 @@ impl<'py> Compiler<'py> {
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ScorePlan {
     plan: Plan,
+    shape: Option<Shape>,
     names: Vec<String>,
     cache: Mutex<MapCache>,
 }
@@ -136,6 +139,8 @@ impl ScorePlan {
         any: &Bound<'_, PyAny>,
         any_object: &Bound<'_, PyAny>,
         any_array: &Bound<'_, PyAny>,
+        raw: &Bound<'_, PyAny>,
+        active: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         let mut compiler = Compiler {
             builder: PlanBuilder::default(),
@@ -160,6 +165,7 @@ impl ScorePlan {
         names.sort();
         Ok(ScorePlan {
             plan,
+            shape: shape(raw, active)?,
             names,
             cache: Mutex::new(MapCache::default()),
         })
@@ -171,24 +177,44 @@ impl ScorePlan {
         self.names.clone()
     }
 
+    /// Whether `score` checks the documents against the schema's JSON Schema
+    /// assertions (all of them are ones the engine checks).
+    #[getter]
+    fn validates(&self) -> bool {
+        self.shape.is_some()
+    }
+
     /// The number of compiled nodes.
     fn __len__(&self) -> usize {
         self.plan.len()
     }
 
-    /// The score of `candidate` against `gold`, or `None` where Python must score
-    /// them (a value or a construct this engine does not take, a limit reached).
+    /// The score of `candidate` against `gold` under `limits` (an
+    /// `oa_core.options.Limits`), or `None` where Python must check
+    /// and score them (a value or a construct this engine does not take, a limit
+    /// reached, a gold violating the schema). A score says both documents pass
+    /// `oa_core.validation.check_json` under these limits (see `value`); when the plan
+    /// `validates`, that the gold satisfies the schema too, and in `strict` mode it is
+    /// 0 for a candidate that does not.
     fn score(
         &self,
         py: Python<'_>,
         gold: &Bound<'_, PyAny>,
         candidate: &Bound<'_, PyAny>,
-        max_depth: usize,
-        max_matrix_cells: usize,
+        limits: &Bound<'_, PyAny>,
+        strict: bool,
     ) -> PyResult<Option<f64>> {
+        let read =
+            |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
         // a document nested beyond this is not converted (no recursion past it)
-        let depth = max_depth.min(MAX_NESTING);
-        let (Some(gold), Some(candidate)) = (json(gold, depth)?, json(candidate, depth)?) else {
+        let depth = read(intern!(py, "max_depth"))?.min(MAX_NESTING);
+        let max_matrix_cells = read(intern!(py, "max_matrix_cells"))?;
+        let bounds = Bounds {
+            depth,
+            items: read(intern!(py, "max_items"))?,
+            string_length: read(intern!(py, "max_string_length"))?,
+        };
+        let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
             return Ok(None);
         };
         let limits = Limits {
@@ -196,13 +222,29 @@ impl ScorePlan {
             max_matrix_cells,
         };
         py.detach(|| {
+            if self
+                .shape
+                .as_ref()
+                .is_some_and(|shape| !shape.accepts(&gold))
+            {
+                return Ok(None); // Python raises the gold's violation
+            }
             let mut cache = self
                 .cache
                 .lock()
                 .map_err(|_| PyRuntimeError::new_err("a scorer panicked holding the cache"))?;
-            Ok(Scorer::new(&self.plan, limits, &mut cache)
-                .score(&gold, &candidate)
-                .ok())
+            let Ok(value) = Scorer::new(&self.plan, limits, &mut cache).score(&gold, &candidate)
+            else {
+                return Ok(None);
+            };
+            // as in Python, a violating candidate scores 0 in strict mode once it
+            // has been scored (a limit reached while scoring it is named first)
+            let violates = strict
+                && self
+                    .shape
+                    .as_ref()
+                    .is_some_and(|shape| !shape.accepts(&candidate));
+            Ok(Some(if violates { 0.0 } else { value }))
         })
     }
 }

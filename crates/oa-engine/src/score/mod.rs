@@ -13,11 +13,13 @@ mod leaf;
 mod list;
 mod map;
 mod scale;
+mod shape;
 
 pub use canonical::canonical_text;
 pub use json::Json;
 pub use map::MapCache;
 pub use scale::power_of_two_scale;
+pub use shape::{Shape, ShapeNode, Types};
 
 use std::fmt;
 
