@@ -5,7 +5,7 @@ The batch engine is :mod:`oa_core.runs.batch` (``iter_batch``, ``score_line``,
 ``summarize``); the command in front of it is :mod:`oa_core.cli`. Each pair is
 drawn like a gold of the paper's intrinsic study (people ``n_p ~ U{3..10}``,
 companies ``U{2..ceil(n_p/2)}``, twin density ``U[0, 1]``; see
-:func:`oa_core.synthetic.org2graph.sample_params`) and its candidate is a
+:func:`synthetic.org2graph.sample_params`) and its candidate is a
 relabelled, shuffled copy with ``U{0..3}`` random edits. The pairs are written to a
 JSONL file and scored by the real command (``oa_core.cli.main(["batch", ...])``,
 in this process), so the timings include reading, the worker pool's start-up, the
@@ -53,8 +53,8 @@ import numpy as np
 from oa_core.cli import main as oa_main
 from oa_core.errors import InputError
 from oa_core.jsonio import extract_json, loads
-from oa_core.synthetic import make_org2graph_example
-from oa_core.synthetic.org2graph import sample_params
+from synthetic import make_org2graph_example
+from synthetic.org2graph import sample_params
 
 __all__ = ["main", "make_pairs", "measure", "measure_reading", "reading_document"]
 

@@ -45,7 +45,7 @@ from benchmarks.alignment_speed import SCHEMA as GRAPH_SCHEMA
 from benchmarks.alignment_speed import make_pair
 from benchmarks.throughput import WORKLOADS
 from oa_core.build import describe_build
-from oa_core.synthetic import hostile
+from synthetic import hostile
 
 __all__ = ["FAMILIES", "GOLDEN_CORPUS", "corpus", "dump", "family", "first_difference",
            "load_golden", "main", "public_view", "write_golden"]

@@ -3,7 +3,7 @@
 Three measurements (issue 13's targets in brackets):
 
 1. **Scoring** a 1,000-document Org2Graph run (simulated model outputs,
-   :mod:`oa_core.synthetic.runs`) with :func:`oa_core.runs.dataset.score_run` in 2 worker
+   :mod:`synthetic.runs`) with :func:`oa_core.runs.dataset.score_run` in 2 worker
    processes, field observations included [scores and shows in under 5 s with 2 workers];
 2. **In the browser** (``oa explore --dataset DIR``, Debian's Chromium through Playwright,
    every request leaving 127.0.0.1 aborted): opening the Dataset page of that run on a
@@ -82,8 +82,8 @@ from benchmarks.browser_speed import (
     timed,
 )
 from oa_core.runs.dataset import load_folder, score_run
-from oa_core.synthetic import org2graph
-from oa_core.synthetic.runs import RunQuality, org2graph_prediction
+from synthetic import org2graph
+from synthetic.runs import RunQuality, org2graph_prediction
 
 __all__ = ["main", "make_batch_output", "make_org2graph_run", "measure_scoring", "tree_cpu"]
 

@@ -1,6 +1,6 @@
 """Fuzz the engine with hostile triples and check its invariants on every one.
 
-Each triple comes from :func:`oa_core.synthetic.hostile.generate` (schema, a gold
+Each triple comes from :func:`synthetic.hostile.generate` (schema, a gold
 that satisfies it, a corrupted candidate; custom comparators from
 ``hostile.COMPARATORS``) and is checked in a worker process:
 
@@ -27,7 +27,7 @@ o. the repairs of ``feedback(..., wl_mode="none")`` reach 1.0. The ablation pair
    failure.
 
 With ``--nested`` the triples also put scope record arrays inside other arrays
-(:func:`oa_core.synthetic.hostile.generate`'s ``nested``; a seed's triple without it
+(:func:`synthetic.hostile.generate`'s ``nested``; a seed's triple without it
 is unchanged).
 
 A triple over ``--timeout`` seconds of CPU time (all its checks together) is a
@@ -44,7 +44,7 @@ comparator met a new pair), that check counts as *skipped*; any other ``OAError`
 
 Every failure is a JSON line in ``benchmarks/results/fuzz-failures.jsonl`` (seed,
 size, invariant, stage, exception or values, and the variant parameters needed to
-rebuild it with :meth:`~oa_core.synthetic.hostile.HostileTriple.materialize`); the
+rebuild it with :meth:`~synthetic.hostile.HostileTriple.materialize`); the
 summary goes to ``benchmarks/results/fuzz.json``. The exit code is 1 when anything
 failed.
 
@@ -82,7 +82,7 @@ import oa_core
 from oa_core import OAError
 from oa_core.build import describe_build
 from oa_core.errors import ComparatorError
-from oa_core.synthetic import hostile
+from synthetic import hostile
 
 __all__ = ["INVARIANTS", "check_triple", "digest", "fingerprint", "main", "run", "shrink",
            "shrink_failure"]
@@ -1116,7 +1116,7 @@ def digest(failures: list[dict[str, Any]], *, limit: int = 12, budget: float = 3
                  "relabelled_gold" if first.get("relabel_sides") == "gold"
                  else "relabelled_candidate"]
         lines += ["```python", "import math, oa_core",
-                  *(["from oa_core.synthetic.hostile import COMPARATORS  # pass comparators="
+                  *(["from synthetic.hostile import COMPARATORS  # pass comparators="
                      "COMPARATORS"] if "hx_" in repr(docs[0]) else []),
                   *(f"{name} = {doc!r}" for name, doc in zip(names, docs, strict=False)),
                   _CALLS.get(key[0], ""), f"# observed: {witness}", "```", ""]

@@ -3,7 +3,7 @@
 Three experiments, each generated from per-gold seeds spawned from one master seed:
 
 1. **RA invariance** (algorithm "RA invariance"): golds drawn by
-   :func:`oa_core.synthetic.org2graph.sample_params`, five independent identifier
+   :func:`synthetic.org2graph.sample_params`, five independent identifier
    relabellings each. Referential alignment (RA) must score every copy exactly 1.0;
    the plain ablation's mean and per-gold variance are reported.
 2. **RA per-operation sweep** (algorithm "RA per-operation sweep"): each of the six
@@ -41,8 +41,8 @@ import numpy as np
 from scipy.stats import rankdata, spearmanr
 
 import oa_core
-from oa_core.synthetic import facts2order as f2o
-from oa_core.synthetic import org2graph as o2g
+from synthetic import facts2order as f2o
+from synthetic import org2graph as o2g
 
 __all__ = [
     "PAPER",

@@ -49,8 +49,8 @@ import numpy as np
 
 import oa_core
 from oa_core.adapters.dspy import OAMetric, dspy_metric
-from oa_core.synthetic.org2graph import apply_edits, generate, relabel, sample_params
-from oa_core.synthetic.org2graph import schema as org2graph_schema
+from synthetic.org2graph import apply_edits, generate, relabel, sample_params
+from synthetic.org2graph import schema as org2graph_schema
 
 __all__ = ["KINDS", "WORKLOADS", "main", "measure"]
 

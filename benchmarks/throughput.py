@@ -52,8 +52,8 @@ import numpy as np
 import oa_core
 from oa_core.build import describe_build
 from oa_core.scoreonly import score_objects
-from oa_core.synthetic import make_org2graph_example
-from oa_core.synthetic.org2graph import sample_params
+from synthetic import make_org2graph_example
+from synthetic.org2graph import sample_params
 
 __all__ = ["WORKLOADS", "flat_pairs", "main", "measure", "org2graph_pairs", "running_pairs"]
 

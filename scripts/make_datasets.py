@@ -6,7 +6,7 @@ Each dataset is a folder with ``schema.json``, ``golds.jsonl``, one predictions
 file per run under ``runs/`` and a ``dataset.json`` manifest recording the script,
 the seed and the run settings; ``sample_data/datasets/index.json`` lists them. The
 same seed writes the same bytes. The model outputs are simulated by
-:mod:`oa_core.synthetic.runs` (see there for the failures they contain).
+:mod:`synthetic.runs` (see there for the failures they contain).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from oa_core.synthetic import org2graph  # noqa: E402
-from oa_core.synthetic.runs import (  # noqa: E402
+from synthetic import org2graph  # noqa: E402
+from synthetic.runs import (  # noqa: E402
     RunQuality,
     org2graph_prediction,
     scierc_gold,
@@ -78,7 +78,7 @@ def org2graph_runs(seed: int = 13, count: int = 320, out: Path = OUT) -> dict[st
                        "and B (sloppy: more wrong references and missing records, prose "
                        "around the JSON, truncated outputs, refusals, one broken line).",
         "generated": {"script": SCRIPT, "function": "org2graph_runs", "seed": seed,
-                      "golds": "oa_core.synthetic.org2graph.generate(sample_params(rng))",
+                      "golds": "synthetic.org2graph.generate(sample_params(rng))",
                       "runs": {"A": asdict(CAREFUL) | {"seed": seed + 1},
                                "B": asdict(SLOPPY) | {"seed": seed + 2}}}})
     return {"id": "org2graph_runs", "title": "Org2Graph: two extraction runs",
@@ -103,7 +103,7 @@ def scierc_runs(seed: int = 29, count: int = 150, out: Path = OUT) -> dict[str, 
                        "few errors, B with wrong types and predicates, missed entities "
                        "and mentions, reversed relations and formatting failures.",
         "generated": {"script": SCRIPT, "function": "scierc_runs", "seed": seed,
-                      "golds": "oa_core.synthetic.runs.scierc_gold",
+                      "golds": "synthetic.runs.scierc_gold",
                       "runs": {"A": asdict(RunQuality(edits=0.8)) | {"seed": seed + 1},
                                "B": asdict(SLOPPY) | {"seed": seed + 2}}}})
     return {"id": "scierc_runs", "title": "SciERC-shaped: entity and relation extraction",

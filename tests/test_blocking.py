@@ -22,7 +22,7 @@ from benchmarks import alignment_speed
 from oa_core import OAError
 from oa_core.blocking import block_key, blocks
 from oa_core.errors import ComparatorError, InputError, SchemaError
-from oa_core.synthetic import hostile
+from synthetic import hostile
 
 RECORD = {"type": "object", "properties": {
     "kind": {"type": "string", "score": "exact"},

@@ -1,4 +1,5 @@
-"""Every docstring example in oa_core and app runs (the numpydoc examples are tests too)."""
+"""Every docstring example in oa_core, app and synthetic runs (the numpydoc examples are
+tests too)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import pytest
 
 import app
 import oa_core
+import synthetic
 
 ROOT = Path(__file__).resolve().parent.parent
 # app.main is the Streamlit entry script: importing it would run the app
-MODULES = sorted(m.name for package in (oa_core, app)
+MODULES = sorted(m.name for package in (oa_core, app, synthetic)
                  for m in pkgutil.walk_packages(package.__path__, f"{package.__name__}.")
                  if m.name != "app.main")
 

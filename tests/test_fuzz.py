@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 import oa_core
 from benchmarks import fuzz
-from oa_core.synthetic import hostile
+from synthetic import hostile
 
 
 def test_hostile_triples_are_deterministic_and_golds_are_valid() -> None:

@@ -230,7 +230,7 @@ def test_seed_20803_label_ties_score_at_most_24_pairings_per_alignment(monkeypat
     # Each pairing scored is a scoring of the whole documents: a budget shared by every
     # scope and both passes keeps one alignment's cost bounded (it took 1.5 s before).
     from oa_core import referential
-    from oa_core.synthetic import hostile
+    from synthetic import hostile
 
     schema, gold, candidate = hostile.generate(20803, size=4).materialize()
     parsed = oa_core.Schema.parse(schema, comparators=hostile.COMPARATORS)
@@ -311,7 +311,7 @@ def test_seed_13456_twins_told_apart_by_a_later_scope_are_settled_with_it_resolv
 
 
 def test_seed_20011867_relabelling_the_candidate_keeps_the_blend_score():
-    from oa_core.synthetic import hostile
+    from synthetic import hostile
     triple = hostile.generate(20011867, size=4)
     schema, gold, candidate = triple.materialize()
     _, _, relabelled = triple.materialize(relabel=20011867007, relabel_sides="candidate")
@@ -328,7 +328,7 @@ def test_seed_30034540_an_item_moved_into_a_prefix_position_is_never_permuted():
     item, so an item made for the ``items`` schema (an ``align`` list) landed in a
     ``prefixItems`` position, whose schema has a prefix of its own; permuting it moved
     a prefix element and so changed the document, not only the order of a list."""
-    from oa_core.synthetic import hostile
+    from synthetic import hostile
     triple = hostile.generate(30034540, size=4)
     schema, gold, candidate = triple.materialize()
     _, permuted_gold, permuted = triple.materialize(permute=30034540001, sides="both")

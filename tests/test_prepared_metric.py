@@ -27,7 +27,7 @@ from oa_core.adapters import judge
 from oa_core.adapters.dspy import OAMetric, dspy_metric
 from oa_core.adapters.judge import _data_key
 from oa_core.schema import SchemaNode
-from oa_core.synthetic import make_org2graph_example
+from synthetic import make_org2graph_example
 
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ["tie_break", "blend", "none"]

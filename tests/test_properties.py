@@ -15,7 +15,7 @@ import oa_core
 from oa_core import OAError, apply_ops, feedback
 from oa_core.errors import ComparatorError
 from oa_core.matchtree import Scorer
-from oa_core.synthetic import hostile
+from synthetic import hostile
 
 SETTINGS = settings(deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -223,7 +223,7 @@ def test_random_graphs_sweep_is_deterministic():
         assert first.bijections == again.bijections
 
 
-# -- the hostile space (oa_core.synthetic.hostile) ---------------------------------------
+# -- the hostile space (synthetic.hostile) ---------------------------------------
 # Each invariant of benchmarks/fuzz.py, as a property over hostile triples: the seed is
 # the strategy (the generator covers scopes, $ref, extreme numbers and weights, custom
 # comparators that raise, ...). A triple the engine refuses with an OAError proves

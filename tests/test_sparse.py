@@ -261,7 +261,7 @@ def test_sparse_lists_score_the_same_on_samples(folder: Path,
 def test_sparse_lists_score_the_same_on_hostile_triples(seed: int,
                                                         monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
-    from oa_core.synthetic import hostile
+    from synthetic import hostile
     schema, gold, candidate = hostile.triple(seed)
     dense, sparse = _scores_both_ways(monkeypatch, gold, candidate, schema,
                                       comparators=hostile.COMPARATORS)

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oa_core
-from oa_core.synthetic import facts2order as f2o
-from oa_core.synthetic import make_org2graph_example
-from oa_core.synthetic import org2graph as o2g
+from synthetic import facts2order as f2o
+from synthetic import make_org2graph_example
+from synthetic import org2graph as o2g
 
 RA = oa_core.Schema.parse(o2g.schema(True))
 PLAIN = oa_core.Schema.parse(o2g.schema(False))

@@ -585,7 +585,7 @@ def test_cell_labels_and_colours_in_place_equal_the_old_ones(case: tuple[Any, ..
 # -- score(): the scopes resolved without what only align shows -----------------------
 
 def _scope_cases() -> list[tuple[str, Any, Any, oa_core.Schema]]:
-    from oa_core.synthetic import hostile, make_org2graph_example
+    from synthetic import hostile, make_org2graph_example
 
     cases = []
     for folder in EXAMPLES:
@@ -699,7 +699,7 @@ def test_index_document_equals_the_walk_as_written() -> None:
     """index_document (scalars of an object handled in its loop) gives the same
     records and carriers, in the same order, as the walk as it was written."""
     from oa_core.referential import index_document
-    from oa_core.synthetic import hostile
+    from synthetic import hostile
 
     cases = [(gold, parsed) for _, gold, _, parsed in _scope_cases()]
     cases += [(candidate, parsed) for _, _, candidate, parsed in _scope_cases()]

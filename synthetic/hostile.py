@@ -49,7 +49,7 @@ its ids, for the invariance checks of ``benchmarks/fuzz.py``.
 Examples
 --------
 >>> import oa_core
->>> from oa_core.synthetic import hostile
+>>> from synthetic import hostile
 >>> schema, gold, candidate = hostile.triple(3)
 >>> (schema, gold, candidate) == hostile.triple(3)
 True
