@@ -11,8 +11,9 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from oa_core.errors import OAError
 
-from . import scoring, session, views
+from . import session, views
 from .examples import DOCUMENTS, list_examples
+from .pair import scoring
 from .runs import dataset_sidebar
 from .text import md_escape, md_inline
 

@@ -338,7 +338,7 @@ def delta_chart_html(ops: Sequence[RepairOp], shown: Sequence[RepairOp], *,
 
 def current_inputs() -> tuple[Any, Any, Any, str, float] | None:
     """What the pages score: gold, candidate (fixes applied), schema (edits applied),
-    WL mode and blend lambda (as :func:`app.scoring.current` does)."""
+    WL mode and blend lambda (as :func:`app.pair.scoring.current` does)."""
     trio = session.trio()
     if trio is None:
         return None

@@ -13,7 +13,8 @@ from typing import Any
 import streamlit as st
 
 import oa_core
-from app import scoring, session, views
+from app import session, views
+from app.pair import scoring
 from app.text import md_escape
 from oa_core.feedback import DEFAULT_TEMPLATES
 

@@ -11,8 +11,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import scoring, session, tree_views, views
-from app.scope_views import scope_matrix
+from app import session, views
+from app.pair import scoring, tree_views
+from app.pair.scope_views import scope_matrix
 
 ORDER_LABELS = {"deficit": "Largest deficit first", "tree": "Document order (as a tree)"}
 

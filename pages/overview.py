@@ -9,8 +9,9 @@ from typing import Any
 
 import streamlit as st
 
-from app import scoring, session, views
-from app.diff_table import STATUS_MARKS, diff_html, diff_rows, mark, mismatches, search
+from app import session, views
+from app.pair import scoring
+from app.pair.diff_table import STATUS_MARKS, diff_html, diff_rows, mark, mismatches, search
 from app.text import md_escape
 from oa_core.errors import preview_json
 

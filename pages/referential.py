@@ -5,8 +5,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app import pyvis_graph, scoring, session, views, wl_graph, wl_stepper
-from app.scope_views import (
+from app import session, views
+from app.pair import pyvis_graph, scoring, wl_graph, wl_stepper
+from app.pair.scope_views import (
     RULE_HELP,
     TWIN_LIMIT,
     bijection_frame,
@@ -21,9 +22,9 @@ from app.scope_views import (
     vertex_captions,
     vertex_names,
 )
+from app.pair.tree_views import heatmap, matrix_html
 from app.session.url import restore_option
 from app.text import md_escape, md_inline
-from app.tree_views import heatmap, matrix_html
 
 ROUND = "oa.wl_round"  # the round shown first (then the browser steps on its own)
 GRAPH_SHAPE = "oa.wl_round_graph"  # the graph ROUND belongs to

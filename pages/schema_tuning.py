@@ -6,7 +6,8 @@ import time
 import pandas as pd
 import streamlit as st
 
-from app import schema_widgets, scoring, session, sidebar, views
+from app import schema_widgets, session, sidebar, views
+from app.pair import scoring
 from app.text import md_inline
 from oa_core import OAError, Schema
 

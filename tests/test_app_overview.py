@@ -12,7 +12,7 @@ from apptest_helpers import metric, open_app
 from streamlit.testing.v1 import AppTest
 
 import oa_core
-from app.diff_table import diff_html, diff_rows, mismatches, ordered_children
+from app.pair.diff_table import diff_html, diff_rows, mismatches, ordered_children
 from app.views import fmt_delta, fmt_score
 
 DATA = Path(__file__).resolve().parents[1] / "sample_data"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.pair.tree_views import ANNOTATE_LIMIT, TICK_LIMIT, MatrixView, heatmap, matrix_html
 from app.text import shorten
-from app.tree_views import ANNOTATE_LIMIT, TICK_LIMIT, MatrixView, heatmap, matrix_html
 from app.views import delta_chart_html
 from oa_core.feedback import RepairOp
 

@@ -1,8 +1,8 @@
 """AppTest: the Referential alignment page (WL graph, rounds, bijection, stories, modes).
 
-The round stepper is one offline frame (``app.wl_stepper``): AppTest sees its page, whose
+The round stepper is one offline frame (``app.pair.wl_stepper``): AppTest sees its page, whose
 data (every round's colours, key, signatures and the pairs' stories) is read back with
-:func:`app.wl_stepper.read_payload`; its script runs in tests/browser/.
+:func:`app.pair.wl_stepper.read_payload`; its script runs in tests/browser/.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 from apptest_helpers import as_numbers, html_body, html_table, open_app
 from streamlit.testing.v1 import AppTest
 
+from app.pair.wl_stepper import read_payload
 from app.text import WORD_JOINER, md_inline
-from app.wl_stepper import read_payload
 
 RUNNING = Path(__file__).resolve().parents[1] / "sample_data" / "running_example"
 
@@ -196,7 +196,7 @@ def test_two_hundred_record_graph_loads_on_one_neighbourhood() -> None:
 
 
 def test_interactive_view_is_an_offline_iframe_driven_by_its_slider() -> None:
-    from app.pyvis_graph import parse_network
+    from app.pair.pyvis_graph import parse_network
 
     def node_colors(at: AppTest) -> list[str]:
         frames = at.get("iframe")

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 import oa_core
-from app import schema_widgets, scoring
+from app import schema_widgets
+from app.pair import scoring
 from app.session import apply_edits
 from app.text import WORD_JOINER, md_inline
 from oa_core import Schema

@@ -8,7 +8,7 @@ import pandas as pd
 from apptest_helpers import html_body, html_table, open_app
 
 from app.html_table import HTML_TABLE_CELLS, HTML_TABLE_ROWS, fits_html, table_html
-from app.scope_views import bijection_frame
+from app.pair.scope_views import bijection_frame
 from oa_core import align
 
 HOSTILE = "<img src=x onerror=alert(1)>"

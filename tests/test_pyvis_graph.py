@@ -11,9 +11,9 @@ import pytest
 from pyvis.network import Network
 
 import oa_core
-from app import pyvis_graph, wl_graph, wl_stepper
+from app.pair import pyvis_graph, wl_graph, wl_stepper
+from app.pair.scope_views import vertex_captions, vertex_names
 from app.palette import class_color
-from app.scope_views import vertex_captions, vertex_names
 
 EVIL = ("<script>window.__pwned = 1</script>", "<img src=x onerror=alert(1)>")
 
@@ -57,7 +57,7 @@ def vertex_nodes(html: str) -> dict[int, dict[str, Any]]:
 
 
 def stepper_record_colors(d: dict[str, Any], round_index: int) -> list[str]:
-    """The record colours the round stepper (app.wl_stepper) draws for a round."""
+    """The record colours the round stepper (app.pair.wl_stepper) draws for a round."""
     data = wl_stepper.payload(d["trace"], d["positions"], d["display"], d["bijection"],
                               d["names"], [], captions=d["captions"])
     fills = data["colours"][round_index]["fill"]

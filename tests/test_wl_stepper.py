@@ -1,4 +1,4 @@
-"""The round stepper (app.wl_stepper): every round sent once, escaped, themed, offline."""
+"""The round stepper (app.pair.wl_stepper): every round sent once, escaped, themed, offline."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import oa_core
-from app import wl_graph, wl_stepper
-from app.scope_views import pair_stories, round_views, vertex_captions, vertex_names
+from app.pair import wl_graph, wl_stepper
+from app.pair.scope_views import pair_stories, round_views, vertex_captions, vertex_names
 
 EVIL = "</script><img src=x onerror=alert(1)>&amp;"
 

@@ -168,7 +168,7 @@ def test_feedback_filters_keep_the_page(page: Page, app_url: str, screenshot: Sh
 def test_chart_toolbars_are_not_in_the_tab_order(page: Page, app_url: str, view: str) -> None:
     """The plotly charts (the icicle) have no mode bar; the Feedback chart and the small
     score matrices are plain HTML with nothing to focus (the WL graph is no longer
-    plotly: app/wl_stepper.py)."""
+    plotly: app/pair/wl_stepper.py)."""
     open_view(page, app_url, view, "running_example")
     expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_attached()
     assert page.locator(".modebar-btn").count() == 0

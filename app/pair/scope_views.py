@@ -12,8 +12,8 @@ import pandas as pd
 from oa_core import Alignment, ScopeAlignment, WLTrace
 from oa_core.pointer import resolve
 
-from .palette import class_color
-from .text import md_escape, shorten
+from ..palette import class_color
+from ..text import md_escape, shorten
 from .tree_views import MatrixView
 from .wl_graph import RoundSummary, ScopedPairs, edge_role, label_words, summarize_rounds
 from .wl_stepper import RoundView, Story
@@ -482,7 +482,7 @@ def signature_frame(trace: WLTrace, display: Sequence[Sequence[int]], round_inde
     ----------
     trace : WLTrace
     display : sequence of sequences of int
-        Display classes per round (from :func:`app.wl_graph.stable_classes`).
+        Display classes per round (from :func:`app.pair.wl_graph.stable_classes`).
     round_index : int
         The round to explain. Round 0 reads no reference: its rows say where each
         vertex starts (see :func:`signature_note`), and its references column is empty.

@@ -1,8 +1,8 @@
 """An interactive (drag & zoom) view of the WL reference graph, drawn with pyvis, offline.
 
-The view shows what :func:`app.wl_graph.figure` shows, taken from the same pieces
-(:func:`~app.wl_graph.layout`, :func:`~app.wl_graph.drawn_vertices`,
-:func:`~app.wl_graph.drawn_edges`, :func:`~app.wl_graph.bijection_links`): gold on
+The view shows what :func:`app.pair.wl_graph.figure` shows, taken from the same pieces
+(:func:`~app.pair.wl_graph.layout`, :func:`~app.pair.wl_graph.drawn_vertices`,
+:func:`~app.pair.wl_graph.drawn_edges`, :func:`~app.pair.wl_graph.bijection_links`): gold on
 the left, candidates on the right at the height of their gold partner, vertices
 colored by their WL class in the round shown. Physics is off, so the vertices stay
 where the layout put them until the user drags them; the mouse wheel zooms.
@@ -119,7 +119,7 @@ def network(trace: WLTrace, positions: Sequence[tuple[float, float]], classes: S
     ----------
     trace : WLTrace
     positions : sequence of (x, y)
-        From :func:`app.wl_graph.layout`.
+        From :func:`app.pair.wl_graph.layout`.
     classes : sequence of int
         Display class per vertex for the round shown (colors from :mod:`app.palette`).
     bijection : mapping gold id -> candidate id or None

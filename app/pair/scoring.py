@@ -26,8 +26,8 @@ import oa_core
 from oa_core import Alignment, OAError
 from oa_core.schema import Schema
 
-from . import session, views
-from .text import md_escape
+from .. import session, views
+from ..text import md_escape
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from oa_core.mismatches import MARKS as STATUS_MARKS
 from oa_core.mismatches import PERFECT, is_perfect, mark
 from oa_core.pointer import split, unescape
 
-from .palette import legend_html, score_color
-from .views import fmt_score
+from ..palette import legend_html, score_color
+from ..views import fmt_score
 
 _MAX_TEXT = 90
 _SHORT = 60

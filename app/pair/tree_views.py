@@ -14,10 +14,10 @@ import plotly.graph_objects as go
 
 from oa_core.matchtree import MatchNode
 
+from ..palette import PLOTLY_SCORE_SCALE, SCORE_STOPS, score_color
+from ..text import plotly_text, shorten
+from ..views import fmt_score
 from .diff_table import mark, row_label, value_text, walk
-from .palette import PLOTLY_SCORE_SCALE, SCORE_STOPS, score_color
-from .text import plotly_text, shorten
-from .views import fmt_score
 
 ICICLE_LIMIT = 4000  # nodes drawn in the icicle (the largest deficits first)
 ANNOTATE_LIMIT = 400  # matrix cells printed with their value

@@ -1,7 +1,7 @@
 """The WL graph with every round in the browser: a step recolours, nothing reruns.
 
 :func:`stepper_html` builds one self-contained page (SVG drawn by a small script,
-no library, nothing fetched) holding the drawing of :mod:`app.wl_graph` and, per
+no library, nothing fetched) holding the drawing of :mod:`app.pair.wl_graph` and, per
 round, the vertices' classes and colours, the round's summary, its class key and its
 signature table. The round controls (Back, Next, Play, a range input) only switch
 what is shown, so a step costs a few dozen attribute changes instead of a script run
@@ -34,7 +34,7 @@ from typing import Any
 
 from oa_core.wl import WLTrace
 
-from .palette import class_color, text_color_on
+from ..palette import class_color, text_color_on
 from .wl_graph import (
     CHANGED_OUTLINE,
     DIVIDER_X,
@@ -102,7 +102,7 @@ class RoundView:
         The class key: class number, colour, gold members, candidate members, note.
     signature_columns : list of str
     signatures : list of list of str
-        The round's signature table (see :func:`app.scope_views.signature_frame`).
+        The round's signature table (see :func:`app.pair.scope_views.signature_frame`).
     note : str
         What the signature table means for this round.
     """
@@ -173,11 +173,11 @@ def payload(trace: WLTrace, positions: Sequence[tuple[float, float]],
     ----------
     trace : WLTrace
     positions : sequence of (x, y)
-        From :func:`app.wl_graph.layout`.
+        From :func:`app.pair.wl_graph.layout`.
     display : sequence of sequences of int
-        Display classes per round (:func:`app.wl_graph.stable_classes`).
+        Display classes per round (:func:`app.pair.wl_graph.stable_classes`).
     bijection : mapping
-        The pairs (see :func:`app.wl_graph.bijection_links`).
+        The pairs (see :func:`app.pair.wl_graph.bijection_links`).
     names : mapping vertex index -> str
         Display names (raw text).
     rounds : sequence of RoundView

@@ -3,8 +3,8 @@
 The disjoint union is drawn side by side (gold left, candidate right), every vertex
 at a fixed place while the rounds recolor it. A candidate record sits at the height
 of the gold record the bijection pairs it with, so a teacher can point at pairs across
-the divide. What both views draw (the round stepper, :mod:`app.wl_stepper`, and the
-drag & zoom view, :mod:`app.pyvis_graph`) comes from the same functions:
+the divide. What both views draw (the round stepper, :mod:`app.pair.wl_stepper`, and the
+drag & zoom view, :mod:`app.pair.pyvis_graph`) comes from the same functions:
 :func:`layout`, :func:`drawn_vertices` (texts, class colors), :func:`drawn_edges`,
 :func:`bijection_links` and :func:`side_titles`.
 
@@ -26,7 +26,7 @@ import streamlit as st
 
 from oa_core.wl import WLEdge, WLTrace, WLVertex
 
-from .palette import class_color, text_color_on
+from ..palette import class_color, text_color_on
 
 _GAP = 0.6  # horizontal gap between the two sides (layout units)
 CAPTION_LIMIT = 60  # up to this many records: big labelled vertices; beyond: small dots
