@@ -42,9 +42,16 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    """One headless Chromium (the system's) for the whole session."""
+    """One headless Chromium (the system's) per test file.
+
+    Not per session: Playwright's sync API keeps an event loop marked running on the
+    main thread while it is started, and the frameworks the adapter tests drive
+    (Inspect's ``eval``, pydantic-evals' ``evaluate_sync``) refuse ``asyncio.run``
+    under it. Stopped at the end of each browser file, it leaves later files a clean
+    thread.
+    """
     # A missing browser fails rather than skips: a skipped browser suite would let a
     # broken explorer pass. scripts/test installs Debian's chromium before pytest runs.
     if not CHROMIUM.exists():
