@@ -293,7 +293,7 @@ def test_a_slow_rescoring_keeps_the_previous_figures_on_screen() -> None:
     release = _occupy_background_thread()
     try:
         at.number_input(key="tune:/properties/agenda/valueWeight").set_value(5.5).run()
-        assert not at.exception
+        assert not at.exception, [e.value for e in at.exception]
         assert any("Rescoring with the new settings" in c.value for c in at.caption)
         assert metric(at, "Score with the edited schema") == before  # the previous one
     finally:
