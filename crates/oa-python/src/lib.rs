@@ -21,5 +21,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     compare::register(module)?;
     align::register(module)?;
     score::register(module)?;
+    shape::register(module)?;
     Ok(())
 }
