@@ -5,6 +5,7 @@
 
 use super::canonical::canonical_text;
 use super::json::Json;
+use super::pairs::Token;
 use super::scale::power_of_two_scale;
 use super::{Scorer, Unsupported, SPARSE_FROM_CELLS};
 use crate::align::{fsum, max_weight_matching, monotone_matching, Matrix, Pairs};
@@ -25,7 +26,7 @@ impl Scorer<'_> {
         let arity = node.array.prefix.len();
         let has_tail = arity > 0 && node.array.items.is_some();
         if arity == 0 {
-            return self.tail(gold, candidate, id, depth);
+            return self.tail(gold, candidate, id, depth, 0);
         }
         let positions = if has_tail {
             arity
@@ -46,7 +47,9 @@ impl Scorer<'_> {
             let sub = node.item(k, any);
             weights.push(node.array.prefix.get(k).map_or(1.0, |(_, weight)| *weight));
             scores.push(match (g, c) {
-                (Some(g), Some(c)) => self.value(g, c, sub, depth + 1)?,
+                (Some(g), Some(c)) => {
+                    self.value_at(g, c, sub, depth + 1, (Token::Index(k), Token::Index(k)))?
+                }
                 // a position on one side only scores its schema's nullScore
                 _ => self.plan.node(sub)?.null_score,
             });
@@ -72,46 +75,77 @@ impl Scorer<'_> {
             candidate.get(arity..).unwrap_or_default(),
             id,
             depth,
+            arity,
         )?;
         Ok((prefix_importance * s_pre + rest_importance * s_rest)
             / (prefix_importance + rest_importance))
     }
 
+    /// `offset`: the index of the tail's first item in its list.
     fn tail(
         &mut self,
         gold: &[Json],
         candidate: &[Json],
         id: NodeId,
         depth: usize,
+        offset: usize,
     ) -> Result<f64, Unsupported> {
         let node = self.plan.node(id)?;
         let item = node.array.items.unwrap_or(self.plan.any());
-        let (order, ignore_missing, ignore_excess) = (
+        let (order, ignore_missing, ignore_excess, blocked) = (
             node.array.order,
             node.array.ignore_missing,
             node.array.ignore_excess,
+            !node.array.block_by.is_empty(),
         );
-        if order == Order::Align && !node.array.block_by.is_empty() {
-            return Err(Unsupported::BlockBy);
+        // each pair's candidate index and score
+        let mut scored = Vec::new();
+        if let Some(pairs) = self.paired_records(gold, candidate, id, offset, depth)? {
+            for (i, j) in pairs {
+                let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
+                    return Err(outside());
+                };
+                let tokens = (Token::Index(offset + i), Token::Index(offset + j));
+                scored.push((j, self.value_at(g, c, item, depth + 1, tokens)?));
+            }
+        } else {
+            // a scope's records not paired yet are unordered like any scope's
+            let order = if self.record_items(item)? {
+                Order::Align
+            } else {
+                order
+            };
+            if order == Order::Align && blocked {
+                return Err(Unsupported::BlockBy);
+            }
+            let (pairs, matrix) = self.solve(gold, candidate, item, order, depth, offset)?;
+            for (i, j) in pairs {
+                let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
+                    return Err(outside());
+                };
+                let score = match (g, c) {
+                    // the cell is this pair's score (a null's cell is the matrix's rule)
+                    (Json::Null, _) | (_, Json::Null) => {
+                        let tokens = (Token::Index(offset + i), Token::Index(offset + j));
+                        self.value_at(g, c, item, depth + 1, tokens)?
+                    }
+                    _ => matrix.get(i, j).map_err(Unsupported::Align)?,
+                };
+                scored.push((j, score));
+            }
         }
-        let (pairs, matrix) = self.solve(gold, candidate, item, order, depth)?;
-        let mut matched = Vec::with_capacity(pairs.len());
-        for (i, j) in pairs {
-            let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
-                return Err(Unsupported::Align(crate::align::AlignError::Internal(
-                    "a pair outside the lists",
-                )));
-            };
-            let score = match (g, c) {
-                // the cell is this pair's score (a null's cell is the matrix's rule)
-                (Json::Null, _) | (_, Json::Null) => self.value(g, c, item, depth + 1)?,
-                _ => matrix.get(i, j).map_err(Unsupported::Align)?,
-            };
+        let mut used = vec![false; candidate.len()];
+        let mut matched = Vec::with_capacity(scored.len());
+        for (j, score) in scored {
             if score > 0.0 {
                 matched.push(score);
+                if let Some(flag) = used.get_mut(j) {
+                    *flag = true;
+                }
             }
         }
         let found = matched.len();
+        let used = used.iter().filter(|flag| **flag).count();
         let slots = found
             + if ignore_missing {
                 0
@@ -121,7 +155,7 @@ impl Scorer<'_> {
             + if ignore_excess {
                 0
             } else {
-                candidate.len().saturating_sub(found)
+                candidate.len().saturating_sub(used)
             };
         Ok(if slots > 0 {
             fsum(&matched)? / slots as f64
@@ -130,14 +164,16 @@ impl Scorer<'_> {
         })
     }
 
-    /// The pairs of two lists (`_solve_whole`) and their score matrix.
-    fn solve(
+    /// The pairs of two lists (`_solve_whole`) and their score matrix; `offset`: the
+    /// index of their first items in their lists.
+    pub(super) fn solve(
         &mut self,
         gold: &[Json],
         candidate: &[Json],
         item: NodeId,
         order: Order,
         depth: usize,
+        offset: usize,
     ) -> Result<(Pairs, Matrix<f64>), Unsupported> {
         let cells = gold
             .len()
@@ -149,7 +185,7 @@ impl Scorer<'_> {
         if cells > self.limits.max_matrix_cells {
             return Err(Unsupported::MatrixCells);
         }
-        let matrix = self.matrix(gold, candidate, item, depth, cells)?;
+        let matrix = self.matrix(gold, candidate, item, depth, cells, offset)?;
         if order == Order::Fixed {
             return Ok((monotone_matching(&matrix)?, matrix));
         }
@@ -171,7 +207,7 @@ impl Scorer<'_> {
         Ok((pairs, matrix))
     }
 
-    /// `Scorer.matrix`: every pair's score; two nulls 1, one null the item's nullScore.
+    /// `Scorer.matrix`: every pair's score (see [`Scorer::cell`]).
     fn matrix(
         &mut self,
         gold: &[Json],
@@ -179,22 +215,25 @@ impl Scorer<'_> {
         item: NodeId,
         depth: usize,
         cells: usize,
+        offset: usize,
     ) -> Result<Matrix<f64>, Unsupported> {
-        let null_score = self.plan.node(item)?.null_score;
         let mut data = Vec::new();
         data.try_reserve_exact(cells)
             .map_err(|_| Unsupported::MatrixCells)?;
-        for g in gold {
-            for c in candidate {
-                data.push(match (g, c) {
-                    (Json::Null, Json::Null) => 1.0,
-                    (Json::Null, _) | (_, Json::Null) => null_score,
-                    _ => self.value(g, c, item, depth + 1)?,
-                });
+        for (i, g) in gold.iter().enumerate() {
+            for (j, c) in candidate.iter().enumerate() {
+                let tokens = (offset + i, offset + j);
+                data.push(self.cell(g, c, item, depth + 1, Some(tokens))?);
             }
         }
         Ok(Matrix::new(gold.len(), candidate.len(), data)?)
     }
+}
+
+fn outside() -> Unsupported {
+    Unsupported::Align(crate::align::AlignError::Internal(
+        "a pair outside the lists",
+    ))
 }
 
 /// The indices of `values` sorted (stably) by their canonical text.

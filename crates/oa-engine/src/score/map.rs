@@ -11,6 +11,7 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
 use super::json::Json;
+use super::pairs::Token;
 use super::scale::power_of_two_scale;
 use super::{Scorer, Unsupported};
 use crate::align::{max_weight_matching, Matrix};
@@ -155,7 +156,10 @@ impl Scorer<'_> {
                 slot.gold.and_then(|i| gold.get(i)),
                 slot.candidate.and_then(|j| candidate.get(j)),
             ) {
-                (Some((_, g)), Some((_, c))) => self.value(g, c, slot.node, depth + 1)?,
+                (Some((gold_key, g)), Some((cand_key, c))) => {
+                    let tokens = (Token::Key(gold_key), Token::Key(cand_key));
+                    self.value_at(g, c, slot.node, depth + 1, tokens)?
+                }
                 _ => 0.0, // an unmatched key scores 0, whatever it holds
             };
             values.push(value);

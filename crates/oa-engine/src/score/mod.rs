@@ -12,12 +12,16 @@ mod json;
 mod leaf;
 mod list;
 mod map;
+mod matrix;
+mod pairs;
+mod refs;
 mod scale;
 mod shape;
 
 pub use canonical::canonical_text;
 pub use json::Json;
 pub use map::MapCache;
+pub use refs::{IdKey, NumberKey, RecordPairs, RefOutcome, RefState, ScopeState};
 pub use scale::power_of_two_scale;
 pub use shape::{Shape, ShapeNode, Types};
 
@@ -62,8 +66,8 @@ pub enum Unsupported {
     Weights,
     /// A node whose type was inferred, of neither object nor array type.
     Inferred,
-    /// An identifier or a reference field (scored under a referential state).
-    Scope,
+    /// A records array paired by pointer, reached where the pointers are not known.
+    Untracked,
     /// An unordered list paired block by block (`blockBy`).
     BlockBy,
 }
@@ -80,7 +84,7 @@ impl fmt::Display for Unsupported {
             Unsupported::NonFiniteNumber => f.write_str("a NaN or infinite number"),
             Unsupported::Weights => f.write_str("a NaN or infinite weight"),
             Unsupported::Inferred => f.write_str("an inferred type other than object/array"),
-            Unsupported::Scope => f.write_str("an identifier or reference field"),
+            Unsupported::Untracked => f.write_str("a paired records array without its pointers"),
             Unsupported::BlockBy => f.write_str("a list paired block by block (blockBy)"),
         }
     }
@@ -112,6 +116,7 @@ pub struct Scorer<'a> {
     plan: &'a Plan,
     limits: Limits,
     cache: &'a mut MapCache,
+    refs: pairs::Referential<'a>,
 }
 
 impl<'a> Scorer<'a> {
@@ -120,6 +125,7 @@ impl<'a> Scorer<'a> {
             plan,
             limits,
             cache,
+            refs: pairs::Referential::default(),
         }
     }
 
@@ -145,6 +151,7 @@ impl<'a> Scorer<'a> {
     /// assert_eq!(score, 0.75);
     /// ```
     pub fn score(&mut self, gold: &Json, candidate: &Json) -> Result<f64, Unsupported> {
+        self.place(Some(("", "")));
         self.value(gold, candidate, self.plan.root(), 0)
     }
 
@@ -161,8 +168,8 @@ impl<'a> Scorer<'a> {
         }
         let id = self.concrete(id, gold, candidate)?;
         let node = self.plan.node(id)?;
-        if node.id_scope.is_some() || node.reference.is_some() {
-            return Err(Unsupported::Scope);
+        if let Some(score) = self.scoped(node, gold, candidate)? {
+            return Ok(score);
         }
         match (gold, candidate) {
             (Json::Null, Json::Null) => return Ok(1.0),
