@@ -57,3 +57,16 @@ class ScorePlan:
     def __len__(self) -> int: ...
     def score(self, gold: Any, candidate: Any, limits: Limits,
               strict: bool) -> float | None: ...
+    # -- documents with scopes, under a referential state (oa_core.native.ScopeState)
+    def score_scoped(self, gold: Any, candidate: Any,
+                     bijections: Mapping[str, Mapping[Any, Any]],
+                     candidate_ids: Mapping[str, Collection[Any]],
+                     unresolved: Collection[str],
+                     record_pairs: Mapping[str, tuple[str, Mapping[str, str]]],
+                     limits: Limits) -> float | None: ...
+    def matrix(self, golds: Sequence[Any], candidates: Sequence[Any], pointer: str,
+               bijections: Mapping[str, Mapping[Any, Any]],
+               candidate_ids: Mapping[str, Collection[Any]],
+               unresolved: Collection[str], limits: Limits,
+               record_pairs: Mapping[str, tuple[str, Mapping[str, str]]] | None = None,
+               paths: tuple[list[str], list[str]] | None = None) -> bytearray | None: ...

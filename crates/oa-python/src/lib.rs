@@ -7,6 +7,7 @@ mod align;
 mod compare;
 mod score;
 mod shape;
+mod state;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
