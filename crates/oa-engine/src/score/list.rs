@@ -131,6 +131,9 @@ impl Scorer<'_> {
             node.array.ignore_missing,
             node.array.ignore_excess,
         );
+        if order == Order::Align && !node.array.block_by.is_empty() {
+            return Err(Unsupported::BlockBy);
+        }
         let (pairs, matrix) = self.solve(gold, candidate, item, order, depth)?;
         sink.matrix(row, &matrix);
         let mut scores = Vec::with_capacity(pairs.len());
