@@ -15,6 +15,7 @@ mod map;
 mod scale;
 mod shape;
 mod sink;
+mod tree;
 
 pub use canonical::canonical_text;
 pub use json::Json;
@@ -22,6 +23,7 @@ pub use map::MapCache;
 pub use scale::power_of_two_scale;
 pub use shape::{Shape, ShapeNode, Types};
 pub use sink::{NodeKind, ScoreOnly, Sink, Status, Step};
+pub use tree::{Row, Table};
 
 use std::fmt;
 
