@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use oa_engine::compare::Comparator;
 use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder, Scope};
-use oa_engine::score::{Limits, MapCache, Scorer, Shape};
+use oa_engine::score::{Json, Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -139,10 +139,13 @@ impl<'py> Compiler<'py> {
 /// comparator name).
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ScorePlan {
-    plan: Plan,
+    pub(crate) plan: Plan,
     shape: Option<Shape>,
     names: Vec<String>,
-    cache: Mutex<MapCache>,
+    pub(crate) cache: Mutex<MapCache>,
+    /// The `SchemaNode` of each plan node, sorted by id (the match tree's rows
+    /// name plan nodes).
+    pub(crate) schema_nodes: Vec<(NodeId, Py<PyAny>)>,
 }
 
 #[pymethods]
@@ -177,13 +180,16 @@ impl ScorePlan {
             .builder
             .declare_scopes(declared)
             .map_err(|error| PyValueError::new_err(error.to_string()))?;
+        let mut schema_nodes = Vec::new();
         while let Some((schema, id)) = compiler.pending.pop() {
             let node = compiler.node(&schema)?;
             compiler
                 .builder
                 .set(id, node)
                 .map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
+            schema_nodes.push((id, schema.unbind()));
         }
+        schema_nodes.sort_by_key(|(id, _)| *id);
         let [root, any, any_object, any_array] = ids;
         let plan = compiler
             .builder
@@ -196,6 +202,7 @@ impl ScorePlan {
             shape: shape(raw, active)?,
             names,
             cache: Mutex::new(MapCache::default()),
+            schema_nodes,
         })
     }
 
@@ -232,22 +239,8 @@ impl ScorePlan {
         limits: &Bound<'_, PyAny>,
         strict: bool,
     ) -> PyResult<Option<f64>> {
-        let read =
-            |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
-        // a document nested beyond this is not converted (no recursion past it)
-        let depth = read(intern!(py, "max_depth"))?.min(MAX_NESTING);
-        let max_matrix_cells = read(intern!(py, "max_matrix_cells"))?;
-        let bounds = Bounds {
-            depth,
-            items: read(intern!(py, "max_items"))?,
-            string_length: read(intern!(py, "max_string_length"))?,
-        };
-        let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
             return Ok(None);
-        };
-        let limits = Limits {
-            max_depth: depth,
-            max_matrix_cells,
         };
         py.detach(|| {
             if self
@@ -275,6 +268,34 @@ impl ScorePlan {
             Ok(Some(if violates { 0.0 } else { value }))
         })
     }
+}
+
+/// Both documents converted under `limits` (an `oa_core.options.Limits`) and the
+/// scorer's limits; None where a document is no plain JSON within them (Python
+/// checks it and names what is wrong).
+pub(crate) fn documents(
+    gold: &Bound<'_, PyAny>,
+    candidate: &Bound<'_, PyAny>,
+    limits: &Bound<'_, PyAny>,
+) -> PyResult<Option<(Json, Json, Limits)>> {
+    let py = limits.py();
+    let read = |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
+    // a document nested beyond this is not converted (no recursion past it)
+    let depth = read(intern!(py, "max_depth"))?.min(MAX_NESTING);
+    let max_matrix_cells = read(intern!(py, "max_matrix_cells"))?;
+    let bounds = Bounds {
+        depth,
+        items: read(intern!(py, "max_items"))?,
+        string_length: read(intern!(py, "max_string_length"))?,
+    };
+    let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        return Ok(None);
+    };
+    let limits = Limits {
+        max_depth: depth,
+        max_matrix_cells,
+    };
+    Ok(Some((gold, candidate, limits)))
 }
 
 /// Nesting followed by the native engine whatever the limits say: each level costs a
