@@ -8,6 +8,7 @@ mod compare;
 mod score;
 mod shape;
 mod state;
+mod tree;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
@@ -22,5 +23,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     compare::register(module)?;
     align::register(module)?;
     score::register(module)?;
+    tree::register(module)?;
     Ok(())
 }

@@ -140,12 +140,15 @@ impl<'py> Compiler<'py> {
 /// comparator name).
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ScorePlan {
-    plan: Plan,
+    pub(crate) plan: Plan,
     /// The schema's own nodes by pointer (not the implicit ones).
     pointers: BTreeMap<String, NodeId>,
     shape: Option<Shape>,
     names: Vec<String>,
-    cache: Mutex<MapCache>,
+    pub(crate) cache: Mutex<MapCache>,
+    /// The `SchemaNode` of each plan node, sorted by id (the match tree's rows
+    /// name plan nodes).
+    pub(crate) schema_nodes: Vec<(NodeId, Py<PyAny>)>,
 }
 
 #[pymethods]
@@ -182,6 +185,7 @@ impl ScorePlan {
             .builder
             .declare_scopes(declared)
             .map_err(|error| PyValueError::new_err(error.to_string()))?;
+        let mut schema_nodes = Vec::new();
         while let Some((schema, id)) = compiler.pending.pop() {
             let node = compiler.node(&schema)?;
             if !implicit.contains(&id) {
@@ -191,7 +195,9 @@ impl ScorePlan {
                 .builder
                 .set(id, node)
                 .map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
+            schema_nodes.push((id, schema.unbind()));
         }
+        schema_nodes.sort_by_key(|(id, _)| *id);
         let [root, any, any_object, any_array] = ids;
         let plan = compiler
             .builder
@@ -205,6 +211,7 @@ impl ScorePlan {
             shape: shape(raw, active)?,
             names,
             cache: Mutex::new(MapCache::default()),
+            schema_nodes,
         })
     }
 
@@ -241,8 +248,7 @@ impl ScorePlan {
         limits: &Bound<'_, PyAny>,
         strict: bool,
     ) -> PyResult<Option<f64>> {
-        let (bounds, limits) = read_limits(py, limits)?;
-        let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
             return Ok(None);
         };
         py.detach(|| {
@@ -285,7 +291,6 @@ impl ScorePlan {
         record_pairs: &Bound<'_, PyDict>,
         limits: &Bound<'_, PyAny>,
     ) -> PyResult<Option<f64>> {
-        let (bounds, limits) = read_limits(py, limits)?;
         let Some(state) = ref_state(
             &self.plan,
             &self.pointers,
@@ -297,7 +302,7 @@ impl ScorePlan {
         else {
             return Ok(None);
         };
-        let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
             return Ok(None);
         };
         py.detach(|| {
@@ -400,6 +405,21 @@ fn values(objects: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Vec<Jso
         }
     }
     Ok(Some(out))
+}
+
+/// Both documents converted under `limits` (an `oa_core.options.Limits`) and the
+/// scorer's limits; None where a document is no plain JSON within them (Python
+/// checks it and names what is wrong).
+pub(crate) fn documents(
+    gold: &Bound<'_, PyAny>,
+    candidate: &Bound<'_, PyAny>,
+    limits: &Bound<'_, PyAny>,
+) -> PyResult<Option<(Json, Json, Limits)>> {
+    let (bounds, limits) = read_limits(limits.py(), limits)?;
+    let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        return Ok(None);
+    };
+    Ok(Some((gold, candidate, limits)))
 }
 
 /// Nesting followed by the native engine whatever the limits say: each level costs a

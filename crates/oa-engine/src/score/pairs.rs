@@ -9,6 +9,7 @@
 
 use super::json::Json;
 use super::refs::RefState;
+use super::sink::Step;
 use super::{Scorer, Unsupported};
 use crate::align::Pairs;
 use crate::plan::{NodeId, Order};
@@ -38,7 +39,7 @@ impl Default for Referential<'_> {
 
 /// One reference token of a pointer.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Token<'k> {
+enum Token<'k> {
     Key(&'k str),
     Index(usize),
 }
@@ -113,9 +114,22 @@ impl<'a> Scorer<'a> {
         self.refs.holding.get(id.index()).copied().unwrap_or(false)
     }
 
-    /// Steps the pointers one level down to values compared under `sub`: followed
-    /// while `sub` holds an array paired by pointer, else set aside.
-    pub(super) fn enter(&mut self, sub: NodeId, gold: Token<'_>, candidate: Token<'_>) -> Mark {
+    /// Steps the pointers one level down to values compared under `sub` (`step`:
+    /// their keys or indices): followed while `sub` holds an array paired by
+    /// pointer, else set aside.
+    pub(super) fn enter(&mut self, sub: NodeId, step: Step<'_>) -> Mark {
+        let tokens = match step {
+            Step::Key {
+                gold: Some(g),
+                candidate: Some(c),
+            } => (Token::Key(g), Token::Key(c)),
+            Step::Index {
+                gold: Some(g),
+                candidate: Some(c),
+            } => (Token::Index(g), Token::Index(c)),
+            // the top, or one side only (no value is compared there)
+            _ => return Mark::Untracked,
+        };
         if !self.holds(sub) {
             return match self.refs.paths.take() {
                 Some((g, c)) => Mark::Suspended(g, c),
@@ -126,8 +140,8 @@ impl<'a> Scorer<'a> {
             return Mark::Untracked;
         };
         let mark = Mark::Pushed(g.len(), c.len());
-        push(g, gold);
-        push(c, candidate);
+        push(g, tokens.0);
+        push(c, tokens.1);
         mark
     }
 
@@ -142,21 +156,6 @@ impl<'a> Scorer<'a> {
             }
             Mark::Suspended(g, c) => self.refs.paths = Some((g, c)),
         }
-    }
-
-    /// `value` of two values one level down (`scoreonly._inside`).
-    pub(super) fn value_at(
-        &mut self,
-        gold: &Json,
-        candidate: &Json,
-        sub: NodeId,
-        depth: usize,
-        tokens: (Token<'_>, Token<'_>),
-    ) -> Result<f64, Unsupported> {
-        let mark = self.enter(sub, tokens.0, tokens.1);
-        let score = self.value(gold, candidate, sub, depth);
-        self.leave(mark);
-        score
     }
 
     /// Whether `item`'s objects are a scope's records (an identifier among its

@@ -231,26 +231,28 @@ impl RefState {
 }
 
 impl Scorer<'_> {
-    /// The score of an identifier (1, whatever the values) or of a reference
-    /// (`ref_score` under the scorer's state); None for any other field.
+    /// What the rule of an identifier (1, whatever the values) or of a reference
+    /// (`ref_score` under the scorer's state) gives; None for any other field.
     pub(super) fn scoped(
         &self,
         node: &Node,
         gold: &Json,
         candidate: &Json,
-    ) -> Result<Option<f64>, Unsupported> {
+    ) -> Result<Option<RefOutcome>, Unsupported> {
         if node.id_scope.is_some() {
-            return Ok(Some(1.0));
+            return Ok(Some(RefOutcome {
+                score: 1.0,
+                null_mismatch: false,
+                expected: None,
+            }));
         }
-        match node.reference {
-            Some(scope) => Ok(Some(
+        node.reference
+            .map(|scope| {
                 self.refs
                     .state
-                    .ref_score(scope, gold, candidate, node.null_score)?
-                    .score,
-            )),
-            None => Ok(None),
-        }
+                    .ref_score(scope, gold, candidate, node.null_score)
+            })
+            .transpose()
     }
 }
 
