@@ -7,6 +7,8 @@ mod align;
 mod compare;
 mod score;
 mod shape;
+mod state;
+mod tree;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
@@ -22,5 +24,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     align::register(module)?;
     score::register(module)?;
     shape::register(module)?;
+    tree::register(module)?;
     Ok(())
 }
