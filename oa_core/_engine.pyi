@@ -57,6 +57,19 @@ class ScorePlan:
     def __len__(self) -> int: ...
     def score(self, gold: Any, candidate: Any, limits: Limits,
               strict: bool) -> float | None: ...
+    # -- documents with scopes, under a referential state (oa_core.native.ScopeState)
+    def score_scoped(self, gold: Any, candidate: Any,
+                     bijections: Mapping[str, Mapping[Any, Any]],
+                     candidate_ids: Mapping[str, Collection[Any]],
+                     unresolved: Collection[str],
+                     record_pairs: Mapping[str, tuple[str, Mapping[str, str]]],
+                     limits: Limits) -> float | None: ...
+    def matrix(self, golds: Sequence[Any], candidates: Sequence[Any], pointer: str,
+               bijections: Mapping[str, Mapping[Any, Any]],
+               candidate_ids: Mapping[str, Collection[Any]],
+               unresolved: Collection[str], limits: Limits,
+               record_pairs: Mapping[str, tuple[str, Mapping[str, str]]] | None = None,
+               paths: tuple[list[str], list[str]] | None = None) -> bytearray | None: ...
 
 # --- match tree (crates/oa-python/src/tree.rs)
 # The match tree as a node table, one list per field, rows in preorder (parent None for
@@ -100,6 +113,10 @@ class NodeTable:
     @property
     def threshold(self) -> list[float | None]: ...
     @property
+    def scope(self) -> list[str | None]: ...
+    @property
+    def expected(self) -> list[bool]: ...
+    @property
     def order(self) -> list[str | None]: ...
     @property
     def pairs(self) -> list[list[tuple[int, int]]]: ...
@@ -107,5 +124,9 @@ class NodeTable:
     def matrix(self) -> list[tuple[int, int, bytearray] | None]: ...
     def __len__(self) -> int: ...
 
-def match_table(plan: ScorePlan, gold: Any, candidate: Any, limits: Limits
+def match_table(plan: ScorePlan, gold: Any, candidate: Any, limits: Limits,
+                bijections: Mapping[str, Mapping[Any, Any]] | None = None,
+                candidate_ids: Mapping[str, Collection[Any]] | None = None,
+                unresolved: Collection[str] | None = None,
+                record_pairs: Mapping[str, tuple[str, Mapping[str, str]]] | None = None
                 ) -> NodeTable | None: ...

@@ -7,6 +7,7 @@ mod align;
 mod compare;
 mod score;
 mod shape;
+mod state;
 mod tree;
 mod value;
 

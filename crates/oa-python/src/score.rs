@@ -1,7 +1,7 @@
 //! Python bindings of `oa_engine::plan` and `oa_engine::score`: a parsed schema's
 //! nodes compiled into a [`Plan`] once, then documents scored under it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
 use oa_engine::compare::Comparator;
@@ -10,9 +10,10 @@ use oa_engine::score::{Json, Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyByteArray, PyDict, PyString};
 
 use crate::shape::shape;
+use crate::state::ref_state;
 use crate::value::{json, Bounds};
 
 /// A schema construct this slice does not plan (Python scores such schemas).
@@ -140,9 +141,11 @@ impl<'py> Compiler<'py> {
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ScorePlan {
     pub(crate) plan: Plan,
+    /// The schema's own nodes by pointer (not the implicit ones).
+    pub(crate) pointers: BTreeMap<String, NodeId>,
     shape: Option<Shape>,
     names: Vec<String>,
-    pub(crate) cache: Mutex<MapCache>,
+    cache: Mutex<MapCache>,
     /// The `SchemaNode` of each plan node, sorted by id (the match tree's rows
     /// name plan nodes).
     pub(crate) schema_nodes: Vec<(NodeId, Py<PyAny>)>,
@@ -168,6 +171,8 @@ impl ScorePlan {
             names: Vec::new(),
         };
         let ids = [root, any, any_object, any_array].map(|node| compiler.id(node));
+        let [_, implicit @ ..] = ids;
+        let mut pointers = BTreeMap::new();
         let mut declared = Vec::new();
         for (name, decl) in scopes.into_iter().flat_map(|scopes| scopes.iter()) {
             let records = compiler.id(&decl.getattr("records")?);
@@ -183,6 +188,9 @@ impl ScorePlan {
         let mut schema_nodes = Vec::new();
         while let Some((schema, id)) = compiler.pending.pop() {
             let node = compiler.node(&schema)?;
+            if !implicit.contains(&id) {
+                pointers.insert(node.pointer.clone(), id);
+            }
             compiler
                 .builder
                 .set(id, node)
@@ -199,6 +207,7 @@ impl ScorePlan {
         names.sort();
         Ok(ScorePlan {
             plan,
+            pointers,
             shape: shape(raw, active)?,
             names,
             cache: Mutex::new(MapCache::default()),
@@ -239,7 +248,8 @@ impl ScorePlan {
         limits: &Bound<'_, PyAny>,
         strict: bool,
     ) -> PyResult<Option<f64>> {
-        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
+        let (bounds, limits) = read_limits(py, limits)?;
+        let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
             return Ok(None);
         };
         py.detach(|| {
@@ -250,10 +260,7 @@ impl ScorePlan {
             {
                 return Ok(None); // Python raises the gold's violation
             }
-            let mut cache = self
-                .cache
-                .lock()
-                .map_err(|_| PyRuntimeError::new_err("a scorer panicked holding the cache"))?;
+            let mut cache = self.lock()?;
             let Ok(value) = Scorer::new(&self.plan, limits, &mut cache).score(&gold, &candidate)
             else {
                 return Ok(None);
@@ -268,34 +275,138 @@ impl ScorePlan {
             Ok(Some(if violates { 0.0 } else { value }))
         })
     }
+
+    /// `Scorer(..., state).node(gold, candidate, root).score`: the documents scored
+    /// under a referential state (the dict and set forms of `Scorer`'s arguments,
+    /// identifiers as `id_key` tuples), or `None` where Python must score them (as
+    /// for `score`; the documents are taken as checked already).
+    #[allow(clippy::too_many_arguments)] // Scorer's arguments, one by one
+    fn score_scoped(
+        &self,
+        py: Python<'_>,
+        gold: &Bound<'_, PyAny>,
+        candidate: &Bound<'_, PyAny>,
+        bijections: &Bound<'_, PyDict>,
+        candidate_ids: &Bound<'_, PyDict>,
+        unresolved: &Bound<'_, PyAny>,
+        record_pairs: &Bound<'_, PyDict>,
+        limits: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<f64>> {
+        let (bounds, limits) = read_limits(py, limits)?;
+        let Some(state) = ref_state(
+            &self.plan,
+            &self.pointers,
+            bijections,
+            candidate_ids,
+            unresolved,
+            Some(record_pairs),
+        )?
+        else {
+            return Ok(None);
+        };
+        let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+            return Ok(None);
+        };
+        py.detach(|| {
+            let mut cache = self.lock()?;
+            let mut scorer = Scorer::new(&self.plan, limits, &mut cache).with_state(&state);
+            Ok(scorer.score(&gold, &candidate).ok())
+        })
+    }
+
+    /// `Scorer(..., state).matrix(golds, candidates, node, paths)`: the scores of every
+    /// pair under the schema node at `pointer`, row-major float64 bytes, or `None`
+    /// where Python must score them (as for `score_scoped`; record pairs without
+    /// `paths`, a node the plan does not have).
+    #[pyo3(signature = (golds, candidates, pointer, bijections, candidate_ids, unresolved,
+                        limits, record_pairs=None, paths=None))]
+    #[allow(clippy::too_many_arguments)] // Scorer's arguments, one by one
+    fn matrix<'py>(
+        &self,
+        py: Python<'py>,
+        golds: &Bound<'py, PyAny>,
+        candidates: &Bound<'py, PyAny>,
+        pointer: &str,
+        bijections: &Bound<'py, PyDict>,
+        candidate_ids: &Bound<'py, PyDict>,
+        unresolved: &Bound<'py, PyAny>,
+        limits: &Bound<'py, PyAny>,
+        record_pairs: Option<&Bound<'py, PyDict>>,
+        paths: Option<(Vec<String>, Vec<String>)>,
+    ) -> PyResult<Option<Bound<'py, PyByteArray>>> {
+        let Some(&node) = self.pointers.get(pointer) else {
+            return Ok(None);
+        };
+        let (bounds, limits) = read_limits(py, limits)?;
+        let Some(state) = ref_state(
+            &self.plan,
+            &self.pointers,
+            bijections,
+            candidate_ids,
+            unresolved,
+            record_pairs,
+        )?
+        else {
+            return Ok(None);
+        };
+        let (Some(golds), Some(candidates)) = (values(golds, bounds)?, values(candidates, bounds)?)
+        else {
+            return Ok(None);
+        };
+        let found = py.detach(|| -> PyResult<_> {
+            let mut cache = self.lock()?;
+            let mut scorer = Scorer::new(&self.plan, limits, &mut cache).with_state(&state);
+            let paths = paths
+                .as_ref()
+                .map(|(gold, candidate)| (gold.as_slice(), candidate.as_slice()));
+            Ok(scorer.score_matrix(&golds, &candidates, node, paths).ok())
+        })?;
+        Ok(found.map(|matrix| {
+            let bytes: Vec<u8> = matrix
+                .data()
+                .iter()
+                .flat_map(|cell| cell.to_ne_bytes())
+                .collect();
+            PyByteArray::new(py, &bytes)
+        }))
+    }
 }
 
-/// Both documents converted under `limits` (an `oa_core.options.Limits`) and the
-/// scorer's limits; None where a document is no plain JSON within them (Python
-/// checks it and names what is wrong).
-pub(crate) fn documents(
-    gold: &Bound<'_, PyAny>,
-    candidate: &Bound<'_, PyAny>,
-    limits: &Bound<'_, PyAny>,
-) -> PyResult<Option<(Json, Json, Limits)>> {
-    let py = limits.py();
+impl ScorePlan {
+    pub(crate) fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, MapCache>> {
+        self.cache
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("a scorer panicked holding the cache"))
+    }
+}
+
+/// The conversion bounds and the scoring limits of an `oa_core.options.Limits`.
+pub(crate) fn read_limits(py: Python<'_>, limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
     let read = |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
     // a document nested beyond this is not converted (no recursion past it)
     let depth = read(intern!(py, "max_depth"))?.min(MAX_NESTING);
-    let max_matrix_cells = read(intern!(py, "max_matrix_cells"))?;
     let bounds = Bounds {
         depth,
         items: read(intern!(py, "max_items"))?,
         string_length: read(intern!(py, "max_string_length"))?,
     };
-    let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
-        return Ok(None);
-    };
     let limits = Limits {
         max_depth: depth,
-        max_matrix_cells,
+        max_matrix_cells: read(intern!(py, "max_matrix_cells"))?,
     };
-    Ok(Some((gold, candidate, limits)))
+    Ok((bounds, limits))
+}
+
+/// A sequence of values, each converted (None: one Python must take).
+fn values(objects: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Vec<Json>>> {
+    let mut out = Vec::new();
+    for object in objects.try_iter()? {
+        match json(&object?, bounds)? {
+            Some(value) => out.push(value),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
 }
 
 /// Nesting followed by the native engine whatever the limits say: each level costs a

@@ -52,7 +52,7 @@ impl Scorer<'_> {
             let sub = node.item(k, any);
             let weight = node.array.prefix.get(k).map_or(1.0, |(_, weight)| *weight);
             let (score, child) = match (g, c) {
-                (Some(g), Some(c)) => self.value(sink, Some(row), step, g, c, sub, depth + 1)?,
+                (Some(g), Some(c)) => self.value_at(sink, Some(row), step, g, c, sub, depth + 1)?,
                 // a position on one side only scores its schema's nullScore
                 (Some(value), None) | (None, Some(value)) => {
                     let status = if g.is_some() {
@@ -111,7 +111,8 @@ impl Scorer<'_> {
             / (prefix_importance + rest_importance))
     }
 
-    /// `_score_tail`: the items from `offset` on, paired as the list's order says,
+    /// `_score_tail`: the items from `offset` on, paired as the list's order says
+    /// (or by record pointers, for a scope's records array in the main pass),
     /// sharing `share` of the list's score.
     #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
     fn tail<S: Sink>(
@@ -126,39 +127,76 @@ impl Scorer<'_> {
     ) -> Result<f64, Unsupported> {
         let node = self.plan.node(id)?;
         let item = node.array.items.unwrap_or(self.plan.any());
-        let (order, ignore_missing, ignore_excess) = (
+        let (order, ignore_missing, ignore_excess, blocked) = (
             node.array.order,
             node.array.ignore_missing,
             node.array.ignore_excess,
+            !node.array.block_by.is_empty(),
         );
-        if order == Order::Align && !node.array.block_by.is_empty() {
-            return Err(Unsupported::BlockBy);
+        // each pair with its score
+        let mut scored = Vec::new();
+        if let Some((scope, pairs)) = self.paired_records(gold, candidate, id, offset, depth)? {
+            sink.records(row, scope);
+            for (i, j) in pairs {
+                let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
+                    return Err(outside());
+                };
+                let step = Step::Index {
+                    gold: Some(offset + i),
+                    candidate: Some(offset + j),
+                };
+                let (score, ()) =
+                    self.value_at(&mut ScoreOnly, None, step, g, c, item, depth + 1)?;
+                scored.push((i, j, score));
+            }
+        } else {
+            // a scope's records not paired yet are unordered like any scope's
+            let order = if self.record_items(item)? {
+                Order::Align
+            } else {
+                order
+            };
+            if order == Order::Align && blocked {
+                return Err(Unsupported::BlockBy);
+            }
+            let (pairs, matrix) = self.solve(gold, candidate, item, order, depth, offset)?;
+            sink.matrix(row, &matrix);
+            for (i, j) in pairs {
+                let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
+                    return Err(outside());
+                };
+                let score = match (g, c) {
+                    // the cell is this pair's score (a null's cell is the matrix's rule)
+                    (Json::Null, _) | (_, Json::Null) => {
+                        let step = Step::Index {
+                            gold: Some(offset + i),
+                            candidate: Some(offset + j),
+                        };
+                        self.value_at(&mut ScoreOnly, None, step, g, c, item, depth + 1)?
+                            .0
+                    }
+                    _ => matrix.get(i, j).map_err(Unsupported::Align)?,
+                };
+                scored.push((i, j, score));
+            }
         }
-        let (pairs, matrix) = self.solve(gold, candidate, item, order, depth)?;
-        sink.matrix(row, &matrix);
-        let mut scores = Vec::with_capacity(pairs.len());
+        let mut used = vec![false; candidate.len()];
+        let mut scores = Vec::with_capacity(scored.len());
         // the matched pairs, kept for the tree only
         let mut matched = Vec::new();
-        for (i, j) in pairs {
-            let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
-                return Err(outside());
-            };
-            let score = match (g, c) {
-                // the cell is this pair's score (a null's cell is the matrix's rule)
-                (Json::Null, _) | (_, Json::Null) => {
-                    self.value(&mut ScoreOnly, None, Step::Root, g, c, item, depth + 1)?
-                        .0
-                }
-                _ => matrix.get(i, j).map_err(Unsupported::Align)?,
-            };
+        for (i, j, score) in scored {
             if score > 0.0 {
                 scores.push(score);
+                if let Some(flag) = used.get_mut(j) {
+                    *flag = true;
+                }
                 if S::RECORDS {
                     matched.push((i, j));
                 }
             }
         }
         let found = scores.len();
+        let used = used.iter().filter(|flag| **flag).count();
         let slots = found
             + if ignore_missing {
                 0
@@ -168,7 +206,7 @@ impl Scorer<'_> {
             + if ignore_excess {
                 0
             } else {
-                candidate.len().saturating_sub(found)
+                candidate.len().saturating_sub(used)
             };
         if S::RECORDS {
             let pairs: Vec<(usize, usize)> = matched
@@ -227,7 +265,7 @@ impl Scorer<'_> {
             };
             if let Some(j) = j {
                 let c = candidate.get(j).ok_or_else(outside)?;
-                let (_, child) = self.value(sink, Some(row), step, g, c, item, depth + 1)?;
+                let (_, child) = self.value_at(sink, Some(row), step, g, c, item, depth + 1)?;
                 sink.share(child, shares.of(false), 0.0, None);
             } else {
                 let child = self.unmatched(sink, row, step, g, item, Status::Missing, 0.0)?;
@@ -248,14 +286,16 @@ impl Scorer<'_> {
         Ok(())
     }
 
-    /// The pairs of two lists (`_solve_whole`) and their score matrix.
-    fn solve(
+    /// The pairs of two lists (`_solve_whole`) and their score matrix; `offset`: the
+    /// index of their first items in their lists.
+    pub(super) fn solve(
         &mut self,
         gold: &[Json],
         candidate: &[Json],
         item: NodeId,
         order: Order,
         depth: usize,
+        offset: usize,
     ) -> Result<(Pairs, Matrix<f64>), Unsupported> {
         let cells = gold
             .len()
@@ -267,7 +307,7 @@ impl Scorer<'_> {
         if cells > self.limits.max_matrix_cells {
             return Err(Unsupported::MatrixCells);
         }
-        let matrix = self.matrix(gold, candidate, item, depth, cells)?;
+        let matrix = self.matrix(gold, candidate, item, depth, cells, offset)?;
         if order == Order::Fixed {
             return Ok((monotone_matching(&matrix)?, matrix));
         }
@@ -278,14 +318,18 @@ impl Scorer<'_> {
         for (i, j) in max_weight_matching(&permuted, None)? {
             match (gold_order.get(i), cand_order.get(j)) {
                 (Some(&g), Some(&c)) => pairs.push((g, c)),
-                _ => return Err(outside()),
+                _ => {
+                    return Err(Unsupported::Align(crate::align::AlignError::Internal(
+                        "a pair outside the permuted lists",
+                    )))
+                }
             }
         }
         pairs.sort_unstable();
         Ok((pairs, matrix))
     }
 
-    /// `Scorer.matrix`: every pair's score; two nulls 1, one null the item's nullScore.
+    /// `Scorer.matrix`: every pair's score (see [`Scorer::cell`]).
     fn matrix(
         &mut self,
         gold: &[Json],
@@ -293,21 +337,15 @@ impl Scorer<'_> {
         item: NodeId,
         depth: usize,
         cells: usize,
+        offset: usize,
     ) -> Result<Matrix<f64>, Unsupported> {
-        let null_score = self.plan.node(item)?.null_score;
         let mut data = Vec::new();
         data.try_reserve_exact(cells)
             .map_err(|_| Unsupported::MatrixCells)?;
-        for g in gold {
-            for c in candidate {
-                data.push(match (g, c) {
-                    (Json::Null, Json::Null) => 1.0,
-                    (Json::Null, _) | (_, Json::Null) => null_score,
-                    _ => {
-                        self.value(&mut ScoreOnly, None, Step::Root, g, c, item, depth + 1)?
-                            .0
-                    }
-                });
+        for (i, g) in gold.iter().enumerate() {
+            for (j, c) in candidate.iter().enumerate() {
+                let tokens = (offset + i, offset + j);
+                data.push(self.cell(g, c, item, depth + 1, Some(tokens))?);
             }
         }
         Ok(Matrix::new(gold.len(), candidate.len(), data)?)

@@ -12,6 +12,9 @@ mod json;
 mod leaf;
 mod list;
 mod map;
+mod matrix;
+mod pairs;
+mod refs;
 mod scale;
 mod shape;
 mod sink;
@@ -20,6 +23,7 @@ mod tree;
 pub use canonical::canonical_text;
 pub use json::Json;
 pub use map::MapCache;
+pub use refs::{IdKey, NumberKey, RecordPairs, RefOutcome, RefState, ScopeState};
 pub use scale::power_of_two_scale;
 pub use shape::{Shape, ShapeNode, Types};
 pub use sink::{NodeKind, ScoreOnly, Sink, Status, Step};
@@ -66,8 +70,8 @@ pub enum Unsupported {
     Weights,
     /// A node whose type was inferred, of neither object nor array type.
     Inferred,
-    /// An identifier or a reference field (scored under a referential state).
-    Scope,
+    /// A records array paired by pointer, reached where the pointers are not known.
+    Untracked,
     /// An unordered list paired block by block (`blockBy`).
     BlockBy,
 }
@@ -84,7 +88,7 @@ impl fmt::Display for Unsupported {
             Unsupported::NonFiniteNumber => f.write_str("a NaN or infinite number"),
             Unsupported::Weights => f.write_str("a NaN or infinite weight"),
             Unsupported::Inferred => f.write_str("an inferred type other than object/array"),
-            Unsupported::Scope => f.write_str("an identifier or reference field"),
+            Unsupported::Untracked => f.write_str("a paired records array without its pointers"),
             Unsupported::BlockBy => f.write_str("a list paired block by block (blockBy)"),
         }
     }
@@ -116,6 +120,7 @@ pub struct Scorer<'a> {
     plan: &'a Plan,
     limits: Limits,
     cache: &'a mut MapCache,
+    refs: pairs::Referential<'a>,
 }
 
 impl<'a> Scorer<'a> {
@@ -124,6 +129,7 @@ impl<'a> Scorer<'a> {
             plan,
             limits,
             cache,
+            refs: pairs::Referential::default(),
         }
     }
 
@@ -149,6 +155,7 @@ impl<'a> Scorer<'a> {
     /// assert_eq!(score, 0.75);
     /// ```
     pub fn score(&mut self, gold: &Json, candidate: &Json) -> Result<f64, Unsupported> {
+        self.place(Some(("", "")));
         let root = self.plan.root();
         let (score, ()) = self.value(&mut ScoreOnly, None, Step::Root, gold, candidate, root, 0)?;
         Ok(score)
@@ -172,15 +179,16 @@ impl<'a> Scorer<'a> {
         }
         let id = self.concrete(id, gold, candidate)?;
         let node = self.plan.node(id)?;
-        if node.id_scope.is_some() || node.reference.is_some() {
-            return Err(Unsupported::Scope);
-        }
         let shown = if matches!(gold, Json::Null) {
             candidate
         } else {
             gold
         };
         let row = sink.open(parent, step, id, NodeKind::of(shown), Status::Matched);
+        if let Some(score) = self.scoped(sink, row, node, gold, candidate)? {
+            sink.score(row, score);
+            return Ok((score, row));
+        }
         let score = match (gold, candidate) {
             (Json::Null, Json::Null) => 1.0,
             (Json::Null, _) | (_, Json::Null) => {
