@@ -145,7 +145,7 @@ pub struct ScorePlan {
     pub(crate) pointers: BTreeMap<String, NodeId>,
     shape: Option<Shape>,
     names: Vec<String>,
-    cache: Mutex<MapCache>,
+    pub(crate) cache: Mutex<MapCache>,
     /// The `SchemaNode` of each plan node, sorted by id (the match tree's rows
     /// name plan nodes).
     pub(crate) schema_nodes: Vec<(NodeId, Py<PyAny>)>,
@@ -248,8 +248,7 @@ impl ScorePlan {
         limits: &Bound<'_, PyAny>,
         strict: bool,
     ) -> PyResult<Option<f64>> {
-        let (bounds, limits) = read_limits(py, limits)?;
-        let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
             return Ok(None);
         };
         py.detach(|| {
@@ -292,7 +291,6 @@ impl ScorePlan {
         record_pairs: &Bound<'_, PyDict>,
         limits: &Bound<'_, PyAny>,
     ) -> PyResult<Option<f64>> {
-        let (bounds, limits) = read_limits(py, limits)?;
         let Some(state) = ref_state(
             &self.plan,
             &self.pointers,
@@ -304,7 +302,7 @@ impl ScorePlan {
         else {
             return Ok(None);
         };
-        let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
             return Ok(None);
         };
         py.detach(|| {
@@ -381,7 +379,7 @@ impl ScorePlan {
 }
 
 /// The conversion bounds and the scoring limits of an `oa_core.options.Limits`.
-pub(crate) fn read_limits(py: Python<'_>, limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
+fn read_limits(py: Python<'_>, limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
     let read = |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
     // a document nested beyond this is not converted (no recursion past it)
     let depth = read(intern!(py, "max_depth"))?.min(MAX_NESTING);
@@ -407,6 +405,21 @@ fn values(objects: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Vec<Jso
         }
     }
     Ok(Some(out))
+}
+
+/// Both documents converted under `limits` (an `oa_core.options.Limits`) and the
+/// scorer's limits; None where a document is no plain JSON within them (Python
+/// checks it and names what is wrong).
+pub(crate) fn documents(
+    gold: &Bound<'_, PyAny>,
+    candidate: &Bound<'_, PyAny>,
+    limits: &Bound<'_, PyAny>,
+) -> PyResult<Option<(Json, Json, Limits)>> {
+    let (bounds, limits) = read_limits(limits.py(), limits)?;
+    let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        return Ok(None);
+    };
+    Ok(Some((gold, candidate, limits)))
 }
 
 /// Nesting followed by the native engine whatever the limits say: each level costs a

@@ -7,9 +7,8 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList};
 
-use crate::score::{read_limits, ScorePlan};
+use crate::score::{documents, ScorePlan};
 use crate::state::ref_state;
-use crate::value::json;
 
 /// The rows of a match tree in preorder, one list per field (row `i` of each list
 /// is node `i`); `parent` is None for the root, and a parent comes before its
@@ -174,7 +173,9 @@ fn match_table(
     record_pairs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Option<NodeTable>> {
     let plan = plan.get();
-    let (bounds, limits) = read_limits(py, limits)?;
+    let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
+        return Ok(None);
+    };
     let state = match (bijections, candidate_ids, unresolved) {
         (Some(bijections), Some(candidate_ids), Some(unresolved)) => {
             let pointers = &plan.pointers;
@@ -192,9 +193,6 @@ fn match_table(
             state
         }
         _ => RefState::new(),
-    };
-    let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
-        return Ok(None);
     };
     let table = py.detach(|| -> PyResult<Option<Table>> {
         let mut cache = plan.lock()?;

@@ -52,7 +52,7 @@ impl Scorer<'_> {
             let sub = node.item(k, any);
             let weight = node.array.prefix.get(k).map_or(1.0, |(_, weight)| *weight);
             let (score, child) = match (g, c) {
-                (Some(g), Some(c)) => self.value_at(sink, Some(row), step, g, c, sub, depth + 1)?,
+                (Some(g), Some(c)) => self.value(sink, Some(row), step, g, c, sub, depth + 1)?,
                 // a position on one side only scores its schema's nullScore
                 (Some(value), None) | (None, Some(value)) => {
                     let status = if g.is_some() {
@@ -133,7 +133,11 @@ impl Scorer<'_> {
             node.array.ignore_excess,
             !node.array.block_by.is_empty(),
         );
-        // each pair with its score
+        let at = |i: usize, j: usize| Step::Index {
+            gold: Some(offset + i),
+            candidate: Some(offset + j),
+        };
+        // each pair's indices and score
         let mut scored = Vec::new();
         if let Some((scope, pairs)) = self.paired_records(gold, candidate, id, offset, depth)? {
             sink.records(row, scope);
@@ -141,13 +145,8 @@ impl Scorer<'_> {
                 let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
                     return Err(outside());
                 };
-                let step = Step::Index {
-                    gold: Some(offset + i),
-                    candidate: Some(offset + j),
-                };
-                let (score, ()) =
-                    self.value_at(&mut ScoreOnly, None, step, g, c, item, depth + 1)?;
-                scored.push((i, j, score));
+                let score = self.value(&mut ScoreOnly, None, at(i, j), g, c, item, depth + 1)?;
+                scored.push((i, j, score.0));
             }
         } else {
             // a scope's records not paired yet are unordered like any scope's
@@ -168,11 +167,7 @@ impl Scorer<'_> {
                 let score = match (g, c) {
                     // the cell is this pair's score (a null's cell is the matrix's rule)
                     (Json::Null, _) | (_, Json::Null) => {
-                        let step = Step::Index {
-                            gold: Some(offset + i),
-                            candidate: Some(offset + j),
-                        };
-                        self.value_at(&mut ScoreOnly, None, step, g, c, item, depth + 1)?
+                        self.value(&mut ScoreOnly, None, at(i, j), g, c, item, depth + 1)?
                             .0
                     }
                     _ => matrix.get(i, j).map_err(Unsupported::Align)?,
@@ -180,10 +175,10 @@ impl Scorer<'_> {
                 scored.push((i, j, score));
             }
         }
-        let mut used = vec![false; candidate.len()];
         let mut scores = Vec::with_capacity(scored.len());
         // the matched pairs, kept for the tree only
         let mut matched = Vec::new();
+        let mut used = vec![false; candidate.len()];
         for (i, j, score) in scored {
             if score > 0.0 {
                 scores.push(score);
@@ -196,7 +191,6 @@ impl Scorer<'_> {
             }
         }
         let found = scores.len();
-        let used = used.iter().filter(|flag| **flag).count();
         let slots = found
             + if ignore_missing {
                 0
@@ -206,7 +200,9 @@ impl Scorer<'_> {
             + if ignore_excess {
                 0
             } else {
-                candidate.len().saturating_sub(used)
+                candidate
+                    .len()
+                    .saturating_sub(used.iter().filter(|used| **used).count())
             };
         if S::RECORDS {
             let pairs: Vec<(usize, usize)> = matched
@@ -265,7 +261,7 @@ impl Scorer<'_> {
             };
             if let Some(j) = j {
                 let c = candidate.get(j).ok_or_else(outside)?;
-                let (_, child) = self.value_at(sink, Some(row), step, g, c, item, depth + 1)?;
+                let (_, child) = self.value(sink, Some(row), step, g, c, item, depth + 1)?;
                 sink.share(child, shares.of(false), 0.0, None);
             } else {
                 let child = self.unmatched(sink, row, step, g, item, Status::Missing, 0.0)?;
@@ -318,11 +314,7 @@ impl Scorer<'_> {
         for (i, j) in max_weight_matching(&permuted, None)? {
             match (gold_order.get(i), cand_order.get(j)) {
                 (Some(&g), Some(&c)) => pairs.push((g, c)),
-                _ => {
-                    return Err(Unsupported::Align(crate::align::AlignError::Internal(
-                        "a pair outside the permuted lists",
-                    )))
-                }
+                _ => return Err(outside()),
             }
         }
         pairs.sort_unstable();
@@ -344,8 +336,11 @@ impl Scorer<'_> {
             .map_err(|_| Unsupported::MatrixCells)?;
         for (i, g) in gold.iter().enumerate() {
             for (j, c) in candidate.iter().enumerate() {
-                let tokens = (offset + i, offset + j);
-                data.push(self.cell(g, c, item, depth + 1, Some(tokens))?);
+                let at = Step::Index {
+                    gold: Some(offset + i),
+                    candidate: Some(offset + j),
+                };
+                data.push(self.cell(g, c, item, depth + 1, at)?);
             }
         }
         Ok(Matrix::new(gold.len(), candidate.len(), data)?)

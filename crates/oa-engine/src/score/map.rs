@@ -170,7 +170,7 @@ impl Scorer<'_> {
             };
             let (value, child) = match (g, c) {
                 (Some((_, g)), Some((_, c))) => {
-                    self.value_at(sink, Some(row), step, g, c, slot.node, depth + 1)?
+                    self.value(sink, Some(row), step, g, c, slot.node, depth + 1)?
                 }
                 // an unmatched key scores 0, whatever it holds
                 (Some((_, value)), None) => {

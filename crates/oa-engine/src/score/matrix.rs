@@ -17,15 +17,15 @@ use crate::plan::NodeId;
 pub type Paths<'p> = (&'p [String], &'p [String]);
 
 impl Scorer<'_> {
-    /// One cell of a matrix under `node`; `tokens`: the two values' indices below
-    /// the current pointers (a list's items), None for values at the top.
+    /// One cell of a matrix under `node`; `step`: where the two values are below the
+    /// current pointers (a list's items), `Step::Root` for values at the top.
     pub(super) fn cell(
         &mut self,
         gold: &Json,
         candidate: &Json,
         node: NodeId,
         depth: usize,
-        tokens: Option<(usize, usize)>,
+        step: Step<'_>,
     ) -> Result<f64, Unsupported> {
         let rule = self.plan.node(node)?;
         if rule.id_scope.is_some()
@@ -36,29 +36,12 @@ impl Scorer<'_> {
             return Ok(1.0);
         }
         match (gold, candidate) {
-            (Json::Null, Json::Null) => return Ok(1.0),
-            (Json::Null, _) | (_, Json::Null) => return Ok(rule.null_score),
-            _ => {}
+            (Json::Null, Json::Null) => Ok(1.0),
+            (Json::Null, _) | (_, Json::Null) => Ok(rule.null_score),
+            _ => Ok(self
+                .value(&mut ScoreOnly, None, step, gold, candidate, node, depth)?
+                .0),
         }
-        let (score, ()) = match tokens {
-            Some((i, j)) => {
-                let step = Step::Index {
-                    gold: Some(i),
-                    candidate: Some(j),
-                };
-                self.value_at(&mut ScoreOnly, None, step, gold, candidate, node, depth)?
-            }
-            None => self.value(
-                &mut ScoreOnly,
-                None,
-                Step::Root,
-                gold,
-                candidate,
-                node,
-                depth,
-            )?,
-        };
-        Ok(score)
     }
 
     /// `Scorer.matrix(golds, candidates, node, paths)` under the scorer's state:
@@ -109,7 +92,7 @@ impl Scorer<'_> {
                     return Err(Unsupported::Untracked); // fewer pointers than values
                 }
                 self.place(place);
-                data.push(self.cell(g, c, node, 0, None)?);
+                data.push(self.cell(g, c, node, 0, Step::Root)?);
             }
         }
         self.place(None);

@@ -23,6 +23,7 @@ mod tree;
 pub use canonical::canonical_text;
 pub use json::Json;
 pub use map::MapCache;
+pub use matrix::Paths;
 pub use refs::{IdKey, NumberKey, RecordPairs, RefOutcome, RefState, ScopeState};
 pub use scale::power_of_two_scale;
 pub use shape::{Shape, ShapeNode, Types};
@@ -155,8 +156,8 @@ impl<'a> Scorer<'a> {
     /// assert_eq!(score, 0.75);
     /// ```
     pub fn score(&mut self, gold: &Json, candidate: &Json) -> Result<f64, Unsupported> {
-        self.place(Some(("", "")));
         let root = self.plan.root();
+        self.place(Some(("", "")));
         let (score, ()) = self.value(&mut ScoreOnly, None, Step::Root, gold, candidate, root, 0)?;
         Ok(score)
     }
@@ -177,18 +178,35 @@ impl<'a> Scorer<'a> {
         if depth > self.limits.max_depth {
             return Err(Unsupported::Depth);
         }
+        let sub = id;
         let id = self.concrete(id, gold, candidate)?;
         let node = self.plan.node(id)?;
+        if let Some(found) = self.scoped(node, gold, candidate)? {
+            let kind = if node.id_scope.is_some() {
+                NodeKind::Id
+            } else {
+                NodeKind::Ref
+            };
+            let status = if found.null_mismatch {
+                Status::NullMismatch
+            } else {
+                Status::Matched
+            };
+            let row = sink.open(parent, step, id, kind, status);
+            if let Some(scope) = node.id_scope.or(node.reference) {
+                sink.scope(row, scope, found.expected.is_some());
+            }
+            sink.score(row, found.score);
+            return Ok((found.score, row));
+        }
         let shown = if matches!(gold, Json::Null) {
             candidate
         } else {
             gold
         };
         let row = sink.open(parent, step, id, NodeKind::of(shown), Status::Matched);
-        if let Some(score) = self.scoped(sink, row, node, gold, candidate)? {
-            sink.score(row, score);
-            return Ok((score, row));
-        }
+        // an error below abandons the whole score, pointers and all
+        let mark = self.enter(sub, step);
         let score = match (gold, candidate) {
             (Json::Null, Json::Null) => 1.0,
             (Json::Null, _) | (_, Json::Null) => {
@@ -210,6 +228,7 @@ impl<'a> Scorer<'a> {
                 _ => leaf::score(sink, row, node, gold, candidate)?,
             },
         };
+        self.leave(mark);
         sink.score(row, score);
         Ok((score, row))
     }

@@ -9,7 +9,7 @@
 
 use super::json::Json;
 use super::refs::RefState;
-use super::sink::{Sink, Step};
+use super::sink::Step;
 use super::{Scorer, Unsupported};
 use crate::align::Pairs;
 use crate::plan::{NodeId, Order, ScopeId};
@@ -39,7 +39,7 @@ impl Default for Referential<'_> {
 
 /// One reference token of a pointer.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Token<'k> {
+enum Token<'k> {
     Key(&'k str),
     Index(usize),
 }
@@ -114,9 +114,22 @@ impl<'a> Scorer<'a> {
         self.refs.holding.get(id.index()).copied().unwrap_or(false)
     }
 
-    /// Steps the pointers one level down to values compared under `sub`: followed
-    /// while `sub` holds an array paired by pointer, else set aside.
-    pub(super) fn enter(&mut self, sub: NodeId, gold: Token<'_>, candidate: Token<'_>) -> Mark {
+    /// Steps the pointers one level down to values compared under `sub` (`step`:
+    /// their keys or indices): followed while `sub` holds an array paired by
+    /// pointer, else set aside.
+    pub(super) fn enter(&mut self, sub: NodeId, step: Step<'_>) -> Mark {
+        let tokens = match step {
+            Step::Key {
+                gold: Some(g),
+                candidate: Some(c),
+            } => (Token::Key(g), Token::Key(c)),
+            Step::Index {
+                gold: Some(g),
+                candidate: Some(c),
+            } => (Token::Index(g), Token::Index(c)),
+            // the top, or one side only (no value is compared there)
+            _ => return Mark::Untracked,
+        };
         if !self.holds(sub) {
             return match self.refs.paths.take() {
                 Some((g, c)) => Mark::Suspended(g, c),
@@ -127,8 +140,8 @@ impl<'a> Scorer<'a> {
             return Mark::Untracked;
         };
         let mark = Mark::Pushed(g.len(), c.len());
-        push(g, gold);
-        push(c, candidate);
+        push(g, tokens.0);
+        push(c, tokens.1);
         mark
     }
 
@@ -143,36 +156,6 @@ impl<'a> Scorer<'a> {
             }
             Mark::Suspended(g, c) => self.refs.paths = Some((g, c)),
         }
-    }
-
-    /// `value` of two values one level down (`scoreonly._inside`): a matched
-    /// pair, `step` below the current values.
-    #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
-    pub(super) fn value_at<S: Sink>(
-        &mut self,
-        sink: &mut S,
-        parent: Option<S::Row>,
-        step: Step<'_>,
-        gold: &Json,
-        candidate: &Json,
-        sub: NodeId,
-        depth: usize,
-    ) -> Result<(f64, S::Row), Unsupported> {
-        let mark = match step {
-            Step::Key {
-                gold: Some(g),
-                candidate: Some(c),
-            } => self.enter(sub, Token::Key(g), Token::Key(c)),
-            Step::Index {
-                gold: Some(g),
-                candidate: Some(c),
-            } => self.enter(sub, Token::Index(g), Token::Index(c)),
-            // a value on one side only is never scored as a pair
-            _ => Mark::Untracked,
-        };
-        let scored = self.value(sink, parent, step, gold, candidate, sub, depth);
-        self.leave(mark);
-        scored
     }
 
     /// Whether `item`'s objects are a scope's records (an identifier among its

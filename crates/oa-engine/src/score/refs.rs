@@ -8,7 +8,6 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::json::Json;
-use super::sink::{NodeKind, Sink, Status};
 use super::{Scorer, Unsupported};
 use crate::compare::{Integer, Number, Value};
 use crate::plan::{Node, NodeId, ScopeId};
@@ -232,33 +231,28 @@ impl RefState {
 }
 
 impl Scorer<'_> {
-    /// The score of an identifier (1, whatever the values) or of a reference
-    /// (`ref_score` under the scorer's state), told to `sink` as `row`'s; None for
-    /// any other field.
-    pub(super) fn scoped<S: Sink>(
+    /// What the rule of an identifier (1, whatever the values) or of a reference
+    /// (`ref_score` under the scorer's state) gives; None for any other field.
+    pub(super) fn scoped(
         &self,
-        sink: &mut S,
-        row: S::Row,
         node: &Node,
         gold: &Json,
         candidate: &Json,
-    ) -> Result<Option<f64>, Unsupported> {
-        if let Some(scope) = node.id_scope {
-            sink.scope(row, NodeKind::Id, scope, false);
-            return Ok(Some(1.0));
+    ) -> Result<Option<RefOutcome>, Unsupported> {
+        if node.id_scope.is_some() {
+            return Ok(Some(RefOutcome {
+                score: 1.0,
+                null_mismatch: false,
+                expected: None,
+            }));
         }
-        let Some(scope) = node.reference else {
-            return Ok(None);
-        };
-        let outcome = self
-            .refs
-            .state
-            .ref_score(scope, gold, candidate, node.null_score)?;
-        sink.scope(row, NodeKind::Ref, scope, outcome.expected.is_some());
-        if outcome.null_mismatch {
-            sink.status(row, Status::NullMismatch);
-        }
-        Ok(Some(outcome.score))
+        node.reference
+            .map(|scope| {
+                self.refs
+                    .state
+                    .ref_score(scope, gold, candidate, node.null_score)
+            })
+            .transpose()
     }
 }
 

@@ -109,9 +109,9 @@ pub trait Sink {
         threshold: f64,
         similarity: Option<f64>,
     );
-    /// An identifier or a reference (`kind`) of `scope`; `expected`: a reference
-    /// whose gold id maps to a candidate id under the scope's bijection.
-    fn scope(&mut self, row: Self::Row, kind: NodeKind, scope: ScopeId, expected: bool);
+    /// An identifier or a reference of `scope`; `expected`: a reference whose gold
+    /// id maps to a candidate id under the scope's bijection.
+    fn scope(&mut self, row: Self::Row, scope: ScopeId, expected: bool);
     fn order(&mut self, row: Self::Row, order: Order);
     /// A scope's records array, paired by its records' pointers (order `scope`).
     fn records(&mut self, row: Self::Row, scope: ScopeId);
@@ -142,7 +142,7 @@ impl Sink for ScoreOnly {
     #[inline(always)]
     fn leaf(&mut self, _: (), _: Option<&'static str>, _: f64, _: Option<f64>) {}
     #[inline(always)]
-    fn scope(&mut self, _: (), _: NodeKind, _: ScopeId, _: bool) {}
+    fn scope(&mut self, _: (), _: ScopeId, _: bool) {}
     #[inline(always)]
     fn order(&mut self, _: (), _: Order) {}
     #[inline(always)]

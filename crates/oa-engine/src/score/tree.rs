@@ -194,9 +194,8 @@ impl Sink for Table {
         }
     }
 
-    fn scope(&mut self, row: usize, kind: NodeKind, scope: ScopeId, expected: bool) {
+    fn scope(&mut self, row: usize, scope: ScopeId, expected: bool) {
         if let Some(row) = self.row(row) {
-            row.kind = kind;
             row.scope = Some(scope);
             row.expected = expected;
         }
