@@ -96,13 +96,13 @@ def blocks(golds: Sequence[Any], candidates: Sequence[Any],
     """The blocks of two lists, in the order of their keys (not of the items'
     positions, so that permuting a list permutes only the positions inside blocks).
 
-    Under ``OA_ENGINE=rust`` the blocks come from ``align/blocks.rs``, but where a
-    value is one only Python keys (a NaN, a subclass of a JSON type).
+    Under ``OA_ENGINE=rust`` the blocks come from ``align/blocks.rs``, except where a
+    value is one only Python keys (a NaN, a subclass of a JSON type, deep nesting).
     """
     if selected_engine() == "rust":
-        found = _engine.blocks(golds, candidates, list(properties))
-        if found is not None:
-            return [Block(gold, candidate) for gold, candidate in found]
+        keyed = _engine.blocks(golds, candidates, list(properties))
+        if keyed is not None:
+            return [Block(gold, candidate) for gold, candidate in keyed]
     found: dict[tuple[Any, ...], Block] = {}
     for i, item in enumerate(golds):
         found.setdefault(block_key(item, properties), Block()).gold.append(i)

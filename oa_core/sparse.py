@@ -147,7 +147,15 @@ def max_weight_matching_sparse(rows: np.ndarray, cols: np.ndarray, values: np.nd
     non-zero weights: they weigh the smallest positive float, which vanishes next
     to any total of real pairs (a shift of every weight by a constant would keep
     comparisons in exact arithmetic, but round small similarities away).
+
+    Under ``OA_ENGINE=rust`` the Rust solver (``align/sparse.rs``) returns the same
+    pairs, and refuses with a ``ValueError`` what this one takes silently: a cell
+    outside the matrix or given twice, a NaN or infinite value.
     """
+    if selected_engine() == "rust":
+        return _engine.max_weight_matching_sparse(
+            np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+            np.asarray(values, dtype=np.float64), (int(shape[0]), int(shape[1])))
     n, m = shape
     keep = np.asarray(values, dtype=np.float64) > 0
     rows = np.asarray(rows, dtype=np.int64)[keep]

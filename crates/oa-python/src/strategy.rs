@@ -55,6 +55,12 @@ fn int64_bytes<'py>(py: Python<'py>, values: &[usize]) -> PyResult<Bound<'py, Py
     Ok(PyByteArray::new(py, &bytes))
 }
 
+/// The gold and candidate positions of one block.
+type Positions = (Vec<usize>, Vec<usize>);
+
+/// The pairs a strategy chose, and the whole score matrix it made.
+type PairedLists = (Vec<(usize, usize)>, Option<Vec<Vec<f64>>>);
+
 type IndexBytes<'py> = (Bound<'py, PyByteArray>, Bound<'py, PyByteArray>);
 
 /// `oa_core.sparse.equal_pairs`: rows and columns as int64 bytearrays.
@@ -163,7 +169,7 @@ fn blocks(
     golds: &Bound<'_, PyAny>,
     candidates: &Bound<'_, PyAny>,
     properties: Vec<Bound<'_, PyString>>,
-) -> PyResult<Option<Vec<(Vec<usize>, Vec<usize>)>>> {
+) -> PyResult<Option<Vec<Positions>>> {
     let mut names = Vec::with_capacity(properties.len());
     for name in &properties {
         match name.to_str() {
@@ -193,16 +199,15 @@ fn blocks(
 /// whole matrix the strategy made (None when it made none).
 #[pyfunction]
 #[pyo3(signature = (matrix, gold_texts, candidate_texts, strategy, blocks = None, offer_cells = true))]
-#[allow(clippy::type_complexity)]
 fn pair_unordered(
     py: Python<'_>,
     matrix: Vec<Vec<f64>>,
     gold_texts: Vec<Bound<'_, PyString>>,
     candidate_texts: Vec<Bound<'_, PyString>>,
     strategy: &str,
-    blocks: Option<Vec<(Vec<usize>, Vec<usize>)>>,
+    blocks: Option<Vec<Positions>>,
     offer_cells: bool,
-) -> PyResult<(Vec<(usize, usize)>, Option<Vec<Vec<f64>>>)> {
+) -> PyResult<PairedLists> {
     let code_points = |texts: &[Bound<'_, PyString>]| {
         texts
             .iter()

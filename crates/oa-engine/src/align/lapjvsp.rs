@@ -394,7 +394,11 @@ mod tests {
     fn lowest_total_on_scipy_example() {
         // SciPy's documented example: [[3, 3, 6], [4, 3, 5], [10, 1, 8]] -> [0, 2, 1]
         let cells = [3.0, 3.0, 6.0, 4.0, 3.0, 5.0, 10.0, 1.0, 8.0];
-        let edges: Vec<_> = (0..9).map(|k| (k / 3, k % 3, cells[k])).collect();
+        let edges: Vec<_> = cells
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| (k / 3, k % 3, c))
+            .collect();
         assert_eq!(solve(3, &edges), Ok(vec![0, 2, 1]));
     }
 
