@@ -141,3 +141,27 @@ def match_table(plan: ScorePlan, gold: Any, candidate: Any, limits: Limits,
                 unresolved: Collection[str] | None = None,
                 record_pairs: Mapping[str, tuple[str, Mapping[str, str]]] | None = None
                 ) -> NodeTable | None: ...
+
+# --- pairing strategies (crates/oa-python/src/strategy.rs)
+# Index arrays: 1-D int64 buffers (numpy arrays) or sequences of ints; index arrays
+# returned as bytearrays of native int64 (np.frombuffer). Every bad input (a cell
+# outside the matrix or given twice, a NaN or infinite value, a negative index) is a
+# ValueError.
+def equal_pairs(gold_codes: ArrayLike, candidate_codes: ArrayLike
+                ) -> tuple[bytearray, bytearray]: ...
+def union_pairs(parts: Sequence[tuple[ArrayLike, ArrayLike]], shape: tuple[int, int]
+                ) -> tuple[bytearray, bytearray]: ...
+def sparse_tie_epsilon(values: ArrayLike, shape: tuple[int, int]) -> float: ...
+def max_weight_matching_sparse(rows: ArrayLike, cols: ArrayLike, values: ArrayLike,
+                               shape: tuple[int, int]) -> list[tuple[int, int]]: ...
+# (gold positions, candidate positions) per block in blocking.py's order; None where
+# a value is one only Python keys (NaN, a subclass of a JSON type, nested too deep).
+def blocks(golds: Iterable[Any], candidates: Iterable[Any], properties: Sequence[str]
+           ) -> list[tuple[list[int], list[int]]] | None: ...
+# strategy: "dense", "sparse" or "blocked" (with blocks); the pairs and the whole
+# score matrix the strategy made (None when it made none).
+def pair_unordered(matrix: Sequence[Sequence[float]], gold_texts: Sequence[str],
+                   candidate_texts: Sequence[str], strategy: str,
+                   blocks: Sequence[tuple[Sequence[int], Sequence[int]]] | None = None,
+                   offer_cells: bool = True
+                   ) -> tuple[list[tuple[int, int]], list[list[float]] | None]: ...

@@ -34,6 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _engine
+from .build import selected_engine
 from .comparators import canonical_json, value_kind
 
 __all__ = ["Block", "block_key", "blocks"]
@@ -93,7 +95,14 @@ def blocks(golds: Sequence[Any], candidates: Sequence[Any],
            properties: Sequence[str]) -> list[Block]:
     """The blocks of two lists, in the order of their keys (not of the items'
     positions, so that permuting a list permutes only the positions inside blocks).
+
+    Under ``OA_ENGINE=rust`` the blocks come from ``align/blocks.rs``, except where a
+    value is one only Python keys (a NaN, a subclass of a JSON type, deep nesting).
     """
+    if selected_engine() == "rust":
+        keyed = _engine.blocks(golds, candidates, list(properties))
+        if keyed is not None:
+            return [Block(gold, candidate) for gold, candidate in keyed]
     found: dict[tuple[Any, ...], Block] = {}
     for i, item in enumerate(golds):
         found.setdefault(block_key(item, properties), Block()).gold.append(i)

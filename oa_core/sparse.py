@@ -41,7 +41,9 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
+from . import _engine
 from .assignment import BONUS_TRIES
+from .build import selected_engine
 from .comparators import id_key, value_kind
 from .matchtree import Scorer, key_denominator, map_score, power_of_two_scale
 from .matchtree import _comparator_for as comparator_for
@@ -61,6 +63,10 @@ def equal_pairs(gold_codes: np.ndarray, candidate_codes: np.ndarray
 
     Negative codes never match (a value that cannot be equal to anything).
     """
+    if selected_engine() == "rust":
+        found = _engine.equal_pairs(np.asarray(gold_codes, dtype=np.int64),
+                                    np.asarray(candidate_codes, dtype=np.int64))
+        return _indices(found[0]), _indices(found[1])
     gold_codes = np.asarray(gold_codes, dtype=np.int64)
     candidate_codes = np.asarray(candidate_codes, dtype=np.int64)
     cand_order = np.argsort(candidate_codes, kind="stable")
@@ -82,6 +88,10 @@ def equal_pairs(gold_codes: np.ndarray, candidate_codes: np.ndarray
 def union_pairs(parts: list[tuple[np.ndarray, np.ndarray]], shape: tuple[int, int]
                 ) -> tuple[np.ndarray, np.ndarray]:
     """The union of several sets of pairs, sorted by row then column, without repeats."""
+    if selected_engine() == "rust":
+        found = _engine.union_pairs([(np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64))
+                                     for r, c in parts], shape)
+        return _indices(found[0]), _indices(found[1])
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy()
@@ -94,6 +104,8 @@ def union_pairs(parts: list[tuple[np.ndarray, np.ndarray]], shape: tuple[int, in
 def sparse_tie_epsilon(values: np.ndarray, shape: tuple[int, int]) -> float:
     """:func:`oa_core.assignment.tie_epsilon` of the dense matrix that holds ``values``
     at some cells and 0 at the others (``values`` are its non-zero entries)."""
+    if selected_engine() == "rust":
+        return _engine.sparse_tie_epsilon(np.asarray(values, dtype=np.float64), shape)
     n, m = shape
     distinct = np.unique(values)
     if values.size < n * m:  # some cell holds 0 (the stored values are all positive)
@@ -135,7 +147,15 @@ def max_weight_matching_sparse(rows: np.ndarray, cols: np.ndarray, values: np.nd
     non-zero weights: they weigh the smallest positive float, which vanishes next
     to any total of real pairs (a shift of every weight by a constant would keep
     comparisons in exact arithmetic, but round small similarities away).
+
+    Under ``OA_ENGINE=rust`` the Rust solver (``align/sparse.rs``) returns the same
+    pairs, and refuses with a ``ValueError`` what this one takes silently: a cell
+    outside the matrix or given twice, a NaN or infinite value.
     """
+    if selected_engine() == "rust":
+        return _engine.max_weight_matching_sparse(
+            np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+            np.asarray(values, dtype=np.float64), (int(shape[0]), int(shape[1])))
     n, m = shape
     keep = np.asarray(values, dtype=np.float64) > 0
     rows = np.asarray(rows, dtype=np.int64)[keep]
@@ -152,6 +172,11 @@ def max_weight_matching_sparse(rows: np.ndarray, cols: np.ndarray, values: np.nd
     if values.size:
         pairs += _most_pairs_of_the_largest_total(rows, cols, values, eps, shape)
     return sorted(pairs)
+
+
+def _indices(found: bytearray) -> np.ndarray:
+    """The Rust engine's int64 bytes as an array (writable, no copy)."""
+    return np.frombuffer(found, dtype=np.int64)
 
 
 def _most_pairs_of_the_largest_total(rows: np.ndarray, cols: np.ndarray, values: np.ndarray,

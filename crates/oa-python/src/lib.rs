@@ -9,6 +9,7 @@ mod score;
 mod shape;
 mod state;
 mod tree;
+mod strategy;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
@@ -25,5 +26,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     score::register(module)?;
     shape::register(module)?;
     tree::register(module)?;
+    strategy::register(module)?;
     Ok(())
 }

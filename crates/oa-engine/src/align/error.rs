@@ -35,6 +35,13 @@ pub enum AlignError {
     },
     /// An edge names a vertex that does not exist.
     Vertex { edge: usize, vertex: usize },
+    /// A sparse cell outside its matrix, or given twice.
+    Cell {
+        row: usize,
+        col: usize,
+        shape: (usize, usize),
+        repeated: bool,
+    },
     /// A caller's dynamic tie level failed (the caller holds its error).
     Level,
     /// A solver invariant did not hold (a bug, reported instead of a panic).
@@ -70,6 +77,22 @@ impl fmt::Display for AlignError {
             ),
             Self::Vertex { edge, vertex } => {
                 write!(f, "edge {edge} names vertex {vertex}, which does not exist")
+            }
+            Self::Cell {
+                row,
+                col,
+                shape,
+                repeated,
+            } => {
+                if *repeated {
+                    write!(f, "cell ({row}, {col}) is given twice")
+                } else {
+                    write!(
+                        f,
+                        "cell ({row}, {col}) is outside the {} x {} matrix",
+                        shape.0, shape.1
+                    )
+                }
             }
             Self::Level => write!(f, "a dynamic tie level failed"),
             Self::Internal(what) => write!(f, "internal solver error: {what}"),

@@ -1,0 +1,265 @@
+"""Parity of the Rust pairing strategies with today's Python (issue 22).
+
+The sparse solver and its equality cells (``oa_core.sparse``), ``blockBy`` blocks
+(``oa_core.blocking``) and the one entry point that pairs an unordered list densely,
+from its positive cells or block by block (``Scorer._solve``): each function is
+called once under ``OA_ENGINE=python`` and once under ``OA_ENGINE=rust`` (through
+the same public function, so the dispatch is tested too), on hypothesis-drawn
+tie-heavy input, and must give the same pairs, blocks and bits (``float.hex``).
+
+Where Rust differs on purpose: the sparse solver refuses (``ValueError``) a cell
+outside the matrix or given twice and a NaN or infinite value, which SciPy's path
+takes silently; ``blocks`` leaves a value only Python keys (NaN, a subclass of a
+JSON type) to Python.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import oa_core
+from oa_core import _engine, blocking, sparse
+from oa_core.comparators import canonical_json
+from oa_core.kinds import NodeKind, Status
+from oa_core.matchtree import MatchNode, Scorer
+
+SETTINGS = settings(deadline=None, max_examples=150, derandomize=True)
+T = TypeVar("T")
+
+
+@contextmanager
+def _engine_named(name: str) -> Iterator[None]:
+    before = os.environ.get("OA_ENGINE")
+    os.environ["OA_ENGINE"] = name
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["OA_ENGINE"]
+        else:
+            os.environ["OA_ENGINE"] = before
+
+
+def _both(call: Callable[[], T]) -> tuple[T, T]:
+    """``call()`` under the Python engine, then under the Rust one."""
+    with _engine_named("python"):
+        python = call()
+    with _engine_named("rust"):
+        rust = call()
+    return python, rust
+
+
+# -- the sparse solver -----------------------------------------------------------------
+
+TIES = [1.0, 0.5, 0.25, 1 / 3, 2 / 3]
+# beyond [0, 1], spread over far more than 2**52, subnormal, or dropped (<= 0)
+WIDE = [3.0, 1e300, 1e-300, 5e-324, 2.0**-1070, 1.0, 0.0, -1.0]
+
+Cells = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]
+
+
+@st.composite
+def cell_sets(draw: st.DrawFn) -> Cells:
+    """Unique cells of an ``n x m`` matrix in shuffled order: tied values, complete
+    blocks of one value (equal items), free floats, or values of every scale."""
+    n, m = draw(st.integers(1, 10)), draw(st.integers(1, 10))
+    kind = draw(st.sampled_from(["ties", "uniform", "floats", "wide"]))
+    found: dict[tuple[int, int], float] = {}
+    if kind == "uniform":
+        row_group = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+        col_group = draw(st.lists(st.integers(0, 2), min_size=m, max_size=m))
+        value = draw(st.sampled_from(TIES))
+        for i in range(n):
+            for j in range(m):
+                if row_group[i] == col_group[j]:
+                    found[i, j] = value if row_group[i] else draw(st.sampled_from(TIES))
+    elements = {"ties": st.sampled_from(TIES), "uniform": st.sampled_from(TIES),
+                "floats": st.floats(1e-6, 1.0), "wide": st.sampled_from(WIDE)}[kind]
+    extra = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, m - 1), elements),
+                          max_size=n * m))
+    for i, j, value in extra:
+        found.setdefault((i, j), value)
+    cells = draw(st.permutations(sorted(found.items())))
+    rows = np.array([i for (i, _), _ in cells], dtype=np.int64)
+    cols = np.array([j for (_, j), _ in cells], dtype=np.int64)
+    values = np.array([v for _, v in cells], dtype=np.float64)
+    return rows, cols, values, (n, m)
+
+
+@pytest.mark.filterwarnings("ignore:explicit zero weights")  # SciPy's, on subnormal cells
+@SETTINGS
+@given(cell_sets())
+def test_the_sparse_solver_returns_the_same_pairs(cells: Cells) -> None:
+    rows, cols, values, shape = cells
+    python, rust = _both(lambda: sparse.max_weight_matching_sparse(rows, cols, values, shape))
+    assert python == rust
+
+
+@SETTINGS
+@given(cell_sets())
+def test_the_sparse_tie_epsilon_is_the_same_float(cells: Cells) -> None:
+    _, _, values, shape = cells
+    positive = values[values > 0]
+    python, rust = _both(lambda: sparse.sparse_tie_epsilon(positive, shape))
+    assert python.hex() == rust.hex()
+
+
+@SETTINGS
+@given(st.lists(st.integers(-2, 4), max_size=12), st.lists(st.integers(-2, 4), max_size=12))
+def test_equal_pairs_are_the_same(gold: list[int], candidate: list[int]) -> None:
+    python, rust = _both(lambda: sparse.equal_pairs(np.array(gold, dtype=np.int64),
+                                                    np.array(candidate, dtype=np.int64)))
+    assert [a.tolist() for a in python] == [a.tolist() for a in rust]
+    assert all(a.dtype == np.int64 for a in (*python, *rust))
+
+
+@SETTINGS
+@given(st.lists(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 5)), max_size=10),
+                max_size=4))
+def test_union_pairs_are_the_same(parts: list[list[tuple[int, int]]]) -> None:
+    arrays = [(np.array([i for i, _ in p], dtype=np.int64),
+               np.array([j for _, j in p], dtype=np.int64)) for p in parts]
+    python, rust = _both(lambda: sparse.union_pairs(arrays, (5, 6)))
+    assert [a.tolist() for a in python] == [a.tolist() for a in rust]
+
+
+@pytest.mark.parametrize(("rows", "cols", "values", "message"), [
+    ([0, 0], [1, 1], [1.0, 0.5], "given twice"),
+    ([2], [0], [1.0], "outside"),
+    ([0], [-1], [1.0], "negative"),
+    ([0], [0], [float("nan")], "NaN"),
+    ([0], [0], [float("inf")], "NaN or infinity"),
+    ([0, 1], [0], [1.0, 1.0], "expected"),
+])
+def test_the_rust_solver_refuses_bad_cells(rows: list[int], cols: list[int],
+                                           values: list[float], message: str) -> None:
+    with _engine_named("rust"), pytest.raises(ValueError, match=message):
+        sparse.max_weight_matching_sparse(np.array(rows), np.array(cols), np.array(values),
+                                          (2, 2))
+
+
+# -- blocks ----------------------------------------------------------------------------
+
+KEY_VALUES = st.one_of(
+    st.sampled_from(["a", "b", "", "é", "\U0001f600", "\ud800", "1"]),
+    st.sampled_from([0, 1, -0.0, 0.0, 1.0, 1.5, 2**53, 2**53 + 1, 2.0**53, 2**80, -(2**70)]),
+    st.booleans(), st.none(),
+    st.sampled_from([[], [1], [1.0], {"x": 1}, {"x": [True, None]}, {}]),
+)
+RECORDS = st.one_of(
+    st.dictionaries(st.sampled_from(["role", "size", "other"]), KEY_VALUES, max_size=3),
+    st.sampled_from([None, "role", 3, [{"role": "a"}]]),
+)
+PROPERTIES = st.sampled_from([["role"], ["role", "size"], ["size", "role"], [], ["role", "role"]])
+
+
+@SETTINGS
+@given(st.lists(RECORDS, max_size=10), st.lists(RECORDS, max_size=10), PROPERTIES)
+def test_blocks_are_the_same(golds: list[Any], candidates: list[Any],
+                             properties: list[str]) -> None:
+    python, rust = _both(lambda: blocking.blocks(golds, candidates, properties))
+    assert [(b.gold, b.candidate) for b in python] == [(b.gold, b.candidate) for b in rust]
+    keyed = _engine.blocks(golds, candidates, properties)
+    assert keyed is not None  # every drawn value is one the engine keys itself
+
+
+class _Text(str):
+    """A subclass of a JSON type: only Python keys it."""
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("odd", [float("nan"), _Text("a"), _nested(150), _nested(3)])
+def test_blocks_leave_what_only_python_keys_to_python(odd: Any) -> None:
+    golds = [{"role": odd}, {"role": "a"}]
+    candidates = [{"role": "a"}, {"role": odd}]
+    python, rust = _both(lambda: blocking.blocks(golds, candidates, ["role"]))
+    assert [(b.gold, b.candidate) for b in python] == [(b.gold, b.candidate) for b in rust]
+    keyed = _engine.blocks(golds, candidates, ["role"])
+    assert (keyed is None) == (odd != _nested(3))
+
+
+# -- one entry point: dense, sparse and blocked pairing of a list -----------------------
+
+ROLES = st.sampled_from(["a", "b", "c"])
+ITEMS = st.fixed_dictionaries(
+    {"role": ROLES, "v": st.integers(0, 2)},
+    optional={"w": st.sampled_from([0, 1, 2.5])})
+
+
+def _schema(exact: bool) -> oa_core.Schema:
+    properties: dict[str, Any] = {"role": {"type": "string", "score": "exact"},
+                                  "v": {"type": "integer", "score": "exact"}}
+    if not exact:  # invdiff: every pair positive, no sparse cells
+        properties["w"] = {"type": "number"}
+    return oa_core.Schema.parse({"type": "array", "order": "align", "blockBy": "role",
+                                 "items": {"type": "object", "properties": properties}})
+
+
+def _node() -> MatchNode:
+    return MatchNode(NodeKind.SEQUENCE, Status.MATCHED, "", "", "", "")
+
+
+def _rust(golds: list[Any], candidates: list[Any], matrix: np.ndarray, strategy: str,
+          found: list[blocking.Block] | None = None
+          ) -> tuple[list[tuple[int, int]], list[list[float]] | None]:
+    return _engine.pair_unordered(
+        matrix.tolist(), [canonical_json(g) for g in golds],
+        [canonical_json(c) for c in candidates], strategy,
+        None if found is None else [(b.gold, b.candidate) for b in found])
+
+
+def _hex(matrix: Any) -> list[str] | None:
+    return None if matrix is None else [float(x).hex() for x in np.ravel(matrix)]
+
+
+@SETTINGS
+@given(st.lists(ITEMS, min_size=1, max_size=8), st.lists(ITEMS, min_size=1, max_size=8),
+       st.booleans())
+def test_each_strategy_pairs_as_the_python_scorer(golds: list[Any], candidates: list[Any],
+                                                  exact: bool) -> None:
+    if exact:  # one key set: cells found by equality
+        golds, candidates = ([{k: v for k, v in x.items() if k != "w"} for x in side]
+                             for side in (golds, candidates))
+    parsed = _schema(exact)
+    item = parsed.root.items
+    assert item is not None
+    scorer = Scorer(parsed.comparators)
+    with _engine_named("python"):
+        matrix = scorer.matrix(golds, candidates, item)
+        dense, whole = scorer._solve_whole(_node(), golds, candidates, item, in_order=False)
+        from_cells = scorer._solve_sparse(_node(), golds, candidates, item)
+        by_block, blocked_whole = scorer._solve(_node(), golds, candidates, parsed.root, item)
+        found = blocking.blocks(golds, candidates, parsed.root.block_by)
+    pairs, made = _rust(golds, candidates, matrix, "dense")
+    assert (pairs, _hex(made)) == (dense, _hex(whole))
+    assert from_cells is not None or not exact
+    if from_cells is not None:
+        pairs, made = _rust(golds, candidates, matrix, "sparse")
+        assert (pairs, made) == (from_cells, None)
+    pairs, made = _rust(golds, candidates, matrix, "blocked", found)
+    assert (pairs, _hex(made)) == (by_block, _hex(blocked_whole))
+
+
+def test_a_long_list_is_paired_from_its_cells_under_either_engine() -> None:
+    """Over ``SPARSE_FROM_CELLS`` pairs the scorer takes the sparse way; the Rust
+    solver gives it the same pairs, hence the same bits."""
+    schema = {"type": "array", "order": "align", "items": {"type": "integer",
+                                                           "score": "exact"}}
+    gold = [k % 700 for k in range(1100)]
+    candidate = [(k * 7) % 900 for k in range(1000)]
+    python, rust = _both(lambda: oa_core.score(gold, candidate, schema))
+    assert python.hex() == rust.hex()
