@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod align;
 mod compare;
+mod refer;
 mod score;
 mod shape;
 mod value;
@@ -21,5 +22,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     compare::register(module)?;
     align::register(module)?;
     score::register(module)?;
+    refer::register(module)?;
     Ok(())
 }

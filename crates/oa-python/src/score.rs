@@ -145,6 +145,13 @@ pub struct ScorePlan {
     cache: Mutex<MapCache>,
 }
 
+impl ScorePlan {
+    /// The compiled plan (the referential index reads it, `refer.rs`).
+    pub(crate) fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}
+
 #[pymethods]
 impl ScorePlan {
     #[new]

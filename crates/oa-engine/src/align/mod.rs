@@ -22,6 +22,7 @@ mod hostile;
 mod lsa;
 mod matrix;
 mod monotone;
+pub mod refer;
 mod repair;
 mod twins;
 mod wl;

@@ -1,0 +1,372 @@
+//! `_build_graph`: one side's part of the WL reference graph of a group of scopes.
+//!
+//! Every record of the group is a vertex (scopes by name, records in order); a
+//! nested scope adds a hub per occurrence of its record array, linked to its
+//! records (role `"\0occurrence"`). Then each carrier, in the order met, turns its
+//! references into the group into edges: from itself when it is a record of the
+//! graph; one edge between two ends of different roles (`a->b`, schema order); a
+//! self-loop for one end; otherwise a hub with an edge to each end. A reference
+//! reaches every record of its id. An edge's label is the carrier's: its exact
+//! scalars, and its references out of the group (into a scope not resolved yet:
+//! `["dangling"]` when no record has the id; into a resolved one: the gold id's
+//! image under the bijection, `["unmatched"]` for none, or the candidate id as
+//! written), as the canonical rows of `_label`. Seeds: `scope|` (the scope only when
+//! the group holds several), with the record's own label in blend mode; `|` for hubs.
+//!
+//! Texts are code points (a string may hold a lone surrogate, as in Python).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::error::ReferError;
+use super::index::{Carrier, DocumentIndex};
+use super::key::IdKey;
+use super::schema::ScopeSchema;
+use crate::compare::Value;
+use crate::plan::ScopeId;
+use crate::score::{canonical_text, Json};
+
+/// The role of a nested record in its array's occurrence.
+pub const OCCURRENCE: &str = "\u{0}occurrence";
+
+/// Which document the graph is built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Gold,
+    Candidate,
+}
+
+/// What a vertex stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VertexKind {
+    /// The record at this index of its scope.
+    Record {
+        scope: ScopeId,
+        index: usize,
+    },
+    Hub,
+}
+
+/// A vertex: its kind, the pointer of its record (or hub carrier or occurrence), and
+/// a hub's display label (a record's is the caller's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Vertex {
+    pub kind: VertexKind,
+    pub pointer: String,
+    pub label: String,
+}
+
+/// A directed edge between vertices (numbered in the whole union).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub source: usize,
+    pub target: usize,
+    pub relation: String,
+    pub label: Vec<u32>,
+}
+
+/// Vertices, edges and a seed per vertex, appended to side after side.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Graph {
+    pub vertices: Vec<Vertex>,
+    pub edges: Vec<Edge>,
+    pub seeds: Vec<Vec<u32>>,
+}
+
+/// The scopes resolved so far, each with its bijection (gold id -> the candidate id
+/// as written, or `None` when unpaired; read on the gold side only).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resolution {
+    pub bijections: BTreeMap<ScopeId, BTreeMap<IdKey, Option<Json>>>,
+}
+
+impl Resolution {
+    fn is_resolved(&self, scope: ScopeId) -> bool {
+        self.bijections.contains_key(&scope)
+    }
+}
+
+/// A label item's value: a value of the document, or a marker list.
+enum Item<'a> {
+    Value(&'a Json),
+    Marker(&'static str),
+}
+
+fn kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Leaf(Value::Text(_)) => "string",
+        Json::Leaf(Value::Number(_)) => "number",
+        Json::Leaf(Value::Boolean(_)) => "boolean",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
+    }
+}
+
+fn text_of(value: &str) -> Vec<u32> {
+    value.chars().map(u32::from).collect()
+}
+
+/// A string as a JSON string literal (`encode_basestring`).
+fn quoted(text: Vec<u32>) -> Vec<u32> {
+    canonical_text(&Json::Leaf(Value::Text(text))).unwrap_or_default()
+}
+
+/// `_label`: the sorted rows (role, kind, canonical JSON) as a compact JSON list of
+/// string triples; "" for no rows.
+fn label(items: &[(&str, Item<'_>)]) -> Vec<u32> {
+    if items.is_empty() {
+        return Vec::new();
+    }
+    let mut rows: Vec<(&str, &str, Vec<u32>)> = items
+        .iter()
+        .map(|(role, item)| match item {
+            Item::Value(value) => (
+                *role,
+                kind(value),
+                canonical_text(value).unwrap_or_default(),
+            ),
+            Item::Marker(word) => (*role, "array", text_of(&format!("[\"{word}\"]"))),
+        })
+        .collect();
+    // str order is code point order, which is UTF-8 byte order for roles and kinds
+    rows.sort();
+    let mut out = vec![u32::from('[')];
+    for (k, (role, kind, text)) in rows.into_iter().enumerate() {
+        if k > 0 {
+            out.push(u32::from(','));
+        }
+        out.push(u32::from('['));
+        out.extend(quoted(text_of(role)));
+        out.push(u32::from(','));
+        out.extend(quoted(text_of(kind)));
+        out.push(u32::from(','));
+        out.extend(quoted(text));
+        out.push(u32::from(']'));
+    }
+    out.push(u32::from(']'));
+    out
+}
+
+/// What a carrier's label reads: the group, the side, the resolution, and the ids of
+/// the unresolved scopes' records.
+struct Context<'a> {
+    group: &'a BTreeSet<ScopeId>,
+    side: Side,
+    resolution: &'a Resolution,
+    ids: BTreeMap<ScopeId, BTreeSet<IdKey>>,
+}
+
+impl Context<'_> {
+    /// `_carrier_label`.
+    fn carrier_label(&self, carrier: &Carrier) -> Vec<u32> {
+        let mut items: Vec<(&str, Item<'_>)> = carrier
+            .scalars
+            .iter()
+            .map(|(role, value)| (role.as_str(), Item::Value(value)))
+            .collect();
+        for reference in &carrier.refs {
+            if self.group.contains(&reference.scope) {
+                continue;
+            }
+            let role = reference.role.as_str();
+            let key = IdKey::of(&reference.value);
+            match self.resolution.bijections.get(&reference.scope) {
+                None => {
+                    // which record it names is not known yet, but whether it names
+                    // one is, on each side alone (so relabelling changes nothing)
+                    let named = key.is_some_and(|key| {
+                        self.ids
+                            .get(&reference.scope)
+                            .is_some_and(|ids| ids.contains(&key))
+                    });
+                    if !named {
+                        items.push((role, Item::Marker("dangling")));
+                    }
+                }
+                Some(bijection) => match self.side {
+                    Side::Gold => {
+                        let mapped = key
+                            .and_then(|key| bijection.get(&key))
+                            .and_then(Option::as_ref);
+                        items.push((role, mapped.map_or(Item::Marker("unmatched"), Item::Value)));
+                    }
+                    Side::Candidate => items.push((role, Item::Value(&reference.value))),
+                },
+            }
+        }
+        label(&items)
+    }
+}
+
+/// Append one side's vertices, edges and seeds for `group` to `graph` (its vertices
+/// numbered after those already there).
+pub fn build_graph(
+    index: &DocumentIndex,
+    schema: &ScopeSchema,
+    side: Side,
+    group: &BTreeSet<ScopeId>,
+    resolution: &Resolution,
+    blend: bool,
+    graph: &mut Graph,
+) -> Result<(), ReferError> {
+    let mut ids = BTreeMap::new();
+    for declared in schema.plan().scopes() {
+        let scope = schema
+            .plan()
+            .scope_id(&declared.name)
+            .ok_or_else(|| ReferError::UnknownScope(declared.name.clone()))?;
+        if !resolution.is_resolved(scope) {
+            let keys: BTreeSet<IdKey> = index
+                .scope_records(scope)
+                .iter()
+                .filter_map(|r| r.key.clone())
+                .collect();
+            ids.insert(scope, keys);
+        }
+    }
+    let context = Context {
+        group,
+        side,
+        resolution,
+        ids,
+    };
+    let mut vertices_of: BTreeMap<(ScopeId, &IdKey), Vec<usize>> = BTreeMap::new();
+    let mut first_vertex: BTreeMap<ScopeId, usize> = BTreeMap::new();
+    for &scope in group {
+        let records = index.scope_records(scope);
+        let name = schema.name(scope)?;
+        first_vertex.insert(scope, graph.vertices.len());
+        let mut base: Vec<u32> = if group.len() > 1 {
+            text_of(name)
+        } else {
+            Vec::new()
+        };
+        base.push(u32::from('|'));
+        for (i, record) in records.iter().enumerate() {
+            let vertex = graph.vertices.len();
+            if let Some(key) = &record.key {
+                vertices_of.entry((scope, key)).or_default().push(vertex);
+            }
+            graph.vertices.push(Vertex {
+                kind: VertexKind::Record { scope, index: i },
+                pointer: record.pointer.clone(),
+                label: String::new(),
+            });
+            let mut seed = base.clone();
+            if blend {
+                if let Some(carrier) = index.carrier(record.carrier) {
+                    seed.extend(context.carrier_label(carrier));
+                }
+            }
+            graph.seeds.push(seed);
+        }
+        if schema.is_nested(scope) {
+            occurrence_hubs(
+                index,
+                scope,
+                first_vertex.get(&scope).copied().unwrap_or(0),
+                graph,
+            );
+        }
+    }
+    for carrier in index.carriers() {
+        // a reference to an id that several records share reaches all of them
+        let mut ends: Vec<(&str, usize)> = Vec::new();
+        for reference in carrier.refs.iter().filter(|r| group.contains(&r.scope)) {
+            if let Some(key) = IdKey::of(&reference.value) {
+                for &v in vertices_of
+                    .get(&(reference.scope, &key))
+                    .into_iter()
+                    .flatten()
+                {
+                    ends.push((reference.role.as_str(), v));
+                }
+            }
+        }
+        if ends.is_empty() {
+            continue;
+        }
+        let label = context.carrier_label(carrier);
+        let own = carrier.record.and_then(|(scope, i)| {
+            group
+                .contains(&scope)
+                .then(|| first_vertex.get(&scope).map(|first| first + i))
+                .flatten()
+        });
+        let edge = |source: usize, target: usize, relation: String| Edge {
+            source,
+            target,
+            relation,
+            label: label.clone(),
+        };
+        match (own, ends.as_slice()) {
+            (Some(own), _) => {
+                for &(role, v) in &ends {
+                    graph.edges.push(edge(own, v, role.to_owned()));
+                }
+            }
+            (None, [(a, u), (b, v)]) if a != b => {
+                graph.edges.push(edge(*u, *v, format!("{a}->{b}")));
+            }
+            (None, [(role, v)]) => graph.edges.push(edge(*v, *v, (*role).to_owned())),
+            (None, _) => {
+                let hub = graph.vertices.len();
+                let shown = if carrier.pointer.is_empty() {
+                    "/"
+                } else {
+                    &carrier.pointer
+                };
+                graph.vertices.push(Vertex {
+                    kind: VertexKind::Hub,
+                    pointer: carrier.pointer.clone(),
+                    label: format!("{}-way {shown}", ends.len()),
+                });
+                graph.seeds.push(vec![u32::from('|')]);
+                for &(role, v) in &ends {
+                    graph.edges.push(edge(hub, v, role.to_owned()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `_occurrence_hubs`: a hub per occurrence of a nested scope's record array (the
+/// records' parent pointer), in the order met, with an edge to each of its records.
+fn occurrence_hubs(index: &DocumentIndex, scope: ScopeId, first: usize, graph: &mut Graph) {
+    let mut occurrences: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, record) in index.scope_records(scope).iter().enumerate() {
+        // a record's pointer ends with its index: the parent is what precedes it
+        let parent = record
+            .pointer
+            .rfind('/')
+            .and_then(|cut| record.pointer.get(..cut))
+            .unwrap_or("");
+        match seen.get(parent).and_then(|&k| occurrences.get_mut(k)) {
+            Some((_, members)) => members.push(i),
+            None => {
+                seen.insert(parent, occurrences.len());
+                occurrences.push((parent, vec![i]));
+            }
+        }
+    }
+    for (pointer, members) in occurrences {
+        let hub = graph.vertices.len();
+        let shown = if pointer.is_empty() { "/" } else { pointer };
+        graph.vertices.push(Vertex {
+            kind: VertexKind::Hub,
+            pointer: pointer.to_owned(),
+            label: format!("{} in {shown}", members.len()),
+        });
+        graph.seeds.push(vec![u32::from('|')]);
+        for i in members {
+            graph.edges.push(Edge {
+                source: hub,
+                target: first + i,
+                relation: OCCURRENCE.to_owned(),
+                label: Vec::new(),
+            });
+        }
+    }
+}
