@@ -2,9 +2,10 @@
 //!
 //! Every record of the group is a vertex (scopes by name, records in order); a
 //! nested scope adds a hub per occurrence of its record array, linked to its
-//! records (role `"\0occurrence"`). Then each carrier, in the order met, turns its
-//! references into the group into edges: from itself when it is a record of the
-//! graph; one edge between two ends of different roles (`a->b`, schema order); a
+//! records (role `"\0occurrence"`, labelled by the occurrence's place). Then each
+//! carrier, in the order met, turns its references into the group into edges: from
+//! itself when it is a record of the graph; one edge between two ends of different
+//! roles (`a->b`, schema order); a
 //! self-loop for one end; otherwise a hub with an edge to each end. A reference
 //! reaches every record of its id. An edge's label is the carrier's: its exact
 //! scalars, and its references out of the group (into a scope not resolved yet:
@@ -332,7 +333,9 @@ pub fn build_graph(
 }
 
 /// `_occurrence_hubs`: a hub per occurrence of a nested scope's record array (the
-/// records' parent pointer), in the order met, with an edge to each of its records.
+/// records' parent pointer), in the order met, with an edge to each of its records
+/// labelled by the occurrence's place (its positions in fixed-order lists are scored:
+/// structure too).
 fn occurrence_hubs(index: &DocumentIndex, scope: ScopeId, first: usize, graph: &mut Graph) {
     let mut occurrences: Vec<(&str, Vec<usize>)> = Vec::new();
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
@@ -353,6 +356,8 @@ fn occurrence_hubs(index: &DocumentIndex, scope: ScopeId, first: usize, graph: &
     }
     for (pointer, members) in occurrences {
         let hub = graph.vertices.len();
+        // every occurrence's place was noted as its array was met
+        let place = index.places.get(pointer).map_or("", String::as_str);
         let shown = if pointer.is_empty() { "/" } else { pointer };
         graph.vertices.push(Vertex {
             kind: VertexKind::Hub,
@@ -365,7 +370,7 @@ fn occurrence_hubs(index: &DocumentIndex, scope: ScopeId, first: usize, graph: &
                 source: hub,
                 target: first + i,
                 relation: OCCURRENCE.to_owned(),
-                label: Vec::new(),
+                label: text_of(place),
             });
         }
     }

@@ -9,6 +9,8 @@
 //! record carries its position (role `"\0position"`). Keys are read in schema order,
 //! then the undeclared ones sorted.
 
+use std::collections::BTreeMap;
+
 use super::error::ReferError;
 use super::key::IdKey;
 use super::schema::ScopeSchema;
@@ -68,11 +70,15 @@ impl Carrier {
     }
 }
 
-/// The records of every scope (by [`ScopeId`] index) and the carriers in the order
-/// they were met (the root's first, when the document is an object).
+/// The records of every scope (by [`ScopeId`] index), the carriers in the order
+/// they were met (the root's first, when the document is an object), and the place
+/// of each occurrence of a nested scope's record array.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DocumentIndex {
     pub records: Vec<Vec<Record>>,
+    /// An occurrence's pointer -> its place: the pointer with the indices of
+    /// order-agnostic lists written `*` (the positions that are scored, and the keys).
+    pub places: BTreeMap<String, String>,
     carriers: Vec<Carrier>,
     /// The root carrier is a carrier only when the document is an object.
     root_listed: bool,
@@ -208,13 +214,14 @@ pub fn index_document(
         schema,
         index: DocumentIndex {
             records: vec![Vec::new(); schema.plan().scopes().len()],
+            places: BTreeMap::new(),
             carriers: vec![Carrier::new(String::new())],
             root_listed: document.is_object(),
         },
         path: Vec::new(),
         max_depth,
     };
-    walker.walk(document, schema.plan().root(), "", 0, "", 0)?;
+    walker.walk(document, schema.plan().root(), "", 0, "", "", 0)?;
     Ok(walker.index)
 }
 
@@ -286,6 +293,8 @@ impl Walker<'_> {
         Ok(())
     }
 
+    /// `place`: the pointer with the indices of order-agnostic lists written `*`.
+    #[allow(clippy::too_many_arguments)] // the walk's state, as Python's walk() takes it
     fn walk(
         &mut self,
         value: &Json,
@@ -293,6 +302,7 @@ impl Walker<'_> {
         pointer: &str,
         carrier: usize,
         role: &str,
+        place: &str,
         depth: usize,
     ) -> Result<(), ReferError> {
         if !(value.is_object() || value.is_array()) {
@@ -354,6 +364,7 @@ impl Walker<'_> {
                             &join(pointer, key),
                             carrier,
                             &role,
+                            &join(place, key),
                             depth + 1,
                         );
                         self.path.pop();
@@ -368,15 +379,22 @@ impl Walker<'_> {
                 // in a fixed-order list (a scope's records excepted) positions are
                 // scored, so the item's position labels its edges
                 let positional = scope.is_none() && node.array.order == Order::Fixed;
+                if scope.is_some_and(|scope| self.schema.is_nested(scope)) {
+                    self.index
+                        .places
+                        .insert(pointer.to_owned(), place.to_owned());
+                }
                 for (i, item) in items.iter().enumerate() {
                     let item_id = node.item(i, plan.any());
                     let token = i.to_string();
+                    let item_place = join(place, if positional { &token } else { "*" });
                     self.path.push(Step::Index(i));
                     let result = if item.is_object() {
                         self.record(
                             item,
                             item_id,
                             join(pointer, &token),
+                            &item_place,
                             scope,
                             positional,
                             i,
@@ -395,6 +413,7 @@ impl Walker<'_> {
                             &below,
                             carrier,
                             &child_role(role, slot),
+                            &item_place,
                             depth + 1,
                         )
                     };
@@ -414,6 +433,7 @@ impl Walker<'_> {
         item: &Json,
         id: NodeId,
         pointer: String,
+        place: &str,
         scope: Option<ScopeId>,
         positional: bool,
         position: usize,
@@ -453,6 +473,6 @@ impl Walker<'_> {
             });
         }
         self.index.carriers.push(inner);
-        self.walk(item, id, &pointer, carrier, "", depth + 1)
+        self.walk(item, id, &pointer, carrier, "", place, depth + 1)
     }
 }
