@@ -375,3 +375,231 @@ fn occurrence_hubs(index: &DocumentIndex, scope: ScopeId, first: usize, graph: &
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::refer::index::index_document;
+    use crate::compare::Comparator;
+    use crate::plan::{Node, NodeId, NodeType, Order, PlanBuilder, Scope};
+
+    /// `{people: [{id (person), boss -> person, team -> team, tag (exact)}],
+    ///   links: [{b -> person, a -> person}] (unordered), teams: [{name (team)}]}`,
+    /// properties in that (schema) order.
+    fn schema() -> ScopeSchema {
+        let mut b = PlanBuilder::default();
+        let [root, people, person, id, boss, team, tag, links, link, teams, record, name] =
+            [(); 12].map(|()| b.reserve());
+        let [any, any_object, any_array] = [(); 3].map(|()| b.reserve());
+        b.declare_scopes(vec![
+            Scope {
+                name: "person".into(),
+                records: people,
+            },
+            Scope {
+                name: "team".into(),
+                records: teams,
+            },
+        ])
+        .unwrap();
+        let (p, t) = (b.scope_id("person"), b.scope_id("team"));
+        let object = |pointer: &str, properties: Vec<(&str, NodeId)>| {
+            let mut node = Node::new(NodeType::Object);
+            node.pointer = pointer.into();
+            node.object.properties = properties.into_iter().map(|(k, v)| (k.into(), v)).collect();
+            node.object.properties.sort();
+            node
+        };
+        let array = |pointer: &str, items, order| {
+            let mut node = Node::new(NodeType::Array);
+            node.pointer = pointer.into();
+            node.array.items = Some(items);
+            node.array.order = order;
+            node
+        };
+        let leaf = |pointer: &str, id_scope, reference, exact: bool| {
+            let mut node = Node::new(NodeType::String);
+            node.pointer = pointer.into();
+            node.id_scope = id_scope;
+            node.reference = reference;
+            node.comparator = exact.then_some(Comparator::Exact);
+            node
+        };
+        let nodes = [
+            (
+                root,
+                object(
+                    "",
+                    vec![("people", people), ("links", links), ("teams", teams)],
+                ),
+            ),
+            (people, array("/people", person, Order::Align)),
+            (
+                person,
+                object(
+                    "/person",
+                    vec![("id", id), ("boss", boss), ("team", team), ("tag", tag)],
+                ),
+            ),
+            (id, leaf("/id", p, None, false)),
+            (boss, leaf("/boss", None, p, false)),
+            (team, leaf("/team", None, t, false)),
+            (tag, leaf("/tag", None, None, true)),
+            (links, array("/links", link, Order::Align)),
+            (link, object("/link", vec![("a", boss), ("b", boss)])),
+            (teams, array("/teams", record, Order::Align)),
+            (record, object("/team", vec![("name", name)])),
+            (name, leaf("/name", t, None, false)),
+            (any, Node::new(NodeType::Any)),
+            (any_object, Node::new(NodeType::Object)),
+            (any_array, Node::new(NodeType::Array)),
+        ];
+        for (slot, node) in nodes {
+            b.set(slot, node).unwrap();
+        }
+        let plan = b.finish(root, any, any_object, any_array).unwrap();
+        let keys = |names: &[&str]| names.iter().map(|k| (*k).to_owned()).collect();
+        let order = BTreeMap::from([
+            ("".to_owned(), keys(&["people", "links", "teams"])),
+            ("/person".to_owned(), keys(&["id", "boss", "team", "tag"])),
+            ("/link".to_owned(), keys(&["b", "a"])),
+        ]);
+        let ids = BTreeMap::from([
+            ("person".to_owned(), "id".to_owned()),
+            ("team".to_owned(), "name".to_owned()),
+        ]);
+        ScopeSchema::new(plan, &order, &ids).unwrap()
+    }
+
+    fn text(value: &str) -> Json {
+        Json::Leaf(Value::from(value))
+    }
+
+    fn object(entries: &[(&str, &str)]) -> Json {
+        Json::object(
+            entries
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), text(v)))
+                .collect(),
+        )
+    }
+
+    fn document(people: &[&[(&str, &str)]], links: &[&[(&str, &str)]]) -> Json {
+        let list =
+            |items: &[&[(&str, &str)]]| Json::Array(items.iter().map(|e| object(e)).collect());
+        Json::object(vec![
+            ("people".into(), list(people)),
+            ("links".into(), list(links)),
+            ("teams".into(), list(&[&[("name", "red")]])),
+        ])
+    }
+
+    fn graph(doc: &Json, side: Side, resolution: &Resolution, blend: bool) -> Graph {
+        let schema = schema();
+        let index = index_document(doc, &schema, 64).unwrap();
+        let group = BTreeSet::from([schema.plan().scope_id("person").unwrap()]);
+        let mut graph = Graph::default();
+        build_graph(&index, &schema, side, &group, resolution, blend, &mut graph).unwrap();
+        graph
+    }
+
+    fn shown(text: &[u32]) -> String {
+        text.iter().filter_map(|&c| char::from_u32(c)).collect()
+    }
+
+    fn edges(graph: &Graph) -> Vec<(usize, usize, &str, String)> {
+        graph
+            .edges
+            .iter()
+            .map(|e| (e.source, e.target, e.relation.as_str(), shown(&e.label)))
+            .collect()
+    }
+
+    #[test]
+    fn references_become_edges_loops_and_hubs() {
+        let doc = document(
+            &[
+                &[("id", "x"), ("boss", "y")],
+                &[("id", "y")],
+                &[("id", "w")],
+                &[("id", "w"), ("boss", "w")],
+            ],
+            &[
+                &[("a", "x"), ("b", "y")],
+                &[("a", "x"), ("b", "nobody")],
+                &[("a", "w")],
+            ],
+        );
+        let found = graph(&doc, Side::Gold, &Resolution::default(), false);
+        let plain = String::new();
+        assert_eq!(
+            edges(&found),
+            [
+                (0, 1, "boss", plain.clone()),
+                // a record referencing an id two records share reaches both
+                (3, 2, "boss", plain.clone()),
+                (3, 3, "boss", plain.clone()),
+                // two ends of different roles: one edge, in schema order (b, then a)
+                (1, 0, "b->a", plain.clone()),
+                (0, 0, "a", plain.clone()),
+                (4, 2, "a", plain.clone()),
+                (4, 3, "a", plain.clone()),
+            ]
+        );
+        let hub = found.vertices.get(4).unwrap();
+        assert_eq!(
+            (hub.kind, hub.label.as_str()),
+            (VertexKind::Hub, "2-way /links/2")
+        );
+        assert_eq!(
+            found.seeds.iter().map(|s| shown(s)).collect::<Vec<_>>(),
+            ["|"; 5]
+        );
+    }
+
+    #[test]
+    fn labels_hold_exact_scalars_and_references_out_of_the_group() {
+        let doc = document(
+            &[
+                &[("id", "x"), ("boss", "x"), ("tag", "t"), ("team", "red")],
+                &[("id", "y"), ("boss", "y"), ("team", "blue")],
+            ],
+            &[],
+        );
+        let found = graph(&doc, Side::Gold, &Resolution::default(), true);
+        let tag = r#"["tag","string","\"t\""]"#;
+        let dangling = r#"["team","array","[\"dangling\"]"]"#;
+        assert_eq!(
+            edges(&found),
+            [
+                (0, 0, "boss", format!("[{tag}]")),
+                (1, 1, "boss", format!("[{dangling}]")),
+            ]
+        );
+        // blend mode seeds a record with its own label
+        assert_eq!(shown(found.seeds.first().unwrap()), format!("|[{tag}]"));
+        let team = schema().plan().scope_id("team").unwrap();
+        let red = IdKey::of(&text("red")).unwrap();
+        let resolved = |image: Option<Json>| Resolution {
+            bijections: BTreeMap::from([(team, BTreeMap::from([(red.clone(), image)]))]),
+        };
+        let gold = graph(&doc, Side::Gold, &resolved(Some(text("rot"))), false);
+        let candidate = graph(&doc, Side::Candidate, &resolved(None), false);
+        let labels = |g: &Graph| g.edges.iter().map(|e| shown(&e.label)).collect::<Vec<_>>();
+        let unmatched = r#"["team","array","[\"unmatched\"]"]"#;
+        assert_eq!(
+            labels(&gold),
+            [
+                format!(r#"[{tag},["team","string","\"rot\""]]"#),
+                format!("[{unmatched}]")
+            ]
+        );
+        assert_eq!(
+            labels(&candidate),
+            [
+                format!(r#"[{tag},["team","string","\"red\""]]"#),
+                r#"[["team","string","\"blue\""]]"#.to_owned()
+            ]
+        );
+    }
+}
