@@ -476,3 +476,105 @@ impl Walker<'_> {
         self.walk(item, id, &pointer, carrier, "", place, depth + 1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::refer::fixture::schema;
+
+    fn text(value: &str) -> Json {
+        Json::Leaf(Value::from(value))
+    }
+
+    fn list(items: &[&str]) -> Json {
+        Json::Array(items.iter().map(|v| text(v)).collect())
+    }
+
+    fn int(n: i64) -> Json {
+        Json::Leaf(Value::Number(Number::Int(Integer::from(n))))
+    }
+
+    #[test]
+    fn carriers_collect_roles_positions_and_references_in_schema_order() {
+        let person = Json::object(vec![
+            ("id".into(), int(1)),
+            ("tag".into(), text("t")),
+            ("steps".into(), list(&["a", "b"])),
+            ("aliases".into(), list(&["c"])),
+            ("zz".into(), text("undeclared: not exact")),
+        ]);
+        let link = Json::object(vec![("a".into(), text("x")), ("b".into(), text("y"))]);
+        let doc = Json::object(vec![
+            (
+                "people".into(),
+                Json::Array(vec![person, Json::object(vec![])]),
+            ),
+            ("chain".into(), Json::Array(vec![link.clone(), link])),
+        ]);
+        let index = index_document(&doc, &schema(), 64).unwrap();
+        let pointers: Vec<&str> = index
+            .carriers()
+            .iter()
+            .map(|c| c.pointer.as_str())
+            .collect();
+        assert_eq!(
+            pointers,
+            ["", "/people/0", "/people/1", "/chain/0", "/chain/1"]
+        );
+        let person = index.carriers().get(1).unwrap();
+        let scalars: Vec<(&str, &Json)> = person
+            .scalars
+            .iter()
+            .map(|(r, v)| (r.as_str(), v))
+            .collect();
+        let (a, b, c, t) = (text("a"), text("b"), text("c"), text("t"));
+        assert_eq!(
+            scalars,
+            [
+                ("tag", &t),
+                ("steps/0", &a),
+                ("steps/1", &b),
+                ("aliases/*", &c)
+            ]
+        );
+        let link = index.carriers().get(4).unwrap();
+        assert_eq!(link.scalars, [(POSITION.to_owned(), int(1))]);
+        let roles: Vec<&str> = link.refs.iter().map(|r| r.role.as_str()).collect();
+        assert_eq!(roles, ["b", "a"]);
+        let records = index.records.first().unwrap();
+        assert_eq!(
+            records.iter().map(|r| r.key.clone()).collect::<Vec<_>>(),
+            [IdKey::of(&int(1)), None]
+        );
+        assert_eq!(
+            records.get(1).unwrap().path,
+            [Step::Key("people".into()), Step::Index(1)]
+        );
+    }
+
+    #[test]
+    fn only_an_object_document_is_a_carrier() {
+        let index = index_document(&Json::Array(vec![]), &schema(), 64).unwrap();
+        assert!(index.carriers().is_empty());
+        let deep = (0..10).fold(Json::Null, |inner, _| Json::Array(vec![inner]));
+        let found = index_document(&Json::object(vec![("zz".into(), deep)]), &schema(), 4);
+        assert_eq!(found, Err(ReferError::TooDeep { max_depth: 4 }));
+    }
+
+    #[test]
+    fn record_keys_put_lists_in_canonical_order() {
+        let record = |items: &[&str]| Record {
+            pointer: "/people/0".into(),
+            path: Vec::new(),
+            value: Json::object(vec![("l".into(), list(items))]),
+            key: None,
+            carrier: 0,
+        };
+        let (free, text) = DocumentIndex::record_key(&record(&["b", "a"]));
+        let shown = |t: Vec<u32>| t.into_iter().filter_map(char::from_u32).collect::<String>();
+        assert_eq!(
+            (shown(free), shown(text)),
+            (r#"{"l":["a","b"]}"#.into(), r#"{"l":["b","a"]}"#.into())
+        );
+    }
+}

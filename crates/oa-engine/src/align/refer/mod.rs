@@ -13,6 +13,8 @@
 //! policy's.
 
 mod error;
+#[cfg(test)]
+mod fixture;
 mod graph;
 mod index;
 mod key;
