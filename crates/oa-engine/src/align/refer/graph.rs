@@ -513,4 +513,122 @@ mod tests {
             ]
         );
     }
+
+    /// xorshift64: a fixed stream of draws.
+    struct Stream(u64);
+
+    impl Stream {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            usize::try_from(self.0 % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
+        }
+
+        fn pick<T: Copy + Default>(&mut self, values: &[T]) -> T {
+            let k = self.below(values.len());
+            values.get(k).copied().unwrap_or_default()
+        }
+
+        /// An item of a record list: mostly record-shaped, ids from a small pool.
+        fn item(&mut self) -> Json {
+            if self.below(4) == 0 {
+                return self.value(1);
+            }
+            let mut entries = Vec::new();
+            for key in ["id", "boss", "team", "a", "b", "name", "tag"] {
+                if self.below(2) == 0 {
+                    let value = if self.below(4) == 0 {
+                        self.value(2)
+                    } else {
+                        text(self.pick(&["x", "y", "w", "red"]))
+                    };
+                    entries.push((key.to_owned(), value));
+                }
+            }
+            Json::object(entries)
+        }
+
+        /// A value of any kind, ids and wrong kinds alike, nested a little.
+        fn value(&mut self, depth: usize) -> Json {
+            let keys = [
+                "id", "boss", "team", "tag", "steps", "aliases", "a", "b", "name", "zz",
+            ];
+            match self.below(if depth > 2 { 6 } else { 8 }) {
+                0 => Json::Null,
+                1 => text(self.pick(&["x", "y", "w", "red", "\u{0}"])),
+                2 => Json::Leaf(Value::Number(crate::compare::Number::Float(self.pick(&[
+                    1.0,
+                    -0.0,
+                    0.5,
+                    f64::NAN,
+                    f64::INFINITY,
+                    1e300,
+                ])))),
+                3 => Json::Leaf(Value::Number(crate::compare::Number::Int(
+                    crate::compare::Integer::from(i64::try_from(self.below(4)).unwrap_or(0)),
+                ))),
+                4 => Json::Leaf(Value::Boolean(self.below(2) == 0)),
+                5 => text("y"),
+                6 => Json::Array((0..self.below(4)).map(|_| self.value(depth + 1)).collect()),
+                _ => Json::object(
+                    (0..self.below(5))
+                        .map(|_| {
+                            let key = self.pick(&keys);
+                            (key.to_owned(), self.value(depth + 1))
+                        })
+                        .collect(),
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn hostile_documents_give_graphs_in_range() {
+        let schema = schema();
+        let (person, team) = (
+            schema.plan().scope_id("person").unwrap(),
+            schema.plan().scope_id("team").unwrap(),
+        );
+        let mut stream = Stream(0x9E37_79B9_7F4A_7C15);
+        let mut edges = 0;
+        for _ in 0..300 {
+            let mut entries = Vec::new();
+            for key in ["people", "links", "teams", "chain", "zz"] {
+                if stream.below(4) > 0 {
+                    let value = if stream.below(5) == 0 {
+                        stream.value(1)
+                    } else {
+                        Json::Array((0..stream.below(6)).map(|_| stream.item()).collect())
+                    };
+                    entries.push((key.to_owned(), value));
+                }
+            }
+            let doc = Json::object(entries);
+            let index = index_document(&doc, &schema, 16).unwrap();
+            let key = IdKey::of(&text("red")).unwrap();
+            let bijection = BTreeMap::from([(key, Some(stream.value(3)))]);
+            for (group, resolution) in [
+                (BTreeSet::from([person]), Resolution::default()),
+                (
+                    BTreeSet::from([person]),
+                    Resolution {
+                        bijections: BTreeMap::from([(team, bijection)]),
+                    },
+                ),
+                (BTreeSet::from([person, team]), Resolution::default()),
+            ] {
+                for side in [Side::Gold, Side::Candidate] {
+                    let mut graph = Graph::default();
+                    build_graph(&index, &schema, side, &group, &resolution, true, &mut graph)
+                        .unwrap();
+                    let n = graph.vertices.len();
+                    assert_eq!(graph.seeds.len(), n);
+                    assert!(graph.edges.iter().all(|e| e.source < n && e.target < n));
+                    edges += graph.edges.len();
+                }
+            }
+        }
+        assert!(edges > 300, "the draws make graphs: {edges} edges");
+    }
 }
