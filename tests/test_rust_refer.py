@@ -7,6 +7,7 @@ same resolution groups and cycle warnings."""
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import oa_core
 from benchmarks import bits
 from oa_core.comparators import id_key
 from oa_core.errors import OAError
@@ -182,6 +184,16 @@ def test_what_rust_does_not_take_is_indexed_by_python(monkeypatch):
     python, rust = _both(monkeypatch, document, schema)
     assert rust.native is None and _records(rust) == _records(python)
     assert rust.carriers.keys() == python.carriers.keys()
+
+
+def test_a_prepared_gold_with_a_rust_index_copies(monkeypatch):
+    monkeypatch.setenv("OA_ENGINE", "rust")
+    gold = {"people": [{"id": "a", "team": "t"}], "teams": [{"name": "t", "lead": "a"}]}
+    candidate = {"people": [{"id": "b", "team": "u"}], "teams": [{"name": "u", "lead": "b"}]}
+    prepared = oa_core.prepare_gold(gold, _CYCLE)
+    copied = copy.deepcopy(prepared)
+    assert copied._index is not None and copied._index.native is prepared._index.native
+    assert oa_core.score(copied, candidate, _CYCLE) == oa_core.score(gold, candidate, _CYCLE)
 
 
 def test_ids_key_as_python_keys_them(monkeypatch):

@@ -135,6 +135,16 @@ fn id_value(key: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<(IdKey, J
 
 #[pymethods]
 impl NativeIndex {
+    /// The index itself: it never changes, so copies share it (a `PreparedGold`
+    /// holding one stays deep-copyable).
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
+    }
+
     /// A scope's records as (pointer, path): the path's steps are keys (`str`) and
     /// indices (`int`) from the root.
     fn records<'py>(
