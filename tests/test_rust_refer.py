@@ -210,3 +210,28 @@ def test_ids_key_as_python_keys_them(monkeypatch):
     # the records of 1 and 1.0 (and of 0 and -0.0, 2**64 and its float) reach each
     # other: more edges than records
     assert len(rust_graph[1]) > len(ids)
+
+
+def test_images_of_any_size_label_the_gold_graph(monkeypatch):
+    # the candidate may be Python's to index (an integer beyond the float range, a
+    # value beyond the limits): its ids still label the gold's resolved references
+    schema = Schema.parse({"type": "object", "properties": {
+        "teams": {"type": "array", "items": {"type": "object", "properties": {
+            "name": {"type": "integer", "idScope": "team"}}}},
+        "people": {"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "string", "idScope": "person"},
+            "boss": {"type": "string", "ref": "person"},
+            "team": {"type": "integer", "ref": "team"}}}}}})
+    gold = {"teams": [{"name": 1}, {"name": 2}, {"name": 3}],
+            "people": [{"id": "a", "boss": "a", "team": 1}, {"id": "b", "boss": "a", "team": 2},
+                       {"id": "c", "boss": "c", "team": 3}]}
+    python, rust = _both(monkeypatch, gold, schema)
+    assert rust.native is not None
+    bijections = {"team": {("number", 1): ("number", 2**2000), ("number", 2): None,
+                           ("number", 3): ("string", "t\udc80")}}
+    for blend in (False, True):
+        found = _graph(rust, "gold", frozenset({"person"}), bijections, {"team"}, blend,
+                       ([], [], []))
+        assert found == _graph(python, "gold", frozenset({"person"}), bijections, {"team"},
+                               blend, ([], [], []))
+    assert str(2**2000) in found[1][0].label and "unmatched" in found[1][1].label

@@ -9,13 +9,15 @@ use oa_engine::align::refer::{
     build_graph, index_document, resolution_groups as groups_of, DocumentIndex, Graph, IdKey,
     Resolution, ScopeSchema, Side, Step, VertexKind,
 };
+use oa_engine::compare::{Number, Value};
 use oa_engine::plan::ScopeId;
 use oa_engine::score::Json;
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
+use crate::compare::{integer, text};
 use crate::score::ScorePlan;
 use crate::value::{json, Bounds};
 
@@ -127,10 +129,23 @@ impl NativeIndex {
     }
 }
 
-/// A Python id key `(kind, value)` as the engine's key and value.
-fn id_value(key: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<(IdKey, Json)>> {
+/// A Python id key `(kind, value)` as the engine's key and value. Its value is a
+/// string or a number of a document that passed `check_json` (either side may have
+/// been indexed by Python: an integer of any size is taken).
+fn id_value(key: &Bound<'_, PyAny>) -> PyResult<(IdKey, Json)> {
     let value = key.cast::<PyTuple>()?.get_item(1)?;
-    Ok(json(&value, bounds)?.and_then(|value| IdKey::of(&value).map(|key| (key, value))))
+    let leaf = if let Ok(string) = value.cast_exact::<PyString>() {
+        Value::Text(text(string)?)
+    } else if value.is_exact_instance_of::<PyInt>() {
+        Value::Number(Number::Int(integer(&value)?))
+    } else if let Ok(float) = value.cast_exact::<PyFloat>() {
+        Value::Number(Number::Float(float.value()))
+    } else {
+        return Err(PyTypeError::new_err(format!("{value:?} is no identifier")));
+    };
+    let value = Json::Leaf(leaf);
+    let key = IdKey::of(&value).ok_or_else(|| PyTypeError::new_err("no identifier"))?;
+    Ok((key, value))
 }
 
 #[pymethods]
@@ -217,25 +232,17 @@ impl NativeIndex {
             .iter()
             .map(|name| self.scope(name))
             .collect::<PyResult<_>>()?;
-        // ids are strings and numbers of the documents: any limits convert them
-        let unbounded = Bounds {
-            depth: 1,
-            items: usize::MAX,
-            string_length: usize::MAX,
-        };
         let mut resolution = Resolution::default();
         for (name, mapping) in bijections.iter() {
             let scope = self.scope(&name.extract::<String>()?)?;
             let mut bijection = BTreeMap::new();
             if side == Side::Gold {
                 for (gold, candidate) in mapping.cast::<PyDict>()?.iter() {
-                    let Some((key, _)) = id_value(&gold, unbounded)? else {
-                        continue; // no identifier: no reference resolves to it
-                    };
+                    let (key, _) = id_value(&gold)?;
                     let image = if candidate.is_none() {
                         None
                     } else {
-                        id_value(&candidate, unbounded)?.map(|(_, value)| value)
+                        Some(id_value(&candidate)?.1)
                     };
                     bijection.insert(key, image);
                 }
