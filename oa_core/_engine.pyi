@@ -165,3 +165,26 @@ def pair_unordered(matrix: Sequence[Sequence[float]], gold_texts: Sequence[str],
                    blocks: Sequence[tuple[Sequence[int], Sequence[int]]] | None = None,
                    offer_cells: bool = True
                    ) -> tuple[list[tuple[int, int]], list[list[float]] | None]: ...
+
+# --- referential index, WL graphs, resolution order (crates/oa-python/src/refer.rs)
+# A scoped schema's ScorePlan with each object node's properties in schema order (by
+# pointer) and each scope's id field; index() is None for a document Rust does not
+# take under the limits (oa_core.refer_native).
+class ReferPlan:
+    def __init__(self, plan: ScorePlan, order: Mapping[str, Sequence[str]],
+                 id_fields: Mapping[str, str]) -> None: ...
+    @property
+    def nested(self) -> list[str]: ...
+    def index(self, document: Any, limits: Limits) -> NativeIndex | None: ...
+
+class NativeIndex:
+    def records(self, scope: str) -> list[tuple[str, tuple[str | int, ...]]]: ...
+    def record_keys(self, scope: str) -> list[tuple[str, str]]: ...
+    def graph(self, side: str, group: Sequence[str],
+              bijections: Mapping[str, Mapping[Any, Any]], blend: bool, offset: int
+              ) -> tuple[list[tuple[str, str, int | None, str, str]],
+                         list[tuple[int, int, str, str]], list[str]]: ...
+
+def resolution_groups(dependencies: Mapping[str, Collection[str]],
+                      id_pointers: Mapping[str, str]
+                      ) -> tuple[list[list[str]], set[str], list[tuple[str, str, str]]]: ...

@@ -86,6 +86,7 @@ from .errors import Diagnostic, InputError
 from .kinds import TieRule, WLMode
 from .options import Limits
 from .pointer import join, split
+from .refer_native import native_graph, native_groups, native_index
 from .schema import Schema, SchemaNode, ScopeDecl, concrete
 from .wl import WLEdge, WLTrace, WLVertex, refine
 
@@ -171,6 +172,9 @@ class DocumentIndex:
     # each occurrence of a nested scope's record array: its pointer with the indices
     # of order-agnostic lists written "*" (the positions that are scored, and the keys)
     places: dict[str, str] = field(default_factory=dict)
+    # the Rust engine's index of the document (oa_core.refer_native), which then
+    # builds its graphs (the carriers and places are left empty)
+    native: Any = None
 
 
 @dataclass(slots=True)
@@ -233,6 +237,13 @@ def _is_exact(node: SchemaNode) -> bool:
 
 def index_document(document: Any, schema: Schema) -> DocumentIndex:
     """Collect scope records and reference carriers of a document."""
+    native = native_index(document, schema)
+    if native is not None:
+        handle, found = native
+        return DocumentIndex({name: [Record(pointer, value, (record_id := value.get(
+            schema.scopes[name].id_field)), id_key(record_id)) for pointer, value in records]
+            for name, records in found.items()}, {}, nested=_nested_scopes(schema),
+            native=handle)
     index = DocumentIndex({name: [] for name in schema.scopes}, {},
                           nested=_nested_scopes(schema))
     root = Carrier("")
@@ -366,6 +377,9 @@ def _resolution_groups(schema: Schema) -> tuple[list[list[str]], set[str], list[
 
 
 def _derive_groups(schema: Schema) -> tuple[list[list[str]], set[str], list[Diagnostic]]:
+    native = native_groups(schema)
+    if native is not None:
+        return native
     graph = _scope_graph(schema)
     cyclic: set[str] = set()
     warnings = []
@@ -449,6 +463,13 @@ def _carrier_label(carrier: Carrier, group: frozenset[str], side: str,
     return _label(items)
 
 
+def _record_vertex(side: str, scope: str, i: int, record: Record, describe: bool) -> WLVertex:
+    """A record's vertex, labelled with its JSON for display when ``describe``."""
+    short = _SHOWN.encode(record.value) if describe else ""
+    return WLVertex(side, record.pointer, i, record.id, "record",
+                    short if len(short) <= 80 else short[:77] + "...", scope)
+
+
 def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
                  bijections: dict[str, dict[Any, Any]], resolved: set[str],
                  vertices: list[WLVertex], edges: list[WLEdge], seeds: list[str],
@@ -456,6 +477,16 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
     """The vertices, edges and seeds of one side's reference graph (appended).
     ``describe``: label each record vertex with its JSON for display (refinement
     never reads a vertex's label: without it the colours are the same)."""
+    if index.native is not None:
+        found, native_edges, native_seeds = native_graph(
+            index.native, side, group, bijections, resolved, blend=blend,
+            offset=len(vertices))
+        vertices.extend(WLVertex(side, pointer, None, None, kind, label) if i is None
+                        else _record_vertex(side, scope, i, index.records[scope][i], describe)
+                        for kind, pointer, i, scope, label in found)
+        edges.extend(native_edges)
+        seeds.extend(native_seeds)
+        return
     vertices_of: dict[tuple[str, Any], list[int]] = {}
     record_vertex: dict[tuple[str, int], int] = {}
     ids = {scope: {r.key for r in records if r.key is not None}
@@ -467,10 +498,7 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
             record_vertex[scope, i] = vertex
             if record.key is not None:
                 vertices_of.setdefault((scope, record.key), []).append(vertex)
-            short = _SHOWN.encode(record.value) if describe else ""
-            vertices.append(WLVertex(side, record.pointer, i, record.id, "record",
-                                     short if len(short) <= 80 else short[:77] + "...",
-                                     scope))
+            vertices.append(_record_vertex(side, scope, i, record, describe))
             carrier = index.carriers.get(record.pointer, Carrier(record.pointer))
             # one start colour for every vertex (hubs too), but for the scope when a
             # cycle's graph holds several, and the record's exact scalars in blend mode

@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod align;
 mod compare;
+mod refer;
 mod score;
 mod shape;
 mod state;
@@ -27,5 +28,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     shape::register(module)?;
     tree::register(module)?;
     strategy::register(module)?;
+    refer::register(module)?;
     Ok(())
 }

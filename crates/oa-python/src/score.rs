@@ -151,6 +151,13 @@ pub struct ScorePlan {
     pub(crate) schema_nodes: Vec<(NodeId, Py<PyAny>)>,
 }
 
+impl ScorePlan {
+    /// The compiled plan (the referential index reads it, `refer.rs`).
+    pub(crate) fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}
+
 #[pymethods]
 impl ScorePlan {
     #[new]

@@ -26,6 +26,7 @@ mod lapjvsp;
 mod lsa;
 mod matrix;
 mod monotone;
+pub mod refer;
 mod repair;
 mod sparse;
 mod strategy;

@@ -1,0 +1,634 @@
+//! `_build_graph`: one side's part of the WL reference graph of a group of scopes.
+//!
+//! Every record of the group is a vertex (scopes by name, records in order); a
+//! nested scope adds a hub per occurrence of its record array, linked to its
+//! records (role `"\0occurrence"`, labelled by the occurrence's place). Then each
+//! carrier, in the order met, turns its references into the group into edges: from
+//! itself when it is a record of the graph; one edge between two ends of different
+//! roles (`a->b`, schema order); a
+//! self-loop for one end; otherwise a hub with an edge to each end. A reference
+//! reaches every record of its id. An edge's label is the carrier's: its exact
+//! scalars, and its references out of the group (into a scope not resolved yet:
+//! `["dangling"]` when no record has the id; into a resolved one: the gold id's
+//! image under the bijection, `["unmatched"]` for none, or the candidate id as
+//! written), as the canonical rows of `_label`. Seeds: `scope|` (the scope only when
+//! the group holds several), with the record's own label in blend mode; `|` for hubs.
+//!
+//! Texts are code points (a string may hold a lone surrogate, as in Python).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::error::ReferError;
+use super::index::{Carrier, DocumentIndex};
+use super::key::IdKey;
+use super::schema::ScopeSchema;
+use crate::compare::Value;
+use crate::plan::ScopeId;
+use crate::score::{canonical_text, Json};
+
+/// The role of a nested record in its array's occurrence.
+pub const OCCURRENCE: &str = "\u{0}occurrence";
+
+/// Which document the graph is built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Gold,
+    Candidate,
+}
+
+/// What a vertex stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VertexKind {
+    /// The record at this index of its scope.
+    Record {
+        scope: ScopeId,
+        index: usize,
+    },
+    Hub,
+}
+
+/// A vertex: its kind, the pointer of its record (or hub carrier or occurrence), and
+/// a hub's display label (a record's is the caller's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Vertex {
+    pub kind: VertexKind,
+    pub pointer: String,
+    pub label: String,
+}
+
+/// A directed edge between vertices (numbered in the whole union).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub source: usize,
+    pub target: usize,
+    pub relation: String,
+    pub label: Vec<u32>,
+}
+
+/// Vertices, edges and a seed per vertex, appended to side after side.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Graph {
+    pub vertices: Vec<Vertex>,
+    pub edges: Vec<Edge>,
+    pub seeds: Vec<Vec<u32>>,
+}
+
+/// The scopes resolved so far, each with its bijection (gold id -> the candidate id
+/// as written, or `None` when unpaired; read on the gold side only).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resolution {
+    pub bijections: BTreeMap<ScopeId, BTreeMap<IdKey, Option<Json>>>,
+}
+
+impl Resolution {
+    fn is_resolved(&self, scope: ScopeId) -> bool {
+        self.bijections.contains_key(&scope)
+    }
+}
+
+/// A label item's value: a value of the document, or a marker list.
+enum Item<'a> {
+    Value(&'a Json),
+    Marker(&'static str),
+}
+
+fn kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Leaf(Value::Text(_)) => "string",
+        Json::Leaf(Value::Number(_)) => "number",
+        Json::Leaf(Value::Boolean(_)) => "boolean",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
+    }
+}
+
+fn text_of(value: &str) -> Vec<u32> {
+    value.chars().map(u32::from).collect()
+}
+
+/// A string as a JSON string literal (`encode_basestring`).
+fn quoted(text: Vec<u32>) -> Vec<u32> {
+    canonical_text(&Json::Leaf(Value::Text(text))).unwrap_or_default()
+}
+
+/// `_label`: the sorted rows (role, kind, canonical JSON) as a compact JSON list of
+/// string triples; "" for no rows.
+fn label(items: &[(&str, Item<'_>)]) -> Vec<u32> {
+    if items.is_empty() {
+        return Vec::new();
+    }
+    let mut rows: Vec<(&str, &str, Vec<u32>)> = items
+        .iter()
+        .map(|(role, item)| match item {
+            Item::Value(value) => (
+                *role,
+                kind(value),
+                canonical_text(value).unwrap_or_default(),
+            ),
+            Item::Marker(word) => (*role, "array", text_of(&format!("[\"{word}\"]"))),
+        })
+        .collect();
+    // str order is code point order, which is UTF-8 byte order for roles and kinds
+    rows.sort();
+    let mut out = vec![u32::from('[')];
+    for (k, (role, kind, text)) in rows.into_iter().enumerate() {
+        if k > 0 {
+            out.push(u32::from(','));
+        }
+        out.push(u32::from('['));
+        out.extend(quoted(text_of(role)));
+        out.push(u32::from(','));
+        out.extend(quoted(text_of(kind)));
+        out.push(u32::from(','));
+        out.extend(quoted(text));
+        out.push(u32::from(']'));
+    }
+    out.push(u32::from(']'));
+    out
+}
+
+/// What a carrier's label reads: the group, the side, the resolution, and the ids of
+/// the unresolved scopes' records.
+struct Context<'a> {
+    group: &'a BTreeSet<ScopeId>,
+    side: Side,
+    resolution: &'a Resolution,
+    ids: BTreeMap<ScopeId, BTreeSet<IdKey>>,
+}
+
+impl Context<'_> {
+    /// `_carrier_label`.
+    fn carrier_label(&self, carrier: &Carrier) -> Vec<u32> {
+        let mut items: Vec<(&str, Item<'_>)> = carrier
+            .scalars
+            .iter()
+            .map(|(role, value)| (role.as_str(), Item::Value(value)))
+            .collect();
+        for reference in &carrier.refs {
+            if self.group.contains(&reference.scope) {
+                continue;
+            }
+            let role = reference.role.as_str();
+            let key = IdKey::of(&reference.value);
+            match self.resolution.bijections.get(&reference.scope) {
+                None => {
+                    // which record it names is not known yet, but whether it names
+                    // one is, on each side alone (so relabelling changes nothing)
+                    let named = key.is_some_and(|key| {
+                        self.ids
+                            .get(&reference.scope)
+                            .is_some_and(|ids| ids.contains(&key))
+                    });
+                    if !named {
+                        items.push((role, Item::Marker("dangling")));
+                    }
+                }
+                Some(bijection) => match self.side {
+                    Side::Gold => {
+                        let mapped = key
+                            .and_then(|key| bijection.get(&key))
+                            .and_then(Option::as_ref);
+                        items.push((role, mapped.map_or(Item::Marker("unmatched"), Item::Value)));
+                    }
+                    Side::Candidate => items.push((role, Item::Value(&reference.value))),
+                },
+            }
+        }
+        label(&items)
+    }
+}
+
+/// Append one side's vertices, edges and seeds for `group` to `graph` (its vertices
+/// numbered after those already there).
+pub fn build_graph(
+    index: &DocumentIndex,
+    schema: &ScopeSchema,
+    side: Side,
+    group: &BTreeSet<ScopeId>,
+    resolution: &Resolution,
+    blend: bool,
+    graph: &mut Graph,
+) -> Result<(), ReferError> {
+    let mut ids = BTreeMap::new();
+    for declared in schema.plan().scopes() {
+        let scope = schema
+            .plan()
+            .scope_id(&declared.name)
+            .ok_or_else(|| ReferError::UnknownScope(declared.name.clone()))?;
+        if !resolution.is_resolved(scope) {
+            let keys: BTreeSet<IdKey> = index
+                .scope_records(scope)
+                .iter()
+                .filter_map(|r| r.key.clone())
+                .collect();
+            ids.insert(scope, keys);
+        }
+    }
+    let context = Context {
+        group,
+        side,
+        resolution,
+        ids,
+    };
+    let mut vertices_of: BTreeMap<(ScopeId, &IdKey), Vec<usize>> = BTreeMap::new();
+    let mut first_vertex: BTreeMap<ScopeId, usize> = BTreeMap::new();
+    for &scope in group {
+        let records = index.scope_records(scope);
+        let name = schema.name(scope)?;
+        first_vertex.insert(scope, graph.vertices.len());
+        let mut base: Vec<u32> = if group.len() > 1 {
+            text_of(name)
+        } else {
+            Vec::new()
+        };
+        base.push(u32::from('|'));
+        for (i, record) in records.iter().enumerate() {
+            let vertex = graph.vertices.len();
+            if let Some(key) = &record.key {
+                vertices_of.entry((scope, key)).or_default().push(vertex);
+            }
+            graph.vertices.push(Vertex {
+                kind: VertexKind::Record { scope, index: i },
+                pointer: record.pointer.clone(),
+                label: String::new(),
+            });
+            let mut seed = base.clone();
+            if blend {
+                if let Some(carrier) = index.carrier(record.carrier) {
+                    seed.extend(context.carrier_label(carrier));
+                }
+            }
+            graph.seeds.push(seed);
+        }
+        if schema.is_nested(scope) {
+            occurrence_hubs(
+                index,
+                scope,
+                first_vertex.get(&scope).copied().unwrap_or(0),
+                graph,
+            );
+        }
+    }
+    for carrier in index.carriers() {
+        // a reference to an id that several records share reaches all of them
+        let mut ends: Vec<(&str, usize)> = Vec::new();
+        for reference in carrier.refs.iter().filter(|r| group.contains(&r.scope)) {
+            if let Some(key) = IdKey::of(&reference.value) {
+                for &v in vertices_of
+                    .get(&(reference.scope, &key))
+                    .into_iter()
+                    .flatten()
+                {
+                    ends.push((reference.role.as_str(), v));
+                }
+            }
+        }
+        if ends.is_empty() {
+            continue;
+        }
+        let label = context.carrier_label(carrier);
+        let own = carrier.record.and_then(|(scope, i)| {
+            group
+                .contains(&scope)
+                .then(|| first_vertex.get(&scope).map(|first| first + i))
+                .flatten()
+        });
+        let edge = |source: usize, target: usize, relation: String| Edge {
+            source,
+            target,
+            relation,
+            label: label.clone(),
+        };
+        match (own, ends.as_slice()) {
+            (Some(own), _) => {
+                for &(role, v) in &ends {
+                    graph.edges.push(edge(own, v, role.to_owned()));
+                }
+            }
+            (None, [(a, u), (b, v)]) if a != b => {
+                graph.edges.push(edge(*u, *v, format!("{a}->{b}")));
+            }
+            (None, [(role, v)]) => graph.edges.push(edge(*v, *v, (*role).to_owned())),
+            (None, _) => {
+                let hub = graph.vertices.len();
+                let shown = if carrier.pointer.is_empty() {
+                    "/"
+                } else {
+                    &carrier.pointer
+                };
+                graph.vertices.push(Vertex {
+                    kind: VertexKind::Hub,
+                    pointer: carrier.pointer.clone(),
+                    label: format!("{}-way {shown}", ends.len()),
+                });
+                graph.seeds.push(vec![u32::from('|')]);
+                for &(role, v) in &ends {
+                    graph.edges.push(edge(hub, v, role.to_owned()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `_occurrence_hubs`: a hub per occurrence of a nested scope's record array (the
+/// records' parent pointer), in the order met, with an edge to each of its records
+/// labelled by the occurrence's place (its positions in fixed-order lists are scored:
+/// structure too).
+fn occurrence_hubs(index: &DocumentIndex, scope: ScopeId, first: usize, graph: &mut Graph) {
+    let mut occurrences: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, record) in index.scope_records(scope).iter().enumerate() {
+        // a record's pointer ends with its index: the parent is what precedes it
+        let parent = record
+            .pointer
+            .rfind('/')
+            .and_then(|cut| record.pointer.get(..cut))
+            .unwrap_or("");
+        match seen.get(parent).and_then(|&k| occurrences.get_mut(k)) {
+            Some((_, members)) => members.push(i),
+            None => {
+                seen.insert(parent, occurrences.len());
+                occurrences.push((parent, vec![i]));
+            }
+        }
+    }
+    for (pointer, members) in occurrences {
+        let hub = graph.vertices.len();
+        // every occurrence's place was noted as its array was met
+        let place = index.places.get(pointer).map_or("", String::as_str);
+        let shown = if pointer.is_empty() { "/" } else { pointer };
+        graph.vertices.push(Vertex {
+            kind: VertexKind::Hub,
+            pointer: pointer.to_owned(),
+            label: format!("{} in {shown}", members.len()),
+        });
+        graph.seeds.push(vec![u32::from('|')]);
+        for i in members {
+            graph.edges.push(Edge {
+                source: hub,
+                target: first + i,
+                relation: OCCURRENCE.to_owned(),
+                label: text_of(place),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::refer::fixture::schema;
+    use crate::align::refer::index::index_document;
+
+    fn text(value: &str) -> Json {
+        Json::Leaf(Value::from(value))
+    }
+
+    fn object(entries: &[(&str, &str)]) -> Json {
+        Json::object(
+            entries
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), text(v)))
+                .collect(),
+        )
+    }
+
+    fn document(people: &[&[(&str, &str)]], links: &[&[(&str, &str)]]) -> Json {
+        let list =
+            |items: &[&[(&str, &str)]]| Json::Array(items.iter().map(|e| object(e)).collect());
+        Json::object(vec![
+            ("people".into(), list(people)),
+            ("links".into(), list(links)),
+            ("teams".into(), list(&[&[("name", "red")]])),
+        ])
+    }
+
+    fn graph(doc: &Json, side: Side, resolution: &Resolution, blend: bool) -> Graph {
+        let schema = schema();
+        let index = index_document(doc, &schema, 64).unwrap();
+        let group = BTreeSet::from([schema.plan().scope_id("person").unwrap()]);
+        let mut graph = Graph::default();
+        build_graph(&index, &schema, side, &group, resolution, blend, &mut graph).unwrap();
+        graph
+    }
+
+    fn shown(text: &[u32]) -> String {
+        text.iter().filter_map(|&c| char::from_u32(c)).collect()
+    }
+
+    fn edges(graph: &Graph) -> Vec<(usize, usize, &str, String)> {
+        graph
+            .edges
+            .iter()
+            .map(|e| (e.source, e.target, e.relation.as_str(), shown(&e.label)))
+            .collect()
+    }
+
+    #[test]
+    fn references_become_edges_loops_and_hubs() {
+        let doc = document(
+            &[
+                &[("id", "x"), ("boss", "y")],
+                &[("id", "y")],
+                &[("id", "w")],
+                &[("id", "w"), ("boss", "w")],
+            ],
+            &[
+                &[("a", "x"), ("b", "y")],
+                &[("a", "x"), ("b", "nobody")],
+                &[("a", "w")],
+            ],
+        );
+        let found = graph(&doc, Side::Gold, &Resolution::default(), false);
+        let plain = String::new();
+        assert_eq!(
+            edges(&found),
+            [
+                (0, 1, "boss", plain.clone()),
+                // a record referencing an id two records share reaches both
+                (3, 2, "boss", plain.clone()),
+                (3, 3, "boss", plain.clone()),
+                // two ends of different roles: one edge, in schema order (b, then a)
+                (1, 0, "b->a", plain.clone()),
+                (0, 0, "a", plain.clone()),
+                (4, 2, "a", plain.clone()),
+                (4, 3, "a", plain.clone()),
+            ]
+        );
+        let hub = found.vertices.get(4).unwrap();
+        assert_eq!(
+            (hub.kind, hub.label.as_str()),
+            (VertexKind::Hub, "2-way /links/2")
+        );
+        assert_eq!(
+            found.seeds.iter().map(|s| shown(s)).collect::<Vec<_>>(),
+            ["|"; 5]
+        );
+    }
+
+    #[test]
+    fn labels_hold_exact_scalars_and_references_out_of_the_group() {
+        let doc = document(
+            &[
+                &[("id", "x"), ("boss", "x"), ("tag", "t"), ("team", "red")],
+                &[("id", "y"), ("boss", "y"), ("team", "blue")],
+            ],
+            &[],
+        );
+        let found = graph(&doc, Side::Gold, &Resolution::default(), true);
+        let tag = r#"["tag","string","\"t\""]"#;
+        let dangling = r#"["team","array","[\"dangling\"]"]"#;
+        assert_eq!(
+            edges(&found),
+            [
+                (0, 0, "boss", format!("[{tag}]")),
+                (1, 1, "boss", format!("[{dangling}]")),
+            ]
+        );
+        // blend mode seeds a record with its own label
+        assert_eq!(shown(found.seeds.first().unwrap()), format!("|[{tag}]"));
+        let team = schema().plan().scope_id("team").unwrap();
+        let red = IdKey::of(&text("red")).unwrap();
+        let resolved = |image: Option<Json>| Resolution {
+            bijections: BTreeMap::from([(team, BTreeMap::from([(red.clone(), image)]))]),
+        };
+        let gold = graph(&doc, Side::Gold, &resolved(Some(text("rot"))), false);
+        let candidate = graph(&doc, Side::Candidate, &resolved(None), false);
+        let labels = |g: &Graph| g.edges.iter().map(|e| shown(&e.label)).collect::<Vec<_>>();
+        let unmatched = r#"["team","array","[\"unmatched\"]"]"#;
+        assert_eq!(
+            labels(&gold),
+            [
+                format!(r#"[{tag},["team","string","\"rot\""]]"#),
+                format!("[{unmatched}]")
+            ]
+        );
+        assert_eq!(
+            labels(&candidate),
+            [
+                format!(r#"[{tag},["team","string","\"red\""]]"#),
+                r#"[["team","string","\"blue\""]]"#.to_owned()
+            ]
+        );
+    }
+
+    /// xorshift64: a fixed stream of draws.
+    struct Stream(u64);
+
+    impl Stream {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            usize::try_from(self.0 % u64::try_from(n.max(1)).unwrap_or(1)).unwrap_or(0)
+        }
+
+        fn pick<T: Copy + Default>(&mut self, values: &[T]) -> T {
+            let k = self.below(values.len());
+            values.get(k).copied().unwrap_or_default()
+        }
+
+        /// An item of a record list: mostly record-shaped, ids from a small pool.
+        fn item(&mut self) -> Json {
+            if self.below(4) == 0 {
+                return self.value(1);
+            }
+            let mut entries = Vec::new();
+            for key in ["id", "boss", "team", "a", "b", "name", "tag"] {
+                if self.below(2) == 0 {
+                    let value = if self.below(4) == 0 {
+                        self.value(2)
+                    } else {
+                        text(self.pick(&["x", "y", "w", "red"]))
+                    };
+                    entries.push((key.to_owned(), value));
+                }
+            }
+            Json::object(entries)
+        }
+
+        /// A value of any kind, ids and wrong kinds alike, nested a little.
+        fn value(&mut self, depth: usize) -> Json {
+            let keys = [
+                "id", "boss", "team", "tag", "steps", "aliases", "a", "b", "name", "zz",
+            ];
+            match self.below(if depth > 2 { 6 } else { 8 }) {
+                0 => Json::Null,
+                1 => text(self.pick(&["x", "y", "w", "red", "\u{0}"])),
+                2 => Json::Leaf(Value::Number(crate::compare::Number::Float(self.pick(&[
+                    1.0,
+                    -0.0,
+                    0.5,
+                    f64::NAN,
+                    f64::INFINITY,
+                    1e300,
+                ])))),
+                3 => Json::Leaf(Value::Number(crate::compare::Number::Int(
+                    crate::compare::Integer::from(i64::try_from(self.below(4)).unwrap_or(0)),
+                ))),
+                4 => Json::Leaf(Value::Boolean(self.below(2) == 0)),
+                5 => text("y"),
+                6 => Json::Array((0..self.below(4)).map(|_| self.value(depth + 1)).collect()),
+                _ => Json::object(
+                    (0..self.below(5))
+                        .map(|_| {
+                            let key = self.pick(&keys);
+                            (key.to_owned(), self.value(depth + 1))
+                        })
+                        .collect(),
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn hostile_documents_give_graphs_in_range() {
+        let schema = schema();
+        let (person, team) = (
+            schema.plan().scope_id("person").unwrap(),
+            schema.plan().scope_id("team").unwrap(),
+        );
+        let mut stream = Stream(0x9E37_79B9_7F4A_7C15);
+        let mut edges = 0;
+        for _ in 0..300 {
+            let mut entries = Vec::new();
+            for key in ["people", "links", "teams", "chain", "zz"] {
+                if stream.below(4) > 0 {
+                    let value = if stream.below(5) == 0 {
+                        stream.value(1)
+                    } else {
+                        Json::Array((0..stream.below(6)).map(|_| stream.item()).collect())
+                    };
+                    entries.push((key.to_owned(), value));
+                }
+            }
+            let doc = Json::object(entries);
+            let index = index_document(&doc, &schema, 16).unwrap();
+            let key = IdKey::of(&text("red")).unwrap();
+            let bijection = BTreeMap::from([(key, Some(stream.value(3)))]);
+            for (group, resolution) in [
+                (BTreeSet::from([person]), Resolution::default()),
+                (
+                    BTreeSet::from([person]),
+                    Resolution {
+                        bijections: BTreeMap::from([(team, bijection)]),
+                    },
+                ),
+                (BTreeSet::from([person, team]), Resolution::default()),
+            ] {
+                for side in [Side::Gold, Side::Candidate] {
+                    let mut graph = Graph::default();
+                    build_graph(&index, &schema, side, &group, &resolution, true, &mut graph)
+                        .unwrap();
+                    let n = graph.vertices.len();
+                    assert_eq!(graph.seeds.len(), n);
+                    assert!(graph.edges.iter().all(|e| e.source < n && e.target < n));
+                    edges += graph.edges.len();
+                }
+            }
+        }
+        assert!(edges > 300, "the draws make graphs: {edges} edges");
+    }
+}

@@ -1,0 +1,580 @@
+//! `index_document`: the records of every scope and the reference carriers of one
+//! document, in the order `oa_core/referential.py` collects them.
+//!
+//! A *carrier* is the nearest enclosing object that is an array item (the root
+//! object for what lies outside any array). It collects the references below it
+//! (scope, role, value) and its exactly compared scalars (role, value): the role is
+//! the path of keys from the carrier down (`*` for an item of an unordered list, its
+//! position in a fixed-order one). An item of a fixed-order list that is not a
+//! record carries its position (role `"\0position"`). Keys are read in schema order,
+//! then the undeclared ones sorted.
+
+use std::collections::BTreeMap;
+
+use super::error::ReferError;
+use super::key::IdKey;
+use super::schema::ScopeSchema;
+use crate::compare::{Comparator, Integer, Number, Value};
+use crate::plan::{NodeId, NodeType, Order, ScopeId};
+use crate::score::{canonical_text, Json};
+
+/// The role of an item's position in a fixed-order list.
+pub const POSITION: &str = "\u{0}position";
+
+/// One step of a path from the document's root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// A record of a scope: an item of its record array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub pointer: String,
+    /// The steps from the root to the record (the pointer's tokens, unescaped).
+    pub path: Vec<Step>,
+    pub value: Json,
+    /// The identifier's key, `None` when the id is missing or no identifier.
+    pub key: Option<IdKey>,
+    /// The record's carrier, an index into [`DocumentIndex::carriers`].
+    pub carrier: usize,
+}
+
+/// A reference of a carrier.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    pub scope: ScopeId,
+    pub role: String,
+    pub value: Json,
+}
+
+/// An object that carries references and scalars (see the module).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Carrier {
+    pub pointer: String,
+    pub refs: Vec<Reference>,
+    pub scalars: Vec<(String, Json)>,
+    /// (scope, index) when the carrier is a record.
+    pub record: Option<(ScopeId, usize)>,
+}
+
+impl Carrier {
+    fn new(pointer: String) -> Carrier {
+        Carrier {
+            pointer,
+            refs: Vec::new(),
+            scalars: Vec::new(),
+            record: None,
+        }
+    }
+}
+
+/// The records of every scope (by [`ScopeId`] index), the carriers in the order
+/// they were met (the root's first, when the document is an object), and the place
+/// of each occurrence of a nested scope's record array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DocumentIndex {
+    pub records: Vec<Vec<Record>>,
+    /// An occurrence's pointer -> its place: the pointer with the indices of
+    /// order-agnostic lists written `*` (the positions that are scored, and the keys).
+    pub places: BTreeMap<String, String>,
+    carriers: Vec<Carrier>,
+    /// The root carrier is a carrier only when the document is an object.
+    root_listed: bool,
+}
+
+impl DocumentIndex {
+    /// The carriers, in the order they were met.
+    pub fn carriers(&self) -> &[Carrier] {
+        let skip = usize::from(!self.root_listed);
+        self.carriers.get(skip..).unwrap_or(&[])
+    }
+
+    /// A carrier by its index (a record's [`Record::carrier`]).
+    pub fn carrier(&self, index: usize) -> Option<&Carrier> {
+        self.carriers.get(index)
+    }
+
+    /// A scope's records.
+    pub fn scope_records(&self, scope: ScopeId) -> &[Record] {
+        self.records.get(scope.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// `_record_key`: a record's canonical JSON with every list in the order of its
+    /// items' canonical JSON (when the text holds a list at all), then as written.
+    pub fn record_key(record: &Record) -> (Vec<u32>, Vec<u32>) {
+        let text = canonical(&record.value);
+        let free = if text.contains(&u32::from('[')) {
+            canonical(&order_free(&record.value))
+        } else {
+            text.clone()
+        };
+        (free, text)
+    }
+}
+
+/// Canonical text of a converted document (finite numbers only: cannot fail).
+fn canonical(value: &Json) -> Vec<u32> {
+    canonical_text(value).unwrap_or_default()
+}
+
+/// `_order_free`: `value` with every list sorted by its items' canonical text.
+fn order_free(value: &Json) -> Json {
+    match value {
+        Json::Object(entries) => Json::Object(
+            entries
+                .iter()
+                .map(|(key, item)| (key.clone(), order_free(item)))
+                .collect(),
+        ),
+        Json::Array(items) => {
+            let mut keyed: Vec<(Vec<u32>, Json)> = items
+                .iter()
+                .map(|item| {
+                    let free = order_free(item);
+                    (canonical(&free), free)
+                })
+                .collect();
+            keyed.sort_by(|a, b| a.0.cmp(&b.0)); // stable, as Python's sorted
+            Json::Array(keyed.into_iter().map(|(_, item)| item).collect())
+        }
+        leaf => leaf.clone(),
+    }
+}
+
+/// `join(pointer, token)`: a JSON Pointer one token further down.
+pub fn join(pointer: &str, token: &str) -> String {
+    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
+    out.push_str(pointer);
+    out.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn child_role(role: &str, step: &str) -> String {
+    if role.is_empty() {
+        step.to_owned()
+    } else {
+        format!("{role}/{step}")
+    }
+}
+
+struct Walker<'s> {
+    schema: &'s ScopeSchema,
+    index: DocumentIndex,
+    path: Vec<Step>,
+    max_depth: usize,
+}
+
+/// Collect the records and carriers of `document` (nested at most `max_depth`
+/// containers deep).
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use oa_engine::align::refer::{index_document, ScopeSchema};
+/// use oa_engine::plan::{Node, NodeType, PlanBuilder, Scope};
+/// use oa_engine::score::Json;
+/// use oa_engine::compare::Value;
+/// // {"type": "array", "items": {"properties": {"id": {"idScope": "p"}}}}
+/// let mut builder = PlanBuilder::default();
+/// let [root, record, id, any, object, array] = [(); 6].map(|()| builder.reserve());
+/// builder.declare_scopes(vec![Scope { name: "p".into(), records: root }]).unwrap();
+/// let mut list = Node::new(NodeType::Array);
+/// list.array.items = Some(record);
+/// let mut item = Node::new(NodeType::Object);
+/// item.object.properties = vec![("id".into(), id)];
+/// let mut field = Node::new(NodeType::String);
+/// field.id_scope = builder.scope_id("p");
+/// for (slot, node) in [(root, list), (record, item), (id, field),
+///                      (any, Node::new(NodeType::Any)), (object, Node::new(NodeType::Object)),
+///                      (array, Node::new(NodeType::Array))] {
+///     builder.set(slot, node).unwrap();
+/// }
+/// let plan = builder.finish(root, any, object, array).unwrap();
+/// let schema = ScopeSchema::new(plan, &BTreeMap::new(),
+///                               &BTreeMap::from([("p".into(), "id".into())])).unwrap();
+/// let doc = Json::Array(vec![Json::object(vec![("id".into(), Json::Leaf(Value::from("a")))])]);
+/// let index = index_document(&doc, &schema, 64).unwrap();
+/// assert_eq!(index.records[0][0].pointer, "/0");
+/// assert_eq!(index.carriers()[0].pointer, "/0");
+/// ```
+pub fn index_document(
+    document: &Json,
+    schema: &ScopeSchema,
+    max_depth: usize,
+) -> Result<DocumentIndex, ReferError> {
+    let mut walker = Walker {
+        schema,
+        index: DocumentIndex {
+            records: vec![Vec::new(); schema.plan().scopes().len()],
+            places: BTreeMap::new(),
+            carriers: vec![Carrier::new(String::new())],
+            root_listed: document.is_object(),
+        },
+        path: Vec::new(),
+        max_depth,
+    };
+    walker.walk(document, schema.plan().root(), "", 0, "", "", 0)?;
+    Ok(walker.index)
+}
+
+impl Walker<'_> {
+    /// `concrete(node, value, value)`.
+    fn concrete(&self, id: NodeId, value: &Json) -> Result<NodeId, ReferError> {
+        let plan = self.schema.plan();
+        let node = plan.node(id)?;
+        let fits = match node.ty {
+            NodeType::Object => value.is_object(),
+            NodeType::Array => value.is_array(),
+            _ => false,
+        };
+        let id = if node.inferred && !fits {
+            plan.any()
+        } else {
+            id
+        };
+        if plan.node(id)?.ty != NodeType::Any {
+            return Ok(id);
+        }
+        Ok(match value {
+            Json::Object(_) => plan.any_object(),
+            Json::Array(_) => plan.any_array(),
+            _ => id,
+        })
+    }
+
+    fn carrier(&mut self, carrier: usize) -> Result<&mut Carrier, ReferError> {
+        self.index.carriers.get_mut(carrier).ok_or(ReferError::Plan(
+            crate::plan::PlanError::Unknown(self.schema.plan().root()),
+        ))
+    }
+
+    /// A scalar: a reference, or an exactly compared value of the carrier.
+    fn leaf(
+        &mut self,
+        value: &Json,
+        id: NodeId,
+        carrier: usize,
+        role: &str,
+    ) -> Result<(), ReferError> {
+        if matches!(value, Json::Null) {
+            return Ok(());
+        }
+        let plan = self.schema.plan();
+        let mut node = plan.node(id)?;
+        if node.inferred || node.ty == NodeType::Any {
+            node = plan.node(self.concrete(id, value)?)?;
+        }
+        if node.id_scope.is_some() {
+            return Ok(());
+        }
+        if let Some(scope) = node.reference {
+            self.carrier(carrier)?.refs.push(Reference {
+                scope,
+                role: role.to_owned(),
+                value: value.clone(),
+            });
+        } else if node.comparator == Some(Comparator::Exact)
+            || node.ty == NodeType::Boolean
+            || node.enumerated
+        {
+            // a converted leaf is a string, a number or a boolean
+            self.carrier(carrier)?
+                .scalars
+                .push((role.to_owned(), value.clone()));
+        }
+        Ok(())
+    }
+
+    /// `place`: the pointer with the indices of order-agnostic lists written `*`.
+    #[allow(clippy::too_many_arguments)] // the walk's state, as Python's walk() takes it
+    fn walk(
+        &mut self,
+        value: &Json,
+        id: NodeId,
+        pointer: &str,
+        carrier: usize,
+        role: &str,
+        place: &str,
+        depth: usize,
+    ) -> Result<(), ReferError> {
+        if !(value.is_object() || value.is_array()) {
+            return self.leaf(value, id, carrier, role);
+        }
+        if depth > self.max_depth {
+            return Err(ReferError::TooDeep {
+                max_depth: self.max_depth,
+            });
+        }
+        let plan = self.schema.plan();
+        let mut id = id;
+        if plan.node(id)?.inferred || plan.node(id)?.ty == NodeType::Any {
+            id = self.concrete(id, value)?;
+        }
+        let node = plan.node(id)?;
+        if node.id_scope.is_some() {
+            return Ok(());
+        }
+        if let Some(scope) = node.reference {
+            self.carrier(carrier)?.refs.push(Reference {
+                scope,
+                role: role.to_owned(),
+                value: value.clone(),
+            });
+            return Ok(());
+        }
+        match value {
+            Json::Object(entries) if matches!(node.ty, NodeType::Object | NodeType::Any) => {
+                let find = |key: &str| {
+                    entries
+                        .binary_search_by(|(name, _)| name.as_str().cmp(key))
+                        .ok()
+                        .and_then(|found| entries.get(found))
+                };
+                let declared: Vec<&(String, Json)> = self
+                    .schema
+                    .properties(id)?
+                    .into_iter()
+                    .filter_map(find)
+                    .collect();
+                let mut keys = declared.clone();
+                if declared.len() != entries.len() {
+                    // the undeclared keys, sorted (the entries are)
+                    keys.extend(
+                        entries
+                            .iter()
+                            .filter(|(key, _)| !declared.iter().any(|(known, _)| known == key)),
+                    );
+                }
+                for (key, child) in keys {
+                    let child_id = node.property(key, plan.any());
+                    let role = child_role(role, key);
+                    if child.is_object() || child.is_array() {
+                        self.path.push(Step::Key(key.clone()));
+                        let result = self.walk(
+                            child,
+                            child_id,
+                            &join(pointer, key),
+                            carrier,
+                            &role,
+                            &join(place, key),
+                            depth + 1,
+                        );
+                        self.path.pop();
+                        result?;
+                    } else {
+                        self.leaf(child, child_id, carrier, &role)?;
+                    }
+                }
+            }
+            Json::Array(items) if matches!(node.ty, NodeType::Array | NodeType::Any) => {
+                let scope = self.schema.scope_of_records(id);
+                // in a fixed-order list (a scope's records excepted) positions are
+                // scored, so the item's position labels its edges
+                let positional = scope.is_none() && node.array.order == Order::Fixed;
+                if scope.is_some_and(|scope| self.schema.is_nested(scope)) {
+                    self.index
+                        .places
+                        .insert(pointer.to_owned(), place.to_owned());
+                }
+                for (i, item) in items.iter().enumerate() {
+                    let item_id = node.item(i, plan.any());
+                    let token = i.to_string();
+                    let item_place = join(place, if positional { &token } else { "*" });
+                    self.path.push(Step::Index(i));
+                    let result = if item.is_object() {
+                        self.record(
+                            item,
+                            item_id,
+                            join(pointer, &token),
+                            &item_place,
+                            scope,
+                            positional,
+                            i,
+                            depth,
+                        )
+                    } else {
+                        let slot = if positional { token.as_str() } else { "*" };
+                        let below = if item.is_array() {
+                            join(pointer, &token)
+                        } else {
+                            pointer.to_owned()
+                        };
+                        self.walk(
+                            item,
+                            item_id,
+                            &below,
+                            carrier,
+                            &child_role(role, slot),
+                            &item_place,
+                            depth + 1,
+                        )
+                    };
+                    self.path.pop();
+                    result?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// An object item of a list: a carrier of its own, and a record of `scope`.
+    #[allow(clippy::too_many_arguments)] // the walk's state, passed down as in walk()
+    fn record(
+        &mut self,
+        item: &Json,
+        id: NodeId,
+        pointer: String,
+        place: &str,
+        scope: Option<ScopeId>,
+        positional: bool,
+        position: usize,
+        depth: usize,
+    ) -> Result<(), ReferError> {
+        let carrier = self.index.carriers.len();
+        let mut inner = Carrier::new(pointer.clone());
+        if positional {
+            let position = i64::try_from(position).unwrap_or(i64::MAX);
+            inner.scalars.push((
+                POSITION.to_owned(),
+                Json::Leaf(Value::Number(Number::Int(Integer::from(position)))),
+            ));
+        }
+        if let Some(scope) = scope {
+            let field = self.schema.id_field(scope)?;
+            let key = match item {
+                Json::Object(entries) => entries
+                    .binary_search_by(|(name, _)| name.as_str().cmp(field))
+                    .ok()
+                    .and_then(|found| entries.get(found))
+                    .and_then(|(_, id)| IdKey::of(id)),
+                _ => None,
+            };
+            let records = self
+                .index
+                .records
+                .get_mut(scope.index())
+                .ok_or_else(|| ReferError::UnknownScope(format!("#{}", scope.index())))?;
+            inner.record = Some((scope, records.len()));
+            records.push(Record {
+                pointer: pointer.clone(),
+                path: self.path.clone(),
+                value: item.clone(),
+                key,
+                carrier,
+            });
+        }
+        self.index.carriers.push(inner);
+        self.walk(item, id, &pointer, carrier, "", place, depth + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::refer::fixture::schema;
+
+    fn text(value: &str) -> Json {
+        Json::Leaf(Value::from(value))
+    }
+
+    fn list(items: &[&str]) -> Json {
+        Json::Array(items.iter().map(|v| text(v)).collect())
+    }
+
+    fn int(n: i64) -> Json {
+        Json::Leaf(Value::Number(Number::Int(Integer::from(n))))
+    }
+
+    #[test]
+    fn carriers_collect_roles_positions_and_references_in_schema_order() {
+        let person = Json::object(vec![
+            ("id".into(), int(1)),
+            ("tag".into(), text("t")),
+            ("steps".into(), list(&["a", "b"])),
+            ("aliases".into(), list(&["c"])),
+            ("zz".into(), text("undeclared: not exact")),
+        ]);
+        let link = Json::object(vec![("a".into(), text("x")), ("b".into(), text("y"))]);
+        let doc = Json::object(vec![
+            (
+                "people".into(),
+                Json::Array(vec![person, Json::object(vec![])]),
+            ),
+            ("chain".into(), Json::Array(vec![link.clone(), link])),
+        ]);
+        let index = index_document(&doc, &schema(), 64).unwrap();
+        let pointers: Vec<&str> = index
+            .carriers()
+            .iter()
+            .map(|c| c.pointer.as_str())
+            .collect();
+        assert_eq!(
+            pointers,
+            ["", "/people/0", "/people/1", "/chain/0", "/chain/1"]
+        );
+        let person = index.carriers().get(1).unwrap();
+        let scalars: Vec<(&str, &Json)> = person
+            .scalars
+            .iter()
+            .map(|(r, v)| (r.as_str(), v))
+            .collect();
+        let (a, b, c, t) = (text("a"), text("b"), text("c"), text("t"));
+        assert_eq!(
+            scalars,
+            [
+                ("tag", &t),
+                ("steps/0", &a),
+                ("steps/1", &b),
+                ("aliases/*", &c)
+            ]
+        );
+        let link = index.carriers().get(4).unwrap();
+        assert_eq!(link.scalars, [(POSITION.to_owned(), int(1))]);
+        let roles: Vec<&str> = link.refs.iter().map(|r| r.role.as_str()).collect();
+        assert_eq!(roles, ["b", "a"]);
+        let records = index.records.first().unwrap();
+        assert_eq!(
+            records.iter().map(|r| r.key.clone()).collect::<Vec<_>>(),
+            [IdKey::of(&int(1)), None]
+        );
+        assert_eq!(
+            records.get(1).unwrap().path,
+            [Step::Key("people".into()), Step::Index(1)]
+        );
+    }
+
+    #[test]
+    fn only_an_object_document_is_a_carrier() {
+        let index = index_document(&Json::Array(vec![]), &schema(), 64).unwrap();
+        assert!(index.carriers().is_empty());
+        let deep = (0..10).fold(Json::Null, |inner, _| Json::Array(vec![inner]));
+        let found = index_document(&Json::object(vec![("zz".into(), deep)]), &schema(), 4);
+        assert_eq!(found, Err(ReferError::TooDeep { max_depth: 4 }));
+    }
+
+    #[test]
+    fn record_keys_put_lists_in_canonical_order() {
+        let record = |items: &[&str]| Record {
+            pointer: "/people/0".into(),
+            path: Vec::new(),
+            value: Json::object(vec![("l".into(), list(items))]),
+            key: None,
+            carrier: 0,
+        };
+        let (free, text) = DocumentIndex::record_key(&record(&["b", "a"]));
+        let shown = |t: Vec<u32>| t.into_iter().filter_map(char::from_u32).collect::<String>();
+        assert_eq!(
+            (shown(free), shown(text)),
+            (r#"{"l":["a","b"]}"#.into(), r#"{"l":["b","a"]}"#.into())
+        );
+    }
+}
