@@ -7,6 +7,7 @@ mod align;
 mod compare;
 mod score;
 mod shape;
+mod ties;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
@@ -21,5 +22,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     compare::register(module)?;
     align::register(module)?;
     score::register(module)?;
+    ties::register(module)?;
     Ok(())
 }

@@ -11,6 +11,10 @@
 //! * `wl`: joint 1-WL refinement, every round kept;
 //! * `colours`, `twins`, `repair`: the canonical order, twin groups and the twin
 //!   repair of the tie policy;
+//! * `policy`: the tie policy's ordered rules, the one place their order lives;
+//! * `structure`, `pairing`, `settle`: one scope's agreement matrices, its pairing
+//!   by the tie policy, and label ties settled by the documents' score
+//!   (`_pair_scope` and `_settle_by_score` of `oa_core/referential.py`);
 //! * `fsum`, `matrix`, `error`: exact sums, checked matrices, the error type.
 
 mod assignment;
@@ -22,7 +26,11 @@ mod hostile;
 mod lsa;
 mod matrix;
 mod monotone;
+mod pairing;
+mod policy;
 mod repair;
+mod settle;
+mod structure;
 mod twins;
 mod wl;
 
@@ -33,6 +41,13 @@ pub use fsum::fsum;
 pub use lsa::linear_sum_assignment;
 pub use matrix::Matrix;
 pub use monotone::monotone_matching;
+pub use pairing::{pair_scope, twin_pairs, RecordKey, RecordKeys, ScopePairing, WlMode};
+pub use policy::{TieRule, BY_LABELS, TIE_RULES};
 pub use repair::{repair_twins, DynamicLevel, Level, Repaired};
+pub use settle::{
+    settle_by_score, Budget, Canonical, DocumentScore, Levels, ENUMERATED, SCORED_RECORDS,
+    SCORED_TRIALS,
+};
+pub use structure::{Incident, Structure};
 pub use twins::{twin_groups, Axis};
 pub use wl::{refine, relabel, Edge as WlEdge};
