@@ -65,6 +65,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from . import ties_native
 from .assignment import (
     _SMALL_CELLS,
     Level,
@@ -77,7 +78,6 @@ from .assignment import (
     tie_epsilon,
     twin_groups,
 )
-from . import ties_native
 from .blocking import Block, blocks
 from .build import selected_engine
 from .comparators import canonical_json, id_key, value_kind

@@ -43,7 +43,10 @@ where
 
 /// A float matrix; an int64 buffer is converted as numpy's `astype(float64)` does
 /// (to the nearest float).
-pub(crate) fn float_matrix<'py>(py: Python<'py>, object: &Bound<'py, PyAny>) -> PyResult<Matrix<f64>> {
+pub(crate) fn float_matrix<'py>(
+    py: Python<'py>,
+    object: &Bound<'py, PyAny>,
+) -> PyResult<Matrix<f64>> {
     if PyBuffer::<f64>::get(object).is_err() {
         if let Ok(buffer) = PyBuffer::<i64>::get(object) {
             if buffer.dimensions() == 2 {

@@ -48,7 +48,7 @@ impl RecordKeys for PyKeys<'_> {
         let called = self
             .callable
             .call1((gold, records.to_vec()))
-            .and_then(|found| found.extract::<Vec<RecordKey>>().map_err(PyErr::from));
+            .and_then(|found| found.extract::<Vec<RecordKey>>());
         called.map_err(|error| self.held.hold(error))
     }
 }
@@ -64,7 +64,7 @@ impl DocumentScore for PyScore<'_> {
         let called = self
             .callable
             .call1((pairs.to_vec(),))
-            .and_then(|value| value.extract::<f64>().map_err(PyErr::from));
+            .and_then(|value| value.extract::<f64>());
         called.map_err(|error| self.held.hold(error))
     }
 }
@@ -147,8 +147,10 @@ fn pair_scope<'py>(
     ))
 }
 
-/// `_settle_by_score` of `oa_core/referential.py`: the pairs, the label ties that
-/// remain and the budget left.
+/// The settled pairs, the label ties that remain and the trials left of the budget.
+type Settled = (Vec<(usize, usize)>, Vec<(usize, usize)>, usize);
+
+/// `_settle_by_score` of `oa_core/referential.py`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)] // the Python function's arguments, unpacked
 fn settle_by_score<'py>(
@@ -161,7 +163,7 @@ fn settle_by_score<'py>(
     budget: usize,
     rows: Vec<i64>,
     cols: Vec<i64>,
-) -> PyResult<(Vec<(usize, usize)>, Vec<(usize, usize)>, usize)> {
+) -> PyResult<Settled> {
     let kept = kept
         .iter()
         .map(|level| float_matrix(py, level))
@@ -183,9 +185,15 @@ fn settle_by_score<'py>(
         rows: &rows,
         cols: &cols,
     };
-    let (settled, remaining) =
-        align::settle_by_score(&pairs, &label_ties, &levels, &mut score, &mut budget, &order)
-            .map_err(|error| score.held.raise(error))?;
+    let (settled, remaining) = align::settle_by_score(
+        &pairs,
+        &label_ties,
+        &levels,
+        &mut score,
+        &mut budget,
+        &order,
+    )
+    .map_err(|error| score.held.raise(error))?;
     Ok((settled, remaining, budget.trials))
 }
 

@@ -172,7 +172,11 @@ pub fn pair_scope(
     (pairs, decided) = repair_twins(&genuine, &objective, &mut levels, &rows, &cols, 2)?;
     let mut rules: Vec<TieRule> = pairs
         .iter()
-        .map(|p| decided.get(p).map_or(TieRule::Attributes, |&v| TieRule::of_level(v)))
+        .map(|p| {
+            decided
+                .get(p)
+                .map_or(TieRule::Attributes, |&v| TieRule::of_level(v))
+        })
         .collect();
     let mut label_ties: BTreeSet<(usize, usize)> = pairs
         .iter()
@@ -425,7 +429,14 @@ mod tests {
     fn flat_structure(n: usize, m: usize) -> Result<Structure, AlignError> {
         let gold = Matrix::new(1, n, vec![0; n])?;
         let candidate = Matrix::new(1, m, vec![0; m])?;
-        Structure::new(&gold, &candidate, vec![vec![]; n], vec![vec![]; m], None, None)
+        Structure::new(
+            &gold,
+            &candidate,
+            vec![vec![]; n],
+            vec![vec![]; m],
+            None,
+            None,
+        )
     }
 
     #[test]
@@ -446,7 +457,14 @@ mod tests {
         let c = Matrix::new(2, 2, vec![1.0; 4])?;
         let gold = Matrix::new(2, 2, vec![0, 0, 1, 2])?;
         let candidate = Matrix::new(2, 2, vec![0, 0, 2, 1])?;
-        let s = Structure::new(&gold, &candidate, vec![vec![]; 2], vec![vec![]; 2], None, None)?;
+        let s = Structure::new(
+            &gold,
+            &candidate,
+            vec![vec![]; 2],
+            vec![vec![]; 2],
+            None,
+            None,
+        )?;
         for mode in [WlMode::TieBreak, WlMode::Blend] {
             let paired = pair_scope(&c, mode, 0.5, Some(&s), &mut Reversed)?;
             assert_eq!(paired.pairs, vec![(0, 1), (1, 0)]);

@@ -105,11 +105,17 @@ pub fn settle_by_score(
     let mut tied: Pairs = label_ties.to_vec();
     let mut ranks = Vec::with_capacity(tied.len());
     for &(i, j) in &tied {
-        ranks.push((at(order.rows, i, "row rank")?, at(order.cols, j, "column rank")?));
+        ranks.push((
+            at(order.rows, i, "row rank")?,
+            at(order.cols, j, "column rank")?,
+        ));
     }
     let mut by_rank: Vec<usize> = (0..tied.len()).collect();
     by_rank.sort_by_key(|&k| ranks.get(k).copied()); // stable: equal ranks keep their order
-    tied = by_rank.into_iter().filter_map(|k| tied.get(k).copied()).collect();
+    tied = by_rank
+        .into_iter()
+        .filter_map(|k| tied.get(k).copied())
+        .collect();
     for block in tie_blocks(&tied, levels.kept)? {
         let (rows, cols) = alternatives(&block, &current, levels.kept, order)?;
         let size = block.len();
@@ -309,7 +315,10 @@ fn alternatives(
 }
 
 /// Each kept level's values at `pairs`, sorted.
-fn sorted_values(pairs: &[(usize, usize)], kept: &[Matrix<f64>]) -> Result<Vec<Vec<f64>>, AlignError> {
+fn sorted_values(
+    pairs: &[(usize, usize)],
+    kept: &[Matrix<f64>],
+) -> Result<Vec<Vec<f64>>, AlignError> {
     let mut all = Vec::with_capacity(kept.len());
     for level in kept {
         let mut values = Vec::with_capacity(pairs.len());

@@ -233,8 +233,15 @@ mod tests {
     fn shapes_are_checked() -> Result<(), AlignError> {
         let history = Matrix::new(1, 2, vec![0, 0])?;
         let other = Matrix::new(2, 2, vec![0; 4])?;
-        assert!(Structure::new(&history, &other, vec![vec![]; 2], vec![vec![]; 2], None, None)
-            .is_err());
+        assert!(Structure::new(
+            &history,
+            &other,
+            vec![vec![]; 2],
+            vec![vec![]; 2],
+            None,
+            None
+        )
+        .is_err());
         assert!(Structure::new(&history, &history, vec![], vec![vec![]; 2], None, None).is_err());
         let empty = Matrix::new(0, 2, Vec::new())?;
         let s = Structure::new(&empty, &empty, vec![vec![]; 2], vec![vec![]; 2], None, None)?;
