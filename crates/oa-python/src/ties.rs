@@ -136,7 +136,7 @@ fn pair_scope<'py>(
         callable: keys,
         held: Held::default(),
     };
-    let paired = align::pair_scope(&cells, mode, wl_lambda, structure.as_ref(), &mut keys)
+    let paired = align::pair_scope(&cells, mode, wl_lambda, structure, &mut keys)
         .map_err(|error| keys.held.raise(error))?;
     Ok((
         paired.pairs,

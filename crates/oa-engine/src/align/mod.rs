@@ -31,6 +31,8 @@ mod policy;
 mod repair;
 mod settle;
 mod structure;
+#[cfg(test)]
+mod ties_hostile;
 mod twins;
 mod wl;
 
@@ -48,6 +50,6 @@ pub use settle::{
     settle_by_score, Budget, Canonical, DocumentScore, Levels, ENUMERATED, SCORED_RECORDS,
     SCORED_TRIALS,
 };
-pub use structure::{Incident, Structure};
+pub use structure::{Incident, References, Structure};
 pub use twins::{twin_groups, Axis};
 pub use wl::{refine, relabel, Edge as WlEdge};

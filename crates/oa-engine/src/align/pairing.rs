@@ -10,6 +10,7 @@
 //! left open are reported as label ties for the documents' score to settle
 //! ([`super::settle`]).
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::assignment::{canonical_matching, max_weight_matching, tie_epsilon, Pairs};
@@ -18,7 +19,7 @@ use super::matrix::Matrix;
 use super::policy::{TieRule, BY_LABELS};
 use super::repair::{repair_twins, Level};
 use super::settle::SCORED_RECORDS;
-use super::structure::{ReferenceAgreement, Structure};
+use super::structure::{filled, ReferenceAgreement, Structure};
 use super::twins::{twin_groups, Axis};
 use super::wl::{colour_count, relabel};
 
@@ -99,7 +100,7 @@ pub fn pair_scope(
     matrix: &Matrix<f64>,
     mode: WlMode,
     wl_lambda: f64,
-    structure: Option<&Structure>,
+    structure: Option<Structure>,
     keys: &mut dyn RecordKeys,
 ) -> Result<ScopePairing, AlignError> {
     let (n, m) = (matrix.rows(), matrix.cols());
@@ -124,14 +125,20 @@ pub fn pair_scope(
             cols: identity(m)?,
         });
     };
-    matrix.check_same_shape(&structure.same, "colour agreement")?;
-    matrix.check_same_shape(&structure.depth, "depth agreement")?;
-    let labels = cell_labels(matrix, &structure.same, &structure.depth)?;
-    let (rows, cols) = super::colours::bipartite_colours(
-        &labels,
-        &structure.gold_colours,
-        &structure.candidate_colours,
-    )?;
+    let Structure {
+        same,
+        depth,
+        gold_colours,
+        candidate_colours,
+        references,
+    } = structure;
+    matrix.check_same_shape(&same, "colour agreement")?;
+    matrix.check_same_shape(&depth, "depth agreement")?;
+    let (rows, cols) = {
+        // the labels live only as long as the colour refinement (n x m of them)
+        let labels = cell_labels(matrix, &same, &depth)?;
+        super::colours::bipartite_colours(&labels, &gold_colours, &candidate_colours)?
+    };
     let rows = with_keys(&rows, true, keys)?;
     let cols = with_keys(&cols, false, keys)?;
     let blend = mode == WlMode::Blend;
@@ -139,22 +146,16 @@ pub fn pair_scope(
         let cells = matrix
             .data()
             .iter()
-            .zip(structure.same.data())
+            .zip(same.data())
             .map(|(c, b)| (1.0 - wl_lambda) * c + wl_lambda * b);
-        Matrix::new(n, m, cells.collect())?
+        Cow::Owned(Matrix::new(n, m, cells.collect())?)
     } else {
-        matrix.clone()
+        Cow::Borrowed(matrix)
     };
     let mut pairs = if blend {
         canonical_matching(&objective, None, 1.0, &rows, &cols)?
     } else {
-        canonical_matching(
-            matrix,
-            Some(&structure.same),
-            tie_epsilon(matrix),
-            &rows,
-            &cols,
-        )?
+        canonical_matching(matrix, Some(&same), tie_epsilon(matrix), &rows, &cols)?
     };
     let mut genuine = Vec::with_capacity(pairs.len());
     for (i, j) in pairs {
@@ -162,10 +163,12 @@ pub fn pair_scope(
             genuine.push((i, j));
         }
     }
-    let mut agreement = ReferenceAgreement(structure);
+    let mut agreement = ReferenceAgreement(&references);
+    // the levels own b and a (as floats): no copy of an n x m matrix is kept beside them
+    let depth = depth.map(|v| v as f64);
     let mut levels = [
-        Level::Static(structure.same.clone()),
-        Level::Static(structure.depth.map(|v| v as f64)),
+        Level::Static(same),
+        Level::Static(depth),
         Level::Dynamic(&mut agreement),
     ];
     let decided;
@@ -184,7 +187,10 @@ pub fn pair_scope(
         .copied()
         .collect();
     if n <= SCORED_RECORDS {
-        let open = open_choices(&pairs, matrix, &structure.same, &objective)?;
+        let Some(Level::Static(same)) = levels.first() else {
+            return Err(AlignError::Internal("the colour level"));
+        };
+        let open = open_choices(&pairs, matrix, same, &objective)?;
         for (pair, rule) in pairs.iter().zip(rules.iter_mut()) {
             if open.contains(pair) {
                 *rule = TieRule::Content;
@@ -202,9 +208,11 @@ pub fn pair_scope(
 }
 
 fn identity(count: usize) -> Result<Vec<i64>, AlignError> {
-    (0..count)
-        .map(|k| i64::try_from(k).map_err(|_| AlignError::Internal("rank")))
-        .collect()
+    let mut ranks = filled(count, 0i64)?;
+    for (k, rank) in ranks.iter_mut().enumerate() {
+        *rank = i64::try_from(k).map_err(|_| AlignError::Internal("rank"))?;
+    }
+    Ok(ranks)
 }
 
 /// One label per cell, equal for cells equal in C, b and a: `(rank of C among its
@@ -443,7 +451,7 @@ mod tests {
     fn twins_without_structure_are_label_ties() -> Result<(), AlignError> {
         let c = Matrix::new(2, 2, vec![1.0; 4])?;
         let s = flat_structure(2, 2)?;
-        let paired = pair_scope(&c, WlMode::TieBreak, 0.5, Some(&s), &mut Reversed)?;
+        let paired = pair_scope(&c, WlMode::TieBreak, 0.5, Some(s), &mut Reversed)?;
         // the keys reverse the records: the canonical order is 1, 0
         assert_eq!(paired.rows, vec![1, 0]);
         assert_eq!(paired.pairs, vec![(0, 0), (1, 1)]);
@@ -466,7 +474,7 @@ mod tests {
             None,
         )?;
         for mode in [WlMode::TieBreak, WlMode::Blend] {
-            let paired = pair_scope(&c, mode, 0.5, Some(&s), &mut Reversed)?;
+            let paired = pair_scope(&c, mode, 0.5, Some(s.clone()), &mut Reversed)?;
             assert_eq!(paired.pairs, vec![(0, 1), (1, 0)]);
             assert!(paired.label_ties.is_empty());
         }
@@ -491,9 +499,15 @@ mod tests {
     fn bad_shapes_are_errors() -> Result<(), AlignError> {
         let c = Matrix::new(2, 2, vec![1.0; 4])?;
         let s = flat_structure(3, 2)?;
-        assert!(pair_scope(&c, WlMode::TieBreak, 0.5, Some(&s), &mut Reversed).is_err());
+        assert!(pair_scope(&c, WlMode::TieBreak, 0.5, Some(s), &mut Reversed).is_err());
         let empty = Matrix::new(0, 2, Vec::new())?;
-        let paired = pair_scope(&empty, WlMode::TieBreak, 0.5, Some(&s), &mut Reversed)?;
+        let paired = pair_scope(
+            &empty,
+            WlMode::TieBreak,
+            0.5,
+            Some(flat_structure(3, 2)?),
+            &mut Reversed,
+        )?;
         assert_eq!((paired.rows.len(), paired.cols.len()), (0, 2));
         Ok(())
     }

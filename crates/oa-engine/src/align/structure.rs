@@ -29,10 +29,18 @@ pub struct Structure {
     /// The last round's colours of the gold and candidate records.
     pub gold_colours: Vec<i64>,
     pub candidate_colours: Vec<i64>,
+    /// The records' incident edges.
+    pub references: References,
+}
+
+/// The incident edges of a scope's (or block's) records, what the reference
+/// agreement through a pairing is counted from.
+#[derive(Debug, Clone)]
+pub struct References {
     gold_edges: Vec<Vec<Incident>>,
     candidate_edges: Vec<Vec<Incident>>,
-    /// A block's records in the scope (None: the whole scope), and the inverse of
-    /// the gold side's.
+    /// A block's candidate records in the scope (None: the whole scope), and its gold
+    /// records' rows in the block by their row in the scope.
     candidate_records: Option<Vec<usize>>,
     local_rows: Option<BTreeMap<usize, usize>>,
 }
@@ -69,7 +77,12 @@ impl Structure {
         if let Some(records) = &candidate_records {
             check_len("candidate records", m, records.len())?;
         }
-        let mut depth = vec![0i64; n * m];
+        let cells = n.checked_mul(m).ok_or(AlignError::Shape {
+            rows: n,
+            cols: m,
+            len: 0,
+        })?;
+        let mut depth = filled(cells, 0i64)?;
         for r in 0..gold.rows() {
             let (g, c) = (gold.row(r)?, candidate.row(r)?);
             for (cells, colour) in depth.chunks_mut(m.max(1)).zip(g) {
@@ -83,7 +96,9 @@ impl Structure {
             None => Ok(vec![0; count]), // no round: nothing told apart
         };
         let (gold_colours, candidate_colours) = (last(gold, n)?, last(candidate, m)?);
-        let mut same = Vec::with_capacity(n * m);
+        let mut same = filled(0, 0.0)?;
+        same.try_reserve_exact(cells)
+            .map_err(|_| AlignError::Internal("memory"))?;
         for &g in &gold_colours {
             for &c in &candidate_colours {
                 same.push(if gold.rows() > 0 && g == c { 1.0 } else { 0.0 });
@@ -97,13 +112,17 @@ impl Structure {
             depth: Matrix::new(n, m, depth)?,
             gold_colours,
             candidate_colours,
-            gold_edges,
-            candidate_edges,
-            candidate_records,
-            local_rows,
+            references: References {
+                gold_edges,
+                candidate_edges,
+                candidate_records,
+                local_rows,
+            },
         })
     }
+}
 
+impl References {
     /// How many of gold record i's edges record j also has through `partner` (row
     /// -> column), for i in `rows` and j in `cols`.
     ///
@@ -117,7 +136,11 @@ impl Structure {
         cols: &[usize],
     ) -> Result<Matrix<i64>, AlignError> {
         let width = cols.len();
-        let mut agreement = vec![0i64; rows.len() * width];
+        let cells = rows
+            .len()
+            .checked_mul(width)
+            .ok_or(AlignError::Internal("agreement shape"))?;
+        let mut agreement = filled(cells, 0i64)?;
         let mut holders: BTreeMap<Incident, Vec<usize>> = BTreeMap::new();
         for (b, &j) in cols.iter().enumerate() {
             let edges = self
@@ -171,8 +194,19 @@ impl Structure {
     }
 }
 
+/// `count` copies of `value`, or an error where the memory cannot be had (a shape
+/// read from input never aborts the process).
+pub(crate) fn filled<T: Clone>(count: usize, value: T) -> Result<Vec<T>, AlignError> {
+    let mut cells = Vec::new();
+    cells
+        .try_reserve_exact(count)
+        .map_err(|_| AlignError::Internal("memory"))?;
+    cells.resize(count, value);
+    Ok(cells)
+}
+
 /// The reference agreement as the twin repair's dynamic level.
-pub(crate) struct ReferenceAgreement<'a>(pub &'a Structure);
+pub(crate) struct ReferenceAgreement<'a>(pub &'a References);
 
 impl DynamicLevel for ReferenceAgreement<'_> {
     fn values(
@@ -204,11 +238,18 @@ mod tests {
         let candidate_edges = vec![vec![edge(3, -1)], vec![edge(7, 0)]];
         let s = Structure::new(&history, &history, gold_edges, candidate_edges, None, None)?;
         let partner: BTreeMap<usize, usize> = [(1, 0)].into_iter().collect();
-        let a = s.reference_agreement(&partner, &[0, 1], &[0, 1])?;
+        let a = s
+            .references
+            .reference_agreement(&partner, &[0, 1], &[0, 1])?;
         assert_eq!(a.data(), &[0, 1, 1, 0]);
-        let none = s.reference_agreement(&BTreeMap::new(), &[0], &[0, 1])?;
+        let none = s
+            .references
+            .reference_agreement(&BTreeMap::new(), &[0], &[0, 1])?;
         assert_eq!(none.data(), &[0, 0]);
-        assert!(s.reference_agreement(&partner, &[2], &[0]).is_err());
+        assert!(s
+            .references
+            .reference_agreement(&partner, &[2], &[0])
+            .is_err());
         Ok(())
     }
 
@@ -225,7 +266,12 @@ mod tests {
             Some(vec![8]),
         )?;
         let partner: BTreeMap<usize, usize> = [(0, 0)].into_iter().collect();
-        assert_eq!(s.reference_agreement(&partner, &[0], &[0])?.data(), &[1]);
+        assert_eq!(
+            s.references
+                .reference_agreement(&partner, &[0], &[0])?
+                .data(),
+            &[1]
+        );
         Ok(())
     }
 
