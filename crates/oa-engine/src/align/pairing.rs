@@ -13,7 +13,9 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use super::assignment::{canonical_matching, max_weight_matching, tie_epsilon, Pairs};
+use super::assignment::{
+    canonical_matching, distinct_values, max_weight_matching, tie_epsilon, Pairs,
+};
 use super::error::{at, check_len, AlignError};
 use super::matrix::Matrix;
 use super::policy::{TieRule, BY_LABELS};
@@ -222,10 +224,8 @@ fn cell_labels(
     same: &Matrix<f64>,
     depth: &Matrix<i64>,
 ) -> Result<Matrix<i64>, AlignError> {
-    let mut distinct = matrix.data().to_vec();
-    distinct.sort_by(f64::total_cmp);
-    // -0.0 and 0.0 are one value, as for np.unique and np.searchsorted
-    distinct.dedup_by(|a, b| a == b);
+    // -0.0 and 0.0 are one value, as for np.searchsorted
+    let distinct = distinct_values(matrix);
     let rounds = depth.data().iter().copied().max().unwrap_or(0).max(0) + 1;
     let mut labels = Vec::with_capacity(matrix.data().len());
     for ((&c, &b), &a) in matrix.data().iter().zip(same.data()).zip(depth.data()) {
