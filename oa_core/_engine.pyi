@@ -57,18 +57,30 @@ class ScorePlan:
     def score(self, gold: Any, candidate: Any, limits: Limits,
               strict: bool) -> float | None: ...
 
+# --- validation (crates/oa-python/src/shape.rs, value.rs)
+# is_plain_json: True says oa_core.validation.check_json accepts the value under limits;
+# False that the Rust conversion declines it (Python then looks for the problem).
+def is_plain_json(value: Any, limits: Limits) -> bool: ...
+# A schema's JSON Schema assertions checked natively; schema_shape is None when the
+# schema asserts anything the shape does not check. verdict is jsonschema's is_valid,
+# or None where Python must answer.
+class SchemaShape:
+    def verdict(self, document: Any) -> bool | None: ...
+def schema_shape(raw: Any, active: Collection[str]) -> SchemaShape | None: ...
+
 # --- the tie policy (crates/oa-python/src/ties.rs; oa_core.ties_native converts)
 SCORED_TRIALS: int
 SCORED_RECORDS: int
 ENUMERATED: int
 def tie_rules() -> list[tuple[str, str]]: ...
 # structure: (gold colour rounds, candidate colour rounds: int64 rounds x records,
-# incident edges per record as (kind, other end) on each side, a block's gold and
-# candidate records in the scope or None); keys(gold, indices) -> (bytes, bytes) each.
+# incident edges per record as (kind, other end) on each side, each record's occurrence
+# hub on each side (-1 outside nested scopes), a block's gold and candidate records in
+# the scope or None); keys(gold, indices) -> (bytes, bytes) each.
 def pair_scope(scores: ArrayLike, mode: str, wl_lambda: float,
                structure: tuple[ArrayLike, ArrayLike, list[list[tuple[int, int]]],
-                                list[list[tuple[int, int]]], list[int] | None,
-                                list[int] | None] | None,
+                                list[list[tuple[int, int]]], list[int], list[int],
+                                list[int] | None, list[int] | None] | None,
                keys: Callable[[bool, list[int]], list[tuple[bytes, bytes]]]
                ) -> tuple[list[tuple[int, int]], list[str], list[tuple[int, int]], list[int],
                           list[int]]: ...

@@ -71,7 +71,8 @@ def pair_scope(matrix: np.ndarray, mode: str, wl_lambda: float,
         gold_edges, candidate_edges = _incident_kinds(structure)
         args = (np.ascontiguousarray(gold_rounds, dtype=np.int64),
                 np.ascontiguousarray(candidate_rounds, dtype=np.int64),
-                gold_edges, candidate_edges, structure.gold_records,
+                gold_edges, candidate_edges, structure.gold_occurrences,
+                structure.candidate_occurrences, structure.gold_records,
                 structure.candidate_records)
 
     def keys(is_gold: bool, indices: list[int]) -> list[tuple[bytes, bytes]]:

@@ -182,8 +182,8 @@ def test_every_golden_settling_is_the_same_in_rust(golden_calls):
 @st.composite
 def scopes(draw: st.DrawFn) -> tuple[np.ndarray, _Histories, list[Record], list[Record]]:
     """A tie-heavy C (values 0, 0.5 and 1, repeated rows and columns), colour
-    histories of a few colours, random incident edges and records whose JSON often
-    repeats."""
+    histories of a few colours, random incident edges and occurrences (a nested
+    scope's), and records whose JSON often repeats."""
     n, m = draw(st.integers(0, 6)), draw(st.integers(0, 6))
     lines = draw(st.lists(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=m, max_size=m),
                           min_size=1, max_size=3))
@@ -211,7 +211,11 @@ def scopes(draw: st.DrawFn) -> tuple[np.ndarray, _Histories, list[Record], list[
             out.append(line)
         return out
 
-    histories = _Histories(history(n), history(m), edges(n, True), edges(m, False))
+    def occurrences(count: int) -> list[int]:  # hubs 100, 101 or none, as nesting gives
+        return draw(st.lists(st.sampled_from([-1, 100, 101]), min_size=count, max_size=count))
+
+    histories = _Histories(history(n), history(m), edges(n, True), edges(m, False),
+                           occurrences(n), occurrences(m))
 
     def records(count: int, side: str) -> list[Record]:
         values = draw(st.lists(st.sampled_from([{"a": 1}, {"a": [2, 1]}, {"a": [1, 2]},
@@ -287,7 +291,7 @@ def test_drawn_label_ties_settle_alike(scope, trials, data):
 
 def test_errors_of_callbacks_and_bad_input_are_raised_not_panics():
     structure = _Histories(np.zeros((1, 2), dtype=np.int64), np.zeros((1, 2), dtype=np.int64),
-                           [[], []], [[], []]).structure()
+                           [[], []], [[], []], [-1, -1], [-1, -1]).structure()
     records = [Record(f"/{k}", {"k": k}, k, None) for k in range(2)]
 
     def failing(record: Record) -> tuple[str, str]:

@@ -5,7 +5,8 @@
 
 use oa_engine::align::{
     self, AlignError, Budget, Canonical, DocumentScore, Incident, Levels, Matrix, RecordKey,
-    RecordKeys, Structure, WlMode, ENUMERATED, SCORED_RECORDS, SCORED_TRIALS, TIE_RULES,
+    RecordKeys, References, Structure, WlMode, ENUMERATED, SCORED_RECORDS, SCORED_TRIALS,
+    TIE_RULES,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -70,13 +71,15 @@ impl DocumentScore for PyScore<'_> {
 }
 
 /// A scope's (or block's) structure given as its colour histories (rounds x records,
-/// int64), incident edges per record as (kind, other end) and, for a block, its
-/// records in the scope.
+/// int64), incident edges per record as (kind, other end), each record's occurrence
+/// (-1 outside nested scopes) and, for a block, its records in the scope.
 type StructureArgs<'py> = (
     Bound<'py, PyAny>,
     Bound<'py, PyAny>,
     Vec<Vec<(usize, i64)>>,
     Vec<Vec<(usize, i64)>>,
+    Vec<i64>,
+    Vec<i64>,
     Option<Vec<usize>>,
     Option<Vec<usize>>,
 );
@@ -116,19 +119,30 @@ fn pair_scope<'py>(
         .ok_or_else(|| PyValueError::new_err(format!("{mode:?} names no WL mode")))?;
     let structure = match structure {
         None => None,
-        Some((gold, candidate, gold_edges, candidate_edges, gold_records, candidate_records)) => {
+        Some((
+            gold,
+            candidate,
+            gold_edges,
+            candidate_edges,
+            gold_occ,
+            candidate_occ,
+            rows,
+            cols,
+        )) => {
             let gold: Matrix<i64> = matrix(py, &gold)?;
             let candidate: Matrix<i64> = matrix(py, &candidate)?;
+            let references = References::new(
+                incident(gold_edges),
+                incident(candidate_edges),
+                gold_occ,
+                candidate_occ,
+                rows,
+                cols,
+            );
             Some(
-                Structure::new(
-                    &gold,
-                    &candidate,
-                    incident(gold_edges),
-                    incident(candidate_edges),
-                    gold_records,
-                    candidate_records,
-                )
-                .map_err(value_error)?,
+                references
+                    .and_then(|references| Structure::new(&gold, &candidate, references))
+                    .map_err(value_error)?,
             )
         }
     };

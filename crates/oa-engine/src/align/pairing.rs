@@ -167,10 +167,11 @@ pub fn pair_scope(
     }
     let mut agreement = ReferenceAgreement(&references);
     // the levels own b and a (as floats): no copy of an n x m matrix is kept beside them
-    let depth = depth.map(|v| v as f64);
+    let depth_level = depth.map(|v| v as f64);
+    drop(depth);
     let mut levels = [
         Level::Static(same),
-        Level::Static(depth),
+        Level::Static(depth_level),
         Level::Dynamic(&mut agreement),
     ];
     let decided;
@@ -419,6 +420,7 @@ fn larger(a: f64, b: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::structure::References;
     use super::*;
 
     /// Keys that order records by their index reversed (so the keys, not positions,
@@ -437,14 +439,15 @@ mod tests {
     fn flat_structure(n: usize, m: usize) -> Result<Structure, AlignError> {
         let gold = Matrix::new(1, n, vec![0; n])?;
         let candidate = Matrix::new(1, m, vec![0; m])?;
-        Structure::new(
-            &gold,
-            &candidate,
+        let none = References::new(
             vec![vec![]; n],
             vec![vec![]; m],
+            vec![-1; n],
+            vec![-1; m],
             None,
             None,
-        )
+        )?;
+        Structure::new(&gold, &candidate, none)
     }
 
     #[test]
@@ -465,14 +468,15 @@ mod tests {
         let c = Matrix::new(2, 2, vec![1.0; 4])?;
         let gold = Matrix::new(2, 2, vec![0, 0, 1, 2])?;
         let candidate = Matrix::new(2, 2, vec![0, 0, 2, 1])?;
-        let s = Structure::new(
-            &gold,
-            &candidate,
+        let none = References::new(
             vec![vec![]; 2],
             vec![vec![]; 2],
+            vec![-1; 2],
+            vec![-1; 2],
             None,
             None,
         )?;
+        let s = Structure::new(&gold, &candidate, none)?;
         for mode in [WlMode::TieBreak, WlMode::Blend] {
             let paired = pair_scope(&c, mode, 0.5, Some(s.clone()), &mut Reversed)?;
             assert_eq!(paired.pairs, vec![(0, 1), (1, 0)]);

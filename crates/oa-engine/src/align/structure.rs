@@ -39,6 +39,10 @@ pub struct Structure {
 pub struct References {
     gold_edges: Vec<Vec<Incident>>,
     candidate_edges: Vec<Vec<Incident>>,
+    /// Each record's occurrence (the hub of its array's occurrence in a nested
+    /// scope, -1 elsewhere), numbered as the records are.
+    gold_occurrences: Vec<i64>,
+    candidate_occurrences: Vec<i64>,
     /// A block's candidate records in the scope (None: the whole scope), and its gold
     /// records' rows in the block by their row in the scope.
     candidate_records: Option<Vec<usize>>,
@@ -47,36 +51,27 @@ pub struct References {
 
 impl Structure {
     /// The structure of the records whose colour histories (rounds x records, round 0
-    /// first) and incident edges are given; `gold_records` and `candidate_records`
-    /// number them in the scope when they are a block of it.
+    /// first) and references are given.
     ///
     /// ```
-    /// use oa_engine::align::{Matrix, Structure};
+    /// use oa_engine::align::{Matrix, References, Structure};
     /// let gold = Matrix::new(2, 2, vec![0, 0, 1, 2]).unwrap();
     /// let candidate = Matrix::new(2, 1, vec![0, 2]).unwrap();
-    /// let s = Structure::new(&gold, &candidate, vec![vec![]; 2], vec![vec![]], None, None)
-    ///     .unwrap();
+    /// let none = References::new(vec![vec![]; 2], vec![vec![]], vec![-1; 2], vec![-1],
+    ///                            None, None).unwrap();
+    /// let s = Structure::new(&gold, &candidate, none).unwrap();
     /// assert_eq!(s.same.data(), &[0.0, 1.0]);
     /// assert_eq!(s.depth.data(), &[1, 2]);
     /// ```
     pub fn new(
         gold: &Matrix<i64>,
         candidate: &Matrix<i64>,
-        gold_edges: Vec<Vec<Incident>>,
-        candidate_edges: Vec<Vec<Incident>>,
-        gold_records: Option<Vec<usize>>,
-        candidate_records: Option<Vec<usize>>,
+        references: References,
     ) -> Result<Self, AlignError> {
         check_len("colour rounds", gold.rows(), candidate.rows())?;
         let (n, m) = (gold.cols(), candidate.cols());
-        check_len("gold edges", n, gold_edges.len())?;
-        check_len("candidate edges", m, candidate_edges.len())?;
-        if let Some(records) = &gold_records {
-            check_len("gold records", n, records.len())?;
-        }
-        if let Some(records) = &candidate_records {
-            check_len("candidate records", m, records.len())?;
-        }
+        check_len("gold edges", n, references.gold_edges.len())?;
+        check_len("candidate edges", m, references.candidate_edges.len())?;
         let cells = n.checked_mul(m).ok_or(AlignError::Shape {
             rows: n,
             cols: m,
@@ -93,7 +88,7 @@ impl Structure {
         }
         let last = |history: &Matrix<i64>, count: usize| match history.rows().checked_sub(1) {
             Some(r) => history.row(r).map(<[i64]>::to_vec),
-            None => Ok(vec![0; count]), // no round: nothing told apart
+            None => filled(count, 0), // no round: nothing told apart
         };
         let (gold_colours, candidate_colours) = (last(gold, n)?, last(candidate, m)?);
         let mut same = filled(0, 0.0)?;
@@ -104,31 +99,58 @@ impl Structure {
                 same.push(if gold.rows() > 0 && g == c { 1.0 } else { 0.0 });
             }
         }
-        let local_rows = gold_records
-            .as_ref()
-            .map(|records| records.iter().enumerate().map(|(a, &g)| (g, a)).collect());
         Ok(Self {
             same: Matrix::new(n, m, same)?,
             depth: Matrix::new(n, m, depth)?,
             gold_colours,
             candidate_colours,
-            references: References {
-                gold_edges,
-                candidate_edges,
-                candidate_records,
-                local_rows,
-            },
+            references,
         })
     }
 }
 
 impl References {
+    /// The references of gold and candidate records: their incident edges and
+    /// occurrences (one per record, -1 outside nested scopes) and, when they are a
+    /// block of the scope, `gold_records` and `candidate_records`, their numbers in it.
+    pub fn new(
+        gold_edges: Vec<Vec<Incident>>,
+        candidate_edges: Vec<Vec<Incident>>,
+        gold_occurrences: Vec<i64>,
+        candidate_occurrences: Vec<i64>,
+        gold_records: Option<Vec<usize>>,
+        candidate_records: Option<Vec<usize>>,
+    ) -> Result<Self, AlignError> {
+        let (n, m) = (gold_edges.len(), candidate_edges.len());
+        check_len("gold occurrences", n, gold_occurrences.len())?;
+        check_len("candidate occurrences", m, candidate_occurrences.len())?;
+        if let Some(records) = &gold_records {
+            check_len("gold records", n, records.len())?;
+        }
+        if let Some(records) = &candidate_records {
+            check_len("candidate records", m, records.len())?;
+        }
+        let local_rows = gold_records
+            .as_ref()
+            .map(|records| records.iter().enumerate().map(|(a, &g)| (g, a)).collect());
+        Ok(Self {
+            gold_edges,
+            candidate_edges,
+            gold_occurrences,
+            candidate_occurrences,
+            candidate_records,
+            local_rows,
+        })
+    }
+
     /// How many of gold record i's edges record j also has through `partner` (row
     /// -> column), for i in `rows` and j in `cols`.
     ///
     /// An edge to another record agrees when the candidate record has an edge of the
     /// same kind to that record's partner; a loop when it has a loop of the same kind.
-    /// Records outside a block have no partner in it.
+    /// Records outside a block have no partner in it. In a nested scope the records
+    /// sharing i's occurrence count too: each one paired into j's occurrence agrees
+    /// (the scoring pass compares an occurrence with its partner's only).
     pub fn reference_agreement(
         &self,
         partner: &BTreeMap<usize, usize>,
@@ -141,6 +163,7 @@ impl References {
             .checked_mul(width)
             .ok_or(AlignError::Internal("agreement shape"))?;
         let mut agreement = filled(cells, 0i64)?;
+        self.occurrence_agreement(&mut agreement, partner, rows, cols)?;
         let mut holders: BTreeMap<Incident, Vec<usize>> = BTreeMap::new();
         for (b, &j) in cols.iter().enumerate() {
             let edges = self
@@ -194,6 +217,53 @@ impl References {
     }
 }
 
+impl References {
+    /// Add, for gold record i and candidate record j, how many other records of i's
+    /// occurrence are paired into j's (nested scopes only).
+    fn occurrence_agreement(
+        &self,
+        agreement: &mut [i64],
+        partner: &BTreeMap<usize, usize>,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<(), AlignError> {
+        let (gold, candidate) = (&self.gold_occurrences, &self.candidate_occurrences);
+        let mut shared: BTreeMap<(i64, i64), i64> = BTreeMap::new();
+        for (&k, &t) in partner {
+            let (g, c) = (
+                at(gold, k, "gold occurrence")?,
+                at(candidate, t, "occurrence")?,
+            );
+            if g >= 0 && c >= 0 {
+                *shared.entry((g, c)).or_default() += 1;
+            }
+        }
+        if shared.is_empty() {
+            return Ok(());
+        }
+        let mut col_occurrences = Vec::with_capacity(cols.len());
+        for &j in cols {
+            col_occurrences.push(at(candidate, j, "candidate occurrence")?);
+        }
+        let width = cols.len().max(1);
+        for (&i, line) in rows.iter().zip(agreement.chunks_mut(width)) {
+            let g = at(gold, i, "gold occurrence")?;
+            // i's own pair is no other record of its occurrence
+            let own = match partner.get(&i) {
+                Some(&t) => Some(at(candidate, t, "occurrence")?).filter(|&c| g >= 0 && c >= 0),
+                None => None,
+            };
+            for (cell, &c) in line.iter_mut().zip(&col_occurrences) {
+                *cell += shared.get(&(g, c)).copied().unwrap_or(0);
+                if own == Some(c) {
+                    *cell -= 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `count` copies of `value`, or an error where the memory cannot be had (a shape
 /// read from input never aborts the process).
 pub(crate) fn filled<T: Clone>(count: usize, value: T) -> Result<Vec<T>, AlignError> {
@@ -230,26 +300,37 @@ mod tests {
         Incident { kind, other }
     }
 
+    /// References with no occurrences (a scope not nested).
+    fn plain(
+        gold: Vec<Vec<Incident>>,
+        candidate: Vec<Vec<Incident>>,
+        records: Option<(Vec<usize>, Vec<usize>)>,
+    ) -> Result<References, AlignError> {
+        let (n, m) = (gold.len(), candidate.len());
+        let (g, c) = records.map_or((None, None), |(g, c)| (Some(g), Some(c)));
+        References::new(gold, candidate, vec![-1; n], vec![-1; m], g, c)
+    }
+
     #[test]
     fn agreement_follows_the_partner() -> Result<(), AlignError> {
         let history = Matrix::new(1, 2, vec![0, 0])?;
         // gold 0 -> gold 1 (kind 7); candidate 1 -> candidate 0; loops of kind 3
         let gold_edges = vec![vec![edge(7, 1)], vec![edge(3, 1)]];
         let candidate_edges = vec![vec![edge(3, -1)], vec![edge(7, 0)]];
-        let s = Structure::new(&history, &history, gold_edges, candidate_edges, None, None)?;
+        let s = Structure::new(
+            &history,
+            &history,
+            plain(gold_edges, candidate_edges, None)?,
+        )?;
         let partner: BTreeMap<usize, usize> = [(1, 0)].into_iter().collect();
-        let a = s
-            .references
-            .reference_agreement(&partner, &[0, 1], &[0, 1])?;
-        assert_eq!(a.data(), &[0, 1, 1, 0]);
-        let none = s
-            .references
-            .reference_agreement(&BTreeMap::new(), &[0], &[0, 1])?;
+        let refs = &s.references;
+        assert_eq!(
+            refs.reference_agreement(&partner, &[0, 1], &[0, 1])?.data(),
+            &[0, 1, 1, 0]
+        );
+        let none = refs.reference_agreement(&BTreeMap::new(), &[0], &[0, 1])?;
         assert_eq!(none.data(), &[0, 0]);
-        assert!(s
-            .references
-            .reference_agreement(&partner, &[2], &[0])
-            .is_err());
+        assert!(refs.reference_agreement(&partner, &[2], &[0]).is_err());
         Ok(())
     }
 
@@ -257,21 +338,35 @@ mod tests {
     fn a_block_maps_its_records() -> Result<(), AlignError> {
         let history = Matrix::new(1, 1, vec![0])?;
         // the block holds scope gold 5 and scope candidate 8; gold 5 loops
-        let s = Structure::new(
-            &history,
-            &history,
+        let refs = plain(
             vec![vec![edge(1, 5), edge(2, 9)]],
             vec![vec![edge(1, -1), edge(2, 8)]],
-            Some(vec![5]),
-            Some(vec![8]),
+            Some((vec![5], vec![8])),
         )?;
+        let s = Structure::new(&history, &history, refs)?;
         let partner: BTreeMap<usize, usize> = [(0, 0)].into_iter().collect();
-        assert_eq!(
-            s.references
-                .reference_agreement(&partner, &[0], &[0])?
-                .data(),
-            &[1]
-        );
+        let found = s.references.reference_agreement(&partner, &[0], &[0])?;
+        assert_eq!(found.data(), &[1]);
+        Ok(())
+    }
+
+    #[test]
+    fn records_of_an_occurrence_paired_into_another_agree() -> Result<(), AlignError> {
+        // gold 0, 1, 2 in occurrence 10 (2 outside any); candidate 0, 1 in 20, 2 in 21
+        let refs = References::new(
+            vec![vec![]; 3],
+            vec![vec![]; 3],
+            vec![10, 10, -1],
+            vec![20, 20, 21],
+            None,
+            None,
+        )?;
+        let partner: BTreeMap<usize, usize> = [(1, 0), (0, 2)].into_iter().collect();
+        // gold 1 -> occurrence 20, gold 0 -> 21; gold 0's own pair is taken out
+        let found = refs.reference_agreement(&partner, &[0, 2], &[0, 1, 2])?;
+        assert_eq!(found.data(), &[1, 1, 0, 0, 0, 0]);
+        let bad = References::new(vec![vec![]], vec![], vec![], vec![], None, None);
+        assert!(bad.is_err());
         Ok(())
     }
 
@@ -279,18 +374,12 @@ mod tests {
     fn shapes_are_checked() -> Result<(), AlignError> {
         let history = Matrix::new(1, 2, vec![0, 0])?;
         let other = Matrix::new(2, 2, vec![0; 4])?;
-        assert!(Structure::new(
-            &history,
-            &other,
-            vec![vec![]; 2],
-            vec![vec![]; 2],
-            None,
-            None
-        )
-        .is_err());
-        assert!(Structure::new(&history, &history, vec![], vec![vec![]; 2], None, None).is_err());
+        let refs = || plain(vec![vec![]; 2], vec![vec![]; 2], None);
+        assert!(Structure::new(&history, &other, refs()?).is_err());
+        let one = plain(vec![], vec![vec![]; 2], None)?;
+        assert!(Structure::new(&history, &history, one).is_err());
         let empty = Matrix::new(0, 2, Vec::new())?;
-        let s = Structure::new(&empty, &empty, vec![vec![]; 2], vec![vec![]; 2], None, None)?;
+        let s = Structure::new(&empty, &empty, refs()?)?;
         assert_eq!(s.same.data(), &[0.0; 4]);
         Ok(())
     }

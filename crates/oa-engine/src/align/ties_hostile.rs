@@ -107,14 +107,22 @@ fn hostile_scopes_never_panic() {
         let (gold_records, candidate_records) =
             (records(&mut stream, sn), records(&mut stream, sm));
         let (gold_edges, candidate_edges) = (edges(&mut stream, sn), edges(&mut stream, sm));
-        let structure = Structure::new(
-            &gold,
-            &candidate,
+        let occurrences = |stream: &mut Stream, count: usize| {
+            (0..count)
+                .map(|_| stream.pick(&INTS[..5]))
+                .collect::<Vec<i64>>()
+        };
+        let (gold_occurrences, candidate_occurrences) =
+            (occurrences(&mut stream, sn), occurrences(&mut stream, sm));
+        let structure = References::new(
             gold_edges,
             candidate_edges,
+            gold_occurrences,
+            candidate_occurrences,
             gold_records,
             candidate_records,
         )
+        .and_then(|refs| Structure::new(&gold, &candidate, refs))
         .ok();
         let mode = match stream.below(3) {
             0 => WlMode::TieBreak,
@@ -173,5 +181,13 @@ fn huge_empty_shapes_are_errors_or_empty() {
     assert!(pair_scope(&wide, WlMode::None, 0.5, None, &mut Keys(0)).is_err());
     let rounds =
         Matrix::new(0, usize::MAX / 2, Vec::<i64>::new()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(Structure::new(&rounds, &rounds, Vec::new(), Vec::new(), None, None).is_err());
+    let none = References::new(Vec::new(), Vec::new(), Vec::new(), Vec::new(), None, None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(Structure::new(&rounds, &rounds, none).is_err());
+    // no round and a huge number of gold records: an error, not an abort
+    let gold = Matrix::new(0, usize::MAX / 2, Vec::<i64>::new()).unwrap_or_else(|e| panic!("{e}"));
+    let candidate = Matrix::new(0, 0, Vec::<i64>::new()).unwrap_or_else(|e| panic!("{e}"));
+    let none = References::new(Vec::new(), Vec::new(), Vec::new(), Vec::new(), None, None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(Structure::new(&gold, &candidate, none).is_err());
 }
