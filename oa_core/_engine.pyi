@@ -1,5 +1,5 @@
 # Types of the Rust extension built from crates/oa-python (see oa_core/build.py).
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from numpy.typing import ArrayLike
@@ -48,7 +48,8 @@ def repair_twins(pairs: Sequence[tuple[int, int]], matrix: ArrayLike,
 # Python must score the documents (oa_core.native).
 class ScorePlan:
     def __init__(self, root: Any, any: Any, any_object: Any, any_array: Any, raw: Any,
-                 active: Collection[str]) -> None: ...
+                 active: Collection[str], scopes: Mapping[str, Any] | None = None
+                 ) -> None: ...
     @property
     def comparator_names(self) -> list[str]: ...
     @property

@@ -141,10 +141,13 @@ def test_the_plan_is_used_and_declines_what_it_does_not_hold():
     for _ in range(600):
         deep = [deep]
     assert lists.score(deep, deep, Limits(max_depth=10_000)) is None
-    assert prepared_plan(Schema.parse({"type": "array", "order": "align",
-                                       "items": {"type": "object", "properties": {
-                                           "k": {"type": "string"}}},
-                                       "blockBy": ["k"]})) is None
+    blocked = prepared_plan(Schema.parse({"type": "array", "order": "align",
+                                          "items": {"type": "object", "properties": {
+                                              "k": {"type": "string"}}},
+                                          "blockBy": ["k"]}))
+    assert blocked is not None  # planned; its lists are paired block by block in Python
+    assert blocked.score([{"k": "a"}], [{"k": "a"}], Limits()) is None
+    assert blocked.score([], [], Limits()) == 1.0
     scoped = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
         "id": {"type": "integer", "idScope": "p"}}}})
     assert prepared_plan(scoped) is None

@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use oa_engine::compare::Comparator;
-use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder};
+use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder, Scope};
 use oa_engine::score::{Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyString};
 
 use crate::shape::shape;
 use crate::value::{json, Bounds};
@@ -60,14 +60,26 @@ impl<'py> Compiler<'py> {
     fn node(&mut self, schema: &Bound<'py, PyAny>) -> PyResult<Node> {
         let pointer: String = schema.getattr("pointer")?.extract()?;
         let at = |what: &str| unsupported(format!("{what} at {pointer:?}"));
-        if optional(schema, "id_scope")?.is_some() || optional(schema, "ref")?.is_some() {
-            return Err(at("a scope"));
-        }
-        if !schema.getattr("block_by")?.cast::<PyTuple>()?.is_empty() {
-            return Err(at("blockBy"));
-        }
+        let scope = |name: Option<Bound<'py, PyAny>>| -> PyResult<_> {
+            match name {
+                None => Ok(None),
+                Some(name) => {
+                    let name: String = name.extract()?;
+                    let found = self.builder.scope_id(&name);
+                    found
+                        .map(Some)
+                        .ok_or_else(|| at(&format!("an undeclared scope {name:?}")))
+                }
+            }
+        };
+        let id_scope = scope(optional(schema, "id_scope")?)?;
+        let reference = scope(optional(schema, "ref")?)?;
         let ty: String = schema.getattr("type")?.extract()?;
         let mut node = Node::new(NodeType::from_name(&ty).ok_or_else(|| at("an unknown type"))?);
+        node.pointer = pointer.clone();
+        node.id_scope = id_scope;
+        node.reference = reference;
+        node.enumerated = optional(schema, "enum")?.is_some();
         node.inferred = schema.getattr("inferred")?.extract()?;
         node.null_score = schema.getattr("null_score")?.extract()?;
         node.threshold = schema.getattr("threshold")?.extract()?;
@@ -114,15 +126,17 @@ impl<'py> Compiler<'py> {
         };
         node.array.ignore_missing = schema.getattr("ignore_missing")?.extract()?;
         node.array.ignore_excess = schema.getattr("ignore_excess")?.extract()?;
+        node.array.block_by = schema.getattr("block_by")?.extract()?;
         Ok(node)
     }
 }
 
-/// A schema without scopes compiled once; `score` scores documents under it.
+/// A schema compiled once; `score` scores documents under it.
 ///
-/// Made from the schema's root and the three implicit nodes of `oa_core.schema`
-/// (`ANY`, `ANY_OBJECT`, `ANY_ARRAY`); raises `ValueError` naming a construct it
-/// does not plan (a scope, `blockBy`, a custom comparator name).
+/// Made from the schema's root, the three implicit nodes of `oa_core.schema`
+/// (`ANY`, `ANY_OBJECT`, `ANY_ARRAY`) and its scopes (`Schema.scopes`, name ->
+/// `ScopeDecl`); raises `ValueError` naming a construct it does not plan (a custom
+/// comparator name).
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ScorePlan {
     plan: Plan,
@@ -134,6 +148,7 @@ pub struct ScorePlan {
 #[pymethods]
 impl ScorePlan {
     #[new]
+    #[pyo3(signature = (root, any, any_object, any_array, raw, active, scopes=None))]
     fn new(
         root: &Bound<'_, PyAny>,
         any: &Bound<'_, PyAny>,
@@ -141,6 +156,7 @@ impl ScorePlan {
         any_array: &Bound<'_, PyAny>,
         raw: &Bound<'_, PyAny>,
         active: &Bound<'_, PyAny>,
+        scopes: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let mut compiler = Compiler {
             builder: PlanBuilder::default(),
@@ -149,6 +165,18 @@ impl ScorePlan {
             names: Vec::new(),
         };
         let ids = [root, any, any_object, any_array].map(|node| compiler.id(node));
+        let mut declared = Vec::new();
+        for (name, decl) in scopes.into_iter().flat_map(|scopes| scopes.iter()) {
+            let records = compiler.id(&decl.getattr("records")?);
+            declared.push(Scope {
+                name: name.extract()?,
+                records,
+            });
+        }
+        compiler
+            .builder
+            .declare_scopes(declared)
+            .map_err(|error| PyValueError::new_err(error.to_string()))?;
         while let Some((schema, id)) = compiler.pending.pop() {
             let node = compiler.node(&schema)?;
             compiler

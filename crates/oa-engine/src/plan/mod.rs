@@ -17,6 +17,24 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(usize);
 
+/// A scope's place among its [`Plan`]'s scopes (sorted by name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScopeId(usize);
+
+impl ScopeId {
+    /// The scope's rank among the plan's scope names.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+/// An identifier scope: its name and the array node whose items are its records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scope {
+    pub name: String,
+    pub records: NodeId,
+}
+
 /// Why a plan could not be built (a builder misuse, reported instead of a panic).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlanError {
@@ -24,6 +42,10 @@ pub enum PlanError {
     Unset(NodeId),
     /// An id that this builder did not hand out.
     Unknown(NodeId),
+    /// A scope id that names no declared scope.
+    UnknownScope(ScopeId),
+    /// Two scopes of one name.
+    DuplicateScope(String),
 }
 
 impl fmt::Display for PlanError {
@@ -31,17 +53,21 @@ impl fmt::Display for PlanError {
         match self {
             PlanError::Unset(id) => write!(f, "plan node {} was reserved but never set", id.0),
             PlanError::Unknown(id) => write!(f, "plan node {} does not exist", id.0),
+            PlanError::UnknownScope(id) => write!(f, "plan scope {} does not exist", id.0),
+            PlanError::DuplicateScope(name) => write!(f, "scope {name:?} is declared twice"),
         }
     }
 }
 
 impl std::error::Error for PlanError {}
 
-/// The compiled schema: its nodes, the root, and the three implicit nodes a value
-/// may be compared under (`ANY`, `ANY_OBJECT`, `ANY_ARRAY` of `oa_core/schema.py`).
+/// The compiled schema: its nodes, the root, the three implicit nodes a value
+/// may be compared under (`ANY`, `ANY_OBJECT`, `ANY_ARRAY` of `oa_core/schema.py`)
+/// and its identifier scopes, sorted by name.
 #[derive(Clone, Debug)]
 pub struct Plan {
     nodes: Vec<Node>,
+    scopes: Vec<Scope>,
     root: NodeId,
     any: NodeId,
     any_object: NodeId,
@@ -74,6 +100,20 @@ impl Plan {
         self.nodes.len()
     }
 
+    /// The scopes, sorted by name (a [`ScopeId`] is an index into them).
+    pub fn scopes(&self) -> &[Scope] {
+        &self.scopes
+    }
+
+    pub fn scope(&self, id: ScopeId) -> Result<&Scope, PlanError> {
+        self.scopes.get(id.0).ok_or(PlanError::UnknownScope(id))
+    }
+
+    /// The scope of this name, if declared.
+    pub fn scope_id(&self, name: &str) -> Option<ScopeId> {
+        scope_id(&self.scopes, name)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
@@ -96,12 +136,40 @@ impl Plan {
 #[derive(Debug, Default)]
 pub struct PlanBuilder {
     nodes: Vec<Option<Node>>,
+    scopes: Vec<Scope>,
+}
+
+fn scope_id(scopes: &[Scope], name: &str) -> Option<ScopeId> {
+    scopes
+        .binary_search_by(|scope| scope.name.as_str().cmp(name))
+        .ok()
+        .map(ScopeId)
 }
 
 impl PlanBuilder {
     pub fn reserve(&mut self) -> NodeId {
         self.nodes.push(None);
         NodeId(self.nodes.len() - 1)
+    }
+
+    /// Declares the scopes (name, records-array node), before the nodes that name
+    /// them are set; ids follow the names' order.
+    pub fn declare_scopes(&mut self, mut scopes: Vec<Scope>) -> Result<(), PlanError> {
+        scopes.sort_by(|a, b| a.name.cmp(&b.name));
+        for pair in scopes.windows(2) {
+            if let [a, b] = pair {
+                if a.name == b.name {
+                    return Err(PlanError::DuplicateScope(a.name.clone()));
+                }
+            }
+        }
+        self.scopes = scopes;
+        Ok(())
+    }
+
+    /// The declared scope of this name.
+    pub fn scope_id(&self, name: &str) -> Option<ScopeId> {
+        scope_id(&self.scopes, name)
     }
 
     pub fn set(&mut self, id: NodeId, node: Node) -> Result<(), PlanError> {
@@ -132,17 +200,94 @@ impl PlanBuilder {
         for id in [root, any, any_object, any_array] {
             known(id)?;
         }
+        for scope in &self.scopes {
+            known(scope.records)?;
+        }
+        let known_scope = |id: Option<ScopeId>| match id {
+            Some(id) if id.0 >= self.scopes.len() => Err(PlanError::UnknownScope(id)),
+            _ => Ok(()),
+        };
         for node in &nodes {
             for child in node.children() {
                 known(child)?;
             }
+            known_scope(node.id_scope)?;
+            known_scope(node.reference)?;
         }
         Ok(Plan {
             nodes,
+            scopes: self.scopes,
             root,
             any,
             any_object,
             any_array,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn builder_with(names: &[&str]) -> (PlanBuilder, [NodeId; 4]) {
+        let mut builder = PlanBuilder::default();
+        let ids = [(); 4].map(|()| builder.reserve());
+        let [records, ..] = ids;
+        for (id, ty) in ids.iter().zip([
+            NodeType::Array,
+            NodeType::Any,
+            NodeType::Object,
+            NodeType::Array,
+        ]) {
+            builder.set(*id, Node::new(ty)).unwrap();
+        }
+        let scopes = names
+            .iter()
+            .map(|name| Scope {
+                name: (*name).to_owned(),
+                records,
+            })
+            .collect();
+        builder.declare_scopes(scopes).unwrap();
+        (builder, ids)
+    }
+
+    #[test]
+    fn scopes_are_sorted_by_name_and_looked_up_by_it() {
+        let (builder, [root, any, any_object, any_array]) = builder_with(&["person", "org"]);
+        assert_eq!(builder.scope_id("org").map(ScopeId::index), Some(0));
+        let plan = builder.finish(root, any, any_object, any_array).unwrap();
+        let names: Vec<&str> = plan.scopes().iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["org", "person"]);
+        assert_eq!(plan.scope_id("person").map(ScopeId::index), Some(1));
+        assert_eq!(plan.scope_id("nobody"), None);
+    }
+
+    #[test]
+    fn a_scope_named_twice_or_unknown_is_an_error() {
+        let mut builder = PlanBuilder::default();
+        let id = builder.reserve();
+        let twice = vec![
+            Scope {
+                name: "p".into(),
+                records: id,
+            },
+            Scope {
+                name: "p".into(),
+                records: id,
+            },
+        ];
+        assert_eq!(
+            builder.declare_scopes(twice),
+            Err(PlanError::DuplicateScope("p".into()))
+        );
+        let (mut builder, [root, any, any_object, any_array]) = builder_with(&["p"]);
+        let mut field = Node::new(NodeType::Integer);
+        field.reference = Some(ScopeId(3));
+        builder.set(any, field).unwrap();
+        assert_eq!(
+            builder.finish(root, any, any_object, any_array).err(),
+            Some(PlanError::UnknownScope(ScopeId(3)))
+        );
     }
 }

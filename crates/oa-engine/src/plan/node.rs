@@ -1,7 +1,7 @@
 //! One compiled schema node: its type, leaf rule, object rule and array rule
 //! (the fields of `SchemaNode` the scorer reads).
 
-use super::NodeId;
+use super::{NodeId, ScopeId};
 use crate::compare::{Comparator, Kind, StringMeasure};
 
 /// The node's JSON Schema type; `Any` compares values by their kinds.
@@ -66,11 +66,16 @@ pub struct ArrayRule {
     pub order: Order,
     pub ignore_missing: bool,
     pub ignore_excess: bool,
+    /// `blockBy`: properties whose equal values an unordered list's items must share
+    /// to be paired (empty: every pair is compared).
+    pub block_by: Vec<String>,
 }
 
 /// A compiled node (defaults as `SchemaNode`'s).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
+    /// The `SchemaNode`'s JSON Pointer in the schema (its identity in Python).
+    pub pointer: String,
     pub ty: NodeType,
     /// The type was read from `properties`/`items`, not declared.
     pub inferred: bool,
@@ -80,12 +85,19 @@ pub struct Node {
     pub threshold: f64,
     pub object: ObjectRule,
     pub array: ArrayRule,
+    /// `idScope`: the field is its record's identifier in this scope.
+    pub id_scope: Option<ScopeId>,
+    /// `ref`: the field names a record of this scope by its identifier.
+    pub reference: Option<ScopeId>,
+    /// The schema declares an `enum` here.
+    pub enumerated: bool,
 }
 
 impl Node {
     /// A node of this type with `SchemaNode`'s defaults.
     pub fn new(ty: NodeType) -> Node {
         Node {
+            pointer: String::new(),
             ty,
             inferred: false,
             null_score: 0.0,
@@ -108,7 +120,11 @@ impl Node {
                 order: Order::Fixed,
                 ignore_missing: false,
                 ignore_excess: false,
+                block_by: Vec::new(),
             },
+            id_scope: None,
+            reference: None,
+            enumerated: false,
         }
     }
 

@@ -91,6 +91,9 @@ impl Scorer<'_> {
             node.array.ignore_missing,
             node.array.ignore_excess,
         );
+        if order == Order::Align && !node.array.block_by.is_empty() {
+            return Err(Unsupported::BlockBy);
+        }
         let (pairs, matrix) = self.solve(gold, candidate, item, order, depth)?;
         let mut matched = Vec::with_capacity(pairs.len());
         for (i, j) in pairs {

@@ -62,6 +62,10 @@ pub enum Unsupported {
     Weights,
     /// A node whose type was inferred, of neither object nor array type.
     Inferred,
+    /// An identifier or a reference field (scored under a referential state).
+    Scope,
+    /// An unordered list paired block by block (`blockBy`).
+    BlockBy,
 }
 
 impl fmt::Display for Unsupported {
@@ -76,6 +80,8 @@ impl fmt::Display for Unsupported {
             Unsupported::NonFiniteNumber => f.write_str("a NaN or infinite number"),
             Unsupported::Weights => f.write_str("a NaN or infinite weight"),
             Unsupported::Inferred => f.write_str("an inferred type other than object/array"),
+            Unsupported::Scope => f.write_str("an identifier or reference field"),
+            Unsupported::BlockBy => f.write_str("a list paired block by block (blockBy)"),
         }
     }
 }
@@ -155,6 +161,9 @@ impl<'a> Scorer<'a> {
         }
         let id = self.concrete(id, gold, candidate)?;
         let node = self.plan.node(id)?;
+        if node.id_scope.is_some() || node.reference.is_some() {
+            return Err(Unsupported::Scope);
+        }
         match (gold, candidate) {
             (Json::Null, Json::Null) => return Ok(1.0),
             (Json::Null, _) | (_, Json::Null) => return Ok(node.null_score),
