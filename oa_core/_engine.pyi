@@ -48,8 +48,8 @@ def repair_twins(pairs: Sequence[tuple[int, int]], matrix: ArrayLike,
 # Python must score the documents (oa_core.native).
 class ScorePlan:
     def __init__(self, root: Any, any: Any, any_object: Any, any_array: Any, raw: Any,
-                 active: Collection[str], scopes: Mapping[str, Any] | None = None
-                 ) -> None: ...
+                 active: Collection[str], scopes: Mapping[str, Any] | None = None,
+                 comparators: Any = None) -> None: ...
     @property
     def comparator_names(self) -> list[str]: ...
     @property
@@ -57,3 +57,7 @@ class ScorePlan:
     def __len__(self) -> int: ...
     def score(self, gold: Any, candidate: Any, limits: Limits,
               strict: bool) -> float | None: ...
+# comparators: the schema's ComparatorRegistry; the custom comparators the schema
+# names are called from Rust (their Comparator.scalar and .matrix, under the GIL).
+# A custom comparator's error gives score() None (Python raises it with its pointer);
+# a BaseException that is no Exception (KeyboardInterrupt) is raised at once.

@@ -5,11 +5,13 @@ documents under a schema without scopes: under ``OA_ENGINE=rust`` the schema is
 compiled once into a :class:`PreparedPlan` (kept beside the schema while it lives)
 and scored in Rust, the documents checked as
 :func:`~oa_core.validation.check_json` checks them while they are converted (a
-score says they pass it). Whatever the plan does not take (a custom comparator,
-``blockBy``, a value that is no plain JSON or exceeds the limits, a list over the
-matrix limit, a comparator error) gives None: Python then checks and scores the
-documents as under the Python engine (:func:`score_scope_free` falls back to
-:func:`oa_core.scoreonly.score_objects`), with the same bits and errors.
+score says they pass it); a custom comparator the schema names is called back from
+Rust. Whatever the plan does not take (``blockBy``, a value that is no plain JSON or
+exceeds the limits, a list over the matrix limit, a comparator error) gives None:
+Python then checks and scores the documents as under the Python engine
+(:func:`score_scope_free` falls back to :func:`oa_core.scoreonly.score_objects`),
+with the same bits and errors (a custom comparator's error is raised there, with
+the pointer of its ``score`` or ``keyScore``).
 
 Examples
 --------
@@ -78,7 +80,9 @@ class PreparedPlan:
 
 
 # A schema's plan, or None when its nodes are not planned (scopes, blockBy, a
-# comparator that is not the built-in one of its name): compiled once per Schema.
+# built-in name bound to another comparator): compiled once per Schema. A plan holds
+# the schema's custom comparators, not the schema (a comparator function that
+# refers to its schema keeps both alive).
 _PLANS: weakref.WeakKeyDictionary[Schema, PreparedPlan | None] = weakref.WeakKeyDictionary()
 _MISSING = object()
 # The keywords jsonschema acts on (a schema using one the plan does not check is
@@ -94,8 +98,9 @@ def prepared_plan(schema: Schema) -> PreparedPlan | None:
     found = None
     if not schema.scopes:
         try:
+            # a custom comparator the schema names is called back from Rust
             plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw,
-                             _ASSERTING)
+                             _ASSERTING, comparators=schema.comparators)
         except ValueError:  # a construct the plan does not hold
             plan = None
         # the plan holds the built-in rules of the names it read (either engine's

@@ -1,10 +1,10 @@
 //! Python bindings of `oa_engine::plan` and `oa_engine::score`: a parsed schema's
 //! nodes compiled into a [`Plan`] once, then documents scored under it.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
-use oa_engine::compare::Comparator;
+use oa_engine::compare::{Comparator, ExternalId};
 use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder, Scope};
 use oa_engine::score::{Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -12,19 +12,13 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
+use crate::compare::{interruption, PyComparator};
 use crate::shape::shape;
 use crate::value::{json, Bounds};
 
 /// A schema construct this slice does not plan (Python scores such schemas).
 fn unsupported(what: String) -> PyErr {
     PyValueError::new_err(what)
-}
-
-fn builtin(name: &str, names: &mut Vec<String>) -> PyResult<Comparator> {
-    if !names.iter().any(|known| known == name) {
-        names.push(name.to_owned());
-    }
-    Comparator::from_name(name).ok_or_else(|| unsupported(format!("custom comparator {name:?}")))
 }
 
 fn optional<'py>(node: &Bound<'py, PyAny>, name: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
@@ -37,10 +31,37 @@ struct Compiler<'py> {
     builder: PlanBuilder,
     ids: HashMap<usize, NodeId>,
     pending: Vec<(Bound<'py, PyAny>, NodeId)>,
+    /// The built-in comparator names read.
     names: Vec<String>,
+    /// The schema's `ComparatorRegistry`, where custom names are looked up.
+    registry: Option<Bound<'py, PyAny>>,
+    customs: BTreeMap<String, ExternalId>,
+    /// Whether an object's keys are paired by a custom comparator.
+    custom_keys: bool,
 }
 
 impl<'py> Compiler<'py> {
+    /// The comparator a schema names: a built-in, or the registry's custom one
+    /// wrapped into the plan's table (once per name).
+    fn comparator(&mut self, name: &str) -> PyResult<Comparator> {
+        if let Some(builtin) = Comparator::from_name(name) {
+            if !self.names.iter().any(|known| known == name) {
+                self.names.push(name.to_owned());
+            }
+            return Ok(builtin);
+        }
+        if let Some(id) = self.customs.get(name) {
+            return Ok(Comparator::External(*id));
+        }
+        let registry = self.registry.as_ref().ok_or_else(|| {
+            unsupported(format!("custom comparator {name:?} without its registry"))
+        })?;
+        let custom = PyComparator::new(&registry.call_method1("get", (name,))?)?;
+        let id = self.builder.external(Arc::new(custom));
+        self.customs.insert(name.to_owned(), id);
+        Ok(Comparator::External(id))
+    }
+
     fn id(&mut self, node: &Bound<'py, PyAny>) -> NodeId {
         // the schema holds its nodes alive while it compiles: an address is one node
         let address = node.as_ptr() as usize;
@@ -84,10 +105,11 @@ impl<'py> Compiler<'py> {
         node.null_score = schema.getattr("null_score")?.extract()?;
         node.threshold = schema.getattr("threshold")?.extract()?;
         if let Some(name) = optional(schema, "comparator")? {
-            node.comparator = Some(builtin(&name.extract::<String>()?, &mut self.names)?);
+            node.comparator = Some(self.comparator(&name.extract::<String>()?)?);
         }
         let key_score: String = schema.getattr("key_score")?.extract()?;
-        node.object.key_score = builtin(&key_score, &mut self.names)?;
+        node.object.key_score = self.comparator(&key_score)?;
+        self.custom_keys |= matches!(node.object.key_score, Comparator::External(_));
         node.object.key_threshold = schema.getattr("key_threshold")?.extract()?;
         node.object.key_importance = schema.getattr("key_importance")?.extract()?;
         node.object.value_importance = schema.getattr("value_importance")?.extract()?;
@@ -135,20 +157,26 @@ impl<'py> Compiler<'py> {
 ///
 /// Made from the schema's root, the three implicit nodes of `oa_core.schema`
 /// (`ANY`, `ANY_OBJECT`, `ANY_ARRAY`) and its scopes (`Schema.scopes`, name ->
-/// `ScopeDecl`); raises `ValueError` naming a construct it does not plan (a custom
-/// comparator name).
+/// `ScopeDecl`); a custom comparator name is looked up in `comparators` (the
+/// schema's `ComparatorRegistry`) and called back from the engine. Raises
+/// `ValueError` naming a construct it does not plan (a custom comparator name
+/// without `comparators`).
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ScorePlan {
     plan: Plan,
     shape: Option<Shape>,
     names: Vec<String>,
     cache: Mutex<MapCache>,
+    /// Whether `cache` is used: not when a custom comparator pairs some object's
+    /// keys, whose pairings Python keeps for one score only (`Scorer.key_slots`).
+    memo_keys: bool,
 }
 
 #[pymethods]
 impl ScorePlan {
     #[new]
-    #[pyo3(signature = (root, any, any_object, any_array, raw, active, scopes=None))]
+    #[pyo3(signature = (root, any, any_object, any_array, raw, active, scopes=None,
+                        comparators=None))]
     fn new(
         root: &Bound<'_, PyAny>,
         any: &Bound<'_, PyAny>,
@@ -157,12 +185,16 @@ impl ScorePlan {
         raw: &Bound<'_, PyAny>,
         active: &Bound<'_, PyAny>,
         scopes: Option<&Bound<'_, PyDict>>,
+        comparators: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let mut compiler = Compiler {
             builder: PlanBuilder::default(),
             ids: HashMap::new(),
             pending: Vec::new(),
             names: Vec::new(),
+            registry: comparators.cloned(),
+            customs: BTreeMap::new(),
+            custom_keys: false,
         };
         let ids = [root, any, any_object, any_array].map(|node| compiler.id(node));
         let mut declared = Vec::new();
@@ -196,6 +228,7 @@ impl ScorePlan {
             shape: shape(raw, active)?,
             names,
             cache: Mutex::new(MapCache::default()),
+            memo_keys: !compiler.custom_keys,
         })
     }
 
@@ -257,13 +290,12 @@ impl ScorePlan {
             {
                 return Ok(None); // Python raises the gold's violation
             }
-            let mut cache = self
-                .cache
-                .lock()
-                .map_err(|_| PyRuntimeError::new_err("a scorer panicked holding the cache"))?;
-            let Ok(value) = Scorer::new(&self.plan, limits, &mut cache).score(&gold, &candidate)
-            else {
-                return Ok(None);
+            let scored = self.with_cache(|cache| {
+                Scorer::new(&self.plan, limits, cache).score(&gold, &candidate)
+            })?;
+            let value = match scored {
+                Ok(value) => value,
+                Err(refusal) => return interruption(&refusal).map_or(Ok(None), Err),
             };
             // as in Python, a violating candidate scores 0 in strict mode once it
             // has been scored (a limit reached while scoring it is named first)
@@ -274,6 +306,21 @@ impl ScorePlan {
                     .is_some_and(|shape| !shape.accepts(&candidate));
             Ok(Some(if violates { 0.0 } else { value }))
         })
+    }
+}
+
+impl ScorePlan {
+    /// `f` given the objects' key alignments: the plan's own, or this call's when
+    /// they are not kept across calls (see `memo_keys`).
+    fn with_cache<T>(&self, f: impl FnOnce(&mut MapCache) -> T) -> PyResult<T> {
+        if !self.memo_keys {
+            return Ok(f(&mut MapCache::default()));
+        }
+        let mut cache = self
+            .cache
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("a scorer panicked holding the cache"))?;
+        Ok(f(&mut cache))
     }
 }
 

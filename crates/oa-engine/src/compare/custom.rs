@@ -32,7 +32,11 @@ impl Kinds {
 
 impl FromIterator<Kind> for Kinds {
     fn from_iter<I: IntoIterator<Item = Kind>>(kinds: I) -> Self {
-        Kinds(kinds.into_iter().fold(0, |set, kind| set | Kinds::bit(kind)))
+        Kinds(
+            kinds
+                .into_iter()
+                .fold(0, |set, kind| set | Kinds::bit(kind)),
+        )
     }
 }
 
@@ -71,7 +75,9 @@ impl fmt::Display for ExternalError {
 
 impl Error for ExternalError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
-        self.cause.as_deref().map(|cause| cause as &(dyn Error + 'static))
+        self.cause
+            .as_deref()
+            .map(|cause| cause as &(dyn Error + 'static))
     }
 }
 
@@ -269,7 +275,9 @@ mod tests {
 
     #[test]
     fn kinds_are_a_set() {
-        let kinds: Kinds = [Kind::Number, Kind::Boolean, Kind::Number].into_iter().collect();
+        let kinds: Kinds = [Kind::Number, Kind::Boolean, Kind::Number]
+            .into_iter()
+            .collect();
         assert!(kinds.contains(Kind::Number) && kinds.contains(Kind::Boolean));
         assert!(!kinds.contains(Kind::String));
         assert!(!Kinds::default().contains(Kind::String));
@@ -317,7 +325,9 @@ mod tests {
             cause: Some(cause),
             ..ExternalError::new("outer", "y")
         };
-        assert!(error.source().is_some_and(|s| s.to_string().contains("inner")));
+        assert!(error
+            .source()
+            .is_some_and(|s| s.to_string().contains("inner")));
     }
 
     #[test]
@@ -326,7 +336,10 @@ mod tests {
         let (externals, id) = table(Initial);
         let initial = Comparator::External(id);
         assert!(initial.compares(Kind::String) && !initial.compares(Kind::Number));
-        assert_eq!((initial.name(), initial.to_string()), (None, "external".to_owned()));
+        assert_eq!(
+            (initial.name(), initial.to_string()),
+            (None, "external".to_owned())
+        );
         let (bob, bill) = (Value::from("bob"), Value::from("bill"));
         assert_eq!(initial.scalar(&externals, &bob, &bill), Ok(1.0));
         // no kind check: the external answers (here out of range, an error)

@@ -318,20 +318,42 @@ mod tests {
         }
         assert_eq!(Comparator::from_name("Jaro"), None);
         assert_eq!(Comparator::default_for(Kind::String).name(), Some("jaro"));
-        assert_eq!(Comparator::default_for(Kind::Number).name(), Some("invdiff"));
+        assert_eq!(
+            Comparator::default_for(Kind::Number).name(),
+            Some("invdiff")
+        );
         assert_eq!(Comparator::default_for(Kind::Boolean).name(), Some("exact"));
     }
 
     #[test]
     fn exact_compares_kind_and_value() {
         let exact = Comparator::Exact;
-        assert_eq!(exact.scalar(&Externals::NONE, &int(1), &float(1.0)), Ok(1.0));
-        assert_eq!(exact.scalar(&Externals::NONE, &int(1), &Value::Boolean(true)), Ok(0.0));
-        assert_eq!(exact.scalar(&Externals::NONE, &int(1), &Value::from("1")), Ok(0.0));
-        assert_eq!(exact.scalar(&Externals::NONE, &float(f64::NAN), &float(f64::NAN)), Ok(0.0));
-        assert_eq!(exact.scalar(&Externals::NONE, &Value::from("é"), &Value::from("é")), Ok(1.0));
         assert_eq!(
-            exact.scalar(&Externals::NONE, &Value::Boolean(false), &Value::Boolean(false)),
+            exact.scalar(&Externals::NONE, &int(1), &float(1.0)),
+            Ok(1.0)
+        );
+        assert_eq!(
+            exact.scalar(&Externals::NONE, &int(1), &Value::Boolean(true)),
+            Ok(0.0)
+        );
+        assert_eq!(
+            exact.scalar(&Externals::NONE, &int(1), &Value::from("1")),
+            Ok(0.0)
+        );
+        assert_eq!(
+            exact.scalar(&Externals::NONE, &float(f64::NAN), &float(f64::NAN)),
+            Ok(0.0)
+        );
+        assert_eq!(
+            exact.scalar(&Externals::NONE, &Value::from("é"), &Value::from("é")),
+            Ok(1.0)
+        );
+        assert_eq!(
+            exact.scalar(
+                &Externals::NONE,
+                &Value::Boolean(false),
+                &Value::Boolean(false)
+            ),
             Ok(1.0)
         );
     }
@@ -339,7 +361,9 @@ mod tests {
     #[test]
     fn other_kinds_are_typed_errors() {
         let jaro = Comparator::from_name("jaro");
-        assert!(jaro.is_some_and(|c| c.scalar(&Externals::NONE, &int(1), &Value::from("1")).is_err()));
+        assert!(jaro.is_some_and(|c| c
+            .scalar(&Externals::NONE, &int(1), &Value::from("1"))
+            .is_err()));
         let invdiff = Comparator::Number(NumberMeasure::InvDiff);
         let error = invdiff.scalar(&Externals::NONE, &int(1), &Value::Boolean(true));
         assert_eq!(
@@ -353,7 +377,9 @@ mod tests {
             error.map_err(|e| e.to_string()),
             Err("comparator \"invdiff\" does not compare boolean values".to_owned())
         );
-        assert!(invdiff.matrix(&Externals::NONE, &[], &[Value::from("a")]).is_err());
+        assert!(invdiff
+            .matrix(&Externals::NONE, &[], &[Value::from("a")])
+            .is_err());
     }
 
     #[test]
@@ -381,7 +407,11 @@ mod tests {
         }
         let jaro = Comparator::default_for(Kind::String);
         let texts = [Value::from("intro"), Value::from("outro")];
-        assert_eq!(jaro.matrix(&Externals::NONE, &texts[..1], &texts).map(|m| m.len()), Ok(2));
+        assert_eq!(
+            jaro.matrix(&Externals::NONE, &texts[..1], &texts)
+                .map(|m| m.len()),
+            Ok(2)
+        );
         assert_eq!(jaro.matrix(&Externals::NONE, &[], &texts), Ok(Vec::new()));
     }
 

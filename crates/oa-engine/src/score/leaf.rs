@@ -3,9 +3,16 @@
 
 use super::json::Json;
 use super::Unsupported;
+use crate::compare::Externals;
 use crate::plan::Node;
 
-pub(super) fn score(node: &Node, gold: &Json, candidate: &Json) -> Result<f64, Unsupported> {
+/// `externals`: the plan's, for a node naming an external comparator.
+pub(super) fn score(
+    externals: &Externals,
+    node: &Node,
+    gold: &Json,
+    candidate: &Json,
+) -> Result<f64, Unsupported> {
     // an object or an array under a leaf schema has no comparator: a type mismatch
     let (Json::Leaf(gold), Json::Leaf(candidate)) = (gold, candidate) else {
         return Ok(0.0);
@@ -16,7 +23,7 @@ pub(super) fn score(node: &Node, gold: &Json, candidate: &Json) -> Result<f64, U
     if gold.kind() != candidate.kind() {
         return Ok(0.0);
     }
-    let similarity = comparator.scalar(gold, candidate)?;
+    let similarity = comparator.scalar(externals, gold, candidate)?;
     Ok(if similarity >= node.threshold {
         similarity
     } else {

@@ -15,7 +15,7 @@ use super::scale::power_of_two_scale;
 use super::{Scorer, Unsupported};
 use crate::align::{max_weight_matching, Matrix};
 use crate::compare::Value;
-use crate::plan::{Node, NodeId};
+use crate::plan::{Node, NodeId, Plan};
 
 /// Entries kept before the cache is cleared (`MEMO_LIMIT`): a bound on memory.
 const CACHE_LIMIT: usize = 4096;
@@ -133,8 +133,7 @@ impl Scorer<'_> {
         let plan = match self.cache.get(hash, id, gold, candidate) {
             Some(plan) => plan,
             None => {
-                let plan =
-                    plan_map(self.plan.node(id)?, self.plan.any(), gold, candidate)?.map(Arc::new);
+                let plan = plan_map(self.plan, self.plan.node(id)?, gold, candidate)?.map(Arc::new);
                 let entry = Entry {
                     node: id,
                     gold: gold.iter().map(|(k, _)| k.clone()).collect(),
@@ -175,8 +174,8 @@ impl Scorer<'_> {
 /// `key_slots` then `scoreonly._plan`: matched pairs by gold key, unmatched gold
 /// keys, unmatched candidate keys; weights and importances scaled by powers of two.
 fn plan_map(
+    plan: &Plan,
     node: &Node,
-    any: NodeId,
     gold: &[(String, Json)],
     candidate: &[(String, Json)],
 ) -> Result<Option<MapPlan>, Unsupported> {
@@ -188,7 +187,9 @@ fn plan_map(
             .collect()
     };
     let (n, m) = (gold.len(), candidate.len());
-    let mut similarity = rule.key_score.matrix(&texts(gold), &texts(candidate))?;
+    let mut similarity =
+        rule.key_score
+            .matrix(plan.externals(), &texts(gold), &texts(candidate))?;
     for cell in &mut similarity {
         if *cell < rule.key_threshold {
             *cell = 0.0;
@@ -240,7 +241,7 @@ fn plan_map(
         slots.push(Slot {
             gold: g,
             candidate: c,
-            node: node.property(key, any),
+            node: node.property(key, plan.any()),
             weight: 0.0,
         });
         weights.push(node.weight(key));

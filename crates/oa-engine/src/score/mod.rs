@@ -173,7 +173,7 @@ impl<'a> Scorer<'a> {
             (NodeType::Object, Json::Object(g), Json::Object(c)) => self.map(g, c, id, depth),
             (NodeType::Array, Json::Array(g), Json::Array(c)) => self.sequence(g, c, id, depth),
             (NodeType::Object | NodeType::Array, _, _) => Ok(0.0), // a type mismatch
-            _ => leaf::score(node, gold, candidate),
+            _ => leaf::score(self.plan.externals(), node, gold, candidate),
         }
     }
 
