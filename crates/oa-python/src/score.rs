@@ -175,6 +175,8 @@ pub struct ScorePlan {
 #[pymethods]
 impl ScorePlan {
     #[new]
+    // Python's keywords, one per part of a parsed `Schema` the plan reads
+    #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (root, any, any_object, any_array, raw, active, scopes=None,
                         comparators=None))]
     fn new(

@@ -343,8 +343,8 @@ mod tests {
         let (bob, bill) = (Value::from("bob"), Value::from("bill"));
         assert_eq!(initial.scalar(&externals, &bob, &bill), Ok(1.0));
         // no kind check: the external answers (here out of range, an error)
-        let number = Value::Boolean(true);
-        let error = initial.matrix(&externals, &[number.clone()], &[number]);
+        let pair = [Value::Boolean(true), Value::Boolean(false)];
+        let error = initial.matrix(&externals, &pair[..1], &pair[1..]);
         assert!(matches!(error, Err(CompareError::External(_))));
         assert!(initial.scalar(&Externals::NONE, &bob, &bill).is_err());
     }
