@@ -317,6 +317,22 @@ def test_scores_are_deterministic_across_dict_order_and_threads(key_score, monke
     assert results == [expected] * 60
 
 
+def test_a_comparator_may_score_under_its_own_schema():
+    # the outer score holds the plan's key alignments while the comparator runs
+    def nested(g: str, p: str) -> float:
+        return oa_core.score({"b": g, "c": 1}, {"b": p, "c": 2}, schema)
+
+    schema = Schema.parse({"type": "object", "properties": {
+        "a": {"type": "string", "score": "nested"}}}, comparators={"nested": nested})
+    outcome: list[Any] = []
+    # a thread, so that a deadlock fails the test instead of hanging the suite
+    worker = threading.Thread(target=lambda: outcome.append(_same_under_both(
+        {"a": "xy", "d": 1}, {"a": "xz", "d": 1}, schema)), daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive() and outcome and outcome[0][0] == "score"
+
+
 _HOSTILE = [c for c in bits.corpus(hostile_count=120, org2graph_count=0, nested_count=0)
             if bits.family(c[0]) == "hostile"]
 

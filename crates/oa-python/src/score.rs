@@ -2,7 +2,7 @@
 //! nodes compiled into a [`Plan`] once, then documents scored under it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, TryLockError};
 
 use oa_engine::compare::{Comparator, ExternalId};
 use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder, Scope};
@@ -56,7 +56,12 @@ impl<'py> Compiler<'py> {
         let registry = self.registry.as_ref().ok_or_else(|| {
             unsupported(format!("custom comparator {name:?} without its registry"))
         })?;
-        let custom = PyComparator::new(&registry.call_method1("get", (name,))?)?;
+        // a registry that fails here (changed since its schema was parsed) leaves the
+        // schema to Python
+        let custom = registry
+            .call_method1("get", (name,))
+            .and_then(|comparator| PyComparator::new(&comparator))
+            .map_err(|error| unsupported(format!("custom comparator {name:?}: {error}")))?;
         let id = self.builder.external(Arc::new(custom));
         self.customs.insert(name.to_owned(), id);
         Ok(Comparator::External(id))
@@ -313,16 +318,20 @@ impl ScorePlan {
 
 impl ScorePlan {
     /// `f` given the objects' key alignments: the plan's own, or this call's when
-    /// they are not kept across calls (see `memo_keys`).
+    /// they are not kept across calls (see `memo_keys`) or another call holds them.
+    /// Never waiting for them: a custom comparator may score under this plan from
+    /// inside a score (waiting would deadlock), and the alignments only save time.
     fn with_cache<T>(&self, f: impl FnOnce(&mut MapCache) -> T) -> PyResult<T> {
         if !self.memo_keys {
             return Ok(f(&mut MapCache::default()));
         }
-        let mut cache = self
-            .cache
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("a scorer panicked holding the cache"))?;
-        Ok(f(&mut cache))
+        match self.cache.try_lock() {
+            Ok(mut cache) => Ok(f(&mut cache)),
+            Err(TryLockError::WouldBlock) => Ok(f(&mut MapCache::default())),
+            Err(TryLockError::Poisoned(_)) => Err(PyRuntimeError::new_err(
+                "a scorer panicked holding the cache",
+            )),
+        }
     }
 }
 
