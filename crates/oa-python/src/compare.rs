@@ -279,18 +279,33 @@ impl External for PyComparator {
     }
 }
 
-/// The exception to raise for a scorer's refusal: an external comparator's that is
-/// no `Exception` (a `KeyboardInterrupt`, a `SystemExit`), which must not be
-/// swallowed; `None` for every other refusal, where Python scores the documents
-/// again and raises what it raises (a custom comparator's `ComparatorError` with
-/// the pointer of its `score` or `keyScore`).
-pub(crate) fn interruption(refusal: &Unsupported) -> Option<PyErr> {
-    let Unsupported::Comparator(CompareError::External(error)) = refusal else {
-        return None;
+/// A scorer's result for Python: the value, or `None` where Python must score the
+/// documents again and raise what it raises (a custom comparator's `ComparatorError`
+/// with the pointer of its `score` or `keyScore`); but an external comparator's
+/// exception that is no `Exception` (a `KeyboardInterrupt`, a `SystemExit`) is
+/// raised at once, not swallowed.
+pub(crate) fn declined<T>(result: Result<T, Unsupported>) -> PyResult<Option<T>> {
+    let refusal = match result {
+        Ok(value) => return Ok(Some(value)),
+        Err(refusal) => refusal,
     };
-    let cause: &(dyn std::error::Error + 'static) = error.cause.as_deref()?;
-    let raised = cause.downcast_ref::<PyErr>()?;
-    Python::attach(|py| (!raised.is_instance_of::<PyException>(py)).then(|| raised.clone_ref(py)))
+    let Unsupported::Comparator(CompareError::External(error)) = refusal else {
+        return Ok(None);
+    };
+    let Some(raised) = error
+        .cause
+        .as_deref()
+        .and_then(|cause| (cause as &(dyn std::error::Error + 'static)).downcast_ref::<PyErr>())
+    else {
+        return Ok(None);
+    };
+    Python::attach(|py| {
+        if raised.is_instance_of::<PyException>(py) {
+            Ok(None)
+        } else {
+            Err(raised.clone_ref(py))
+        }
+    })
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

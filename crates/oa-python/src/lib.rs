@@ -7,6 +7,8 @@ mod align;
 mod compare;
 mod score;
 mod shape;
+mod state;
+mod tree;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
@@ -21,5 +23,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     compare::register(module)?;
     align::register(module)?;
     score::register(module)?;
+    tree::register(module)?;
     Ok(())
 }

@@ -2,18 +2,20 @@
 //! nodes compiled into a [`Plan`] once, then documents scored under it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, TryLockError};
+use std::ops::{Deref, DerefMut};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use oa_engine::compare::{Comparator, ExternalId};
 use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder, Scope};
-use oa_engine::score::{Limits, MapCache, Scorer, Shape};
+use oa_engine::score::{Json, Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyByteArray, PyDict, PyString};
 
-use crate::compare::{interruption, PyComparator};
+use crate::compare::{declined, PyComparator};
 use crate::shape::shape;
+use crate::state::ref_state;
 use crate::value::{json, Bounds};
 
 /// A schema construct this slice does not plan (Python scores such schemas).
@@ -168,10 +170,15 @@ impl<'py> Compiler<'py> {
 /// without `comparators`).
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ScorePlan {
-    plan: Plan,
+    pub(crate) plan: Plan,
+    /// The schema's own nodes by pointer (not the implicit ones).
+    pointers: BTreeMap<String, NodeId>,
     shape: Option<Shape>,
     names: Vec<String>,
     cache: Mutex<MapCache>,
+    /// The `SchemaNode` of each plan node, sorted by id (the match tree's rows
+    /// name plan nodes).
+    pub(crate) schema_nodes: Vec<(NodeId, Py<PyAny>)>,
     /// Whether `cache` is used: not when a custom comparator pairs some object's
     /// keys, whose pairings Python keeps for one score only (`Scorer.key_slots`).
     memo_keys: bool,
@@ -204,6 +211,8 @@ impl ScorePlan {
             custom_keys: false,
         };
         let ids = [root, any, any_object, any_array].map(|node| compiler.id(node));
+        let [_, implicit @ ..] = ids;
+        let mut pointers = BTreeMap::new();
         let mut declared = Vec::new();
         for (name, decl) in scopes.into_iter().flat_map(|scopes| scopes.iter()) {
             let records = compiler.id(&decl.getattr("records")?);
@@ -216,13 +225,19 @@ impl ScorePlan {
             .builder
             .declare_scopes(declared)
             .map_err(|error| PyValueError::new_err(error.to_string()))?;
+        let mut schema_nodes = Vec::new();
         while let Some((schema, id)) = compiler.pending.pop() {
             let node = compiler.node(&schema)?;
+            if !implicit.contains(&id) {
+                pointers.insert(node.pointer.clone(), id);
+            }
             compiler
                 .builder
                 .set(id, node)
                 .map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
+            schema_nodes.push((id, schema.unbind()));
         }
+        schema_nodes.sort_by_key(|(id, _)| *id);
         let [root, any, any_object, any_array] = ids;
         let plan = compiler
             .builder
@@ -232,10 +247,12 @@ impl ScorePlan {
         names.sort();
         Ok(ScorePlan {
             plan,
+            pointers,
             shape: shape(raw, active)?,
             names,
             cache: Mutex::new(MapCache::default()),
             memo_keys: !compiler.custom_keys,
+            schema_nodes,
         })
     }
 
@@ -272,22 +289,8 @@ impl ScorePlan {
         limits: &Bound<'_, PyAny>,
         strict: bool,
     ) -> PyResult<Option<f64>> {
-        let read =
-            |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
-        // a document nested beyond this is not converted (no recursion past it)
-        let depth = read(intern!(py, "max_depth"))?.min(MAX_NESTING);
-        let max_matrix_cells = read(intern!(py, "max_matrix_cells"))?;
-        let bounds = Bounds {
-            depth,
-            items: read(intern!(py, "max_items"))?,
-            string_length: read(intern!(py, "max_string_length"))?,
-        };
-        let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
             return Ok(None);
-        };
-        let limits = Limits {
-            max_depth: depth,
-            max_matrix_cells,
         };
         py.detach(|| {
             if self
@@ -297,12 +300,10 @@ impl ScorePlan {
             {
                 return Ok(None); // Python raises the gold's violation
             }
-            let scored = self.with_cache(|cache| {
-                Scorer::new(&self.plan, limits, cache).score(&gold, &candidate)
-            })?;
-            let value = match scored {
-                Ok(value) => value,
-                Err(refusal) => return interruption(&refusal).map_or(Ok(None), Err),
+            let mut cache = self.lock()?;
+            let scored = Scorer::new(&self.plan, limits, &mut cache).score(&gold, &candidate);
+            let Some(value) = declined(scored)? else {
+                return Ok(None);
             };
             // as in Python, a violating candidate scores 0 in strict mode once it
             // has been scored (a limit reached while scoring it is named first)
@@ -314,25 +315,189 @@ impl ScorePlan {
             Ok(Some(if violates { 0.0 } else { value }))
         })
     }
+
+    /// `Scorer(..., state).node(gold, candidate, root).score`: the documents scored
+    /// under a referential state (the dict and set forms of `Scorer`'s arguments,
+    /// identifiers as `id_key` tuples), or `None` where Python must score them (as
+    /// for `score`; the documents are taken as checked already).
+    #[allow(clippy::too_many_arguments)] // Scorer's arguments, one by one
+    fn score_scoped(
+        &self,
+        py: Python<'_>,
+        gold: &Bound<'_, PyAny>,
+        candidate: &Bound<'_, PyAny>,
+        bijections: &Bound<'_, PyDict>,
+        candidate_ids: &Bound<'_, PyDict>,
+        unresolved: &Bound<'_, PyAny>,
+        record_pairs: &Bound<'_, PyDict>,
+        limits: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<f64>> {
+        let Some(state) = ref_state(
+            &self.plan,
+            &self.pointers,
+            bijections,
+            candidate_ids,
+            unresolved,
+            Some(record_pairs),
+        )?
+        else {
+            return Ok(None);
+        };
+        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
+            return Ok(None);
+        };
+        py.detach(|| {
+            let mut cache = self.lock()?;
+            let mut scorer = Scorer::new(&self.plan, limits, &mut cache).with_state(&state);
+            declined(scorer.score(&gold, &candidate))
+        })
+    }
+
+    /// `Scorer(..., state).matrix(golds, candidates, node, paths)`: the scores of every
+    /// pair under the schema node at `pointer`, row-major float64 bytes, or `None`
+    /// where Python must score them (as for `score_scoped`; record pairs without
+    /// `paths`, a node the plan does not have).
+    #[pyo3(signature = (golds, candidates, pointer, bijections, candidate_ids, unresolved,
+                        limits, record_pairs=None, paths=None))]
+    #[allow(clippy::too_many_arguments)] // Scorer's arguments, one by one
+    fn matrix<'py>(
+        &self,
+        py: Python<'py>,
+        golds: &Bound<'py, PyAny>,
+        candidates: &Bound<'py, PyAny>,
+        pointer: &str,
+        bijections: &Bound<'py, PyDict>,
+        candidate_ids: &Bound<'py, PyDict>,
+        unresolved: &Bound<'py, PyAny>,
+        limits: &Bound<'py, PyAny>,
+        record_pairs: Option<&Bound<'py, PyDict>>,
+        paths: Option<(Vec<String>, Vec<String>)>,
+    ) -> PyResult<Option<Bound<'py, PyByteArray>>> {
+        let Some(&node) = self.pointers.get(pointer) else {
+            return Ok(None);
+        };
+        let (bounds, limits) = read_limits(py, limits)?;
+        let Some(state) = ref_state(
+            &self.plan,
+            &self.pointers,
+            bijections,
+            candidate_ids,
+            unresolved,
+            record_pairs,
+        )?
+        else {
+            return Ok(None);
+        };
+        let (Some(golds), Some(candidates)) = (values(golds, bounds)?, values(candidates, bounds)?)
+        else {
+            return Ok(None);
+        };
+        let found = py.detach(|| -> PyResult<_> {
+            let mut cache = self.lock()?;
+            let mut scorer = Scorer::new(&self.plan, limits, &mut cache).with_state(&state);
+            let paths = paths
+                .as_ref()
+                .map(|(gold, candidate)| (gold.as_slice(), candidate.as_slice()));
+            declined(scorer.score_matrix(&golds, &candidates, node, paths))
+        })?;
+        Ok(found.map(|matrix| {
+            let bytes: Vec<u8> = matrix
+                .data()
+                .iter()
+                .flat_map(|cell| cell.to_ne_bytes())
+                .collect();
+            PyByteArray::new(py, &bytes)
+        }))
+    }
+}
+
+/// The objects' key alignments one call scores with: the plan's, or its own.
+pub(crate) enum Cache<'a> {
+    Shared(MutexGuard<'a, MapCache>),
+    Own(MapCache),
+}
+
+impl Deref for Cache<'_> {
+    type Target = MapCache;
+
+    fn deref(&self) -> &MapCache {
+        match self {
+            Cache::Shared(cache) => cache,
+            Cache::Own(cache) => cache,
+        }
+    }
+}
+
+impl DerefMut for Cache<'_> {
+    fn deref_mut(&mut self) -> &mut MapCache {
+        match self {
+            Cache::Shared(cache) => cache,
+            Cache::Own(cache) => cache,
+        }
+    }
 }
 
 impl ScorePlan {
-    /// `f` given the objects' key alignments: the plan's own, or this call's when
-    /// they are not kept across calls (see `memo_keys`) or another call holds them.
-    /// Never waiting for them: a custom comparator may score under this plan from
-    /// inside a score (waiting would deadlock), and the alignments only save time.
-    fn with_cache<T>(&self, f: impl FnOnce(&mut MapCache) -> T) -> PyResult<T> {
+    /// The key alignments for one call: the plan's own, or the call's when they are
+    /// not kept across calls (see `memo_keys`) or another call holds them. Never
+    /// waiting for them: a custom comparator may score under this plan from inside
+    /// a score (waiting would deadlock), and the alignments only save time.
+    pub(crate) fn lock(&self) -> PyResult<Cache<'_>> {
         if !self.memo_keys {
-            return Ok(f(&mut MapCache::default()));
+            return Ok(Cache::Own(MapCache::default()));
         }
         match self.cache.try_lock() {
-            Ok(mut cache) => Ok(f(&mut cache)),
-            Err(TryLockError::WouldBlock) => Ok(f(&mut MapCache::default())),
+            Ok(cache) => Ok(Cache::Shared(cache)),
+            Err(TryLockError::WouldBlock) => Ok(Cache::Own(MapCache::default())),
             Err(TryLockError::Poisoned(_)) => Err(PyRuntimeError::new_err(
                 "a scorer panicked holding the cache",
             )),
         }
     }
+}
+
+/// The conversion bounds and the scoring limits of an `oa_core.options.Limits`.
+fn read_limits(py: Python<'_>, limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
+    let read = |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
+    // a document nested beyond this is not converted (no recursion past it)
+    let depth = read(intern!(py, "max_depth"))?.min(MAX_NESTING);
+    let bounds = Bounds {
+        depth,
+        items: read(intern!(py, "max_items"))?,
+        string_length: read(intern!(py, "max_string_length"))?,
+    };
+    let limits = Limits {
+        max_depth: depth,
+        max_matrix_cells: read(intern!(py, "max_matrix_cells"))?,
+    };
+    Ok((bounds, limits))
+}
+
+/// A sequence of values, each converted (None: one Python must take).
+fn values(objects: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Vec<Json>>> {
+    let mut out = Vec::new();
+    for object in objects.try_iter()? {
+        match json(&object?, bounds)? {
+            Some(value) => out.push(value),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
+}
+
+/// Both documents converted under `limits` (an `oa_core.options.Limits`) and the
+/// scorer's limits; None where a document is no plain JSON within them (Python
+/// checks it and names what is wrong).
+pub(crate) fn documents(
+    gold: &Bound<'_, PyAny>,
+    candidate: &Bound<'_, PyAny>,
+    limits: &Bound<'_, PyAny>,
+) -> PyResult<Option<(Json, Json, Limits)>> {
+    let (bounds, limits) = read_limits(limits.py(), limits)?;
+    let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        return Ok(None);
+    };
+    Ok(Some((gold, candidate, limits)))
 }
 
 /// Nesting followed by the native engine whatever the limits say: each level costs a

@@ -158,6 +158,11 @@ impl Externals {
         self.0.is_empty()
     }
 
+    /// The name of the comparator `id` names, if in this table.
+    pub fn name(&self, id: ExternalId) -> Option<&str> {
+        self.0.get(id.index).map(|external| external.name())
+    }
+
     /// Whether `id` names a comparator of this table.
     pub fn holds(&self, id: ExternalId) -> bool {
         self.0

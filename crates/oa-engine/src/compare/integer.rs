@@ -147,12 +147,18 @@ impl Integer {
 
     /// Whether the integer equals a float exactly (Python's `int == float`).
     pub fn equals_f64(&self, value: f64) -> bool {
+        Integer::from_integral_f64(value).is_some_and(|integer| *self == integer)
+    }
+
+    /// The integer a float equals exactly, or `None` for a float with a fraction, NaN
+    /// or an infinity.
+    pub fn from_integral_f64(value: f64) -> Option<Integer> {
         if !value.is_finite() || value.fract() != 0.0 {
-            return false;
+            return None;
         }
-        // Inside [-2**63, 2**63) the cast is exact; a `Wide` integer lies outside.
+        // Inside [-2**63, 2**63) the cast is exact.
         if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&value) {
-            return *self == Integer::Small(value as i64);
+            return Some(Integer::Small(value as i64));
         }
         // An integral float outside i64: mantissa * 2**shift with shift >= 11.
         let bits = value.to_bits();
@@ -165,7 +171,29 @@ impl Integer {
         if offset > 0 {
             limbs.push(mantissa >> (64 - offset));
         }
-        *self == Integer::from_sign_magnitude(value < 0.0, limbs)
+        Some(Integer::from_sign_magnitude(value < 0.0, limbs))
+    }
+}
+
+/// Numeric order (identifiers are kept in ordered maps).
+impl Ord for Integer {
+    fn cmp(&self, other: &Self) -> Ordering {
+        if let (Integer::Small(a), Integer::Small(b)) = (self, other) {
+            return a.cmp(b);
+        }
+        let (a, b) = (self.magnitude(), other.magnitude());
+        match (self.negative(), other.negative()) {
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+            (false, false) => compare_magnitudes(a.limbs(), b.limbs()),
+            (true, true) => compare_magnitudes(b.limbs(), a.limbs()),
+        }
+    }
+}
+
+impl PartialOrd for Integer {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 

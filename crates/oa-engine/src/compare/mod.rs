@@ -164,6 +164,15 @@ impl Comparator {
         })
     }
 
+    /// The name schemas use for it: a built-in's, or an external one's in
+    /// `externals`.
+    pub fn name_in(self, externals: &Externals) -> Option<&str> {
+        match self {
+            Comparator::External(id) => externals.name(id),
+            builtin => builtin.name(),
+        }
+    }
+
     /// The built-in comparator of this name, if any.
     pub fn from_name(name: &str) -> Option<Comparator> {
         Comparator::ALL

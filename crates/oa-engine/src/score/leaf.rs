@@ -2,28 +2,40 @@
 //! threshold; 0 when the kinds differ or no comparator compares the gold's kind.
 
 use super::json::Json;
+use super::sink::{Sink, Status};
 use super::Unsupported;
 use crate::compare::Externals;
 use crate::plan::Node;
 
 /// `externals`: the plan's, for a node naming an external comparator.
-pub(super) fn score(
+pub(super) fn score<S: Sink>(
+    sink: &mut S,
+    row: S::Row,
     externals: &Externals,
     node: &Node,
     gold: &Json,
     candidate: &Json,
 ) -> Result<f64, Unsupported> {
-    // an object or an array under a leaf schema has no comparator: a type mismatch
-    let (Json::Leaf(gold), Json::Leaf(candidate)) = (gold, candidate) else {
+    // an object or an array has no comparator: a type mismatch
+    let comparator = match gold {
+        Json::Leaf(value) => node.comparator_for(value.kind()),
+        _ => None,
+    };
+    let compared = match (comparator, gold, candidate) {
+        (Some(comparator), Json::Leaf(g), Json::Leaf(c)) if g.kind() == c.kind() => {
+            Some((comparator, g, c))
+        }
+        _ => None,
+    };
+    // the comparator shown is the schema's own when none applies
+    let name = comparator.or(node.comparator);
+    let Some((comparator, gold, candidate)) = compared else {
+        sink.leaf(row, name, node.threshold, None);
+        sink.status(row, Status::TypeMismatch);
         return Ok(0.0);
     };
-    let Some(comparator) = node.comparator_for(gold.kind()) else {
-        return Ok(0.0);
-    };
-    if gold.kind() != candidate.kind() {
-        return Ok(0.0);
-    }
     let similarity = comparator.scalar(externals, gold, candidate)?;
+    sink.leaf(row, name, node.threshold, Some(similarity));
     Ok(if similarity >= node.threshold {
         similarity
     } else {
