@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -20,12 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oa_core
+import oa_core.aligner as aligner
+import oa_core.native as native
 from benchmarks import bits
+from oa_core._engine import ScorePlan, match_table
 from oa_core.comparators import Comparator
 from oa_core.errors import ComparatorError
 from oa_core.native import prepared_plan
 from oa_core.options import Limits
-from oa_core.schema import Schema
+from oa_core.schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema
 
 
 def _initial(g: str, p: str) -> float:
@@ -331,6 +334,74 @@ def test_a_comparator_may_score_under_its_own_schema():
     worker.start()
     worker.join(timeout=120)
     assert not worker.is_alive() and outcome and outcome[0][0] == "score"
+
+
+SCOPED = {"type": "object", "properties": {
+    "people": {"type": "array", "order": "align", "items": {"type": "object",
+               "keyScore": "initial", "properties": {
+                   "id": {"type": "integer", "idScope": "person"},
+                   "name": {"type": "string", "score": "length"},
+                   "boss": {"type": "integer", "ref": "person"}}}}}}
+SCOPED_GOLD = {"people": [{"id": 1, "name": "Ada", "boss": 2},
+                          {"id": 2, "name": "Bob", "boss": 1}]}
+SCOPED_CANDIDATE = {"people": [{"id": 7, "name": "Bobby", "bos": None},
+                               {"id": 9, "name": "Ada", "boss": 7}]}
+
+
+@pytest.mark.parametrize("mode", ["tie_break", "blend", "none"])
+def test_scoped_documents_call_the_customs_from_rust(mode, monkeypatch):
+    answered: list[bool] = []
+
+    def counted(function: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            found = function(*args, **kwargs)
+            answered.append(found is not None)
+            return found
+        return call
+
+    for name in ("native_matrix", "native_scoped_score"):
+        monkeypatch.setattr(aligner, name, counted(getattr(native, name)))
+    schema = Schema.parse(SCOPED, comparators=COMPARATORS)
+    got = {}
+    for engine in ("python", "rust"):
+        monkeypatch.setenv("OA_ENGINE", engine)
+        answered.clear()
+        got[engine] = oa_core.score(SCOPED_GOLD, SCOPED_CANDIDATE, schema,
+                                    wl_mode=mode).hex()
+    assert got["rust"] == got["python"]
+    assert answered and all(answered)  # under rust: C matrices and scores from Rust
+    raising = Schema.parse(SCOPED, comparators={**COMPARATORS, "initial": _broken(
+        ValueError)})
+    errors = set()
+    for engine in ("python", "rust"):
+        monkeypatch.setenv("OA_ENGINE", engine)
+        with pytest.raises(ComparatorError) as caught:
+            oa_core.score(SCOPED_GOLD, SCOPED_CANDIDATE, raising, wl_mode=mode)
+        errors.add((caught.value.pointer, caught.value.message))
+    assert len(errors) == 1 and errors.pop()[0] == "/properties/people/items/keyScore"
+
+
+def _rows(node: Any) -> Iterator[tuple[str, str | None, str, float]]:
+    yield node.label, node.comparator, node.status.value, node.score
+    for child in node.children:
+        yield from _rows(child)
+
+
+def test_the_match_tree_names_a_custom_comparator(monkeypatch):
+    schema = Schema.parse(PEOPLE, comparators=COMPARATORS)
+    plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, (),
+                     comparators=schema.comparators)
+    table = match_table(plan, GOLD, CANDIDATE, Limits())
+    assert table is not None
+    rows = list(zip(table.label, table.comparator, table.status, table.score, strict=True))
+    monkeypatch.setenv("OA_ENGINE", "python")
+    assert rows == list(_rows(oa_core.align(GOLD, CANDIDATE, schema).tree))
+    assert ("name ~ nom", "length") in {row[:2] for row in rows}
+    broken = Schema.parse(PEOPLE, comparators={**COMPARATORS, "near": (
+        _broken(ZeroDivisionError), ("number",))})
+    plan = ScorePlan(broken.root, ANY, ANY_OBJECT, ANY_ARRAY, broken.raw, (),
+                     comparators=broken.comparators)
+    assert match_table(plan, GOLD, CANDIDATE, Limits()) is None  # Python names it
 
 
 _HOSTILE = [c for c in bits.corpus(hostile_count=120, org2graph_count=0, nested_count=0)
