@@ -204,9 +204,10 @@ impl PyComparator {
     }
 
     fn error(&self, error: PyErr) -> ExternalError {
+        let message = format!("raised {error}");
         ExternalError {
             cause: Some(Arc::new(error)),
-            ..ExternalError::new(&self.name, "raised")
+            ..ExternalError::new(&self.name, message)
         }
     }
 }
