@@ -3,7 +3,7 @@
 //! checks every external similarity passes before the scorer reads it.
 //!
 //! A [`Comparator::External`](super::Comparator::External) names one by its index in
-//! the table and carries the kinds it compares, so a plan node stays `Copy` and
+//! the table and carries the kinds it compares, so a `Comparator` stays `Copy` and
 //! [`Comparator::compares`](super::Comparator::compares) needs no table.
 
 use std::error::Error;
