@@ -381,6 +381,12 @@ def test_scoped_documents_call_the_customs_from_rust(mode, monkeypatch):
     assert len(errors) == 1 and errors.pop()[0] == "/properties/people/items/keyScore"
 
 
+def test_a_plan_without_the_registry_refuses_a_custom_name():
+    schema = Schema.parse(PEOPLE, comparators=COMPARATORS)
+    with pytest.raises(ValueError, match="without its registry"):
+        ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, ())
+
+
 def _rows(node: Any) -> Iterator[tuple[str, str | None, str, float]]:
     yield node.label, node.comparator, node.status.value, node.score
     for child in node.children:
