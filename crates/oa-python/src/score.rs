@@ -142,7 +142,7 @@ impl<'py> Compiler<'py> {
 pub struct ScorePlan {
     pub(crate) plan: Plan,
     /// The schema's own nodes by pointer (not the implicit ones).
-    pointers: BTreeMap<String, NodeId>,
+    pub(crate) pointers: BTreeMap<String, NodeId>,
     shape: Option<Shape>,
     names: Vec<String>,
     pub(crate) cache: Mutex<MapCache>,
@@ -370,7 +370,7 @@ impl ScorePlan {
 }
 
 impl ScorePlan {
-    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, MapCache>> {
+    pub(crate) fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, MapCache>> {
         self.cache
             .lock()
             .map_err(|_| PyRuntimeError::new_err("a scorer panicked holding the cache"))
