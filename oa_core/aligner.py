@@ -25,7 +25,7 @@ import numpy as np
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode, Scorer
-from .native import ScopeState, native_matrix, native_scoped_score, native_score
+from .native import ScopeState, native_matrix, native_scoped_score, native_score, native_tree
 from .options import AlignOptions, Limits
 from .referential import (
     DocumentIndex,
@@ -240,8 +240,11 @@ def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
     ``index_document`` under ``parsed``, when it was made before)."""
     bijections, candidate_ids, scopes, traces, scope_warnings = _resolved(
         gold, candidate, parsed, opts, gold_index)
-    tree = _final_scorer(parsed, opts, bijections, candidate_ids, scopes).node(
-        gold, candidate, parsed.root, "", "")
+    scorer = _final_scorer(parsed, opts, bijections, candidate_ids, scopes)
+    tree = native_tree(gold, candidate, parsed, opts.limits, ScopeState(
+        bijections, candidate_ids, frozenset(), scorer.record_pairs) if parsed.scopes else None)
+    if tree is None:
+        tree = scorer.node(gold, candidate, parsed.root, "", "")
     _set_effective_weights(tree)
     final = 0.0 if opts.strict and violations else tree.score
     return Alignment(

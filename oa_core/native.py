@@ -18,6 +18,11 @@ Documents with scopes are scored in Rust under a referential state
 scope's C matrix (:func:`native_matrix`), as the scope resolution and its final pass
 ask for them; again None sends them to Python.
 
+:func:`native_tree` is where :func:`oa_core.align` picks an engine for the match
+tree: the Rust engine records it as a node table (:mod:`oa_core.nodetable` builds
+the :class:`~oa_core.matchtree.MatchNode` tree from it); None sends it to
+:meth:`~oa_core.matchtree.Scorer.node`.
+
 Examples
 --------
 >>> from oa_core.schema import Schema
@@ -38,16 +43,17 @@ from typing import Any
 import numpy as np
 from jsonschema import Draft202012Validator
 
-from ._engine import ScorePlan
+from ._engine import ScorePlan, match_table
 from .build import selected_engine
 from .comparators import BUILTIN_COMPARATORS, RUST_COMPARATORS
-from .matchtree import Paths
+from .matchtree import MatchNode, Paths
+from .nodetable import match_tree
 from .options import Limits
 from .schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema, SchemaNode
 from .scoreonly import score_objects
 
 __all__ = ["PreparedPlan", "ScopeState", "native_matrix", "native_scoped_score",
-           "native_score", "prepared_plan", "score_scope_free"]
+           "native_score", "native_tree", "prepared_plan", "score_scope_free"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +227,45 @@ def native_matrix(golds: Sequence[Any], candidates: Sequence[Any], node: SchemaN
     if found is None:
         return None
     return np.frombuffer(found, dtype=np.float64).reshape(len(golds), len(candidates))
+
+
+def native_tree(gold: Any, candidate: Any, schema: Schema, limits: Limits,
+                state: ScopeState | None = None) -> MatchNode | None:
+    """Under ``OA_ENGINE=rust``, ``Scorer(..., **state).node(gold, candidate,
+    schema.root, "", "")`` (the match tree, effective weights not set) for checked
+    documents, built from the Rust engine's node table; None under the Python engine
+    or for anything the plan does not take (as :func:`native_scoped_score`): Python
+    then builds the tree, and names the error.
+
+    ``state``: the referential state of a schema with scopes (the final pass's);
+    None for a schema without.
+
+    >>> import os
+    >>> schema = Schema.parse({"type": "array", "order": "align",
+    ...                        "items": {"type": "string", "score": "exact"}})
+    >>> engine = os.environ.get("OA_ENGINE")
+    >>> os.environ["OA_ENGINE"] = "rust"
+    >>> tree = native_tree(["a", "b"], ["b", "c"], schema, Limits())
+    >>> tree.score, [(c.label, c.status.value) for c in tree.children]
+    (0.3333333333333333, [('0', 'missing'), ('1', 'matched'), ('1', 'excess')])
+    >>> native_tree(["a", "b"], ["b", "c"], schema, Limits(max_matrix_cells=2)) is None
+    True
+    >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
+    ...     OA_ENGINE=engine)
+    """
+    if selected_engine() != "rust":
+        return None
+    if schema.scopes:
+        plan = _scoped_plan(schema)
+    else:
+        prepared = prepared_plan(schema)
+        plan = None if prepared is None else prepared.plan
+    if plan is None:
+        return None
+    state = state or ScopeState()
+    table = match_table(plan, gold, candidate, limits, state.bijections, state.candidate_ids,
+                        state.unresolved, state.record_pairs)
+    return None if table is None else match_tree(table, gold, candidate, state.bijections)
 
 
 def native_score(gold: Any, candidate: Any, schema: Schema, limits: Limits,

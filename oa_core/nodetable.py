@@ -6,8 +6,10 @@ parent, with every field :meth:`oa_core.matchtree.Scorer.node` fills in. This mo
 turns the table into the :class:`~oa_core.matchtree.MatchNode` tree: each node gets
 the :class:`~oa_core.schema.SchemaNode` it was compared under, and its gold and
 candidate values are taken from the documents (a child's value is its parent's
-value at the row's key or index), never copied through Rust. The effective weights
-are left to the caller (:func:`oa_core.aligner.align` sets them on any tree).
+value at the row's key or index), never copied through Rust, and so is a
+reference's ``expected`` candidate id (the image of its gold id in the scope's
+bijection, as the scorer was given it). The effective weights are left to the
+caller (:func:`oa_core.aligner.align` sets them on any tree).
 
 Examples
 --------
@@ -29,11 +31,13 @@ array([[0.],
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ._engine import NodeTable
+from .comparators import id_key
 from .kinds import NodeKind, Status
 from .matchtree import MatchNode
 
@@ -52,6 +56,15 @@ def _child_value(container: Any, key: str | None, index: int | None) -> Any:
     return None
 
 
+def _expected(bijections: Mapping[str, Mapping[Any, Any]] | None, scope: str | None,
+              gold: Any) -> Any:
+    """The candidate id a gold reference maps to, as the bijection holds it (the table
+    marks the references that map to one)."""
+    if bijections is None or scope is None:
+        raise ValueError("a reference maps to a candidate id, but no bijection was given")
+    return bijections[scope][id_key(gold)][1]
+
+
 def _matrix(found: tuple[int, int, bytearray] | None) -> np.ndarray | None:
     if found is None:
         return None
@@ -60,7 +73,8 @@ def _matrix(found: tuple[int, int, bytearray] | None) -> np.ndarray | None:
     return np.frombuffer(buffer, dtype=np.float64).reshape(rows, cols)
 
 
-def match_tree(table: NodeTable, gold: Any, candidate: Any) -> MatchNode:
+def match_tree(table: NodeTable, gold: Any, candidate: Any,
+               bijections: Mapping[str, Mapping[Any, Any]] | None = None) -> MatchNode:
     """The :class:`~oa_core.matchtree.MatchNode` tree of ``table``, the node table of
     ``candidate`` against ``gold`` (the documents it was made from).
 
@@ -69,6 +83,9 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any) -> MatchNode:
     table : NodeTable
         Made by :func:`oa_core._engine.match_table` from these documents.
     gold, candidate : JSON values
+    bijections : dict scope -> {gold id key: candidate id key or None}, optional
+        The state's bijections, as ``match_table`` was given them (documents with
+        scopes).
 
     Returns
     -------
@@ -83,11 +100,13 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any) -> MatchNode:
                   table.candidate_path, schemas, gold_keys, candidate_keys, gold_indices,
                   candidate_indices, table.score, table.weight, table.key_weight,
                   table.key_score, table.comparator, table.similarity, table.threshold,
-                  table.order, table.pairs, table.matrix, strict=True)
+                  table.scope, table.expected, table.order, table.pairs, table.matrix,
+                  strict=True)
     nodes: list[MatchNode] = []
     for (parent, kind, status, label, gold_path, candidate_path, schema, gold_key,
          candidate_key, gold_index, candidate_index, score, weight, key_weight, key_score,
-         comparator, similarity, threshold, order, pairs, matrix) in columns:
+         comparator, similarity, threshold, scope, expected, order, pairs,
+         matrix) in columns:
         if parent is None:
             gold_value, candidate_value = gold, candidate
         else:
@@ -98,8 +117,10 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any) -> MatchNode:
             _KINDS[kind], _STATUSES[status], label, gold_path, candidate_path, schema.pointer,
             gold_value, candidate_value, score=score, weight=weight, key_weight=key_weight,
             key_score=key_score, comparator=comparator, similarity=similarity,
-            threshold=threshold, order=order, gold_key=gold_key, candidate_key=candidate_key,
-            schema=schema, matrix=_matrix(matrix), pairs=pairs)
+            threshold=threshold, order=order, scope=scope,
+            expected=_expected(bijections, scope, gold_value) if expected else None,
+            gold_key=gold_key, candidate_key=candidate_key, schema=schema,
+            matrix=_matrix(matrix), pairs=pairs)
         if parent is not None:
             nodes[parent].children.append(node)
         nodes.append(node)

@@ -1,20 +1,23 @@
 //! The match tree of two documents as a node table (`oa_engine::score::Table`),
 //! handed to Python column by column; `oa_core.nodetable` builds `MatchNode`s from it.
 
-use oa_engine::plan::{NodeId, Order};
-use oa_engine::score::{Row, Scorer, Table};
+use oa_engine::plan::NodeId;
+use oa_engine::score::{RefState, Row, Scorer, Table};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyList};
+use pyo3::types::{PyByteArray, PyDict, PyList};
 
 use crate::compare::declined;
 use crate::score::{documents, ScorePlan};
+use crate::state::ref_state;
 
 /// The rows of a match tree in preorder, one list per field (row `i` of each list
 /// is node `i`); `parent` is None for the root, and a parent comes before its
 /// children, which follow in their order. `schema` holds the `SchemaNode` each node
 /// was compared under; `gold_key`/`candidate_key` (map slots) or
 /// `gold_index`/`candidate_index` (list items) the step from the parent's values.
+/// `scope` names the scope of identifiers, references and records arrays paired by
+/// pointer; `expected` marks the references whose gold id maps to a candidate id.
 /// `matrix` is `(rows, cols, float64 buffer in native byte order)` or None.
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct NodeTable {
@@ -55,6 +58,10 @@ pub struct NodeTable {
     #[pyo3(get)]
     threshold: Py<PyList>,
     #[pyo3(get)]
+    scope: Py<PyList>,
+    #[pyo3(get)]
+    expected: Py<PyList>,
+    #[pyo3(get)]
     order: Py<PyList>,
     #[pyo3(get)]
     pairs: Py<PyList>,
@@ -67,13 +74,6 @@ pub struct NodeTable {
 impl NodeTable {
     fn __len__(&self) -> usize {
         self.len
-    }
-}
-
-fn order_name(order: Order) -> &'static str {
-    match order {
-        Order::Align => "align",
-        Order::Fixed => "fixed",
     }
 }
 
@@ -102,6 +102,17 @@ fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTabl
     let schema = rows
         .iter()
         .map(|row| schema_node(plan, py, row.node))
+        .collect::<PyResult<Vec<_>>>()?;
+    let scopes = plan.plan.scopes();
+    let scope = rows
+        .iter()
+        .map(|row| match row.scope {
+            Some(id) => scopes
+                .get(id.index())
+                .map(|scope| Some(scope.name.as_str()))
+                .ok_or_else(|| PyRuntimeError::new_err("a row names a scope outside its plan")),
+            None => Ok(None),
+        })
         .collect::<PyResult<Vec<_>>>()?;
     let mut matrices = Vec::with_capacity(rows.len());
     for row in rows {
@@ -136,7 +147,9 @@ fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTabl
         })?,
         similarity: column(py, rows, |row| row.similarity)?,
         threshold: column(py, rows, |row| row.threshold)?,
-        order: column(py, rows, |row| row.order.map(order_name))?,
+        scope: PyList::new(py, scope)?.unbind(),
+        expected: column(py, rows, |row| row.expected)?,
+        order: column(py, rows, |row| row.order)?,
         pairs: column(py, rows, |row| row.pairs.clone())?,
         matrix: PyList::new(py, matrices)?.unbind(),
         len: rows.len(),
@@ -144,24 +157,51 @@ fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTabl
 }
 
 /// The match tree of `candidate` against `gold` under `plan` and `limits` (an
-/// `oa_core.options.Limits`), or None where Python must build it (a value or a
-/// construct this engine does not take, a limit reached, a comparator error: Python
-/// names it). The documents are not checked against the schema here.
+/// `oa_core.options.Limits`), and under a referential state when `bijections` is
+/// given (the forms `ScorePlan.score_scoped` takes), or None where Python must build
+/// it (a value or a construct this engine does not take, a limit reached, a
+/// comparator error: Python names it). The documents are taken as checked already.
 #[pyfunction]
+#[pyo3(signature = (plan, gold, candidate, limits, bijections=None, candidate_ids=None,
+                    unresolved=None, record_pairs=None))]
+#[allow(clippy::too_many_arguments)] // Scorer's arguments, one by one
 fn match_table(
     py: Python<'_>,
     plan: &Bound<'_, ScorePlan>,
     gold: &Bound<'_, PyAny>,
     candidate: &Bound<'_, PyAny>,
     limits: &Bound<'_, PyAny>,
+    bijections: Option<&Bound<'_, PyDict>>,
+    candidate_ids: Option<&Bound<'_, PyDict>>,
+    unresolved: Option<&Bound<'_, PyAny>>,
+    record_pairs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Option<NodeTable>> {
     let plan = plan.get();
     let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
         return Ok(None);
     };
+    let state = match (bijections, candidate_ids, unresolved) {
+        (Some(bijections), Some(candidate_ids), Some(unresolved)) => {
+            let pointers = &plan.pointers;
+            let found = ref_state(
+                &plan.plan,
+                pointers,
+                bijections,
+                candidate_ids,
+                unresolved,
+                record_pairs,
+            )?;
+            let Some(state) = found else {
+                return Ok(None);
+            };
+            state
+        }
+        _ => RefState::new(),
+    };
     let table = py.detach(|| -> PyResult<Option<Table>> {
         let mut cache = plan.lock()?;
-        declined(Scorer::new(&plan.plan, limits, &mut cache).table(&gold, &candidate))
+        let mut scorer = Scorer::new(&plan.plan, limits, &mut cache).with_state(&state);
+        declined(scorer.table(&gold, &candidate))
     })?;
     table.map(|table| columns(py, plan, &table)).transpose()
 }

@@ -111,7 +111,8 @@ impl Scorer<'_> {
             / (prefix_importance + rest_importance))
     }
 
-    /// `_score_tail`: the items from `offset` on, paired as the list's order says,
+    /// `_score_tail`: the items from `offset` on, paired as the list's order says
+    /// (or by record pointers, for a scope's records array in the main pass),
     /// sharing `share` of the list's score.
     #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
     fn tail<S: Sink>(
@@ -138,7 +139,8 @@ impl Scorer<'_> {
         };
         // each pair's indices and score
         let mut scored = Vec::new();
-        if let Some(pairs) = self.paired_records(gold, candidate, id, offset, depth)? {
+        if let Some((scope, pairs)) = self.paired_records(gold, candidate, id, offset, depth)? {
+            sink.records(row, scope);
             for (i, j) in pairs {
                 let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
                     return Err(outside());

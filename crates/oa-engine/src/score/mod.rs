@@ -26,7 +26,7 @@ pub use map::MapCache;
 pub use matrix::Paths;
 pub use refs::{IdKey, NumberKey, RecordPairs, RefOutcome, RefState, ScopeState};
 pub use scale::power_of_two_scale;
-pub use shape::{Shape, ShapeNode, Types};
+pub use shape::{Assertion, Bound, Counted, Shape, ShapeNode, Types};
 pub use sink::{NodeKind, ScoreOnly, Sink, Status, Step};
 pub use tree::{Row, Table};
 
@@ -193,6 +193,9 @@ impl<'a> Scorer<'a> {
                 Status::Matched
             };
             let row = sink.open(parent, step, id, kind, status);
+            if let Some(scope) = node.id_scope.or(node.reference) {
+                sink.scope(row, scope, found.expected.is_some());
+            }
             sink.score(row, found.score);
             return Ok((found.score, row));
         }
@@ -243,12 +246,21 @@ impl<'a> Scorer<'a> {
         status: Status,
         score: f64,
     ) -> Result<S::Row, Unsupported> {
-        let id = if S::RECORDS {
-            self.concrete(id, value, value)?
+        if !S::RECORDS {
+            // a sink keeping nothing needs no lookup: its rows are all alike
+            return Ok(sink.open(Some(parent), step, id, NodeKind::of(value), status));
+        }
+        let id = self.concrete(id, value, value)?;
+        let node = self.plan.node(id)?;
+        // `_node_kind`: an identifier or a reference whatever its value
+        let kind = if node.id_scope.is_some() {
+            NodeKind::Id
+        } else if node.reference.is_some() {
+            NodeKind::Ref
         } else {
-            id
+            NodeKind::of(value)
         };
-        let row = sink.open(Some(parent), step, id, NodeKind::of(value), status);
+        let row = sink.open(Some(parent), step, id, kind, status);
         sink.score(row, score);
         Ok(row)
     }

@@ -12,7 +12,7 @@ use super::refs::RefState;
 use super::sink::Step;
 use super::{Scorer, Unsupported};
 use crate::align::Pairs;
-use crate::plan::{NodeId, Order};
+use crate::plan::{NodeId, Order, ScopeId};
 
 /// The state of a scorer given none: Python's `Scorer()` (no bijection, nothing
 /// paired).
@@ -176,8 +176,9 @@ impl<'a> Scorer<'a> {
     }
 
     /// `_tail_pairs` of a records array paired by pointer (None: the list is not):
-    /// each gold record with the candidate record its pointer is paired with, and
-    /// the items that are no records aligned among themselves, unordered.
+    /// its scope, and each gold record with the candidate record its pointer is
+    /// paired with, and the items that are no records aligned among themselves,
+    /// unordered.
     pub(super) fn paired_records(
         &mut self,
         gold: &[Json],
@@ -185,7 +186,7 @@ impl<'a> Scorer<'a> {
         id: NodeId,
         offset: usize,
         depth: usize,
-    ) -> Result<Option<Pairs>, Unsupported> {
+    ) -> Result<Option<(ScopeId, Pairs)>, Unsupported> {
         let node = self.plan.node(id)?;
         let Some(item) = node.array.items else {
             return Ok(None);
@@ -193,6 +194,7 @@ impl<'a> Scorer<'a> {
         let Some(paired) = self.refs.state.record_pairs(id) else {
             return Ok(None);
         };
+        let scope = paired.scope;
         let Some((gold_path, cand_path)) = self.refs.paths.as_ref() else {
             return Err(Unsupported::Untracked);
         };
@@ -233,7 +235,7 @@ impl<'a> Scorer<'a> {
             }
         }
         pairs.sort_unstable();
-        Ok(Some(pairs))
+        Ok(Some((scope, pairs)))
     }
 }
 

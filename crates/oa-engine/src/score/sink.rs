@@ -7,7 +7,7 @@
 use super::json::Json;
 use crate::align::Matrix;
 use crate::compare::Comparator;
-use crate::plan::{NodeId, Order};
+use crate::plan::{NodeId, Order, ScopeId};
 
 /// What a match-tree node compares (`oa_core.kinds.NodeKind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,7 +110,12 @@ pub trait Sink {
         threshold: f64,
         similarity: Option<f64>,
     );
+    /// An identifier or a reference of `scope`; `expected`: a reference whose gold
+    /// id maps to a candidate id under the scope's bijection.
+    fn scope(&mut self, row: Self::Row, scope: ScopeId, expected: bool);
     fn order(&mut self, row: Self::Row, order: Order);
+    /// A scope's records array, paired by its records' pointers (order `scope`).
+    fn records(&mut self, row: Self::Row, scope: ScopeId);
     /// The score matrix a list was paired with, and its matched pairs.
     fn matrix(&mut self, row: Self::Row, matrix: &Matrix<f64>);
     fn pairs(&mut self, row: Self::Row, pairs: &[(usize, usize)]);
@@ -138,7 +143,11 @@ impl Sink for ScoreOnly {
     #[inline(always)]
     fn leaf(&mut self, _: (), _: Option<Comparator>, _: f64, _: Option<f64>) {}
     #[inline(always)]
+    fn scope(&mut self, _: (), _: ScopeId, _: bool) {}
+    #[inline(always)]
     fn order(&mut self, _: (), _: Order) {}
+    #[inline(always)]
+    fn records(&mut self, _: (), _: ScopeId) {}
     #[inline(always)]
     fn matrix(&mut self, _: (), _: &Matrix<f64>) {}
     #[inline(always)]

@@ -8,7 +8,7 @@ use super::sink::{NodeKind, Sink, Status, Step};
 use super::{Scorer, Unsupported};
 use crate::align::Matrix;
 use crate::compare::Comparator;
-use crate::plan::{NodeId, Order};
+use crate::plan::{NodeId, Order, ScopeId};
 
 /// One node of the match tree (a `MatchNode` without its values, its effective
 /// weights and its children: the children of a row are the later rows naming it).
@@ -41,9 +41,14 @@ pub struct Row {
     pub comparator: Option<Comparator>,
     pub threshold: Option<f64>,
     pub similarity: Option<f64>,
-    /// Lists: their order, the score matrix they were paired with and the matched
-    /// pairs (indices into the whole lists).
-    pub order: Option<Order>,
+    /// Identifiers, references and records arrays paired by pointer: their scope.
+    pub scope: Option<ScopeId>,
+    /// A reference whose gold id maps to a candidate id (`MatchNode.expected` is
+    /// that id, as the bijection holds it).
+    pub expected: bool,
+    /// Lists: their order (`align`, `fixed`, `scope`), the score matrix they were
+    /// paired with and the matched pairs (indices into the whole lists).
+    pub order: Option<&'static str>,
     pub matrix: Option<Matrix<f64>>,
     pub pairs: Vec<(usize, usize)>,
 }
@@ -121,6 +126,8 @@ impl Sink for Table {
             comparator: None,
             threshold: None,
             similarity: None,
+            scope: None,
+            expected: false,
             order: None,
             matrix: None,
             pairs: Vec::new(),
@@ -188,9 +195,26 @@ impl Sink for Table {
         }
     }
 
+    fn scope(&mut self, row: usize, scope: ScopeId, expected: bool) {
+        if let Some(row) = self.row(row) {
+            row.scope = Some(scope);
+            row.expected = expected;
+        }
+    }
+
     fn order(&mut self, row: usize, order: Order) {
         if let Some(row) = self.row(row) {
-            row.order = Some(order);
+            row.order = Some(match order {
+                Order::Align => "align",
+                Order::Fixed => "fixed",
+            });
+        }
+    }
+
+    fn records(&mut self, row: usize, scope: ScopeId) {
+        if let Some(row) = self.row(row) {
+            row.order = Some("scope");
+            row.scope = Some(scope);
         }
     }
 
@@ -243,6 +267,7 @@ impl Scorer<'_> {
     /// assert_eq!(rows[2].status, Status::Missing);
     /// ```
     pub fn table(&mut self, gold: &Json, candidate: &Json) -> Result<Table, Unsupported> {
+        self.place(Some(("", "")));
         let mut table = Table::default();
         let root = self.plan.root();
         self.value(&mut table, None, Step::Root, gold, candidate, root, 0)?;
