@@ -23,6 +23,7 @@ import oa_core
 import oa_core.aligner as aligner
 import oa_core.native as native
 from benchmarks import bits
+from oa_core.errors import ComparatorError
 from oa_core.matchtree import Scorer
 from oa_core.native import ScopeState, native_matrix, native_scoped_score
 from oa_core.options import AlignOptions, Limits
@@ -112,7 +113,7 @@ def test_c_matrices_and_final_passes_equal_pythons_on_the_corpus(monkeypatch):
     compared = 0
     for name, parsed, gold, candidate in CASES:
         if native._compiled(parsed) is None:
-            continue  # custom comparators: Python's
+            continue  # a built-in name bound to another comparator: Python's
         monkeypatch.setenv("OA_ENGINE", "python")
         try:
             final = _final_state(parsed, gold, candidate)
@@ -128,15 +129,24 @@ def test_c_matrices_and_final_passes_equal_pythons_on_the_corpus(monkeypatch):
             paths = ([r.pointer for r in gold_index.records[scope]],
                      [r.pointer for r in cand_index.records[scope]])
             for state, where in ((unresolved, None), (final, paths)):
-                expected = _python_matrix(parsed, golds, cands, decl.record, state, where)
                 found = native_matrix(golds, cands, decl.record, parsed, Limits(), state,
                                       where)
+                try:
+                    expected = _python_matrix(parsed, golds, cands, decl.record, state,
+                                              where)
+                except ComparatorError:  # a custom comparator raised: Rust declines
+                    assert found is None, f"{name}: C of {scope}"
+                    continue
                 if found is None and "hostile" in name:
                     continue  # a blockBy list, or a limit: Python names it
                 assert _same_matrix(found, expected), f"{name}: C of {scope}"
                 compared += 1
-        expected_score = _python_score(parsed, gold, candidate, final)
         found_score = native_scoped_score(gold, candidate, parsed, Limits(), final)
+        try:
+            expected_score = _python_score(parsed, gold, candidate, final)
+        except ComparatorError:  # a custom comparator raised: Rust declines
+            assert found_score is None, name
+            continue
         if found_score is None and "hostile" in name:
             continue
         assert found_score is not None and found_score.hex() == expected_score.hex(), name

@@ -7,6 +7,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList};
 
+use crate::compare::declined;
 use crate::score::{documents, ScorePlan};
 use crate::state::ref_state;
 
@@ -140,7 +141,10 @@ fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTabl
         weight: column(py, rows, |row| row.weight)?,
         key_weight: column(py, rows, |row| row.key_weight)?,
         key_score: column(py, rows, |row| row.key_score)?,
-        comparator: column(py, rows, |row| row.comparator)?,
+        comparator: column(py, rows, |row| {
+            row.comparator
+                .and_then(|comparator| comparator.name_in(plan.plan.externals()))
+        })?,
         similarity: column(py, rows, |row| row.similarity)?,
         threshold: column(py, rows, |row| row.threshold)?,
         scope: PyList::new(py, scope)?.unbind(),
@@ -197,7 +201,7 @@ fn match_table(
     let table = py.detach(|| -> PyResult<Option<Table>> {
         let mut cache = plan.lock()?;
         let mut scorer = Scorer::new(&plan.plan, limits, &mut cache).with_state(&state);
-        Ok(scorer.table(&gold, &candidate).ok())
+        declined(scorer.table(&gold, &candidate))
     })?;
     table.map(|table| columns(py, plan, &table)).transpose()
 }

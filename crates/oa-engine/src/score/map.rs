@@ -16,7 +16,7 @@ use super::sink::{Sink, Status, Step};
 use super::{Scorer, Unsupported};
 use crate::align::{fsum, max_weight_matching, Matrix};
 use crate::compare::Value;
-use crate::plan::{Node, NodeId};
+use crate::plan::{Node, NodeId, Plan};
 
 /// Entries kept before the cache is cleared (`MEMO_LIMIT`): a bound on memory.
 const CACHE_LIMIT: usize = 4096;
@@ -190,7 +190,7 @@ impl Scorer<'_> {
         if let Some(plan) = self.cache.get(hash, id, gold, candidate) {
             return Ok(plan);
         }
-        let plan = plan_map(self.plan.node(id)?, self.plan.any(), gold, candidate)?.map(Arc::new);
+        let plan = plan_map(self.plan, self.plan.node(id)?, gold, candidate)?.map(Arc::new);
         let entry = Entry {
             node: id,
             gold: gold.iter().map(|(k, _)| k.clone()).collect(),
@@ -269,8 +269,8 @@ fn shares<S: Sink>(sink: &mut S, plan: &MapPlan, rows: &[S::Row]) -> Result<(), 
 /// `key_slots` then `scoreonly._plan`: matched pairs by gold key, unmatched gold
 /// keys, unmatched candidate keys; weights and importances scaled by powers of two.
 fn plan_map(
+    plan: &Plan,
     node: &Node,
-    any: NodeId,
     gold: &[(String, Json)],
     candidate: &[(String, Json)],
 ) -> Result<Option<MapPlan>, Unsupported> {
@@ -282,7 +282,9 @@ fn plan_map(
             .collect()
     };
     let (n, m) = (gold.len(), candidate.len());
-    let mut similarity = rule.key_score.matrix(&texts(gold), &texts(candidate))?;
+    let mut similarity =
+        rule.key_score
+            .matrix(plan.externals(), &texts(gold), &texts(candidate))?;
     for cell in &mut similarity {
         if *cell < rule.key_threshold {
             *cell = 0.0;
@@ -330,7 +332,7 @@ fn plan_map(
         slots.push(Slot {
             gold: g,
             candidate: c,
-            node: node.property(key, any),
+            node: node.property(key, plan.any()),
             weight: 0.0,
             key_score: key_similarity,
         });

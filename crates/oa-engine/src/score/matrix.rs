@@ -13,7 +13,7 @@ use super::json::Json;
 use super::sink::{ScoreOnly, Step};
 use super::{Scorer, Unsupported};
 use crate::align::Matrix;
-use crate::compare::{Kind, Value};
+use crate::compare::{Externals, Kind, Value};
 use crate::plan::{Node, NodeId, NodeType};
 
 /// The pointers of a matrix's gold values and of its candidate values.
@@ -171,7 +171,7 @@ impl Scorer<'_> {
                 if plain =>
             {
                 out.resize(cells, 0.0);
-                leaves(rule, golds, candidates, &mut out)?;
+                leaves(self.plan.externals(), rule, golds, candidates, &mut out)?;
             }
             _ => {
                 for g in golds {
@@ -287,6 +287,7 @@ fn cell_of(out: &mut [f64], i: usize, j: usize, width: usize) -> Result<&mut f64
 /// [`Scorer::block`] of a leaf node into `out` (zeros): `leaf::score` of each pair,
 /// with one comparator pass over the values of each kind; nulls by the null rule.
 fn leaves(
+    externals: &Externals,
     rule: &Node,
     golds: &[&Json],
     candidates: &[&Json],
@@ -323,7 +324,7 @@ fn leaves(
         if rows.is_empty() || cols.is_empty() {
             continue;
         }
-        let similarities = comparator.matrix(&gold_values, &cand_values)?;
+        let similarities = comparator.matrix(externals, &gold_values, &cand_values)?;
         for (a, &i) in rows.iter().enumerate() {
             for (b, &j) in cols.iter().enumerate() {
                 let similarity = *similarities

@@ -6,6 +6,7 @@
 
 use super::json::Json;
 use crate::align::Matrix;
+use crate::compare::Comparator;
 use crate::plan::{NodeId, Order, ScopeId};
 
 /// What a match-tree node compares (`oa_core.kinds.NodeKind`).
@@ -105,7 +106,7 @@ pub trait Sink {
     fn leaf(
         &mut self,
         row: Self::Row,
-        comparator: Option<&'static str>,
+        comparator: Option<Comparator>,
         threshold: f64,
         similarity: Option<f64>,
     );
@@ -140,7 +141,7 @@ impl Sink for ScoreOnly {
     #[inline(always)]
     fn score(&mut self, _: (), _: f64) {}
     #[inline(always)]
-    fn leaf(&mut self, _: (), _: Option<&'static str>, _: f64, _: Option<f64>) {}
+    fn leaf(&mut self, _: (), _: Option<Comparator>, _: f64, _: Option<f64>) {}
     #[inline(always)]
     fn scope(&mut self, _: (), _: ScopeId, _: bool) {}
     #[inline(always)]
