@@ -80,11 +80,10 @@ fn index_below(target: &str, base: &str, offset: usize, len: usize) -> Option<us
     let canonical = !digits.is_empty()
         && digits.bytes().all(|b| b.is_ascii_digit())
         && (digits == "0" || !digits.starts_with('0'));
-    let k: usize = if canonical {
-        digits.parse().ok()?
-    } else {
+    if !canonical {
         return None;
-    };
+    }
+    let k: usize = digits.parse().ok()?;
     k.checked_sub(offset).filter(|j| *j < len)
 }
 
