@@ -130,3 +130,14 @@ def match_table(plan: ScorePlan, gold: Any, candidate: Any, limits: Limits,
                 unresolved: Collection[str] | None = None,
                 record_pairs: Mapping[str, tuple[str, Mapping[str, str]]] | None = None
                 ) -> NodeTable | None: ...
+
+# --- validation (crates/oa-python/src/shape.rs, value.rs)
+# is_plain_json: True says oa_core.validation.check_json accepts the value under limits;
+# False that the Rust conversion declines it (Python then looks for the problem).
+def is_plain_json(value: Any, limits: Limits) -> bool: ...
+# A schema's JSON Schema assertions checked natively; schema_shape is None when the
+# schema asserts anything the shape does not check. verdict is jsonschema's is_valid,
+# or None where Python must answer.
+class SchemaShape:
+    def verdict(self, document: Any) -> bool | None: ...
+def schema_shape(raw: Any, active: Collection[str]) -> SchemaShape | None: ...

@@ -690,3 +690,35 @@ def test_which_records_share_an_occurrence_is_structure():
     members = {"members": gold["groups"][1]["members"]}
     assert not [v for v in oa_core.align(members, members, flat).wl["m"].vertices
                 if v.kind == "hub"]  # a scope that is not nested has no occurrence hub
+
+
+def test_look_alike_members_follow_the_records_of_their_occurrence():
+    # fuzz --nested seed 427: seven empty members tie on C, b and a (the hubs look
+    # alike); only the member paired by its attributes tells which group is which.
+    # The content rule counts the records of an occurrence paired into the other's.
+    schema = groups_schema("align", "fixed")
+    gold = {"groups": [{"members": [{}, {}, {}, {}]}, {"members": [{}, {}, {}, {"id": 1}]}]}
+    regrouped = {"groups": [{"members": [{"id": 1}, {}, {}, {}]},
+                            {"members": [{}, {}, {}, {}]}]}
+    for mode in ("tie_break", "blend"):
+        assert oa_core.score(gold, regrouped, schema, wl_mode=mode) == 1.0
+        deltas_add_up(gold, {"groups": [{"members": [{"id": 1}]}]}, schema, wl_mode=mode)
+
+
+def test_an_occurrences_position_in_a_fixed_list_is_structure():
+    # fuzz --nested seed 514: every member ties on C; the groups sit in a fixed-order
+    # list, which scores positions, so a member of the first group is paired with one
+    # of the first group (the hub's edges carry the occurrence's place)
+    schema = groups_schema("fixed", "fixed")
+    gold = {"groups": [{"members": [{"id": 1}, {"id": 1}, {"id": 1}, {"id": 1}]},
+                       {"members": [{"id": 1}, {"id": 1}, {"id": 7}, {"id": 1}]}]}
+    relabelled = {"groups": [{"members": [{"id": 8}, {"id": 8}, {"id": 8}, {"id": 8}]},
+                             {"members": [{"id": 8}, {"id": 8}, {"id": 7}, {"id": 8}]}]}
+    for mode in MODES:
+        assert oa_core.score(gold, relabelled, schema, wl_mode=mode) == 1.0
+    deltas_add_up(gold, {"groups": [{"members": [{"id": 8}]}]}, schema)
+    trace = oa_core.align(gold, relabelled, schema).wl["m"]
+    assert sorted({e.label for e in trace.edges if e.side == "gold"}) == [
+        "/groups/0/members", "/groups/1/members"]
+    unordered = oa_core.align(gold, relabelled, groups_schema("align", "fixed")).wl["m"]
+    assert {e.label for e in unordered.edges} == {"/groups/*/members"}

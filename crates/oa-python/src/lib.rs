@@ -24,5 +24,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     align::register(module)?;
     score::register(module)?;
     tree::register(module)?;
+    shape::register(module)?;
     Ok(())
 }

@@ -10,7 +10,7 @@ use oa_engine::score::{Json, Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyDict, PyString};
+use pyo3::types::{PyByteArray, PyDict};
 
 use crate::shape::shape;
 use crate::state::ref_state;
@@ -266,12 +266,11 @@ impl ScorePlan {
             };
             // as in Python, a violating candidate scores 0 in strict mode once it
             // has been scored (a limit reached while scoring it is named first)
-            let violates = strict
-                && self
-                    .shape
-                    .as_ref()
-                    .is_some_and(|shape| !shape.accepts(&candidate));
-            Ok(Some(if violates { 0.0 } else { value }))
+            let verdict = match self.shape.as_ref() {
+                Some(shape) if strict => shape.verdict(&candidate),
+                _ => Some(true),
+            };
+            Ok(verdict.map(|valid| if valid { value } else { 0.0 }))
         })
     }
 
@@ -335,7 +334,7 @@ impl ScorePlan {
         let Some(&node) = self.pointers.get(pointer) else {
             return Ok(None);
         };
-        let (bounds, limits) = read_limits(py, limits)?;
+        let (bounds, limits) = read_limits(limits)?;
         let Some(state) = ref_state(
             &self.plan,
             &self.pointers,
@@ -379,18 +378,15 @@ impl ScorePlan {
 }
 
 /// The conversion bounds and the scoring limits of an `oa_core.options.Limits`.
-fn read_limits(py: Python<'_>, limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
-    let read = |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
-    // a document nested beyond this is not converted (no recursion past it)
-    let depth = read(intern!(py, "max_depth"))?.min(MAX_NESTING);
-    let bounds = Bounds {
-        depth,
-        items: read(intern!(py, "max_items"))?,
-        string_length: read(intern!(py, "max_string_length"))?,
-    };
+fn read_limits(limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
+    // a document nested beyond bounds.depth is not converted (no recursion past it)
+    let bounds = Bounds::of(limits)?;
+    let max_matrix_cells = limits
+        .getattr(intern!(limits.py(), "max_matrix_cells"))?
+        .extract()?;
     let limits = Limits {
-        max_depth: depth,
-        max_matrix_cells: read(intern!(py, "max_matrix_cells"))?,
+        max_depth: bounds.depth,
+        max_matrix_cells,
     };
     Ok((bounds, limits))
 }
@@ -415,16 +411,12 @@ pub(crate) fn documents(
     candidate: &Bound<'_, PyAny>,
     limits: &Bound<'_, PyAny>,
 ) -> PyResult<Option<(Json, Json, Limits)>> {
-    let (bounds, limits) = read_limits(limits.py(), limits)?;
+    let (bounds, limits) = read_limits(limits)?;
     let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
         return Ok(None);
     };
     Ok(Some((gold, candidate, limits)))
 }
-
-/// Nesting followed by the native engine whatever the limits say: each level costs a
-/// few stack frames, far below a thread's stack at this depth.
-const MAX_NESTING: usize = 512;
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<ScorePlan>()?;

@@ -331,6 +331,14 @@ impl Scorer<'_> {
         cells: usize,
         offset: usize,
     ) -> Result<Matrix<f64>, Unsupported> {
+        if self.blockwise(item) {
+            let (g, c): (Vec<&Json>, Vec<&Json>) =
+                (gold.iter().collect(), candidate.iter().collect());
+            let mark = self.aside();
+            let data = self.block(&g, &c, item, depth + 1);
+            self.leave(mark);
+            return Ok(Matrix::new(gold.len(), candidate.len(), data?)?);
+        }
         let mut data = Vec::new();
         data.try_reserve_exact(cells)
             .map_err(|_| Unsupported::MatrixCells)?;

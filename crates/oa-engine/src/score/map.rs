@@ -35,7 +35,7 @@ struct Slot {
 
 /// `map_score`'s value-independent part for one pair of key sets.
 #[derive(Debug)]
-struct MapPlan {
+pub(super) struct MapPlan {
     slots: Vec<Slot>,
     total_weight: f64,
     key_term: f64,
@@ -137,23 +137,7 @@ impl Scorer<'_> {
         id: NodeId,
         depth: usize,
     ) -> Result<f64, Unsupported> {
-        let hash = keys_hash(id, gold, candidate);
-        let plan = match self.cache.get(hash, id, gold, candidate) {
-            Some(plan) => plan,
-            None => {
-                let plan =
-                    plan_map(self.plan.node(id)?, self.plan.any(), gold, candidate)?.map(Arc::new);
-                let entry = Entry {
-                    node: id,
-                    gold: gold.iter().map(|(k, _)| k.clone()).collect(),
-                    candidate: candidate.iter().map(|(k, _)| k.clone()).collect(),
-                    plan: plan.clone(),
-                };
-                self.cache.insert(hash, entry);
-                plan
-            }
-        };
-        let Some(plan) = plan else {
+        let Some(plan) = self.map_plan(gold, candidate, id)? else {
             return Ok(1.0); // map_score of no slot
         };
         // every slot's value first (an unsupported value stops the whole)
@@ -191,15 +175,55 @@ impl Scorer<'_> {
         if S::RECORDS {
             shares(sink, &plan, &rows)?;
         }
+        Ok(plan.score(&values))
+    }
+
+    /// The plan of two objects' key sets under `id` (None: no slot, the score is 1),
+    /// from the cache when it was made before.
+    pub(super) fn map_plan(
+        &mut self,
+        gold: &[(String, Json)],
+        candidate: &[(String, Json)],
+        id: NodeId,
+    ) -> Result<Option<Arc<MapPlan>>, Unsupported> {
+        let hash = keys_hash(id, gold, candidate);
+        if let Some(plan) = self.cache.get(hash, id, gold, candidate) {
+            return Ok(plan);
+        }
+        let plan = plan_map(self.plan.node(id)?, self.plan.any(), gold, candidate)?.map(Arc::new);
+        let entry = Entry {
+            node: id,
+            gold: gold.iter().map(|(k, _)| k.clone()).collect(),
+            candidate: candidate.iter().map(|(k, _)| k.clone()).collect(),
+            plan: plan.clone(),
+        };
+        self.cache.insert(hash, entry);
+        Ok(plan)
+    }
+}
+
+impl MapPlan {
+    /// The slots: gold and candidate entry indices (None: unmatched) and the node
+    /// their values are compared under.
+    pub(super) fn slots(
+        &self,
+    ) -> impl Iterator<Item = (Option<usize>, Option<usize>, NodeId)> + '_ {
+        self.slots
+            .iter()
+            .map(|slot| (slot.gold, slot.candidate, slot.node))
+    }
+
+    /// `map_score` of the slots' values (0 for an unmatched slot), in slot order.
+    pub(super) fn score(&self, values: &[f64]) -> f64 {
         // `not total_weight > 0` (NaN included)
-        if plan.total_weight.partial_cmp(&0.0) != Some(Ordering::Greater) {
-            return Ok((plan.key_term + plan.value_importance * 1.0) / plan.importance);
+        if self.total_weight.partial_cmp(&0.0) != Some(Ordering::Greater) {
+            return (self.key_term + self.value_importance * 1.0) / self.importance;
         }
         let mut total = 0.0;
-        for (slot, value) in plan.slots.iter().zip(&values) {
+        for (slot, value) in self.slots.iter().zip(values) {
             total += slot.weight * value;
         }
-        Ok((plan.key_term + plan.value_importance * (total / plan.total_weight)) / plan.importance)
+        (self.key_term + self.value_importance * (total / self.total_weight)) / self.importance
     }
 }
 

@@ -26,7 +26,7 @@ pub use map::MapCache;
 pub use matrix::Paths;
 pub use refs::{IdKey, NumberKey, RecordPairs, RefOutcome, RefState, ScopeState};
 pub use scale::power_of_two_scale;
-pub use shape::{Shape, ShapeNode, Types};
+pub use shape::{Assertion, Bound, Counted, Shape, ShapeNode, Types};
 pub use sink::{NodeKind, ScoreOnly, Sink, Status, Step};
 pub use tree::{Row, Table};
 

@@ -110,7 +110,7 @@ impl<'a> Scorer<'a> {
             .map(|(g, c)| (g.to_owned(), c.to_owned()));
     }
 
-    fn holds(&self, id: NodeId) -> bool {
+    pub(super) fn holds(&self, id: NodeId) -> bool {
         self.refs.holding.get(id.index()).copied().unwrap_or(false)
     }
 
@@ -131,10 +131,7 @@ impl<'a> Scorer<'a> {
             _ => return Mark::Untracked,
         };
         if !self.holds(sub) {
-            return match self.refs.paths.take() {
-                Some((g, c)) => Mark::Suspended(g, c),
-                None => Mark::Untracked,
-            };
+            return self.aside();
         }
         let Some((g, c)) = self.refs.paths.as_mut() else {
             return Mark::Untracked;
@@ -143,6 +140,15 @@ impl<'a> Scorer<'a> {
         push(g, tokens.0);
         push(c, tokens.1);
         mark
+    }
+
+    /// Sets the pointers aside while values that need none are scored (restored by
+    /// [`Scorer::leave`]).
+    pub(super) fn aside(&mut self) -> Mark {
+        match self.refs.paths.take() {
+            Some((g, c)) => Mark::Suspended(g, c),
+            None => Mark::Untracked,
+        }
     }
 
     pub(super) fn leave(&mut self, mark: Mark) {
