@@ -518,7 +518,11 @@ class _Collector:
 
 def _in_order(pairs: Sequence[tuple[int, int]]) -> set[int]:
     """The gold indices of a longest run of ``pairs`` (gold, candidate) whose candidate
-    indices increase with the gold ones (patience sorting; the first such run)."""
+    indices increase with the gold ones (the one patience sorting finds).
+
+    >>> sorted(_in_order([(0, 2), (1, 0), (2, 1), (3, 3)]))
+    [1, 2, 3]
+    """
     ranked = sorted(pairs)
     tails: list[int] = []  # per run length, the position in ranked of its smallest end
     before = [-1] * len(ranked)
@@ -545,7 +549,11 @@ def _in_order(pairs: Sequence[tuple[int, int]]) -> set[int]:
 
 def _move_target(index: int, anchor: int) -> int:
     """Where a JSON Patch ``move`` of item ``index`` puts it to follow the original
-    item ``anchor`` (-1: the front): the path is read after the removal."""
+    item ``anchor`` (-1: the front): the path is read after the removal.
+
+    >>> _move_target(5, -1), _move_target(5, 2), _move_target(1, 3)
+    (0, 3, 3)
+    """
     return anchor + 1 if anchor < index else anchor
 
 

@@ -9,9 +9,9 @@ mod refer;
 mod score;
 mod shape;
 mod state;
-mod tree;
 mod strategy;
 mod ties;
+mod tree;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.

@@ -118,8 +118,13 @@ fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTabl
     for row in rows {
         matrices.push(match &row.matrix {
             Some(matrix) => {
-                let bytes: Vec<u8> = matrix.data().iter().flat_map(|x| x.to_ne_bytes()).collect();
-                let buffer = PyByteArray::new(py, &bytes);
+                let data = matrix.data();
+                let buffer = PyByteArray::new_with(py, data.len() * 8, |buffer| {
+                    for (slot, cell) in buffer.chunks_exact_mut(8).zip(data) {
+                        slot.copy_from_slice(&cell.to_ne_bytes());
+                    }
+                    Ok(())
+                })?;
                 Some((matrix.rows(), matrix.cols(), buffer))
             }
             None => None,

@@ -215,13 +215,23 @@ impl MapPlan {
 
     /// `map_score` of the slots' values (0 for an unmatched slot), in slot order.
     pub(super) fn score(&self, values: &[f64]) -> f64 {
-        // `not total_weight > 0` (NaN included)
+        let mut total = 0.0;
+        for (weight, value) in self.weights().zip(values) {
+            total += weight * value;
+        }
+        self.finish(total)
+    }
+
+    /// The slots' scaled weights, in slot order.
+    pub(super) fn weights(&self) -> impl Iterator<Item = f64> + '_ {
+        self.slots.iter().map(|slot| slot.weight)
+    }
+
+    /// `map_score` from `total`, the sum from 0.0 of `weight * value` in slot order.
+    pub(super) fn finish(&self, total: f64) -> f64 {
+        // `not total_weight > 0` (NaN included): the values do not count
         if self.total_weight.partial_cmp(&0.0) != Some(Ordering::Greater) {
             return (self.key_term + self.value_importance * 1.0) / self.importance;
-        }
-        let mut total = 0.0;
-        for (slot, value) in self.slots.iter().zip(values) {
-            total += slot.weight * value;
         }
         (self.key_term + self.value_importance * (total / self.total_weight)) / self.importance
     }

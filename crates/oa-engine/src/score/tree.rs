@@ -218,9 +218,9 @@ impl Sink for Table {
         }
     }
 
-    fn matrix(&mut self, row: usize, matrix: &Matrix<f64>) {
+    fn matrix(&mut self, row: usize, matrix: Matrix<f64>) {
         if let Some(row) = self.row(row) {
-            row.matrix = Some(matrix.clone());
+            row.matrix = Some(matrix);
         }
     }
 
