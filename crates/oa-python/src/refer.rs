@@ -21,10 +21,6 @@ use crate::compare::{integer, text};
 use crate::score::ScorePlan;
 use crate::value::{json, Bounds};
 
-/// Containers nested below a document's root that are converted at most (as the
-/// scorer's `MAX_NESTING`: deeper documents are Python's).
-const MAX_NESTING: usize = 512;
-
 fn error(error: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(error.to_string())
 }
@@ -40,16 +36,6 @@ fn py_text<'py>(py: Python<'py>, text: &[u32]) -> PyResult<Bound<'py, PyAny>> {
     }
     let bytes: Vec<u8> = text.iter().flat_map(|c| c.to_le_bytes()).collect();
     PyBytes::new(py, &bytes).call_method1(intern!(py, "decode"), ("utf-32-le", "surrogatepass"))
-}
-
-fn bounds(limits: &Bound<'_, PyAny>) -> PyResult<Bounds> {
-    let py = limits.py();
-    let read = |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
-    Ok(Bounds {
-        depth: read(intern!(py, "max_depth"))?.min(MAX_NESTING),
-        items: read(intern!(py, "max_items"))?,
-        string_length: read(intern!(py, "max_string_length"))?,
-    })
 }
 
 /// A scoped schema as referential indexing reads it.
@@ -101,7 +87,7 @@ impl ReferPlan {
         document: &Bound<'_, PyAny>,
         limits: &Bound<'_, PyAny>,
     ) -> PyResult<Option<NativeIndex>> {
-        let bounds = bounds(limits)?;
+        let bounds = Bounds::of(limits)?;
         let Some(document) = json(document, bounds)? else {
             return Ok(None);
         };
