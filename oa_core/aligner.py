@@ -25,7 +25,7 @@ import numpy as np
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode, Scorer
-from .native import native_score
+from .native import ScopeState, native_matrix, native_scoped_score, native_score, native_tree
 from .options import AlignOptions, Limits
 from .referential import (
     DocumentIndex,
@@ -240,8 +240,11 @@ def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
     ``index_document`` under ``parsed``, when it was made before)."""
     bijections, candidate_ids, scopes, traces, scope_warnings = _resolved(
         gold, candidate, parsed, opts, gold_index)
-    tree = _final_scorer(parsed, opts, bijections, candidate_ids, scopes).node(
-        gold, candidate, parsed.root, "", "")
+    scorer = _final_scorer(parsed, opts, bijections, candidate_ids, scopes)
+    tree = native_tree(gold, candidate, parsed, opts.limits, ScopeState(
+        bijections, candidate_ids, frozenset(), scorer.record_pairs) if parsed.scopes else None)
+    if tree is None:
+        tree = scorer.node(gold, candidate, parsed.root, "", "")
     _set_effective_weights(tree)
     final = 0.0 if opts.strict and violations else tree.score
     return Alignment(
@@ -300,6 +303,10 @@ def _scope_callbacks(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptio
                       bijections: dict[str, dict[Any, Any]],
                       candidate_ids: dict[str, set[Any]],
                       unresolved: frozenset[str]) -> np.ndarray:
+        found = native_matrix(golds, cands, record, parsed, opts.limits,
+                              ScopeState(bijections, candidate_ids, unresolved))
+        if found is not None:
+            return found
         scorer = Scorer(parsed.comparators, bijections=bijections,
                         candidate_ids=candidate_ids, unresolved=unresolved,
                         limits=opts.limits)
@@ -309,6 +316,10 @@ def _scope_callbacks(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptio
                        candidate_ids: dict[str, set[Any]],
                        record_pairs: dict[str, tuple[str, dict[str, str]]],
                        unresolved: frozenset[str]) -> float:
+        found = native_scoped_score(gold, candidate, parsed, opts.limits, ScopeState(
+            bijections, candidate_ids, unresolved, record_pairs))
+        if found is not None:
+            return found
         scorer = Scorer(parsed.comparators, bijections=bijections,
                         candidate_ids=candidate_ids, unresolved=unresolved,
                         record_pairs=record_pairs, limits=opts.limits)
@@ -331,6 +342,10 @@ def _scored_with_scopes(gold: Any, candidate: Any, parsed: Schema, opts: AlignOp
         index_document(candidate, parsed), parsed,
         record_matrix, wl_mode=opts.wl_mode, wl_lambda=opts.wl_blend_lambda,
         limits=opts.limits, evaluate=document_score)
+    found = native_scoped_score(gold, candidate, parsed, opts.limits, ScopeState(
+        bijections, candidate_ids, frozenset(), record_pairs))
+    if found is not None:
+        return found
     scorer = Scorer(parsed.comparators, bijections=bijections, candidate_ids=candidate_ids,
                     record_pairs=record_pairs, limits=opts.limits)
     return _tree_score(scorer, gold, candidate, parsed, record_scores)

@@ -1,4 +1,4 @@
-"""The score of scope-free documents by the Rust engine (``OA_ENGINE=rust``).
+"""The scores of the Rust engine (``OA_ENGINE=rust``): the one dispatch point.
 
 :func:`native_score` is the one place :func:`oa_core.score` picks an engine for
 documents under a schema without scopes: under ``OA_ENGINE=rust`` the schema is
@@ -10,6 +10,16 @@ score says they pass it). Whatever the plan does not take (a custom comparator,
 matrix limit, a comparator error) gives None: Python then checks and scores the
 documents as under the Python engine (:func:`score_scope_free` falls back to
 :func:`oa_core.scoreonly.score_objects`), with the same bits and errors.
+
+Documents with scopes are scored in Rust under a referential state
+(:class:`ScopeState`): the documents' score (:func:`native_scoped_score`) and a
+scope's C matrix (:func:`native_matrix`), as the scope resolution and its final pass
+ask for them; again None sends them to Python.
+
+:func:`native_tree` is where :func:`oa_core.align` picks an engine for the match
+tree: the Rust engine records it as a node table (:mod:`oa_core.nodetable` builds
+the :class:`~oa_core.matchtree.MatchNode` tree from it); None sends it to
+:meth:`~oa_core.matchtree.Scorer.node`.
 
 Examples
 --------
@@ -24,19 +34,44 @@ Examples
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from jsonschema import Draft202012Validator
 
-from ._engine import ScorePlan
+from ._engine import ScorePlan, match_table
 from .build import selected_engine
 from .comparators import BUILTIN_COMPARATORS, RUST_COMPARATORS
+from .matchtree import MatchNode, Paths
+from .nodetable import match_tree
 from .options import Limits
-from .schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema
+from .schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema, SchemaNode
 from .scoreonly import score_objects
 
-__all__ = ["PreparedPlan", "native_score", "prepared_plan", "score_scope_free"]
+__all__ = ["PreparedPlan", "ScopeState", "native_matrix", "native_scoped_score",
+           "native_score", "native_tree", "prepared_plan", "score_scope_free"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeState:
+    """The referential state :class:`~oa_core.matchtree.Scorer` is given, in its
+    forms (identifiers as ``id_key`` tuples).
+
+    Attributes
+    ----------
+    bijections : dict scope -> {gold id key: candidate id key or None}
+    candidate_ids : dict scope -> set of candidate id keys
+    unresolved : frozenset of scope names
+    record_pairs : dict records-array pointer -> (scope, {gold record pointer:
+        candidate record pointer})
+    """
+
+    bijections: Mapping[str, Mapping[Any, Any]] = field(default_factory=dict)
+    candidate_ids: Mapping[str, Collection[Any]] = field(default_factory=dict)
+    unresolved: frozenset[str] = frozenset()
+    record_pairs: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +112,8 @@ class PreparedPlan:
         return self.plan.score(gold, candidate, limits, strict)
 
 
-# A schema's plan, or None when its nodes are not planned (scopes, blockBy, a
-# comparator that is not the built-in one of its name): compiled once per Schema.
+# A scope-free schema's plan, or None when it is not planned (see _compiled):
+# compiled once per Schema.
 _PLANS: weakref.WeakKeyDictionary[Schema, PreparedPlan | None] = weakref.WeakKeyDictionary()
 _MISSING = object()
 # The keywords jsonschema acts on (a schema using one the plan does not check is
@@ -87,26 +122,146 @@ _ASSERTING = frozenset(Draft202012Validator.VALIDATORS)
 
 
 def prepared_plan(schema: Schema) -> PreparedPlan | None:
-    """The schema's :class:`PreparedPlan` (None when the Rust engine cannot take it)."""
+    """The schema's :class:`PreparedPlan` (None when the Rust engine cannot take it or
+    the schema has scopes: see :func:`native_scoped_score`)."""
     found = _PLANS.get(schema, _MISSING)
     if found is not _MISSING:
         return found  # type: ignore[return-value]
-    found = None
-    if not schema.scopes:
-        try:
-            plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw,
-                             _ASSERTING)
-        except ValueError:  # a construct the plan does not hold
-            plan = None
-        # the plan holds the built-in rules of the names it read (either engine's
-        # twin of them); anything else under such a name is Python's to call
-        if plan is not None and all(
-                schema.comparators.get(name) in (BUILTIN_COMPARATORS[name],
-                                                 RUST_COMPARATORS[name])
-                for name in plan.comparator_names):
-            found = PreparedPlan(plan)
+    plan = None if schema.scopes else _compiled(schema)
+    found = None if plan is None else PreparedPlan(plan)
     _PLANS[schema] = found
     return found
+
+
+# A schema's plan with its scopes (None: not planned), compiled once per Schema.
+_SCOPED: weakref.WeakKeyDictionary[Schema, ScorePlan | None] = weakref.WeakKeyDictionary()
+
+
+def _compiled(schema: Schema) -> ScorePlan | None:
+    """The schema compiled into a plan, or None when its nodes are not planned (a
+    comparator that is not the built-in one of its name)."""
+    try:
+        plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, _ASSERTING,
+                         schema.scopes)
+    except ValueError:  # a construct the plan does not hold
+        return None
+    # the plan holds the built-in rules of the names it read (either engine's twin of
+    # them); anything else under such a name is Python's to call
+    if all(schema.comparators.get(name) in (BUILTIN_COMPARATORS[name], RUST_COMPARATORS[name])
+           for name in plan.comparator_names):
+        return plan
+    return None
+
+
+def _scoped_plan(schema: Schema) -> ScorePlan | None:
+    """Under ``OA_ENGINE=rust``, the plan of a schema with scopes (None otherwise)."""
+    if selected_engine() != "rust" or not schema.scopes:
+        return None
+    found = _SCOPED.get(schema, _MISSING)
+    if found is _MISSING:
+        found = _SCOPED[schema] = _compiled(schema)
+    return found  # type: ignore[return-value]
+
+
+def native_scoped_score(gold: Any, candidate: Any, schema: Schema, limits: Limits,
+                        state: ScopeState) -> float | None:
+    """Under ``OA_ENGINE=rust``, ``Scorer(..., **state).node(gold, candidate,
+    schema.root, "", "").score`` for checked documents under a schema with scopes;
+    None under the Python engine or for anything the plan does not take (a custom
+    comparator, ``blockBy``, a long unordered list, a limit, a comparator error):
+    Python then scores them, and names the error.
+
+    ``state``: the scorer's ``bijections``, ``candidate_ids``, ``unresolved`` and
+    ``record_pairs``.
+
+    >>> import os
+    >>> schema = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
+    ...     "id": {"type": "integer", "idScope": "p"}, "boss": {"type": "integer",
+    ...     "ref": "p"}}}})
+    >>> state = ScopeState({"p": {("number", 1): ("number", 7)}}, {"p": {("number", 7)}})
+    >>> engine = os.environ.get("OA_ENGINE")
+    >>> os.environ["OA_ENGINE"] = "rust"
+    >>> native_scoped_score([{"id": 1, "boss": 1}], [{"id": 7, "boss": 7}], schema,
+    ...                     Limits(), state)
+    1.0
+    >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
+    ...     OA_ENGINE=engine)
+    """
+    plan = _scoped_plan(schema)
+    if plan is None:
+        return None
+    return plan.score_scoped(gold, candidate, state.bijections, state.candidate_ids,
+                             state.unresolved, state.record_pairs, limits)
+
+
+def native_matrix(golds: Sequence[Any], candidates: Sequence[Any], node: SchemaNode,
+                  schema: Schema, limits: Limits, state: ScopeState,
+                  paths: Paths = None) -> np.ndarray | None:
+    """Under ``OA_ENGINE=rust``, ``Scorer(..., **state).matrix(golds, candidates, node,
+    paths)`` under a schema with scopes (a scope's C matrix); None where Python must
+    make it (as :func:`native_scoped_score`; a node the plan does not hold as its
+    own, record pairs without ``paths``).
+
+    >>> import os
+    >>> schema = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
+    ...     "id": {"type": "integer", "idScope": "p"}, "n": {"type": "string"}}}})
+    >>> engine = os.environ.get("OA_ENGINE")
+    >>> os.environ["OA_ENGINE"] = "rust"
+    >>> native_matrix([{"id": 1, "n": "ab"}], [{"id": 2, "n": "ab"}, {"id": 3, "n": "x"}],
+    ...               schema.scopes["p"].record, schema, Limits(), ScopeState())
+    array([[1. , 0.5]])
+    >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
+    ...     OA_ENGINE=engine)
+    """
+    plan = _scoped_plan(schema)
+    if plan is None or node in (ANY, ANY_OBJECT, ANY_ARRAY):
+        return None
+    found = plan.matrix(golds, candidates, node.pointer, state.bijections,
+                        state.candidate_ids, state.unresolved, limits,
+                        state.record_pairs or None,
+                        None if paths is None else (list(paths[0]), list(paths[1])))
+    if found is None:
+        return None
+    return np.frombuffer(found, dtype=np.float64).reshape(len(golds), len(candidates))
+
+
+def native_tree(gold: Any, candidate: Any, schema: Schema, limits: Limits,
+                state: ScopeState | None = None) -> MatchNode | None:
+    """Under ``OA_ENGINE=rust``, ``Scorer(..., **state).node(gold, candidate,
+    schema.root, "", "")`` (the match tree, effective weights not set) for checked
+    documents, built from the Rust engine's node table; None under the Python engine
+    or for anything the plan does not take (as :func:`native_scoped_score`): Python
+    then builds the tree, and names the error.
+
+    ``state``: the referential state of a schema with scopes (the final pass's);
+    None for a schema without.
+
+    >>> import os
+    >>> schema = Schema.parse({"type": "array", "order": "align",
+    ...                        "items": {"type": "string", "score": "exact"}})
+    >>> engine = os.environ.get("OA_ENGINE")
+    >>> os.environ["OA_ENGINE"] = "rust"
+    >>> tree = native_tree(["a", "b"], ["b", "c"], schema, Limits())
+    >>> tree.score, [(c.label, c.status.value) for c in tree.children]
+    (0.3333333333333333, [('0', 'missing'), ('1', 'matched'), ('1', 'excess')])
+    >>> native_tree(["a", "b"], ["b", "c"], schema, Limits(max_matrix_cells=2)) is None
+    True
+    >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
+    ...     OA_ENGINE=engine)
+    """
+    if selected_engine() != "rust":
+        return None
+    if schema.scopes:
+        plan = _scoped_plan(schema)
+    else:
+        prepared = prepared_plan(schema)
+        plan = None if prepared is None else prepared.plan
+    if plan is None:
+        return None
+    state = state or ScopeState()
+    table = match_table(plan, gold, candidate, limits, state.bijections, state.candidate_ids,
+                        state.unresolved, state.record_pairs)
+    return None if table is None else match_tree(table, gold, candidate, state.bijections)
 
 
 def native_score(gold: Any, candidate: Any, schema: Schema, limits: Limits,

@@ -8,6 +8,8 @@ mod compare;
 mod refer;
 mod score;
 mod shape;
+mod state;
+mod tree;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
@@ -22,6 +24,7 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     compare::register(module)?;
     align::register(module)?;
     score::register(module)?;
+    tree::register(module)?;
     shape::register(module)?;
     refer::register(module)?;
     Ok(())

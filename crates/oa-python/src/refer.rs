@@ -6,12 +6,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use oa_engine::align::refer::{
-    build_graph, index_document, resolution_groups as groups_of, DocumentIndex, Graph, IdKey,
+    build_graph, id_key, index_document, resolution_groups as groups_of, DocumentIndex, Graph,
     Resolution, ScopeSchema, Side, Step, VertexKind,
 };
 use oa_engine::compare::{Number, Value};
 use oa_engine::plan::ScopeId;
-use oa_engine::score::Json;
+use oa_engine::score::{IdKey, Json};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -56,7 +56,7 @@ impl ReferPlan {
         id_fields: BTreeMap<String, String>,
     ) -> PyResult<Self> {
         let schema =
-            ScopeSchema::new(plan.get().plan().clone(), &order, &id_fields).map_err(error)?;
+            ScopeSchema::new(plan.get().plan.clone(), &order, &id_fields).map_err(error)?;
         Ok(ReferPlan {
             schema: Arc::new(schema),
         })
@@ -130,7 +130,7 @@ fn id_value(key: &Bound<'_, PyAny>) -> PyResult<(IdKey, Json)> {
         return Err(PyTypeError::new_err(format!("{value:?} is no identifier")));
     };
     let value = Json::Leaf(leaf);
-    let key = IdKey::of(&value).ok_or_else(|| PyTypeError::new_err("no identifier"))?;
+    let key = id_key(&value).ok_or_else(|| PyTypeError::new_err("no identifier"))?;
     Ok((key, value))
 }
 

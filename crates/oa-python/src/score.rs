@@ -1,18 +1,19 @@
 //! Python bindings of `oa_engine::plan` and `oa_engine::score`: a parsed schema's
 //! nodes compiled into a [`Plan`] once, then documents scored under it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
 use oa_engine::compare::Comparator;
 use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder, Scope};
-use oa_engine::score::{Limits, MapCache, Scorer, Shape};
+use oa_engine::score::{Json, Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyByteArray, PyDict};
 
 use crate::shape::shape;
+use crate::state::ref_state;
 use crate::value::{json, Bounds};
 
 /// A schema construct this slice does not plan (Python scores such schemas).
@@ -139,17 +140,15 @@ impl<'py> Compiler<'py> {
 /// comparator name).
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ScorePlan {
-    plan: Plan,
+    pub(crate) plan: Plan,
+    /// The schema's own nodes by pointer (not the implicit ones).
+    pub(crate) pointers: BTreeMap<String, NodeId>,
     shape: Option<Shape>,
     names: Vec<String>,
-    cache: Mutex<MapCache>,
-}
-
-impl ScorePlan {
-    /// The compiled plan (the referential index reads it, `refer.rs`).
-    pub(crate) fn plan(&self) -> &Plan {
-        &self.plan
-    }
+    pub(crate) cache: Mutex<MapCache>,
+    /// The `SchemaNode` of each plan node, sorted by id (the match tree's rows
+    /// name plan nodes).
+    pub(crate) schema_nodes: Vec<(NodeId, Py<PyAny>)>,
 }
 
 #[pymethods]
@@ -172,6 +171,8 @@ impl ScorePlan {
             names: Vec::new(),
         };
         let ids = [root, any, any_object, any_array].map(|node| compiler.id(node));
+        let [_, implicit @ ..] = ids;
+        let mut pointers = BTreeMap::new();
         let mut declared = Vec::new();
         for (name, decl) in scopes.into_iter().flat_map(|scopes| scopes.iter()) {
             let records = compiler.id(&decl.getattr("records")?);
@@ -184,13 +185,19 @@ impl ScorePlan {
             .builder
             .declare_scopes(declared)
             .map_err(|error| PyValueError::new_err(error.to_string()))?;
+        let mut schema_nodes = Vec::new();
         while let Some((schema, id)) = compiler.pending.pop() {
             let node = compiler.node(&schema)?;
+            if !implicit.contains(&id) {
+                pointers.insert(node.pointer.clone(), id);
+            }
             compiler
                 .builder
                 .set(id, node)
                 .map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
+            schema_nodes.push((id, schema.unbind()));
         }
+        schema_nodes.sort_by_key(|(id, _)| *id);
         let [root, any, any_object, any_array] = ids;
         let plan = compiler
             .builder
@@ -200,9 +207,11 @@ impl ScorePlan {
         names.sort();
         Ok(ScorePlan {
             plan,
+            pointers,
             shape: shape(raw, active)?,
             names,
             cache: Mutex::new(MapCache::default()),
+            schema_nodes,
         })
     }
 
@@ -239,15 +248,8 @@ impl ScorePlan {
         limits: &Bound<'_, PyAny>,
         strict: bool,
     ) -> PyResult<Option<f64>> {
-        // a document nested beyond bounds.depth is not converted (no recursion past it)
-        let bounds = Bounds::of(limits)?;
-        let max_matrix_cells = limits.getattr(intern!(py, "max_matrix_cells"))?.extract()?;
-        let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
             return Ok(None);
-        };
-        let limits = Limits {
-            max_depth: bounds.depth,
-            max_matrix_cells,
         };
         py.detach(|| {
             if self
@@ -257,10 +259,7 @@ impl ScorePlan {
             {
                 return Ok(None); // Python raises the gold's violation
             }
-            let mut cache = self
-                .cache
-                .lock()
-                .map_err(|_| PyRuntimeError::new_err("a scorer panicked holding the cache"))?;
+            let mut cache = self.lock()?;
             let Ok(value) = Scorer::new(&self.plan, limits, &mut cache).score(&gold, &candidate)
             else {
                 return Ok(None);
@@ -274,6 +273,149 @@ impl ScorePlan {
             Ok(verdict.map(|valid| if valid { value } else { 0.0 }))
         })
     }
+
+    /// `Scorer(..., state).node(gold, candidate, root).score`: the documents scored
+    /// under a referential state (the dict and set forms of `Scorer`'s arguments,
+    /// identifiers as `id_key` tuples), or `None` where Python must score them (as
+    /// for `score`; the documents are taken as checked already).
+    #[allow(clippy::too_many_arguments)] // Scorer's arguments, one by one
+    fn score_scoped(
+        &self,
+        py: Python<'_>,
+        gold: &Bound<'_, PyAny>,
+        candidate: &Bound<'_, PyAny>,
+        bijections: &Bound<'_, PyDict>,
+        candidate_ids: &Bound<'_, PyDict>,
+        unresolved: &Bound<'_, PyAny>,
+        record_pairs: &Bound<'_, PyDict>,
+        limits: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<f64>> {
+        let Some(state) = ref_state(
+            &self.plan,
+            &self.pointers,
+            bijections,
+            candidate_ids,
+            unresolved,
+            Some(record_pairs),
+        )?
+        else {
+            return Ok(None);
+        };
+        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
+            return Ok(None);
+        };
+        py.detach(|| {
+            let mut cache = self.lock()?;
+            let mut scorer = Scorer::new(&self.plan, limits, &mut cache).with_state(&state);
+            Ok(scorer.score(&gold, &candidate).ok())
+        })
+    }
+
+    /// `Scorer(..., state).matrix(golds, candidates, node, paths)`: the scores of every
+    /// pair under the schema node at `pointer`, row-major float64 bytes, or `None`
+    /// where Python must score them (as for `score_scoped`; record pairs without
+    /// `paths`, a node the plan does not have).
+    #[pyo3(signature = (golds, candidates, pointer, bijections, candidate_ids, unresolved,
+                        limits, record_pairs=None, paths=None))]
+    #[allow(clippy::too_many_arguments)] // Scorer's arguments, one by one
+    fn matrix<'py>(
+        &self,
+        py: Python<'py>,
+        golds: &Bound<'py, PyAny>,
+        candidates: &Bound<'py, PyAny>,
+        pointer: &str,
+        bijections: &Bound<'py, PyDict>,
+        candidate_ids: &Bound<'py, PyDict>,
+        unresolved: &Bound<'py, PyAny>,
+        limits: &Bound<'py, PyAny>,
+        record_pairs: Option<&Bound<'py, PyDict>>,
+        paths: Option<(Vec<String>, Vec<String>)>,
+    ) -> PyResult<Option<Bound<'py, PyByteArray>>> {
+        let Some(&node) = self.pointers.get(pointer) else {
+            return Ok(None);
+        };
+        let (bounds, limits) = read_limits(limits)?;
+        let Some(state) = ref_state(
+            &self.plan,
+            &self.pointers,
+            bijections,
+            candidate_ids,
+            unresolved,
+            record_pairs,
+        )?
+        else {
+            return Ok(None);
+        };
+        let (Some(golds), Some(candidates)) = (values(golds, bounds)?, values(candidates, bounds)?)
+        else {
+            return Ok(None);
+        };
+        let found = py.detach(|| -> PyResult<_> {
+            let mut cache = self.lock()?;
+            let mut scorer = Scorer::new(&self.plan, limits, &mut cache).with_state(&state);
+            let paths = paths
+                .as_ref()
+                .map(|(gold, candidate)| (gold.as_slice(), candidate.as_slice()));
+            Ok(scorer.score_matrix(&golds, &candidates, node, paths).ok())
+        })?;
+        Ok(found.map(|matrix| {
+            let bytes: Vec<u8> = matrix
+                .data()
+                .iter()
+                .flat_map(|cell| cell.to_ne_bytes())
+                .collect();
+            PyByteArray::new(py, &bytes)
+        }))
+    }
+}
+
+impl ScorePlan {
+    pub(crate) fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, MapCache>> {
+        self.cache
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("a scorer panicked holding the cache"))
+    }
+}
+
+/// The conversion bounds and the scoring limits of an `oa_core.options.Limits`.
+fn read_limits(limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
+    // a document nested beyond bounds.depth is not converted (no recursion past it)
+    let bounds = Bounds::of(limits)?;
+    let max_matrix_cells = limits
+        .getattr(intern!(limits.py(), "max_matrix_cells"))?
+        .extract()?;
+    let limits = Limits {
+        max_depth: bounds.depth,
+        max_matrix_cells,
+    };
+    Ok((bounds, limits))
+}
+
+/// A sequence of values, each converted (None: one Python must take).
+fn values(objects: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Vec<Json>>> {
+    let mut out = Vec::new();
+    for object in objects.try_iter()? {
+        match json(&object?, bounds)? {
+            Some(value) => out.push(value),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
+}
+
+/// Both documents converted under `limits` (an `oa_core.options.Limits`) and the
+/// scorer's limits; None where a document is no plain JSON within them (Python
+/// checks it and names what is wrong).
+pub(crate) fn documents(
+    gold: &Bound<'_, PyAny>,
+    candidate: &Bound<'_, PyAny>,
+    limits: &Bound<'_, PyAny>,
+) -> PyResult<Option<(Json, Json, Limits)>> {
+    let (bounds, limits) = read_limits(limits)?;
+    let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
+        return Ok(None);
+    };
+    Ok(Some((gold, candidate, limits)))
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -150,8 +150,9 @@ impl Integer {
         value.is_finite() && value.fract() == 0.0 && *self == Integer::from_whole_f64(value)
     }
 
-    /// The integer a finite float with no fraction holds, exactly.
-    fn from_whole_f64(value: f64) -> Integer {
+    /// The integer a finite float with no fraction holds, exactly (any other float
+    /// gives an unspecified integer).
+    pub fn from_whole_f64(value: f64) -> Integer {
         // Inside [-2**63, 2**63) the cast is exact; a `Wide` integer lies outside.
         if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&value) {
             return Integer::Small(value as i64);

@@ -17,8 +17,15 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(usize);
 
+impl NodeId {
+    /// The node's index among the plan's nodes (`0..plan.len()`).
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
 /// A scope's place among its [`Plan`]'s scopes (sorted by name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ScopeId(usize);
 
 impl ScopeId {
@@ -98,6 +105,36 @@ impl Plan {
 
     pub fn len(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// For every node (by [`NodeId::index`]), whether one of `targets` is the node
+    /// or lies below it (`$ref` cycles followed to a fixed point).
+    pub fn reaching(&self, targets: impl IntoIterator<Item = NodeId>) -> Vec<bool> {
+        let mut marked = vec![false; self.nodes.len()];
+        for target in targets {
+            if let Some(flag) = marked.get_mut(target.0) {
+                *flag = true;
+            }
+        }
+        let mut grown = true;
+        while grown {
+            grown = false;
+            for (index, node) in self.nodes.iter().enumerate() {
+                if marked.get(index).copied().unwrap_or(true) {
+                    continue;
+                }
+                if node
+                    .children()
+                    .any(|child| marked.get(child.0).copied().unwrap_or(false))
+                {
+                    if let Some(flag) = marked.get_mut(index) {
+                        *flag = true;
+                    }
+                    grown = true;
+                }
+            }
+        }
+        marked
     }
 
     /// The scopes, sorted by name (a [`ScopeId`] is an index into them).

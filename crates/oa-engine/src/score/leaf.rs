@@ -2,21 +2,38 @@
 //! threshold; 0 when the kinds differ or no comparator compares the gold's kind.
 
 use super::json::Json;
+use super::sink::{Sink, Status};
 use super::Unsupported;
+use crate::compare::Comparator;
 use crate::plan::Node;
 
-pub(super) fn score(node: &Node, gold: &Json, candidate: &Json) -> Result<f64, Unsupported> {
-    // an object or an array under a leaf schema has no comparator: a type mismatch
-    let (Json::Leaf(gold), Json::Leaf(candidate)) = (gold, candidate) else {
+pub(super) fn score<S: Sink>(
+    sink: &mut S,
+    row: S::Row,
+    node: &Node,
+    gold: &Json,
+    candidate: &Json,
+) -> Result<f64, Unsupported> {
+    // an object or an array has no comparator: a type mismatch
+    let comparator = match gold {
+        Json::Leaf(value) => node.comparator_for(value.kind()),
+        _ => None,
+    };
+    let compared = match (comparator, gold, candidate) {
+        (Some(comparator), Json::Leaf(g), Json::Leaf(c)) if g.kind() == c.kind() => {
+            Some((comparator, g, c))
+        }
+        _ => None,
+    };
+    // the name shown is the schema's own when no comparator applies
+    let name = comparator.or(node.comparator).map(Comparator::name);
+    let Some((comparator, gold, candidate)) = compared else {
+        sink.leaf(row, name, node.threshold, None);
+        sink.status(row, Status::TypeMismatch);
         return Ok(0.0);
     };
-    let Some(comparator) = node.comparator_for(gold.kind()) else {
-        return Ok(0.0);
-    };
-    if gold.kind() != candidate.kind() {
-        return Ok(0.0);
-    }
     let similarity = comparator.scalar(gold, candidate)?;
+    sink.leaf(row, name, node.threshold, Some(similarity));
     Ok(if similarity >= node.threshold {
         similarity
     } else {

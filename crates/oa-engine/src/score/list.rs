@@ -6,26 +6,30 @@
 use super::canonical::canonical_text;
 use super::json::Json;
 use super::scale::power_of_two_scale;
+use super::sink::{ScoreOnly, Sink, Status, Step};
 use super::{Scorer, Unsupported, SPARSE_FROM_CELLS};
 use crate::align::{fsum, max_weight_matching, monotone_matching, Matrix, Pairs};
 use crate::plan::{NodeId, Order};
 
 impl Scorer<'_> {
-    pub(super) fn sequence(
+    pub(super) fn sequence<S: Sink>(
         &mut self,
+        sink: &mut S,
+        row: S::Row,
         gold: &[Json],
         candidate: &[Json],
         id: NodeId,
         depth: usize,
     ) -> Result<f64, Unsupported> {
+        let node = self.plan.node(id)?;
+        sink.order(row, node.array.order);
         if gold.is_empty() && candidate.is_empty() {
             return Ok(1.0);
         }
-        let node = self.plan.node(id)?;
         let arity = node.array.prefix.len();
         let has_tail = arity > 0 && node.array.items.is_some();
         if arity == 0 {
-            return self.tail(gold, candidate, id, depth);
+            return self.tail(sink, row, gold, candidate, id, (0, 1.0), depth);
         }
         let positions = if has_tail {
             arity
@@ -37,19 +41,34 @@ impl Scorer<'_> {
         let any = self.plan.any();
         let mut scores = Vec::with_capacity(positions);
         let mut weights = Vec::with_capacity(positions);
+        let mut rows = Vec::with_capacity(positions);
         for k in 0..positions {
             let (g, c) = (gold.get(k), candidate.get(k));
-            if g.is_none() && c.is_none() {
-                continue;
-            }
+            let step = Step::Index {
+                gold: g.map(|_| k),
+                candidate: c.map(|_| k),
+            };
             let node = self.plan.node(id)?;
             let sub = node.item(k, any);
-            weights.push(node.array.prefix.get(k).map_or(1.0, |(_, weight)| *weight));
-            scores.push(match (g, c) {
-                (Some(g), Some(c)) => self.value(g, c, sub, depth + 1)?,
+            let weight = node.array.prefix.get(k).map_or(1.0, |(_, weight)| *weight);
+            let (score, child) = match (g, c) {
+                (Some(g), Some(c)) => self.value(sink, Some(row), step, g, c, sub, depth + 1)?,
                 // a position on one side only scores its schema's nullScore
-                _ => self.plan.node(sub)?.null_score,
-            });
+                (Some(value), None) | (None, Some(value)) => {
+                    let status = if g.is_some() {
+                        Status::Missing
+                    } else {
+                        Status::Excess
+                    };
+                    let score = self.plan.node(sub)?.null_score;
+                    let child = self.unmatched(sink, row, step, value, sub, status, score)?;
+                    (score, child)
+                }
+                (None, None) => continue,
+            };
+            weights.push(weight);
+            scores.push(score);
+            rows.push(child);
         }
         let scaled = power_of_two_scale(&weights).ok_or(Unsupported::Weights)?;
         let total = fsum(&scaled)?;
@@ -59,59 +78,119 @@ impl Scorer<'_> {
         } else {
             1.0
         };
-        if !has_tail {
-            return Ok(s_pre);
+        let importances = if has_tail {
+            let scaled = power_of_two_scale(&[prefix_importance, rest_importance])
+                .ok_or(Unsupported::Weights)?;
+            let [prefix_importance, rest_importance] = scaled[..] else {
+                return Err(Unsupported::Weights);
+            };
+            Some((prefix_importance, rest_importance))
+        } else {
+            None
+        };
+        let share = importances.map_or(1.0, |(p, r)| p / (p + r));
+        if S::RECORDS {
+            for (child, weight) in rows.iter().zip(&scaled) {
+                let weight = share * if total > 0.0 { weight / total } else { 0.0 };
+                sink.share(*child, weight, 0.0, None);
+            }
         }
-        let importances = power_of_two_scale(&[prefix_importance, rest_importance])
-            .ok_or(Unsupported::Weights)?;
-        let [prefix_importance, rest_importance] = importances[..] else {
-            return Err(Unsupported::Weights);
+        let Some((prefix_importance, rest_importance)) = importances else {
+            return Ok(s_pre);
         };
         let s_rest = self.tail(
+            sink,
+            row,
             gold.get(arity..).unwrap_or_default(),
             candidate.get(arity..).unwrap_or_default(),
             id,
+            (arity, 1.0 - share),
             depth,
         )?;
         Ok((prefix_importance * s_pre + rest_importance * s_rest)
             / (prefix_importance + rest_importance))
     }
 
-    fn tail(
+    /// `_score_tail`: the items from `offset` on, paired as the list's order says
+    /// (or by record pointers, for a scope's records array in the main pass),
+    /// sharing `share` of the list's score.
+    #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
+    fn tail<S: Sink>(
         &mut self,
+        sink: &mut S,
+        row: S::Row,
         gold: &[Json],
         candidate: &[Json],
         id: NodeId,
+        (offset, share): (usize, f64),
         depth: usize,
     ) -> Result<f64, Unsupported> {
         let node = self.plan.node(id)?;
         let item = node.array.items.unwrap_or(self.plan.any());
-        let (order, ignore_missing, ignore_excess) = (
+        let (order, ignore_missing, ignore_excess, blocked) = (
             node.array.order,
             node.array.ignore_missing,
             node.array.ignore_excess,
+            !node.array.block_by.is_empty(),
         );
-        if order == Order::Align && !node.array.block_by.is_empty() {
-            return Err(Unsupported::BlockBy);
-        }
-        let (pairs, matrix) = self.solve(gold, candidate, item, order, depth)?;
-        let mut matched = Vec::with_capacity(pairs.len());
-        for (i, j) in pairs {
-            let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
-                return Err(Unsupported::Align(crate::align::AlignError::Internal(
-                    "a pair outside the lists",
-                )));
+        let at = |i: usize, j: usize| Step::Index {
+            gold: Some(offset + i),
+            candidate: Some(offset + j),
+        };
+        // each pair's indices and score
+        let mut scored = Vec::new();
+        if let Some((scope, pairs)) = self.paired_records(gold, candidate, id, offset, depth)? {
+            sink.records(row, scope);
+            for (i, j) in pairs {
+                let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
+                    return Err(outside());
+                };
+                let score = self.value(&mut ScoreOnly, None, at(i, j), g, c, item, depth + 1)?;
+                scored.push((i, j, score.0));
+            }
+        } else {
+            // a scope's records not paired yet are unordered like any scope's
+            let order = if self.record_items(item)? {
+                Order::Align
+            } else {
+                order
             };
-            let score = match (g, c) {
-                // the cell is this pair's score (a null's cell is the matrix's rule)
-                (Json::Null, _) | (_, Json::Null) => self.value(g, c, item, depth + 1)?,
-                _ => matrix.get(i, j).map_err(Unsupported::Align)?,
-            };
-            if score > 0.0 {
-                matched.push(score);
+            if order == Order::Align && blocked {
+                return Err(Unsupported::BlockBy);
+            }
+            let (pairs, matrix) = self.solve(gold, candidate, item, order, depth, offset)?;
+            sink.matrix(row, &matrix);
+            for (i, j) in pairs {
+                let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
+                    return Err(outside());
+                };
+                let score = match (g, c) {
+                    // the cell is this pair's score (a null's cell is the matrix's rule)
+                    (Json::Null, _) | (_, Json::Null) => {
+                        self.value(&mut ScoreOnly, None, at(i, j), g, c, item, depth + 1)?
+                            .0
+                    }
+                    _ => matrix.get(i, j).map_err(Unsupported::Align)?,
+                };
+                scored.push((i, j, score));
             }
         }
-        let found = matched.len();
+        let mut scores = Vec::with_capacity(scored.len());
+        // the matched pairs, kept for the tree only
+        let mut matched = Vec::new();
+        let mut used = vec![false; candidate.len()];
+        for (i, j, score) in scored {
+            if score > 0.0 {
+                scores.push(score);
+                if let Some(flag) = used.get_mut(j) {
+                    *flag = true;
+                }
+                if S::RECORDS {
+                    matched.push((i, j));
+                }
+            }
+        }
+        let found = scores.len();
         let slots = found
             + if ignore_missing {
                 0
@@ -121,23 +200,98 @@ impl Scorer<'_> {
             + if ignore_excess {
                 0
             } else {
-                candidate.len().saturating_sub(found)
+                candidate
+                    .len()
+                    .saturating_sub(used.iter().filter(|used| **used).count())
             };
+        if S::RECORDS {
+            let pairs: Vec<(usize, usize)> = matched
+                .iter()
+                .map(|&(i, j)| (offset + i, offset + j))
+                .collect();
+            sink.pairs(row, &pairs);
+            let shares = Shares {
+                share,
+                slots,
+                ignore_missing,
+                ignore_excess,
+            };
+            self.tail_rows(
+                sink,
+                row,
+                (gold, candidate),
+                &matched,
+                item,
+                offset,
+                shares,
+                depth,
+            )?;
+        }
         Ok(if slots > 0 {
-            fsum(&matched)? / slots as f64
+            fsum(&scores)? / slots as f64
         } else {
             1.0
         })
     }
 
-    /// The pairs of two lists (`_solve_whole`) and their score matrix.
-    fn solve(
+    /// The tail's children, as `_score_tail` orders them: matched and missing items
+    /// by gold index, then the excess ones.
+    #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
+    fn tail_rows<S: Sink>(
+        &mut self,
+        sink: &mut S,
+        row: S::Row,
+        (gold, candidate): (&[Json], &[Json]),
+        matched: &[(usize, usize)],
+        item: NodeId,
+        offset: usize,
+        shares: Shares,
+        depth: usize,
+    ) -> Result<(), Unsupported> {
+        let mut partner = vec![None; gold.len()];
+        let mut used = vec![false; candidate.len()];
+        for &(i, j) in matched {
+            *partner.get_mut(i).ok_or_else(outside)? = Some(j);
+            *used.get_mut(j).ok_or_else(outside)? = true;
+        }
+        for ((i, g), j) in gold.iter().enumerate().zip(partner) {
+            let step = Step::Index {
+                gold: Some(offset + i),
+                candidate: j.map(|j| offset + j),
+            };
+            if let Some(j) = j {
+                let c = candidate.get(j).ok_or_else(outside)?;
+                let (_, child) = self.value(sink, Some(row), step, g, c, item, depth + 1)?;
+                sink.share(child, shares.of(false), 0.0, None);
+            } else {
+                let child = self.unmatched(sink, row, step, g, item, Status::Missing, 0.0)?;
+                sink.share(child, shares.of(shares.ignore_missing), 0.0, None);
+            }
+        }
+        for ((j, c), used) in candidate.iter().enumerate().zip(used) {
+            if used {
+                continue;
+            }
+            let step = Step::Index {
+                gold: None,
+                candidate: Some(offset + j),
+            };
+            let child = self.unmatched(sink, row, step, c, item, Status::Excess, 0.0)?;
+            sink.share(child, shares.of(shares.ignore_excess), 0.0, None);
+        }
+        Ok(())
+    }
+
+    /// The pairs of two lists (`_solve_whole`) and their score matrix; `offset`: the
+    /// index of their first items in their lists.
+    pub(super) fn solve(
         &mut self,
         gold: &[Json],
         candidate: &[Json],
         item: NodeId,
         order: Order,
         depth: usize,
+        offset: usize,
     ) -> Result<(Pairs, Matrix<f64>), Unsupported> {
         let cells = gold
             .len()
@@ -149,7 +303,7 @@ impl Scorer<'_> {
         if cells > self.limits.max_matrix_cells {
             return Err(Unsupported::MatrixCells);
         }
-        let matrix = self.matrix(gold, candidate, item, depth, cells)?;
+        let matrix = self.matrix(gold, candidate, item, depth, cells, offset)?;
         if order == Order::Fixed {
             return Ok((monotone_matching(&matrix)?, matrix));
         }
@@ -160,18 +314,14 @@ impl Scorer<'_> {
         for (i, j) in max_weight_matching(&permuted, None)? {
             match (gold_order.get(i), cand_order.get(j)) {
                 (Some(&g), Some(&c)) => pairs.push((g, c)),
-                _ => {
-                    return Err(Unsupported::Align(crate::align::AlignError::Internal(
-                        "a pair outside the permuted lists",
-                    )))
-                }
+                _ => return Err(outside()),
             }
         }
         pairs.sort_unstable();
         Ok((pairs, matrix))
     }
 
-    /// `Scorer.matrix`: every pair's score; two nulls 1, one null the item's nullScore.
+    /// `Scorer.matrix`: every pair's score (see [`Scorer::cell`]).
     fn matrix(
         &mut self,
         gold: &[Json],
@@ -179,18 +329,26 @@ impl Scorer<'_> {
         item: NodeId,
         depth: usize,
         cells: usize,
+        offset: usize,
     ) -> Result<Matrix<f64>, Unsupported> {
-        let null_score = self.plan.node(item)?.null_score;
+        if self.blockwise(item) {
+            let (g, c): (Vec<&Json>, Vec<&Json>) =
+                (gold.iter().collect(), candidate.iter().collect());
+            let mark = self.aside();
+            let data = self.block(&g, &c, item, depth + 1);
+            self.leave(mark);
+            return Ok(Matrix::new(gold.len(), candidate.len(), data?)?);
+        }
         let mut data = Vec::new();
         data.try_reserve_exact(cells)
             .map_err(|_| Unsupported::MatrixCells)?;
-        for g in gold {
-            for c in candidate {
-                data.push(match (g, c) {
-                    (Json::Null, Json::Null) => 1.0,
-                    (Json::Null, _) | (_, Json::Null) => null_score,
-                    _ => self.value(g, c, item, depth + 1)?,
-                });
+        for (i, g) in gold.iter().enumerate() {
+            for (j, c) in candidate.iter().enumerate() {
+                let at = Step::Index {
+                    gold: Some(offset + i),
+                    candidate: Some(offset + j),
+                };
+                data.push(self.cell(g, c, item, depth + 1, at)?);
             }
         }
         Ok(Matrix::new(gold.len(), candidate.len(), data)?)
@@ -206,4 +364,29 @@ fn canonical_order(values: &[Json]) -> Result<Vec<usize>, Unsupported> {
     let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by(|&a, &b| texts.get(a).cmp(&texts.get(b)));
     Ok(order)
+}
+
+/// What a tail's children share: `share / slots` each, 0 for the ignored sides.
+#[derive(Clone, Copy)]
+struct Shares {
+    share: f64,
+    slots: usize,
+    ignore_missing: bool,
+    ignore_excess: bool,
+}
+
+impl Shares {
+    fn of(self, ignored: bool) -> f64 {
+        if ignored {
+            0.0
+        } else {
+            self.share / self.slots as f64
+        }
+    }
+}
+
+fn outside() -> Unsupported {
+    Unsupported::Align(crate::align::AlignError::Internal(
+        "a pair outside the lists",
+    ))
 }

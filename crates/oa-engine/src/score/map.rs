@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use super::json::Json;
 use super::scale::power_of_two_scale;
+use super::sink::{Sink, Status, Step};
 use super::{Scorer, Unsupported};
-use crate::align::{max_weight_matching, Matrix};
+use crate::align::{fsum, max_weight_matching, Matrix};
 use crate::compare::Value;
 use crate::plan::{Node, NodeId};
 
@@ -28,16 +29,21 @@ struct Slot {
     candidate: Option<usize>,
     node: NodeId,
     weight: f64,
+    /// The key similarity (0 for an unmatched key).
+    key_score: f64,
 }
 
 /// `map_score`'s value-independent part for one pair of key sets.
 #[derive(Debug)]
-struct MapPlan {
+pub(super) struct MapPlan {
     slots: Vec<Slot>,
     total_weight: f64,
     key_term: f64,
+    key_importance: f64,
     value_importance: f64,
     importance: f64,
+    /// `key_denominator`: the larger key count.
+    keys: usize,
 }
 
 #[derive(Debug)]
@@ -122,54 +128,142 @@ impl MapCache {
 }
 
 impl Scorer<'_> {
-    pub(super) fn map(
+    pub(super) fn map<S: Sink>(
         &mut self,
+        sink: &mut S,
+        row: S::Row,
         gold: &[(String, Json)],
         candidate: &[(String, Json)],
         id: NodeId,
         depth: usize,
     ) -> Result<f64, Unsupported> {
-        let hash = keys_hash(id, gold, candidate);
-        let plan = match self.cache.get(hash, id, gold, candidate) {
-            Some(plan) => plan,
-            None => {
-                let plan =
-                    plan_map(self.plan.node(id)?, self.plan.any(), gold, candidate)?.map(Arc::new);
-                let entry = Entry {
-                    node: id,
-                    gold: gold.iter().map(|(k, _)| k.clone()).collect(),
-                    candidate: candidate.iter().map(|(k, _)| k.clone()).collect(),
-                    plan: plan.clone(),
-                };
-                self.cache.insert(hash, entry);
-                plan
-            }
-        };
-        let Some(plan) = plan else {
+        let Some(plan) = self.map_plan(gold, candidate, id)? else {
             return Ok(1.0); // map_score of no slot
         };
-        // every matched slot's value first (an unsupported value stops the whole)
+        // every slot's value first (an unsupported value stops the whole)
         let mut values = Vec::with_capacity(plan.slots.len());
+        let mut rows = Vec::with_capacity(plan.slots.len());
         for slot in &plan.slots {
-            let value = match (
+            let (g, c) = (
                 slot.gold.and_then(|i| gold.get(i)),
                 slot.candidate.and_then(|j| candidate.get(j)),
-            ) {
-                (Some((_, g)), Some((_, c))) => self.value(g, c, slot.node, depth + 1)?,
-                _ => 0.0, // an unmatched key scores 0, whatever it holds
+            );
+            let step = Step::Key {
+                gold: g.map(|(key, _)| key.as_str()),
+                candidate: c.map(|(key, _)| key.as_str()),
+            };
+            let (value, child) = match (g, c) {
+                (Some((_, g)), Some((_, c))) => {
+                    self.value(sink, Some(row), step, g, c, slot.node, depth + 1)?
+                }
+                // an unmatched key scores 0, whatever it holds
+                (Some((_, value)), None) => {
+                    let status = Status::Missing;
+                    let child = self.unmatched(sink, row, step, value, slot.node, status, 0.0)?;
+                    (0.0, child)
+                }
+                (None, Some((_, value))) => {
+                    let status = Status::Excess;
+                    let child = self.unmatched(sink, row, step, value, slot.node, status, 0.0)?;
+                    (0.0, child)
+                }
+                (None, None) => return Err(no_key()),
             };
             values.push(value);
+            rows.push(child);
         }
+        if S::RECORDS {
+            shares(sink, &plan, &rows)?;
+        }
+        Ok(plan.score(&values))
+    }
+
+    /// The plan of two objects' key sets under `id` (None: no slot, the score is 1),
+    /// from the cache when it was made before.
+    pub(super) fn map_plan(
+        &mut self,
+        gold: &[(String, Json)],
+        candidate: &[(String, Json)],
+        id: NodeId,
+    ) -> Result<Option<Arc<MapPlan>>, Unsupported> {
+        let hash = keys_hash(id, gold, candidate);
+        if let Some(plan) = self.cache.get(hash, id, gold, candidate) {
+            return Ok(plan);
+        }
+        let plan = plan_map(self.plan.node(id)?, self.plan.any(), gold, candidate)?.map(Arc::new);
+        let entry = Entry {
+            node: id,
+            gold: gold.iter().map(|(k, _)| k.clone()).collect(),
+            candidate: candidate.iter().map(|(k, _)| k.clone()).collect(),
+            plan: plan.clone(),
+        };
+        self.cache.insert(hash, entry);
+        Ok(plan)
+    }
+}
+
+impl MapPlan {
+    /// The slots: gold and candidate entry indices (None: unmatched) and the node
+    /// their values are compared under.
+    pub(super) fn slots(
+        &self,
+    ) -> impl Iterator<Item = (Option<usize>, Option<usize>, NodeId)> + '_ {
+        self.slots
+            .iter()
+            .map(|slot| (slot.gold, slot.candidate, slot.node))
+    }
+
+    /// `map_score` of the slots' values (0 for an unmatched slot), in slot order.
+    pub(super) fn score(&self, values: &[f64]) -> f64 {
         // `not total_weight > 0` (NaN included)
-        if plan.total_weight.partial_cmp(&0.0) != Some(Ordering::Greater) {
-            return Ok((plan.key_term + plan.value_importance * 1.0) / plan.importance);
+        if self.total_weight.partial_cmp(&0.0) != Some(Ordering::Greater) {
+            return (self.key_term + self.value_importance * 1.0) / self.importance;
         }
         let mut total = 0.0;
-        for (slot, value) in plan.slots.iter().zip(&values) {
+        for (slot, value) in self.slots.iter().zip(values) {
             total += slot.weight * value;
         }
-        Ok((plan.key_term + plan.value_importance * (total / plan.total_weight)) / plan.importance)
+        (self.key_term + self.value_importance * (total / self.total_weight)) / self.importance
     }
+}
+
+fn no_key() -> Unsupported {
+    Unsupported::Align(crate::align::AlignError::Internal("a slot without a key"))
+}
+
+/// `_score_map`'s shares of the slots: of the value term by weight (over their exact
+/// sum), of the key term `1/d` per matched pair and what the `d - k` matched pairs
+/// cannot reach shared by the unmatched keys.
+fn shares<S: Sink>(sink: &mut S, plan: &MapPlan, rows: &[S::Row]) -> Result<(), Unsupported> {
+    let weights: Vec<f64> = plan.slots.iter().map(|slot| slot.weight).collect();
+    let total_weight = fsum(&weights)?;
+    let matched = plan
+        .slots
+        .iter()
+        .filter(|slot| slot.gold.is_some() && slot.candidate.is_some())
+        .count();
+    let unmatched = plan.slots.len() - matched;
+    let d = plan.keys;
+    for (slot, row) in plan.slots.iter().zip(rows) {
+        let value_share = if total_weight > 0.0 {
+            slot.weight / total_weight
+        } else {
+            0.0
+        };
+        let key_share = if slot.gold.is_some() && slot.candidate.is_some() {
+            1.0 / d as f64
+        } else {
+            // Python divides the two integers: exact below 2**53, as these counts are
+            d.saturating_sub(matched) as f64 / d.saturating_mul(unmatched) as f64
+        };
+        sink.share(
+            *row,
+            plan.value_importance / plan.importance * value_share,
+            plan.key_importance / plan.importance * key_share,
+            Some(slot.key_score),
+        );
+    }
+    Ok(())
 }
 
 /// `key_slots` then `scoreonly._plan`: matched pairs by gold key, unmatched gold
@@ -231,17 +325,14 @@ fn plan_map(
             c.and_then(|j| candidate.get(j)),
         ) {
             (Some((key, _)), _) | (None, Some((key, _))) => key.as_str(),
-            (None, None) => {
-                return Err(Unsupported::Align(crate::align::AlignError::Internal(
-                    "a slot without a key",
-                )))
-            }
+            (None, None) => return Err(no_key()),
         };
         slots.push(Slot {
             gold: g,
             candidate: c,
             node: node.property(key, any),
             weight: 0.0,
+            key_score: key_similarity,
         });
         weights.push(node.weight(key));
         key_total += key_similarity;
@@ -262,7 +353,9 @@ fn plan_map(
         slots,
         total_weight,
         key_term: key_importance * s_key,
+        key_importance,
         value_importance,
         importance: key_importance + value_importance,
+        keys: n.max(m),
     }))
 }

@@ -12,14 +12,23 @@ mod json;
 mod leaf;
 mod list;
 mod map;
+mod matrix;
+mod pairs;
+mod refs;
 mod scale;
 mod shape;
+mod sink;
+mod tree;
 
 pub use canonical::canonical_text;
 pub use json::Json;
 pub use map::MapCache;
+pub use matrix::Paths;
+pub use refs::{IdKey, NumberKey, RecordPairs, RefOutcome, RefState, ScopeState};
 pub use scale::power_of_two_scale;
 pub use shape::{Assertion, Bound, Counted, Shape, ShapeNode, Types};
+pub use sink::{NodeKind, ScoreOnly, Sink, Status, Step};
+pub use tree::{Row, Table};
 
 use std::fmt;
 
@@ -62,8 +71,8 @@ pub enum Unsupported {
     Weights,
     /// A node whose type was inferred, of neither object nor array type.
     Inferred,
-    /// An identifier or a reference field (scored under a referential state).
-    Scope,
+    /// A records array paired by pointer, reached where the pointers are not known.
+    Untracked,
     /// An unordered list paired block by block (`blockBy`).
     BlockBy,
 }
@@ -80,7 +89,7 @@ impl fmt::Display for Unsupported {
             Unsupported::NonFiniteNumber => f.write_str("a NaN or infinite number"),
             Unsupported::Weights => f.write_str("a NaN or infinite weight"),
             Unsupported::Inferred => f.write_str("an inferred type other than object/array"),
-            Unsupported::Scope => f.write_str("an identifier or reference field"),
+            Unsupported::Untracked => f.write_str("a paired records array without its pointers"),
             Unsupported::BlockBy => f.write_str("a list paired block by block (blockBy)"),
         }
     }
@@ -112,6 +121,7 @@ pub struct Scorer<'a> {
     plan: &'a Plan,
     limits: Limits,
     cache: &'a mut MapCache,
+    refs: pairs::Referential<'a>,
 }
 
 impl<'a> Scorer<'a> {
@@ -120,6 +130,7 @@ impl<'a> Scorer<'a> {
             plan,
             limits,
             cache,
+            refs: pairs::Referential::default(),
         }
     }
 
@@ -145,36 +156,113 @@ impl<'a> Scorer<'a> {
     /// assert_eq!(score, 0.75);
     /// ```
     pub fn score(&mut self, gold: &Json, candidate: &Json) -> Result<f64, Unsupported> {
-        self.value(gold, candidate, self.plan.root(), 0)
+        let root = self.plan.root();
+        self.place(Some(("", "")));
+        let (score, ()) = self.value(&mut ScoreOnly, None, Step::Root, gold, candidate, root, 0)?;
+        Ok(score)
     }
 
-    /// `Scorer.node(...).score`: the null rule, then objects, lists and leaves.
-    fn value(
+    /// `Scorer.node`: the null rule, then objects, lists and leaves; the score and
+    /// the node's row in `sink`.
+    #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
+    fn value<S: Sink>(
         &mut self,
+        sink: &mut S,
+        parent: Option<S::Row>,
+        step: Step<'_>,
         gold: &Json,
         candidate: &Json,
         id: NodeId,
         depth: usize,
-    ) -> Result<f64, Unsupported> {
+    ) -> Result<(f64, S::Row), Unsupported> {
         if depth > self.limits.max_depth {
             return Err(Unsupported::Depth);
         }
+        let sub = id;
         let id = self.concrete(id, gold, candidate)?;
         let node = self.plan.node(id)?;
-        if node.id_scope.is_some() || node.reference.is_some() {
-            return Err(Unsupported::Scope);
+        if let Some(found) = self.scoped(node, gold, candidate)? {
+            let kind = if node.id_scope.is_some() {
+                NodeKind::Id
+            } else {
+                NodeKind::Ref
+            };
+            let status = if found.null_mismatch {
+                Status::NullMismatch
+            } else {
+                Status::Matched
+            };
+            let row = sink.open(parent, step, id, kind, status);
+            if let Some(scope) = node.id_scope.or(node.reference) {
+                sink.scope(row, scope, found.expected.is_some());
+            }
+            sink.score(row, found.score);
+            return Ok((found.score, row));
         }
-        match (gold, candidate) {
-            (Json::Null, Json::Null) => return Ok(1.0),
-            (Json::Null, _) | (_, Json::Null) => return Ok(node.null_score),
-            _ => {}
+        let shown = if matches!(gold, Json::Null) {
+            candidate
+        } else {
+            gold
+        };
+        let row = sink.open(parent, step, id, NodeKind::of(shown), Status::Matched);
+        // an error below abandons the whole score, pointers and all
+        let mark = self.enter(sub, step);
+        let score = match (gold, candidate) {
+            (Json::Null, Json::Null) => 1.0,
+            (Json::Null, _) | (_, Json::Null) => {
+                sink.kind(row, NodeKind::Null);
+                sink.status(row, Status::NullMismatch);
+                node.null_score
+            }
+            _ => match (node.ty, gold, candidate) {
+                (NodeType::Object, Json::Object(g), Json::Object(c)) => {
+                    self.map(sink, row, g, c, id, depth)?
+                }
+                (NodeType::Array, Json::Array(g), Json::Array(c)) => {
+                    self.sequence(sink, row, g, c, id, depth)?
+                }
+                (NodeType::Object | NodeType::Array, _, _) => {
+                    sink.status(row, Status::TypeMismatch);
+                    0.0
+                }
+                _ => leaf::score(sink, row, node, gold, candidate)?,
+            },
+        };
+        self.leave(mark);
+        sink.score(row, score);
+        Ok((score, row))
+    }
+
+    /// `Scorer._unmatched`: a value on one side only, under its concrete node,
+    /// scoring `score` (its row; nothing is looked up for a sink keeping nothing).
+    #[allow(clippy::too_many_arguments)] // a row's fields, given at once
+    fn unmatched<S: Sink>(
+        &self,
+        sink: &mut S,
+        parent: S::Row,
+        step: Step<'_>,
+        value: &Json,
+        id: NodeId,
+        status: Status,
+        score: f64,
+    ) -> Result<S::Row, Unsupported> {
+        if !S::RECORDS {
+            // a sink keeping nothing needs no lookup: its rows are all alike
+            return Ok(sink.open(Some(parent), step, id, NodeKind::of(value), status));
         }
-        match (node.ty, gold, candidate) {
-            (NodeType::Object, Json::Object(g), Json::Object(c)) => self.map(g, c, id, depth),
-            (NodeType::Array, Json::Array(g), Json::Array(c)) => self.sequence(g, c, id, depth),
-            (NodeType::Object | NodeType::Array, _, _) => Ok(0.0), // a type mismatch
-            _ => leaf::score(node, gold, candidate),
-        }
+        let id = self.concrete(id, value, value)?;
+        let node = self.plan.node(id)?;
+        // `_node_kind`: an identifier or a reference whatever its value
+        let kind = if node.id_scope.is_some() {
+            NodeKind::Id
+        } else if node.reference.is_some() {
+            NodeKind::Ref
+        } else {
+            NodeKind::of(value)
+        };
+        let row = sink.open(Some(parent), step, id, kind, status);
+        sink.score(row, score);
+        Ok(row)
     }
 
     /// `concrete` of `oa_core/schema.py`: an inferred container type applies only

@@ -12,11 +12,10 @@
 use std::collections::BTreeMap;
 
 use super::error::ReferError;
-use super::key::IdKey;
 use super::schema::ScopeSchema;
 use crate::compare::{Comparator, Integer, Number, Value};
 use crate::plan::{NodeId, NodeType, Order, ScopeId};
-use crate::score::{canonical_text, Json};
+use crate::score::{canonical_text, IdKey, Json};
 
 /// The role of an item's position in a fixed-order list.
 pub const POSITION: &str = "\u{0}position";
@@ -112,6 +111,12 @@ impl DocumentIndex {
         };
         (free, text)
     }
+}
+
+/// `id_key`: the key of an identifier, `None` for a value that identifies nothing (a
+/// non-finite number, which no converted document holds, identifies nothing here).
+pub fn id_key(value: &Json) -> Option<IdKey> {
+    IdKey::of(value).ok().flatten()
 }
 
 /// Canonical text of a converted document (finite numbers only: cannot fail).
@@ -455,7 +460,7 @@ impl Walker<'_> {
                     .binary_search_by(|(name, _)| name.as_str().cmp(field))
                     .ok()
                     .and_then(|found| entries.get(found))
-                    .and_then(|(_, id)| IdKey::of(id)),
+                    .and_then(|(_, id)| id_key(id)),
                 _ => None,
             };
             let records = self
@@ -544,7 +549,7 @@ mod tests {
         let records = index.records.first().unwrap();
         assert_eq!(
             records.iter().map(|r| r.key.clone()).collect::<Vec<_>>(),
-            [IdKey::of(&int(1)), None]
+            [id_key(&int(1)), None]
         );
         assert_eq!(
             records.get(1).unwrap().path,

@@ -1,0 +1,421 @@
+//! The matrix face (`Scorer.matrix`): the scores of every gold-candidate pair of two
+//! collections under one node, equal bit for bit to the pairs' node scores, as the
+//! cost matrix of list and scope alignment (a scope's C matrix).
+//!
+//! A cell follows `Scorer.matrix`'s rules: an identifier's cells are 1, and so are
+//! those of a reference to a scope still being resolved; a null meets the null
+//! rule of the node as given (before `concrete`); any other pair is scored as a
+//! node.
+
+use std::collections::BTreeMap;
+
+use super::json::Json;
+use super::sink::{ScoreOnly, Step};
+use super::{Scorer, Unsupported};
+use crate::align::Matrix;
+use crate::compare::{Kind, Value};
+use crate::plan::{Node, NodeId, NodeType};
+
+/// The pointers of a matrix's gold values and of its candidate values.
+pub type Paths<'p> = (&'p [String], &'p [String]);
+
+impl Scorer<'_> {
+    /// One cell of a matrix under `node`; `step`: where the two values are below the
+    /// current pointers (a list's items), `Step::Root` for values at the top.
+    pub(super) fn cell(
+        &mut self,
+        gold: &Json,
+        candidate: &Json,
+        node: NodeId,
+        depth: usize,
+        step: Step<'_>,
+    ) -> Result<f64, Unsupported> {
+        let rule = self.plan.node(node)?;
+        if rule.id_scope.is_some()
+            || rule
+                .reference
+                .is_some_and(|scope| self.refs.state.unresolved(scope))
+        {
+            return Ok(1.0);
+        }
+        match (gold, candidate) {
+            (Json::Null, Json::Null) => Ok(1.0),
+            (Json::Null, _) | (_, Json::Null) => Ok(rule.null_score),
+            _ => Ok(self
+                .value(&mut ScoreOnly, None, step, gold, candidate, node, depth)?
+                .0),
+        }
+    }
+
+    /// `Scorer.matrix(golds, candidates, node, paths)` under the scorer's state:
+    /// row-major scores. `paths` are the values' pointers; without them, a records
+    /// array paired by pointer below `node` is refused ([`Unsupported::Untracked`]).
+    ///
+    /// ```
+    /// use oa_engine::compare::{Number, Value};
+    /// use oa_engine::plan::{Node, NodeType, PlanBuilder};
+    /// use oa_engine::score::{Json, Limits, MapCache, Scorer};
+    /// let mut builder = PlanBuilder::default();
+    /// let ids: Vec<_> = (0..4).map(|_| builder.reserve()).collect();
+    /// for (id, ty) in ids.iter().zip([NodeType::Number, NodeType::Any, NodeType::Object,
+    ///                                 NodeType::Array]) {
+    ///     builder.set(*id, Node::new(ty)).unwrap();
+    /// }
+    /// let plan = builder.finish(ids[0], ids[1], ids[2], ids[3]).unwrap();
+    /// let number = |x| Json::Leaf(Value::Number(Number::Float(x)));
+    /// let limits = Limits { max_depth: 100, max_matrix_cells: 1000 };
+    /// let mut cache = MapCache::default();
+    /// let mut scorer = Scorer::new(&plan, limits, &mut cache);
+    /// let matrix = scorer
+    ///     .score_matrix(&[number(1.0), Json::Null], &[number(1.0), number(3.0)], plan.root(), None)
+    ///     .unwrap();
+    /// assert_eq!(matrix.get(0, 0), Ok(1.0));
+    /// assert_eq!(matrix.get(1, 1), Ok(0.0)); // a null: the node's nullScore
+    /// ```
+    pub fn score_matrix(
+        &mut self,
+        golds: &[Json],
+        candidates: &[Json],
+        node: NodeId,
+        paths: Option<Paths<'_>>,
+    ) -> Result<Matrix<f64>, Unsupported> {
+        let cells = golds
+            .len()
+            .checked_mul(candidates.len())
+            .ok_or(Unsupported::MatrixCells)?;
+        if paths.is_none() && self.blockwise(node) {
+            let (g, c): (Vec<&Json>, Vec<&Json>) =
+                (golds.iter().collect(), candidates.iter().collect());
+            self.place(None);
+            return Ok(Matrix::new(
+                golds.len(),
+                candidates.len(),
+                self.block(&g, &c, node, 0)?,
+            )?);
+        }
+        let mut data = Vec::new();
+        data.try_reserve_exact(cells)
+            .map_err(|_| Unsupported::MatrixCells)?;
+        for (i, g) in golds.iter().enumerate() {
+            for (j, c) in candidates.iter().enumerate() {
+                let place = paths.and_then(|(gold_paths, cand_paths)| {
+                    Some((gold_paths.get(i)?.as_str(), cand_paths.get(j)?.as_str()))
+                });
+                if paths.is_some() && place.is_none() {
+                    return Err(Unsupported::Untracked); // fewer pointers than values
+                }
+                self.place(place);
+                data.push(self.cell(g, c, node, 0, Step::Root)?);
+            }
+        }
+        self.place(None);
+        Ok(Matrix::new(golds.len(), candidates.len(), data)?)
+    }
+
+    /// Whether a matrix under `node` may be scored block by block: no pointer is
+    /// read below it (no records array paired by pointer there), and its cells are
+    /// `value`'s (an object node, as Python's records are, whose null rule is its own).
+    pub(super) fn blockwise(&self, node: NodeId) -> bool {
+        !self.holds(node)
+            && self.plan.node(node).is_ok_and(|rule| {
+                rule.ty == NodeType::Object
+                    && !rule.inferred
+                    && rule.id_scope.is_none()
+                    && rule.reference.is_none()
+            })
+    }
+
+    /// Row-major `value` of every pair under `node` at `depth`, as `Scorer.matrix`
+    /// computes it (`_object_matrix`, `_leaf_matrix`): objects grouped by key set
+    /// with their key slots planned once per pair of groups, a leaf slot's values
+    /// compared in one comparator pass per kind, then `map_score` per cell, operand
+    /// for operand as [`Scorer::map`]. The pointers are not followed (see
+    /// [`Scorer::blockwise`]).
+    pub(super) fn block(
+        &mut self,
+        golds: &[&Json],
+        candidates: &[&Json],
+        node: NodeId,
+        depth: usize,
+    ) -> Result<Vec<f64>, Unsupported> {
+        let cells = golds
+            .len()
+            .checked_mul(candidates.len())
+            .ok_or(Unsupported::MatrixCells)?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(cells)
+            .map_err(|_| Unsupported::MatrixCells)?;
+        if cells == 0 {
+            return Ok(out);
+        }
+        if depth > self.limits.max_depth {
+            return Err(Unsupported::Depth); // as `value` finds for every cell
+        }
+        let rule = self.plan.node(node)?;
+        let plain = !rule.inferred && rule.reference.is_none();
+        if rule.id_scope.is_some() {
+            out.resize(cells, 1.0);
+            return Ok(out);
+        }
+        let objects = |values: &[&Json]| values.iter().all(|value| value.is_object());
+        match rule.ty {
+            NodeType::Object if plain && objects(golds) && objects(candidates) => {
+                out.resize(cells, 0.0);
+                self.objects(golds, candidates, node, depth, &mut out)?;
+            }
+            NodeType::String
+            | NodeType::Number
+            | NodeType::Integer
+            | NodeType::Boolean
+            | NodeType::Null
+                if plain =>
+            {
+                out.resize(cells, 0.0);
+                leaves(rule, golds, candidates, &mut out)?;
+            }
+            _ => {
+                for g in golds {
+                    for c in candidates {
+                        out.push(
+                            self.value(&mut ScoreOnly, None, Step::Root, g, c, node, depth)?
+                                .0,
+                        );
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`Scorer::block`] of objects, into `out` (zeros, row-major).
+    fn objects(
+        &mut self,
+        golds: &[&Json],
+        candidates: &[&Json],
+        node: NodeId,
+        depth: usize,
+        out: &mut [f64],
+    ) -> Result<(), Unsupported> {
+        let width = candidates.len();
+        let (gold_groups, cand_groups) = (key_groups(golds), key_groups(candidates));
+        let mut values = Vec::new();
+        for (gold_entries, rows) in &gold_groups {
+            for (cand_entries, cols) in &cand_groups {
+                let Some(plan) = self.map_plan(gold_entries, cand_entries, node)? else {
+                    for &i in rows {
+                        for &j in cols {
+                            *cell_of(out, i, j, width)? = 1.0; // map_score of no slot
+                        }
+                    }
+                    continue;
+                };
+                // each matched slot's values as one block (an unmatched slot scores 0)
+                let mut slots = Vec::new();
+                for (gold, candidate, sub) in plan.slots() {
+                    slots.push(match (gold, candidate) {
+                        (Some(g), Some(c)) => {
+                            let gv = entries_at(golds, rows, g)?;
+                            let cv = entries_at(candidates, cols, c)?;
+                            Some(self.block(&gv, &cv, sub, depth + 1)?)
+                        }
+                        _ => None,
+                    });
+                }
+                for (a, &i) in rows.iter().enumerate() {
+                    for (b, &j) in cols.iter().enumerate() {
+                        values.clear();
+                        let k = a * cols.len() + b;
+                        for slot in &slots {
+                            values.push(match slot {
+                                Some(block) => *block.get(k).ok_or(Unsupported::MatrixCells)?,
+                                None => 0.0,
+                            });
+                        }
+                        *cell_of(out, i, j, width)? = plan.score(&values);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An object's entries.
+type Entries<'v> = &'v [(String, Json)];
+
+/// Objects sharing one key set: the entries of the first, and their indices.
+type Group<'v> = (Entries<'v>, Vec<usize>);
+
+/// Objects' indices grouped by their key sets.
+fn key_groups<'v>(values: &[&'v Json]) -> Vec<Group<'v>> {
+    let mut groups: BTreeMap<Vec<&'v str>, Group<'v>> = BTreeMap::new();
+    for (index, value) in values.iter().enumerate() {
+        if let Json::Object(entries) = value {
+            let keys = entries.iter().map(|(key, _)| key.as_str()).collect();
+            groups
+                .entry(keys)
+                .or_insert((entries, Vec::new()))
+                .1
+                .push(index);
+        }
+    }
+    groups.into_values().collect()
+}
+
+/// The values of entry `entry` of the objects at `indices`.
+fn entries_at<'v>(
+    values: &[&'v Json],
+    indices: &[usize],
+    entry: usize,
+) -> Result<Vec<&'v Json>, Unsupported> {
+    indices
+        .iter()
+        .map(|&i| match values.get(i) {
+            Some(Json::Object(entries)) => entries
+                .get(entry)
+                .map(|(_, value)| value)
+                .ok_or(Unsupported::MatrixCells),
+            _ => Err(Unsupported::MatrixCells),
+        })
+        .collect()
+}
+
+fn cell_of(out: &mut [f64], i: usize, j: usize, width: usize) -> Result<&mut f64, Unsupported> {
+    out.get_mut(i * width + j).ok_or(Unsupported::MatrixCells)
+}
+
+/// [`Scorer::block`] of a leaf node into `out` (zeros): `leaf::score` of each pair,
+/// with one comparator pass over the values of each kind; nulls by the null rule.
+fn leaves(
+    rule: &Node,
+    golds: &[&Json],
+    candidates: &[&Json],
+    out: &mut [f64],
+) -> Result<(), Unsupported> {
+    let width = candidates.len();
+    for (i, g) in golds.iter().enumerate() {
+        for (j, c) in candidates.iter().enumerate() {
+            match (g, c) {
+                (Json::Null, Json::Null) => *cell_of(out, i, j, width)? = 1.0,
+                (Json::Null, _) | (_, Json::Null) => {
+                    *cell_of(out, i, j, width)? = rule.null_score;
+                }
+                _ => {}
+            }
+        }
+    }
+    for kind in [Kind::String, Kind::Number, Kind::Boolean] {
+        // a kind the node has no comparator for is a type mismatch: 0
+        let Some(comparator) = rule.comparator_for(kind) else {
+            continue;
+        };
+        let of_kind = |values: &[&Json]| -> (Vec<usize>, Vec<Value>) {
+            values
+                .iter()
+                .enumerate()
+                .filter_map(|(k, value)| match value {
+                    Json::Leaf(leaf) if leaf.kind() == kind => Some((k, leaf.clone())),
+                    _ => None,
+                })
+                .unzip()
+        };
+        let ((rows, gold_values), (cols, cand_values)) = (of_kind(golds), of_kind(candidates));
+        if rows.is_empty() || cols.is_empty() {
+            continue;
+        }
+        let similarities = comparator.matrix(&gold_values, &cand_values)?;
+        for (a, &i) in rows.iter().enumerate() {
+            for (b, &j) in cols.iter().enumerate() {
+                let similarity = *similarities
+                    .get(a * cols.len() + b)
+                    .ok_or(Unsupported::MatrixCells)?;
+                *cell_of(out, i, j, width)? = if similarity >= rule.threshold {
+                    similarity
+                } else {
+                    0.0
+                };
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::{Comparator, Integer, Number, StringMeasure};
+    use crate::plan::{Plan, PlanBuilder};
+    use crate::score::{Limits, MapCache};
+
+    /// An object node (the root) with a string, a number and an undeclared property.
+    fn plan() -> Plan {
+        let mut builder = PlanBuilder::default();
+        let [root, text, number, any, any_object, any_array] = [(); 6].map(|()| builder.reserve());
+        let mut object = Node::new(NodeType::Object);
+        object.object.properties = vec![("a".into(), text), ("b".into(), number)];
+        object.object.key_importance = 0.5;
+        let mut string = Node::new(NodeType::String);
+        string.comparator = Some(Comparator::String(StringMeasure::Jaro));
+        string.threshold = 0.5;
+        string.null_score = 0.25;
+        for (id, node) in [
+            (root, object),
+            (text, string),
+            (number, Node::new(NodeType::Number)),
+            (any, Node::new(NodeType::Any)),
+            (any_object, Node::new(NodeType::Object)),
+            (any_array, Node::new(NodeType::Array)),
+        ] {
+            builder.set(id, node).unwrap();
+        }
+        builder.finish(root, any, any_object, any_array).unwrap()
+    }
+
+    fn values() -> Vec<Json> {
+        let text = |s: &str| Json::Leaf(Value::from(s));
+        let int = |n| Json::Leaf(Value::Number(Number::Int(Integer::Small(n))));
+        let object = |entries: Vec<(&str, Json)>| {
+            Json::object(entries.into_iter().map(|(k, v)| (k.into(), v)).collect())
+        };
+        vec![
+            object(vec![("a", text("martha")), ("b", int(3))]),
+            object(vec![("a", text("marhta")), ("b", text("3"))]),
+            object(vec![("a", Json::Null), ("c", int(1))]),
+            object(vec![
+                ("a", int(7)),
+                ("b", Json::Null),
+                ("c", Json::Array(vec![])),
+            ]),
+            object(vec![]),
+            object(vec![("a", text("dixon")), ("ab", int(3))]),
+        ]
+    }
+
+    #[test]
+    fn blocks_of_objects_equal_pair_by_pair_scores() {
+        let plan = plan();
+        let limits = Limits {
+            max_depth: 10,
+            max_matrix_cells: 1000,
+        };
+        let mut cache = MapCache::default();
+        let values = values();
+        let mut scorer = Scorer::new(&plan, limits, &mut cache);
+        assert!(scorer.blockwise(plan.root()));
+        let matrix = scorer
+            .score_matrix(&values, &values, plan.root(), None)
+            .unwrap();
+        for (i, g) in values.iter().enumerate() {
+            for (j, c) in values.iter().enumerate() {
+                let pair = Scorer::new(&plan, limits, &mut MapCache::default())
+                    .score(g, c)
+                    .unwrap();
+                assert_eq!(
+                    matrix.get(i, j).unwrap().to_bits(),
+                    pair.to_bits(),
+                    "{i} {j}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! The referential state a document is scored under (`Scorer`'s `bijections`,
+//! `candidate_ids`, `unresolved` and `record_pairs` in `oa_core/matchtree.py`), and
+//! the two rules that read it: an identifier field is worth 1, and a reference
+//! scores 1 iff the candidate's value is the image of the gold's under its scope's
+//! bijection and exists among the candidate's ids (paper III.C).
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::json::Json;
+use super::{Scorer, Unsupported};
+use crate::compare::{Integer, Number, Value};
+use crate::plan::{Node, NodeId, ScopeId};
+
+/// An identifier as Python's `id_key` keeps it: strings and numbers identify (1 and
+/// 1.0 are one key, 1 and "1" two); other values identify nothing.
+///
+/// A number is held exactly: an integral float as the integer it equals, so that
+/// equality is Python's `==` between ints and floats whatever their size.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum IdKey {
+    Number(NumberKey),
+    Text(Vec<u32>),
+}
+
+/// A finite number, exactly: an integer, or a float with a fraction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NumberKey {
+    Integer(Integer),
+    Fraction(f64),
+}
+
+impl Eq for NumberKey {}
+
+impl Ord for NumberKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (NumberKey::Integer(a), NumberKey::Integer(b)) => a.cmp(b),
+            (NumberKey::Fraction(a), NumberKey::Fraction(b)) => a.total_cmp(b),
+            // any total order consistent with equality serves an ordered map
+            (NumberKey::Integer(_), NumberKey::Fraction(_)) => Ordering::Less,
+            (NumberKey::Fraction(_), NumberKey::Integer(_)) => Ordering::Greater,
+        }
+    }
+}
+
+impl PartialOrd for NumberKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl IdKey {
+    /// The key of a leaf value (`id_key`), `Ok(None)` for a value that identifies
+    /// nothing; a NaN or an infinity is refused (no JSON document holds one).
+    ///
+    /// ```
+    /// use oa_engine::compare::{Integer, Number, Value};
+    /// use oa_engine::score::IdKey;
+    /// let one = IdKey::of_value(&Value::Number(Number::Int(Integer::Small(1)))).unwrap();
+    /// let float = IdKey::of_value(&Value::Number(Number::Float(1.0))).unwrap();
+    /// assert_eq!(one, float);
+    /// assert_ne!(one, IdKey::of_value(&Value::from("1")).unwrap());
+    /// assert_eq!(IdKey::of_value(&Value::Boolean(true)).unwrap(), None);
+    /// ```
+    pub fn of_value(value: &Value) -> Result<Option<IdKey>, Unsupported> {
+        Ok(match value {
+            Value::Text(text) => Some(IdKey::Text(text.clone())),
+            Value::Number(Number::Int(integer)) => {
+                Some(IdKey::Number(NumberKey::Integer(integer.clone())))
+            }
+            Value::Number(Number::Float(float)) => {
+                if !float.is_finite() {
+                    return Err(Unsupported::NonFiniteNumber);
+                }
+                Some(IdKey::Number(if float.fract() == 0.0 {
+                    NumberKey::Integer(Integer::from_whole_f64(*float))
+                } else {
+                    NumberKey::Fraction(*float)
+                }))
+            }
+            Value::Boolean(_) => None,
+        })
+    }
+
+    /// The key of a document value (null, objects and arrays identify nothing).
+    pub fn of(value: &Json) -> Result<Option<IdKey>, Unsupported> {
+        match value {
+            Json::Leaf(leaf) => IdKey::of_value(leaf),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// One scope's part of the state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScopeState {
+    /// Gold id -> the candidate id it maps to (None: to no record).
+    pub bijection: BTreeMap<IdKey, Option<IdKey>>,
+    /// The candidate's ids.
+    pub candidate_ids: BTreeSet<IdKey>,
+    /// References to the scope count as matching (its bijection is being derived).
+    pub unresolved: bool,
+}
+
+/// A records array paired by pointer: its scope, and gold record pointer ->
+/// candidate record pointer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordPairs {
+    pub scope: ScopeId,
+    pub pairs: BTreeMap<String, String>,
+}
+
+/// The referential state: per scope (indexed by [`ScopeId`]) its bijection,
+/// candidate ids and whether it is unresolved; per records array (by its plan
+/// node) the record pairs of the main pass. The default is Python's `Scorer()`
+/// without state: every reference dangling, no records paired.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RefState {
+    scopes: BTreeMap<ScopeId, ScopeState>,
+    record_pairs: BTreeMap<NodeId, RecordPairs>,
+}
+
+/// What the reference rule found (`Scorer.ref_score`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefOutcome {
+    pub score: f64,
+    /// One value is null and the other is not (status `NULL_MISMATCH`).
+    pub null_mismatch: bool,
+    /// The candidate id the gold reference maps to, when it was looked up and maps
+    /// to one.
+    pub expected: Option<IdKey>,
+}
+
+impl RefState {
+    /// No state: every reference dangling, no records paired.
+    pub const fn new() -> Self {
+        RefState {
+            scopes: BTreeMap::new(),
+            record_pairs: BTreeMap::new(),
+        }
+    }
+
+    /// The state of one scope (created empty on first use).
+    pub fn scope_mut(&mut self, scope: ScopeId) -> &mut ScopeState {
+        self.scopes.entry(scope).or_default()
+    }
+
+    /// Pairs the records of the array `records` by pointer.
+    pub fn pair_records(&mut self, records: NodeId, pairs: RecordPairs) {
+        self.record_pairs.insert(records, pairs);
+    }
+
+    /// The record pairs of an array node, if it is paired by pointer.
+    pub fn record_pairs(&self, records: NodeId) -> Option<&RecordPairs> {
+        self.record_pairs.get(&records)
+    }
+
+    /// The array nodes paired by pointer.
+    pub fn paired_arrays(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.record_pairs.keys().copied()
+    }
+
+    pub fn has_record_pairs(&self) -> bool {
+        !self.record_pairs.is_empty()
+    }
+
+    pub fn unresolved(&self, scope: ScopeId) -> bool {
+        self.scopes
+            .get(&scope)
+            .is_some_and(|state| state.unresolved)
+    }
+
+    /// `Scorer.ref_score`: an unresolved scope's references match; two nulls agree
+    /// and one scores `null_score`; a gold reference to no known id agrees only
+    /// with a candidate one to no candidate id; else the candidate value must be
+    /// the gold's image and exist.
+    ///
+    /// ```
+    /// use oa_engine::compare::Value;
+    /// use oa_engine::plan::ScopeId;
+    /// use oa_engine::score::{IdKey, Json, RefState};
+    /// # fn main() -> Result<(), oa_engine::score::Unsupported> {
+    /// let scope = oa_engine::plan::ScopeId::default();
+    /// let key = |s: &str| IdKey::of_value(&Value::from(s)).map(Option::unwrap);
+    /// let mut state = RefState::default();
+    /// state.scope_mut(scope).bijection.insert(key("a")?, Some(key("x")?));
+    /// state.scope_mut(scope).candidate_ids.insert(key("x")?);
+    /// let text = |s: &str| Json::Leaf(Value::from(s));
+    /// assert_eq!(state.ref_score(scope, &text("a"), &text("x"), 0.0)?.score, 1.0);
+    /// assert_eq!(state.ref_score(scope, &text("a"), &text("y"), 0.0)?.score, 0.0);
+    /// // dangling on both sides agrees
+    /// assert_eq!(state.ref_score(scope, &text("b"), &text("y"), 0.0)?.score, 1.0);
+    /// # Ok(()) }
+    /// ```
+    pub fn ref_score(
+        &self,
+        scope: ScopeId,
+        gold: &Json,
+        candidate: &Json,
+        null_score: f64,
+    ) -> Result<RefOutcome, Unsupported> {
+        let outcome = |score, null_mismatch, expected| RefOutcome {
+            score,
+            null_mismatch,
+            expected,
+        };
+        let state = self.scopes.get(&scope);
+        if state.is_some_and(|state| state.unresolved) {
+            return Ok(outcome(1.0, false, None));
+        }
+        match (gold, candidate) {
+            (Json::Null, Json::Null) => return Ok(outcome(1.0, false, None)),
+            (Json::Null, _) | (_, Json::Null) => return Ok(outcome(null_score, true, None)),
+            _ => {}
+        }
+        let (gold_key, candidate_key) = (IdKey::of(gold)?, IdKey::of(candidate)?);
+        let exists = |key: &IdKey| state.is_some_and(|state| state.candidate_ids.contains(key));
+        let image = gold_key
+            .as_ref()
+            .and_then(|key| state.and_then(|state| state.bijection.get(key)));
+        let Some(image) = image else {
+            // a dangling gold reference agrees only with a dangling candidate one
+            let dangling = !candidate_key.as_ref().is_some_and(exists);
+            return Ok(outcome(if dangling { 1.0 } else { 0.0 }, false, None));
+        };
+        let ok = image
+            .as_ref()
+            .is_some_and(|image| candidate_key.as_ref() == Some(image) && exists(image));
+        Ok(outcome(if ok { 1.0 } else { 0.0 }, false, image.clone()))
+    }
+}
+
+impl Scorer<'_> {
+    /// What the rule of an identifier (1, whatever the values) or of a reference
+    /// (`ref_score` under the scorer's state) gives; None for any other field.
+    pub(super) fn scoped(
+        &self,
+        node: &Node,
+        gold: &Json,
+        candidate: &Json,
+    ) -> Result<Option<RefOutcome>, Unsupported> {
+        if node.id_scope.is_some() {
+            return Ok(Some(RefOutcome {
+                score: 1.0,
+                null_mismatch: false,
+                expected: None,
+            }));
+        }
+        node.reference
+            .map(|scope| {
+                self.refs
+                    .state
+                    .ref_score(scope, gold, candidate, node.null_score)
+            })
+            .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(n: i64) -> Json {
+        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
+    }
+
+    fn float(x: f64) -> Json {
+        Json::Leaf(Value::Number(Number::Float(x)))
+    }
+
+    fn key(value: &Json) -> IdKey {
+        IdKey::of(value).unwrap().unwrap()
+    }
+
+    #[test]
+    fn ints_and_integral_floats_are_one_key_at_any_size() {
+        assert_eq!(key(&int(3)), key(&float(3.0)));
+        assert_eq!(key(&int(0)), key(&float(-0.0)));
+        assert_ne!(key(&int(3)), key(&float(3.5)));
+        // 2**64 as a float and as a wide integer
+        let wide = Integer::from_le_bytes_signed(&[0, 0, 0, 0, 0, 0, 0, 0, 1]);
+        let wide = Json::Leaf(Value::Number(Number::Int(wide)));
+        assert_eq!(key(&wide), key(&float(18_446_744_073_709_551_616.0)));
+        assert_ne!(key(&wide), key(&float(18_446_744_073_709_555_712.0)));
+        assert_eq!(IdKey::of(&Json::Null), Ok(None));
+        assert_eq!(
+            IdKey::of(&float(f64::NAN)),
+            Err(Unsupported::NonFiniteNumber)
+        );
+    }
+
+    #[test]
+    fn keys_are_totally_ordered_consistently_with_equality() {
+        let mut keys = [float(2.5), int(2), float(2.0), int(-7), float(-0.5)]
+            .iter()
+            .map(key)
+            .collect::<Vec<_>>();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), 4);
+        let set: BTreeSet<IdKey> = keys.iter().cloned().collect();
+        assert!(set.contains(&key(&float(-7.0))));
+    }
+
+    #[test]
+    fn the_reference_rule_reads_the_state() {
+        let scope = ScopeId::default();
+        let mut state = RefState::default();
+        let (a, x, y) = (int(1), int(10), int(20));
+        state
+            .scope_mut(scope)
+            .bijection
+            .insert(key(&a), Some(key(&x)));
+        state.scope_mut(scope).bijection.insert(key(&int(2)), None);
+        state.scope_mut(scope).candidate_ids.insert(key(&x));
+        state.scope_mut(scope).candidate_ids.insert(key(&y));
+        let score = |g: &Json, c: &Json| state.ref_score(scope, g, c, 0.25).unwrap();
+        assert_eq!(score(&a, &float(10.0)).score, 1.0);
+        assert_eq!(score(&a, &float(10.0)).expected, Some(key(&x)));
+        assert_eq!(score(&a, &y).score, 0.0);
+        // mapped to no record: never matches
+        assert_eq!(score(&int(2), &int(99)).score, 0.0);
+        // dangling gold: agrees with a dangling candidate only
+        assert_eq!(score(&int(5), &int(99)).score, 1.0);
+        assert_eq!(score(&int(5), &y).score, 0.0);
+        assert_eq!(score(&Json::Null, &Json::Null).score, 1.0);
+        let null = score(&Json::Null, &a);
+        assert_eq!((null.score, null.null_mismatch), (0.25, true));
+        state.scope_mut(scope).unresolved = true;
+        assert_eq!(state.ref_score(scope, &a, &y, 0.0).unwrap().score, 1.0);
+    }
+}

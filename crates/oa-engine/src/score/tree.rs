@@ -1,0 +1,385 @@
+//! The match tree as a node table (issue 22): one row per node of the tree
+//! `Scorer.node` builds (`oa_core/matchtree.py`), in preorder, each naming its
+//! parent, with the fields `MatchNode` holds, filled in by the same recursion that
+//! scores (the [`Table`] sink) and so with the same bits.
+
+use super::json::Json;
+use super::sink::{NodeKind, Sink, Status, Step};
+use super::{Scorer, Unsupported};
+use crate::align::Matrix;
+use crate::plan::{NodeId, Order, ScopeId};
+
+/// One node of the match tree (a `MatchNode` without its values, its effective
+/// weights and its children: the children of a row are the later rows naming it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The parent's row (None: the root); a parent comes before its children.
+    pub parent: Option<usize>,
+    pub kind: NodeKind,
+    pub status: Status,
+    /// For display only (`"name"`, `"3"`, `"gold ~ candidate"`).
+    pub label: String,
+    /// JSON Pointers into each document (None on the side the node is absent from).
+    pub gold_pointer: Option<String>,
+    pub candidate_pointer: Option<String>,
+    /// The plan node the values were compared under (after `concrete`).
+    pub node: NodeId,
+    /// The step from the parent's values: the key of each side (map slots) or the
+    /// index of each side (list and tuple items).
+    pub gold_key: Option<String>,
+    pub candidate_key: Option<String>,
+    pub gold_index: Option<usize>,
+    pub candidate_index: Option<usize>,
+    pub score: f64,
+    /// The share of the parent's score (`MatchNode.weight`), of its key term
+    /// (`key_weight`) and the key similarity (`key_score`, map slots only).
+    pub weight: f64,
+    pub key_weight: f64,
+    pub key_score: Option<f64>,
+    /// Leaves: the comparator's name, the threshold and the similarity (when compared).
+    pub comparator: Option<&'static str>,
+    pub threshold: Option<f64>,
+    pub similarity: Option<f64>,
+    /// Identifiers, references and records arrays paired by pointer: their scope.
+    pub scope: Option<ScopeId>,
+    /// A reference whose gold id maps to a candidate id (`MatchNode.expected` is
+    /// that id, as the bijection holds it).
+    pub expected: bool,
+    /// Lists: their order (`align`, `fixed`, `scope`), the score matrix they were
+    /// paired with and the matched pairs (indices into the whole lists).
+    pub order: Option<&'static str>,
+    pub matrix: Option<Matrix<f64>>,
+    pub pairs: Vec<(usize, usize)>,
+}
+
+/// The rows of one match tree, in preorder.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    rows: Vec<Row>,
+}
+
+impl Table {
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
+    fn row(&mut self, row: usize) -> Option<&mut Row> {
+        // a handle is an index this table handed out, so this finds it
+        self.rows.get_mut(row)
+    }
+}
+
+/// `join` of `oa_core/pointer.py`: one escaped reference token appended.
+fn join(base: &str, token: &str) -> String {
+    let mut pointer = String::with_capacity(base.len() + token.len() + 1);
+    pointer.push_str(base);
+    pointer.push('/');
+    for ch in token.chars() {
+        match ch {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            ch => pointer.push(ch),
+        }
+    }
+    pointer
+}
+
+impl Sink for Table {
+    type Row = usize;
+    const RECORDS: bool = true;
+
+    fn open(
+        &mut self,
+        parent: Option<usize>,
+        step: Step<'_>,
+        node: NodeId,
+        kind: NodeKind,
+        status: Status,
+    ) -> usize {
+        let base = |pointer: fn(&Row) -> &Option<String>| -> String {
+            parent
+                .and_then(|parent| self.rows.get(parent))
+                .and_then(|row| pointer(row).clone())
+                .unwrap_or_default()
+        };
+        let (gold_base, candidate_base) = (
+            base(|row| &row.gold_pointer),
+            base(|row| &row.candidate_pointer),
+        );
+        let mut row = Row {
+            parent,
+            kind,
+            status,
+            label: String::new(),
+            gold_pointer: None,
+            candidate_pointer: None,
+            node,
+            gold_key: None,
+            candidate_key: None,
+            gold_index: None,
+            candidate_index: None,
+            score: 0.0,
+            weight: 0.0,
+            key_weight: 0.0,
+            key_score: None,
+            comparator: None,
+            threshold: None,
+            similarity: None,
+            scope: None,
+            expected: false,
+            order: None,
+            matrix: None,
+            pairs: Vec::new(),
+        };
+        match step {
+            Step::Root => {
+                row.gold_pointer = Some(String::new());
+                row.candidate_pointer = Some(String::new());
+            }
+            Step::Key { gold, candidate } => {
+                row.label = match (gold, candidate) {
+                    (Some(g), Some(c)) if g != c => format!("{g} ~ {c}"),
+                    (Some(key), _) | (None, Some(key)) => key.to_owned(),
+                    (None, None) => String::new(),
+                };
+                row.gold_pointer = gold.map(|key| join(&gold_base, key));
+                row.candidate_pointer = candidate.map(|key| join(&candidate_base, key));
+                row.gold_key = gold.map(str::to_owned);
+                row.candidate_key = candidate.map(str::to_owned);
+            }
+            Step::Index { gold, candidate } => {
+                row.label = gold
+                    .or(candidate)
+                    .map(|k| k.to_string())
+                    .unwrap_or_default();
+                row.gold_pointer = gold.map(|k| join(&gold_base, &k.to_string()));
+                row.candidate_pointer = candidate.map(|k| join(&candidate_base, &k.to_string()));
+                row.gold_index = gold;
+                row.candidate_index = candidate;
+            }
+        }
+        self.rows.push(row);
+        self.rows.len() - 1
+    }
+
+    fn kind(&mut self, row: usize, kind: NodeKind) {
+        if let Some(row) = self.row(row) {
+            row.kind = kind;
+        }
+    }
+
+    fn status(&mut self, row: usize, status: Status) {
+        if let Some(row) = self.row(row) {
+            row.status = status;
+        }
+    }
+
+    fn score(&mut self, row: usize, score: f64) {
+        if let Some(row) = self.row(row) {
+            row.score = score;
+        }
+    }
+
+    fn leaf(
+        &mut self,
+        row: usize,
+        comparator: Option<&'static str>,
+        threshold: f64,
+        similarity: Option<f64>,
+    ) {
+        if let Some(row) = self.row(row) {
+            row.comparator = comparator;
+            row.threshold = Some(threshold);
+            row.similarity = similarity;
+        }
+    }
+
+    fn scope(&mut self, row: usize, scope: ScopeId, expected: bool) {
+        if let Some(row) = self.row(row) {
+            row.scope = Some(scope);
+            row.expected = expected;
+        }
+    }
+
+    fn order(&mut self, row: usize, order: Order) {
+        if let Some(row) = self.row(row) {
+            row.order = Some(match order {
+                Order::Align => "align",
+                Order::Fixed => "fixed",
+            });
+        }
+    }
+
+    fn records(&mut self, row: usize, scope: ScopeId) {
+        if let Some(row) = self.row(row) {
+            row.order = Some("scope");
+            row.scope = Some(scope);
+        }
+    }
+
+    fn matrix(&mut self, row: usize, matrix: &Matrix<f64>) {
+        if let Some(row) = self.row(row) {
+            row.matrix = Some(matrix.clone());
+        }
+    }
+
+    fn pairs(&mut self, row: usize, pairs: &[(usize, usize)]) {
+        if let Some(row) = self.row(row) {
+            row.pairs = pairs.to_vec();
+        }
+    }
+
+    fn share(&mut self, row: usize, weight: f64, key_weight: f64, key_score: Option<f64>) {
+        if let Some(row) = self.row(row) {
+            row.weight = weight;
+            row.key_weight = key_weight;
+            row.key_score = key_score;
+        }
+    }
+}
+
+impl Scorer<'_> {
+    /// The match tree of `candidate` against `gold` under the plan's root
+    /// (`Scorer.node(gold, candidate, root, "", "")`), as a node table.
+    ///
+    /// ```
+    /// use oa_engine::compare::{Number, Value};
+    /// use oa_engine::plan::{Node, NodeType, PlanBuilder};
+    /// use oa_engine::score::{Json, Limits, MapCache, Scorer, Status};
+    /// let mut builder = PlanBuilder::default();
+    /// let ids: Vec<_> = (0..4).map(|_| builder.reserve()).collect();
+    /// for (id, ty) in ids.iter().zip([NodeType::Any, NodeType::Any, NodeType::Object,
+    ///                                 NodeType::Array]) {
+    ///     builder.set(*id, Node::new(ty)).unwrap();
+    /// }
+    /// let plan = builder.finish(ids[0], ids[1], ids[2], ids[3]).unwrap();
+    /// let number = |x| Json::Leaf(Value::Number(Number::Float(x)));
+    /// let gold = Json::object(vec![("a".into(), number(1.0)), ("b".into(), number(1.0))]);
+    /// let candidate = Json::object(vec![("a".into(), number(1.0))]);
+    /// let limits = Limits { max_depth: 100, max_matrix_cells: 1000 };
+    /// let mut cache = MapCache::default();
+    /// let table = Scorer::new(&plan, limits, &mut cache).table(&gold, &candidate).unwrap();
+    /// let rows = table.rows();
+    /// assert_eq!(rows.len(), 3);
+    /// assert_eq!((rows[0].score, rows[1].weight), (0.5, 0.5));
+    /// assert_eq!(rows[2].gold_pointer.as_deref(), Some("/b"));
+    /// assert_eq!(rows[2].status, Status::Missing);
+    /// ```
+    pub fn table(&mut self, gold: &Json, candidate: &Json) -> Result<Table, Unsupported> {
+        self.place(Some(("", "")));
+        let mut table = Table::default();
+        let root = self.plan.root();
+        self.value(&mut table, None, Step::Root, gold, candidate, root, 0)?;
+        Ok(table)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::{Integer, Number, Value};
+    use crate::plan::{Node, NodeType, Plan, PlanBuilder};
+    use crate::score::{Limits, MapCache};
+
+    fn plan(root: Node) -> Plan {
+        let mut builder = PlanBuilder::default();
+        let ids: Vec<NodeId> = (0..4).map(|_| builder.reserve()).collect();
+        let nodes = [
+            root,
+            Node::new(NodeType::Any),
+            Node::new(NodeType::Object),
+            Node::new(NodeType::Array),
+        ];
+        for (id, node) in ids.iter().zip(nodes) {
+            builder.set(*id, node).unwrap();
+        }
+        let &[root, any, any_object, any_array] = ids.as_slice() else {
+            unreachable!("four ids")
+        };
+        builder.finish(root, any, any_object, any_array).unwrap()
+    }
+
+    fn at(table: &Table, index: usize) -> &Row {
+        table.rows().get(index).unwrap()
+    }
+
+    fn table(plan: &Plan, gold: &Json, candidate: &Json) -> Table {
+        let limits = Limits {
+            max_depth: 100,
+            max_matrix_cells: 1_000,
+        };
+        Scorer::new(plan, limits, &mut MapCache::default())
+            .table(gold, candidate)
+            .unwrap()
+    }
+
+    fn int(n: i64) -> Json {
+        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
+    }
+
+    #[test]
+    fn pointers_escape_their_tokens() {
+        assert_eq!(join("/a", "b/c~d"), "/a/b~1c~0d");
+    }
+
+    #[test]
+    fn a_list_lists_matched_and_missing_items_by_gold_index_then_the_excess() {
+        let mut list = Node::new(NodeType::Array);
+        list.array.order = Order::Align;
+        let plan = plan(list);
+        let gold = Json::Array(vec![int(1), int(2), int(3)]);
+        let candidate = Json::Array(vec![int(3), Json::Leaf(Value::from("x")), int(1)]);
+        let table = table(&plan, &gold, &candidate);
+        let rows = table.rows();
+        let statuses: Vec<_> = rows.iter().skip(1).map(|row| row.status).collect();
+        assert_eq!(
+            statuses,
+            [
+                Status::Matched,
+                Status::Missing,
+                Status::Matched,
+                Status::Excess
+            ]
+        );
+        let labels: Vec<_> = rows.iter().map(|row| row.label.as_str()).collect();
+        assert_eq!(labels, ["", "0", "1", "2", "1"]);
+        assert_eq!(at(&table, 0).pairs, [(0, 2), (2, 0)]);
+        assert_eq!(at(&table, 4).candidate_pointer.as_deref(), Some("/1"));
+        // 2 matched of 4 slots: each child's share is a quarter, the root scores half
+        assert!(rows.iter().skip(1).all(|row| row.weight == 0.25));
+        assert_eq!(at(&table, 0).score, 0.5);
+        let matrix = at(&table, 0).matrix.as_ref().unwrap();
+        assert_eq!((matrix.rows(), matrix.cols()), (3, 3));
+    }
+
+    #[test]
+    fn a_type_mismatch_and_a_null_are_marked() {
+        let mut object = Node::new(NodeType::Object);
+        object.null_score = 0.5;
+        let plan = plan(object);
+        let mismatch = table(&plan, &Json::object(vec![]), &Json::Array(vec![]));
+        let root = at(&mismatch, 0);
+        assert_eq!(
+            (root.kind, root.status),
+            (NodeKind::Map, Status::TypeMismatch)
+        );
+        let null = table(&plan, &Json::object(vec![]), &Json::Null);
+        let root = at(&null, 0);
+        let found = (root.kind, root.status, root.score);
+        assert_eq!(found, (NodeKind::Null, Status::NullMismatch, 0.5));
+    }
+
+    #[test]
+    fn a_leaf_keeps_its_comparator_threshold_and_similarity() {
+        let mut leaf = Node::new(NodeType::Any);
+        leaf.threshold = 0.9;
+        let plan = plan(leaf);
+        let (gold, candidate) = (Json::Leaf(Value::from("ab")), Json::Leaf(Value::from("ac")));
+        let leaves = table(&plan, &gold, &candidate);
+        let row = at(&leaves, 0);
+        assert_eq!(row.comparator, Some("jaro"));
+        assert_eq!(row.threshold, Some(0.9));
+        assert!(row.similarity.is_some_and(|s| s > 0.0 && s < 0.9));
+        assert_eq!(row.score, 0.0);
+    }
+}

@@ -1,0 +1,127 @@
+"""The match tree built from the Rust engine's node table.
+
+The Rust engine scores a pair of documents and records the match tree as a table
+(:class:`oa_core._engine.NodeTable`): one row per node in preorder, each naming its
+parent, with every field :meth:`oa_core.matchtree.Scorer.node` fills in. This module
+turns the table into the :class:`~oa_core.matchtree.MatchNode` tree: each node gets
+the :class:`~oa_core.schema.SchemaNode` it was compared under, and its gold and
+candidate values are taken from the documents (a child's value is its parent's
+value at the row's key or index), never copied through Rust, and so is a
+reference's ``expected`` candidate id (the image of its gold id in the scope's
+bijection, as the scorer was given it). The effective weights are left to the
+caller (:func:`oa_core.aligner.align` sets them on any tree).
+
+Examples
+--------
+>>> from oa_core._engine import ScorePlan, match_table
+>>> from oa_core.options import Limits
+>>> from oa_core.schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema
+>>> schema = Schema.parse({"type": "object", "properties": {"tags": {
+...     "type": "array", "order": "align", "items": {"type": "string"}}}})
+>>> plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, ())
+>>> gold, candidate = {"tags": ["a", "b"]}, {"tags": ["b"]}
+>>> table = match_table(plan, gold, candidate, Limits())
+>>> tree = match_tree(table, gold, candidate)
+>>> tree.score, [(c.label, c.status.value, c.gold) for c in tree.children[0].children]
+(0.5, [('0', 'missing', 'a'), ('1', 'matched', 'b')])
+>>> tree.children[0].matrix
+array([[0.],
+       [1.]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ._engine import NodeTable
+from .comparators import id_key
+from .kinds import NodeKind, Status
+from .matchtree import MatchNode
+
+__all__ = ["match_tree"]
+
+_KINDS = {kind.value: kind for kind in NodeKind}
+_STATUSES = {status.value: status for status in Status}
+
+
+def _child_value(container: Any, key: str | None, index: int | None) -> Any:
+    """The value one step below ``container`` (None on the side a node is absent from)."""
+    if key is not None:
+        return container[key]
+    if index is not None:
+        return container[index]
+    return None
+
+
+def _expected(bijections: Mapping[str, Mapping[Any, Any]] | None, scope: str | None,
+              gold: Any) -> Any:
+    """The candidate id a gold reference maps to, as the bijection holds it (the table
+    marks the references that map to one)."""
+    if bijections is None or scope is None:
+        raise ValueError("a reference maps to a candidate id, but no bijection was given")
+    return bijections[scope][id_key(gold)][1]
+
+
+def _matrix(found: tuple[int, int, bytearray] | None) -> np.ndarray | None:
+    if found is None:
+        return None
+    rows, cols, buffer = found
+    # a bytearray is writable, so the matrix is too, as Python's own matrices are
+    return np.frombuffer(buffer, dtype=np.float64).reshape(rows, cols)
+
+
+def match_tree(table: NodeTable, gold: Any, candidate: Any,
+               bijections: Mapping[str, Mapping[Any, Any]] | None = None) -> MatchNode:
+    """The :class:`~oa_core.matchtree.MatchNode` tree of ``table``, the node table of
+    ``candidate`` against ``gold`` (the documents it was made from).
+
+    Parameters
+    ----------
+    table : NodeTable
+        Made by :func:`oa_core._engine.match_table` from these documents.
+    gold, candidate : JSON values
+    bijections : dict scope -> {gold id key: candidate id key or None}, optional
+        The state's bijections, as ``match_table`` was given them (documents with
+        scopes).
+
+    Returns
+    -------
+    MatchNode
+        The root, as :meth:`oa_core.matchtree.Scorer.node` builds it (effective
+        weights not set).
+    """
+    parents, schemas = table.parent, table.schema
+    gold_keys, candidate_keys = table.gold_key, table.candidate_key
+    gold_indices, candidate_indices = table.gold_index, table.candidate_index
+    columns = zip(parents, table.kind, table.status, table.label, table.gold_path,
+                  table.candidate_path, schemas, gold_keys, candidate_keys, gold_indices,
+                  candidate_indices, table.score, table.weight, table.key_weight,
+                  table.key_score, table.comparator, table.similarity, table.threshold,
+                  table.scope, table.expected, table.order, table.pairs, table.matrix,
+                  strict=True)
+    nodes: list[MatchNode] = []
+    for (parent, kind, status, label, gold_path, candidate_path, schema, gold_key,
+         candidate_key, gold_index, candidate_index, score, weight, key_weight, key_score,
+         comparator, similarity, threshold, scope, expected, order, pairs,
+         matrix) in columns:
+        if parent is None:
+            gold_value, candidate_value = gold, candidate
+        else:
+            above = nodes[parent]
+            gold_value = _child_value(above.gold, gold_key, gold_index)
+            candidate_value = _child_value(above.candidate, candidate_key, candidate_index)
+        node = MatchNode(
+            _KINDS[kind], _STATUSES[status], label, gold_path, candidate_path, schema.pointer,
+            gold_value, candidate_value, score=score, weight=weight, key_weight=key_weight,
+            key_score=key_score, comparator=comparator, similarity=similarity,
+            threshold=threshold, order=order, scope=scope,
+            expected=_expected(bijections, scope, gold_value) if expected else None,
+            gold_key=gold_key, candidate_key=candidate_key, schema=schema,
+            matrix=_matrix(matrix), pairs=pairs)
+        if parent is not None:
+            nodes[parent].children.append(node)
+        nodes.append(node)
+    return nodes[0]
