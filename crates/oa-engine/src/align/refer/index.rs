@@ -256,9 +256,10 @@ impl Walker<'_> {
     }
 
     fn carrier(&mut self, carrier: usize) -> Result<&mut Carrier, ReferError> {
-        self.index.carriers.get_mut(carrier).ok_or(ReferError::Plan(
-            crate::plan::PlanError::Unknown(self.schema.plan().root()),
-        ))
+        self.index
+            .carriers
+            .get_mut(carrier)
+            .ok_or(ReferError::Internal("a carrier the walk did not make"))
     }
 
     /// A scalar: a reference, or an exactly compared value of the carrier.
@@ -467,7 +468,7 @@ impl Walker<'_> {
                 .index
                 .records
                 .get_mut(scope.index())
-                .ok_or_else(|| ReferError::UnknownScope(format!("#{}", scope.index())))?;
+                .ok_or(ReferError::Internal("a scope the plan does not hold"))?;
             inner.record = Some((scope, records.len()));
             records.push(Record {
                 pointer: pointer.clone(),
