@@ -184,13 +184,6 @@ pub struct ScorePlan {
     memo_keys: bool,
 }
 
-impl ScorePlan {
-    /// The compiled plan (the referential index reads it, `refer.rs`).
-    pub(crate) fn plan(&self) -> &Plan {
-        &self.plan
-    }
-}
-
 #[pymethods]
 impl ScorePlan {
     #[new]
