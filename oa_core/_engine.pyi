@@ -209,16 +209,6 @@ def settle_by_score(pairs: Sequence[tuple[int, int]], label_ties: Sequence[tuple
                     score_of: Callable[[list[tuple[int, int]]], float], budget: int,
                     rows: Sequence[int], cols: Sequence[int]
                     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]: ...
-# --- validation (crates/oa-python/src/shape.rs, value.rs)
-# is_plain_json: True says oa_core.validation.check_json accepts the value under limits;
-# False that the Rust conversion declines it (Python then looks for the problem).
-def is_plain_json(value: Any, limits: Limits) -> bool: ...
-# A schema's JSON Schema assertions checked natively; schema_shape is None when the
-# schema asserts anything the shape does not check. verdict is jsonschema's is_valid,
-# or None where Python must answer.
-class SchemaShape:
-    def verdict(self, document: Any) -> bool | None: ...
-def schema_shape(raw: Any, active: Collection[str]) -> SchemaShape | None: ...
 
 # --- custom comparators (crates/oa-python/src/compare.rs)
 # ScorePlan(..., comparators=): the schema's ComparatorRegistry; the custom comparators
