@@ -148,6 +148,12 @@ def test_the_rust_solver_refuses_bad_cells(rows: list[int], cols: list[int],
                                           (2, 2))
 
 
+@pytest.mark.parametrize("rows", [2**61, 2**64 - 3])  # past isize::MAX bytes: no allocation tried
+def test_the_rust_solver_refuses_a_reduction_beyond_memory(rows: int) -> None:
+    with pytest.raises(ValueError, match="memory"):
+        _engine.max_weight_matching_sparse([0], [0], [1.0], (rows, 2))
+
+
 # -- blocks ----------------------------------------------------------------------------
 
 KEY_VALUES = st.one_of(
