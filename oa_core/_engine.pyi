@@ -57,6 +57,17 @@ class ScorePlan:
     def score(self, gold: Any, candidate: Any, limits: Limits,
               strict: bool) -> float | None: ...
 
+# --- validation (crates/oa-python/src/shape.rs, value.rs)
+# is_plain_json: True says oa_core.validation.check_json accepts the value under limits;
+# False that the Rust conversion declines it (Python then looks for the problem).
+def is_plain_json(value: Any, limits: Limits) -> bool: ...
+# A schema's JSON Schema assertions checked natively; schema_shape is None when the
+# schema asserts anything the shape does not check. verdict is jsonschema's is_valid,
+# or None where Python must answer.
+class SchemaShape:
+    def verdict(self, document: Any) -> bool | None: ...
+def schema_shape(raw: Any, active: Collection[str]) -> SchemaShape | None: ...
+
 # --- pairing strategies (crates/oa-python/src/strategy.rs)
 # Index arrays: 1-D int64 buffers (numpy arrays) or sequences of ints; index arrays
 # returned as bytearrays of native int64 (np.frombuffer). Every bad input (a cell

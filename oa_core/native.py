@@ -54,8 +54,8 @@ class PreparedPlan:
     @property
     def validates(self) -> bool:
         """Whether :meth:`score` checks the schema's JSON Schema assertions too (all
-        of them are ``type``, ``properties``, ``required``, ``prefixItems`` or
-        ``items``)."""
+        of them are ones ``crates/oa-engine/src/score/shape.rs`` checks: no
+        ``pattern``, ``multipleOf``, ``$ref`` or combinator)."""
         return self.plan.validates
 
     def score(self, gold: Any, candidate: Any, limits: Limits,

@@ -43,7 +43,10 @@ positions are scored); references that are items of a fixed-order list have thei
 position in their role. A reference to an id that several records share reaches all of them
 in the graph (it is ambiguous; through a hub vertex). A scope whose record array sits
 inside another array has a hub per occurrence of that array, linked to its records
-(the scoring pass pairs records within paired occurrences only).
+(the scoring pass pairs records within paired occurrences only) by edges labelled with
+the occurrence's place (its pointer, the indices of order-agnostic lists written
+``*``); the content rule counts the records of an occurrence paired into another as
+agreeing, like references.
 
 Identifiers. Only strings and numbers are identifiers; a record whose id is null,
 a boolean, an object or an array has none (a warning), and no reference can
@@ -165,6 +168,9 @@ class DocumentIndex:
         default_factory=dict)
     # the scopes whose record array sits inside another array (_nested_scopes)
     nested: frozenset[str] = frozenset()
+    # each occurrence of a nested scope's record array: its pointer with the indices
+    # of order-agnostic lists written "*" (the positions that are scored, and the keys)
+    places: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -247,8 +253,9 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
             carrier.scalars.append((role, value))
 
     # The pointer handed down is read only by containers (a scalar's is its parent's:
-    # joining one per scalar would be wasted).
-    def walk(value: Any, node: SchemaNode, pointer: str, carrier: Carrier, role: str) -> None:
+    # joining one per scalar would be wasted); so is the place (DocumentIndex.places).
+    def walk(value: Any, node: SchemaNode, pointer: str, carrier: Carrier, role: str,
+             place: str) -> None:
         if not isinstance(value, dict | list):
             leaf(value, node, carrier, role)
             return
@@ -267,7 +274,7 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
                 child_role = f"{role}/{key}" if role else key
                 if isinstance(child, dict | list):
                     walk(child, node.property_schema(key), join(pointer, key), carrier,
-                         child_role)
+                         child_role, join(place, key))
                 else:  # no walk() call per scalar field
                     leaf(child, node.property_schema(key), carrier, child_role)
         elif isinstance(value, list) and node.type in ("array", "any"):
@@ -275,7 +282,10 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
             # in a fixed-order list (a scope's records excepted) positions are scored,
             # so they are part of the structure: the item's position labels its edges
             positional = decl is None and node.order == "fixed"
+            if decl is not None and decl.name in index.nested:
+                index.places[pointer] = place
             for i, item in enumerate(value):
+                item_place = join(place, i if positional else "*")
                 if isinstance(item, dict):
                     item_pointer = join(pointer, i)
                     inner = index.carriers.setdefault(item_pointer, Carrier(item_pointer))
@@ -286,14 +296,14 @@ def index_document(document: Any, schema: Schema) -> DocumentIndex:
                         inner.record = (decl.name, len(records))
                         record_id = item.get(decl.id_field)
                         records.append(Record(item_pointer, item, record_id, id_key(record_id)))
-                    walk(item, node.item_schema(i), item_pointer, inner, "")
+                    walk(item, node.item_schema(i), item_pointer, inner, "", item_place)
                 else:
                     slot = str(i) if positional else "*"
                     walk(item, node.item_schema(i),
                          join(pointer, i) if isinstance(item, list) else pointer, carrier,
-                         f"{role}/{slot}" if role else slot)
+                         f"{role}/{slot}" if role else slot, item_place)
 
-    walk(document, schema.root, "", root, "")
+    walk(document, schema.root, "", root, "", "")
     return index
 
 
@@ -467,7 +477,8 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
             seeds.append((scope if len(group) > 1 else "") + "|" + (
                 _carrier_label(carrier, group, side, bijections, resolved, ids) if blend else ""))
         if scope in index.nested:
-            _occurrence_hubs(side, scope, records, record_vertex, vertices, edges, seeds)
+            _occurrence_hubs(side, scope, records, index.places, record_vertex, vertices,
+                             edges, seeds)
     for carrier in index.carriers.values():
         # a reference to an id that several records share reaches all of them
         ends = [(role, vertex) for target, role, v in carrier.refs
@@ -492,14 +503,16 @@ def _build_graph(index: DocumentIndex, side: str, group: frozenset[str],
             edges.extend(WLEdge(side, hub, v, role, label) for role, v in ends)
 
 
-def _occurrence_hubs(side: str, scope: str, records: list[Record],
+def _occurrence_hubs(side: str, scope: str, records: list[Record], places: dict[str, str],
                      record_vertex: dict[tuple[str, int], int], vertices: list[WLVertex],
                      edges: list[WLEdge], seeds: list[str]) -> None:
     """A hub per occurrence of a nested scope's record array, with an edge to each of
     its records: the scoring pass pairs records only within paired occurrences, so
     which records share an occurrence is structure (a record alone in its group is
     not a record among three), and a pooled pairing that ignored it could split a
-    group that has a faithful counterpart."""
+    group that has a faithful counterpart. The edges are labelled by the occurrence's
+    place: its positions in fixed-order lists are scored, so they are structure too
+    (a record of the first group is not a record of the second)."""
     occurrences: dict[str, list[int]] = {}
     for i, record in enumerate(records):
         occurrences.setdefault(join("", *split(record.pointer)[:-1]), []).append(i)
@@ -508,7 +521,7 @@ def _occurrence_hubs(side: str, scope: str, records: list[Record],
         vertices.append(WLVertex(side, pointer, None, None, "hub",
                                  f"{len(members)} in {pointer or '/'}"))
         seeds.append("|")
-        edges.extend(WLEdge(side, hub, record_vertex[scope, i], _OCCURRENCE, "")
+        edges.extend(WLEdge(side, hub, record_vertex[scope, i], _OCCURRENCE, places[pointer])
                      for i in members)
 
 
@@ -646,6 +659,10 @@ class _Structure:
     candidate_colours: list[int]
     gold_edges: list[list[tuple[str, str, str, int]]]  # per record: (dir, rel, label, other)
     candidate_edges: list[list[tuple[str, str, str, int]]]
+    # per record (numbered as the rows and columns): the hub vertex of its occurrence
+    # in a nested scope, -1 elsewhere
+    gold_occurrences: list[int]
+    candidate_occurrences: list[int]
     # a block's rows and columns in the scope (None: the whole scope); the edges'
     # other ends are numbered in the scope
     gold_records: list[int] | None = None
@@ -668,9 +685,12 @@ class _Structure:
         (direction, role, label) to that record's partner; a self-loop when the
         candidate record has the same self-loop. This is the reference part of the
         tied records' final score through the pairing of everything else (the
-        content rule); hub edges are left to the colours.
+        content rule); reference hubs are left to the colours. In a nested scope the
+        records sharing i's occurrence count too: each one paired into j's occurrence
+        agrees (the scoring pass compares an occurrence with its partners' only).
         """
         agreement = np.zeros((len(rows), len(cols)), dtype=np.int64)
+        self._occurrence_agreement(agreement, partner, rows, cols)
         holders: dict[tuple[str, str, str, int], list[int]] = {}
         for b, j in enumerate(cols):
             for edge in self.candidate_edges[j]:
@@ -693,6 +713,34 @@ class _Structure:
                     agreement[a, b] += 1
         return agreement
 
+    def _occurrence_agreement(self, agreement: np.ndarray, partner: dict[int, int],
+                              rows: list[int], cols: list[int]) -> None:
+        """Add, for gold record i and candidate record j, how many other records of
+        i's occurrence are paired into j's (nested scopes only)."""
+        gold, cand = self.gold_occurrences, self.candidate_occurrences
+        shared: dict[tuple[int, int], int] = {}
+        for k, t in partner.items():
+            if gold[k] >= 0 and cand[t] >= 0:
+                shared[gold[k], cand[t]] = shared.get((gold[k], cand[t]), 0) + 1
+        if not shared:
+            return
+        row_occ = np.array([gold[i] for i in rows], dtype=np.int64)
+        col_occ = np.array([cand[j] for j in cols], dtype=np.int64)
+        row_keys, row_at = np.unique(row_occ, return_inverse=True)
+        col_keys, col_at = np.unique(col_occ, return_inverse=True)
+        row_pos = {int(g): k for k, g in enumerate(row_keys)}
+        col_pos = {int(c): k for k, c in enumerate(col_keys)}
+        table = np.zeros((len(row_keys), len(col_keys)), dtype=np.int64)
+        for (g, c), count in shared.items():
+            if g in row_pos and c in col_pos:
+                table[row_pos[g], col_pos[c]] = count
+        agreement += table[np.ix_(row_at, col_at)]
+        for a, i in enumerate(rows):
+            own = partner.get(i)
+            if own is not None and gold[i] >= 0 and cand[own] >= 0:
+                # i's own pair is no other record of its occurrence
+                agreement[a] -= col_occ == cand[own]
+
 
 def _incident(trace: WLTrace, side: str, scope: str,
               index_of: dict[int, int]) -> list[list[tuple[str, str, str, int]]]:
@@ -710,6 +758,15 @@ def _incident(trace: WLTrace, side: str, scope: str,
     return edges
 
 
+def _occurrences(trace: WLTrace, side: str, index_of: dict[int, int]) -> list[int]:
+    """The occurrence hub of each record (-1 outside nested scopes)."""
+    hubs = [-1] * len(index_of)
+    for edge in trace.edges:
+        if edge.relation == _OCCURRENCE and edge.side == side and edge.target in index_of:
+            hubs[index_of[edge.target]] = edge.source
+    return hubs
+
+
 @dataclass(slots=True)
 class _Histories:
     """A scope's colour histories (rounds x records per side) and incident edges:
@@ -719,6 +776,8 @@ class _Histories:
     candidate: np.ndarray
     gold_edges: list[list[tuple[str, str, str, int]]]
     candidate_edges: list[list[tuple[str, str, str, int]]]
+    gold_occurrences: list[int]
+    candidate_occurrences: list[int]
 
     def structure(self, rows: list[int] | None = None,
                   cols: list[int] | None = None) -> _Structure:
@@ -741,10 +800,13 @@ class _Histories:
                 np.equal(gold[-1, block, None], cand[-1, None, :], out=same[block])
         if rows is None or cols is None:
             return _Structure(same, depth, rounds, gold[-1].tolist(), cand[-1].tolist(),
-                              self.gold_edges, self.candidate_edges)
+                              self.gold_edges, self.candidate_edges, self.gold_occurrences,
+                              self.candidate_occurrences)
         return _Structure(same, depth, rounds, gold[-1].tolist(), cand[-1].tolist(),
                           [self.gold_edges[i] for i in rows],
-                          [self.candidate_edges[j] for j in cols], rows, cols)
+                          [self.candidate_edges[j] for j in cols],
+                          [self.gold_occurrences[i] for i in rows],
+                          [self.candidate_occurrences[j] for j in cols], rows, cols)
 
 
 def _histories(trace: WLTrace, scope: str) -> _Histories:
@@ -760,7 +822,9 @@ def _histories(trace: WLTrace, scope: str) -> _Histories:
     gold_index = {v: i for i, v in enumerate(gold_vertices)}
     cand_index = {v: j for j, v in enumerate(cand_vertices)}
     return _Histories(gold, cand, _incident(trace, "gold", scope, gold_index),
-                      _incident(trace, "candidate", scope, cand_index))
+                      _incident(trace, "candidate", scope, cand_index),
+                      _occurrences(trace, "gold", gold_index),
+                      _occurrences(trace, "candidate", cand_index))
 
 
 def _structure(trace: WLTrace, scope: str) -> _Structure:
@@ -1052,10 +1116,44 @@ def _alternatives(block: list[tuple[int, int]], current: list[tuple[int, int]],
     return sorted(rows, key=order.rows.__getitem__), sorted(cols, key=order.cols.__getitem__)
 
 
+def _alike(scope: ScopeDecl, gold: DocumentIndex, candidate: DocumentIndex
+           ) -> Callable[[list[tuple[int, int]]], tuple[Any, ...]]:
+    """A pairing's records as their array and their JSON up to list order, the id left
+    out where no reference of its document names it: two pairings with the same key
+    exchange records that nothing scored tells apart (an id scores 1 and matters
+    only to references), so they give the documents the same score."""
+    def sides(index: DocumentIndex) -> Callable[[int], tuple[str, str]]:
+        records = index.records[scope.name]
+        named = {id_key(value) for carrier in index.carriers.values()
+                 for target, _, value in carrier.refs if target == scope.name}
+        keys: dict[int, tuple[str, str]] = {}
+
+        def side(k: int) -> tuple[str, str]:
+            found = keys.get(k)
+            if found is None:
+                record = records[k]
+                value: Any = record.value
+                if record.key is None or record.key not in named:
+                    value = {f: v for f, v in value.items() if f != scope.id_field}
+                found = keys[k] = (record.pointer[:record.pointer.rfind("/")],
+                                   canonical_json(_order_free(value)))
+            return found
+
+        return side
+
+    gold_side, candidate_side = sides(gold), sides(candidate)
+
+    def key(trial: list[tuple[int, int]]) -> tuple[Any, ...]:
+        return tuple(sorted((gold_side(i), candidate_side(j)) for i, j in trial))
+
+    return key
+
+
 def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, int]],
                      levels: list[Cells], score_of: Callable[[list[tuple[int, int]]],
                                                                    float],
-                     budget: _Budget, order: _Canonical
+                     budget: _Budget, order: _Canonical,
+                     alike: Callable[[list[tuple[int, int]]], tuple[Any, ...]]
                      ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The content rule's first step: within each block of label-tied pairs, among the
     pairings that keep the values of C and b (as multisets), the one with the deepest
@@ -1067,7 +1165,8 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
     several pairings share the best score the first of them is kept (the given pairing
     first) and the block stays label-tied. A block with more pairings than ``budget``
     has left (or more than ``_ENUMERATED`` to look through) is left as it is. Returns
-    the pairs and the label ties that remain.
+    the pairs and the label ties that remain. Pairings ``alike`` gives one key are
+    scored once (the first; they score the same) and counted once in the budget.
     """
     remaining: list[tuple[int, int]] = []
     current = sorted(pairs)
@@ -1097,16 +1196,21 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
         if len(trials) == 1:  # the agreement depth decided
             current = sorted(fixed + trials[0])
             continue
-        if len(trials) > budget.trials:
+        distinct: dict[tuple[Any, ...], list[int]] = {}
+        for k, trial in enumerate(trials):
+            distinct.setdefault(alike(trial), []).append(k)
+        if len(distinct) > budget.trials:
             remaining += block
             continue
-        budget.trials -= len(trials)
-        scored = [(score_of(sorted(fixed + trial)), trial) for trial in trials]
+        budget.trials -= len(distinct)
+        scored = [(score_of(sorted(fixed + trials[same[0]])), same)
+                  for same in distinct.values()]
         best = max(value for value, _ in scored)
-        winners = [trial for value, trial in scored if value == best]
-        current = sorted(fixed + winners[0])
+        winners = [k for value, same in scored if value == best for k in same]
+        first = trials[min(winners)]
+        current = sorted(fixed + first)
         if len(winners) > 1:
-            remaining += winners[0]
+            remaining += first
     return current, sorted(remaining)
 
 
@@ -1144,7 +1248,8 @@ class _Paired:
 
 
 def _settle(paired: _Paired, evaluate: EvaluateFn, state: _State,
-            unresolved: frozenset[str], budget: _Budget) -> None:
+            unresolved: frozenset[str], budget: _Budget,
+            alike: Callable[[list[tuple[int, int]]], tuple[Any, ...]]) -> None:
     """Settle ``paired``'s label ties by the documents' score (in place)."""
     if not paired.label_ties or not paired.settleable:
         return
@@ -1154,7 +1259,8 @@ def _settle(paired: _Paired, evaluate: EvaluateFn, state: _State,
         candidate_ids=state.candidate_ids, record_pairs=state.record_pairs,
         unresolved=unresolved)
     paired.pairs, remaining = _settle_by_score(paired.pairs, paired.label_ties,
-                                               paired.levels, score_of, budget, paired.order)
+                                               paired.levels, score_of, budget, paired.order,
+                                               alike)
     paired.rules = {p: paired.rules.get(p, TieRule.CONTENT) for p in paired.pairs}
     paired.label_ties = remaining
     paired.provisional = bool(unresolved)
@@ -1278,8 +1384,12 @@ class _Resolver:
             if settle and self.evaluate is not None:
                 _settle(scope, self.evaluate, state,
                         frozenset(set(self.schema.scopes) - state.resolved - {name}),
-                        self.budget)
+                        self.budget, self.alike(scope.decl))
             state.adopt(scope)
+
+    def alike(self, scope: ScopeDecl) -> Callable[[list[tuple[int, int]]], tuple[Any, ...]]:
+        """:func:`_alike` of one of the scopes."""
+        return _alike(scope, self.gold, self.candidate)
 
     def _pair_blocks(self, name: str, found: list[Block], trace: WLTrace | None,
                      context: tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
@@ -1346,7 +1456,7 @@ class _Resolver:
         kept = None
         if histories is not None and matrices is not None:
             kept = _Structure(matrices[1], matrices[2], histories.gold.shape[0], [], [],
-                              [], [])
+                              [], [], [], [])
         levels: list[Cells] = list(matrices if matrices is not None else cells)
         return _Paired(decl, gold, candidate, levels[0], kept,
                        levels[:1] if histories is None else levels, sorted(pairs), rules,
@@ -1373,7 +1483,8 @@ class _Resolver:
                 if not (scope.provisional and scope.label_ties):
                     continue
                 if not later:
-                    _settle(scope, evaluate, state, frozenset(), self.budget)
+                    _settle(scope, evaluate, state, frozenset(), self.budget,
+                            self.alike(scope.decl))
                     state.adopt(scope)
                     continue
                 state = self._settle_with_later(state, scope, later, evaluate)
@@ -1397,7 +1508,8 @@ class _Resolver:
             return value
 
         pairs, remaining = _settle_by_score(scope.pairs, scope.label_ties, scope.levels,
-                                            score_of, self.budget, scope.order)
+                                            score_of, self.budget, scope.order,
+                                            self.alike(scope.decl))
         chosen = outcomes.get(tuple(pairs))
         if chosen is None:
             return state  # no block fitted the budget

@@ -11,6 +11,14 @@ Three checks, each naming the JSON Pointer of the problem:
   default they do not change the score; ``strict=True`` makes any violation
   score 0).
 
+Whether there is any problem is answered first, fast: by the Rust conversion of the
+document (:func:`~oa_core._engine.is_plain_json`) and the schema's assertions checked
+natively (:func:`~oa_core._engine.schema_shape`: ``type``, ``properties``,
+``required``, ``additionalProperties``, ``prefixItems``, ``items``, ``enum``,
+``const``, the number bounds, the size bounds and ``uniqueItems``), else by
+``jsonschema``'s own ``is_valid``. Only a document with a problem is walked again, to
+describe it.
+
 A violation's message shows the values it is about as JSON cut to a readable length
 (:func:`~oa_core.errors.preview_json`); the full value is the diagnostic's ``values``.
 ``jsonschema`` writes each message with the Python repr of the value, built at once:
@@ -36,6 +44,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
+from ._engine import SchemaShape, is_plain_json, schema_shape
 from .errors import (
     INTEGER_OUT_OF_RANGE,
     INTEGER_OUT_OF_RANGE_FIX,
@@ -45,12 +54,11 @@ from .errors import (
     InputError,
     preview_json,
 )
-from .fastcheck import Check, compile_schema, is_plain_json
 from .options import Limits
 from .pointer import join
 from .schema import Schema
 
-__all__ = ["check_json", "schema_violations", "schema_warnings"]
+__all__ = ["check_json", "is_valid", "schema_violations", "schema_warnings"]
 
 
 def check_json(value: Any, document: Document, limits: Limits | None = None) -> None:
@@ -66,6 +74,8 @@ def check_json(value: Any, document: Document, limits: Limits | None = None) -> 
     limits = limits or Limits()
     if is_plain_json(value, limits):
         return  # the common case, without building a pointer per value
+    # no problem there yet, or one to describe (the conversion also declines what
+    # Python accepts: a subclass of dict, a key with a lone surrogate, ...)
     raise_first_problem(value, document, limits)
 
 
@@ -202,17 +212,20 @@ _QuietValidator = validators.extend(Draft202012Validator, validators={
     keyword: _quiet_keyword(keyword, function)
     for keyword, function in Draft202012Validator.VALIDATORS.items()})
 
-# The compiled check and the quiet validator of each parsed schema, made on first use
-# (the check is None when the schema cannot be compiled: jsonschema only).
-_COMPILED: weakref.WeakKeyDictionary[Schema, Check | None] = weakref.WeakKeyDictionary()
+# Each parsed schema's native shape (None when it asserts more than a shape checks)
+# and quiet validator, made on first use.
+_SHAPES: weakref.WeakKeyDictionary[Schema, SchemaShape | None] = weakref.WeakKeyDictionary()
 _QUIET: weakref.WeakKeyDictionary[Schema, Any] = weakref.WeakKeyDictionary()
 _MISSING = object()
+# The keywords jsonschema acts on: a subschema using one the shape does not check
+# leaves the schema to jsonschema.
+_ACTIVE = frozenset(Draft202012Validator.VALIDATORS)
 
 
-def _compiled(schema: Schema) -> Check | None:
-    found = _COMPILED.get(schema, _MISSING)
+def _shape(schema: Schema) -> SchemaShape | None:
+    found = _SHAPES.get(schema, _MISSING)
     if found is _MISSING:
-        found = _COMPILED[schema] = compile_schema(schema.raw)
+        found = _SHAPES[schema] = schema_shape(schema.raw, _ACTIVE)
     return found  # type: ignore[return-value]
 
 
@@ -221,6 +234,23 @@ def _quiet_validator(schema: Schema) -> Any:
     if found is None:
         found = _QUIET[schema] = _QuietValidator(schema.raw)
     return found
+
+
+def is_valid(document: Any, schema: Schema) -> bool:
+    """Whether ``document`` satisfies the schema's standard keywords: ``jsonschema``'s
+    ``is_valid``, answered natively where the schema's shape covers it (else by the
+    quiet validator, so that a violation's message builds no full repr either).
+
+    >>> schema = Schema.parse({"type": "array", "items": {"enum": [1, "a"]},
+    ...                        "uniqueItems": True})
+    >>> is_valid([1.0, "a"], schema), is_valid([1, 1.0], schema), is_valid([True], schema)
+    (True, False, False)
+    """
+    shape = _shape(schema)
+    verdict = None if shape is None else shape.verdict(document)
+    if verdict is None:
+        return bool(_quiet_validator(schema).is_valid(document))
+    return verdict
 
 
 def _unquiet(value: Any) -> Any:
@@ -237,18 +267,12 @@ def _unquiet(value: Any) -> Any:
 def schema_violations(document: Any, schema: Schema, which: str) -> list[Diagnostic]:
     """Every violation of the schema's standard keywords, sorted by pointer.
 
-    A valid document is recognised by the schema's compiled check
-    (:func:`~oa_core.fastcheck.compile_schema`, exact); ``jsonschema`` then only runs
+    A valid document is recognised by :func:`is_valid`; ``jsonschema`` then only runs
     to describe the violations of an invalid one. Each message shows the values as
     cut JSON; the violating value is the diagnostic's ``values[0]``, in full.
     """
-    check = _compiled(schema)
-    if check is not None:
-        try:
-            if check(document):
-                return []
-        except RecursionError:  # deeper than the compiled closures may go: the slow way
-            pass
+    if is_valid(document, schema):
+        return []
     errors = sorted(_quiet_validator(schema).iter_errors(document), key=_sort_key)
     return [Diagnostic("schema-violation", which, join("", *e.absolute_path), _message(e),
                        values=(_unquiet(e.instance),))

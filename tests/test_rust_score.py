@@ -294,11 +294,12 @@ def test_the_plan_checks_only_the_assertions_it_knows():
                   "properties": {"a": {"type": ["integer", "null"], "score": "exact"},
                                  "b": True}},
                  {"type": "array", "prefixItems": [{}], "items": {"type": "string"},
-                  "prefixImportance": 0.5, "restImportance": 0.5}]
-    python_only = [{"type": "object", "additionalProperties": False},
-                   {"type": "array", "items": {"$ref": "#/$defs/x"},
+                  "prefixImportance": 0.5, "restImportance": 0.5},
+                 {"type": "object", "additionalProperties": False},
+                 {"type": "string", "minLength": 2}, {"type": "array", "items": False}]
+    python_only = [{"type": "array", "items": {"$ref": "#/$defs/x"},
                     "$defs": {"x": {"type": "string"}}},
-                   {"type": "string", "minLength": 2}, {"type": "array", "items": False}]
+                   {"type": "string", "pattern": "^a"}, {"type": "number", "multipleOf": 2}]
     for raw in validated:
         plan = prepared_plan(Schema.parse(raw))
         assert plan is not None and plan.validates, raw

@@ -1,31 +1,24 @@
 """Fast paths give the same answers as the slow ones (issue 14).
 
-* :func:`oa_core.fastcheck.compile_schema` agrees with ``jsonschema``'s ``is_valid``
-  on every sample schema and document, and on random schemas and documents;
-* :func:`oa_core.fastcheck.is_plain_json` agrees with ``check_json``;
-* :func:`oa_core.validation.schema_violations` reports the same diagnostics.
+The fast validation path (the Rust conversion and schema shape) has its own file,
+``tests/test_validation_native.py``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError as JSONSchemaError
 
 import oa_core
 from oa_core.errors import InputError
-from oa_core.fastcheck import compile_schema, is_plain_json
 from oa_core.options import Limits
 from oa_core.pointer import join
-from oa_core.validation import check_json, raise_first_problem, schema_violations
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(p for p in (ROOT / "sample_data").iterdir() if (p / "gold.json").exists())
@@ -35,167 +28,6 @@ def _documents(folder: Path) -> list[Any]:
     files = [folder / "gold.json", folder / "candidate.json",
              *sorted((folder / "candidates").glob("*.json"))]
     return [json.loads(f.read_text()) for f in files if f.exists()]
-
-
-def _slow_violations(document: Any, schema: oa_core.Schema, which: str) -> list[Any]:
-    # where each violation is (the messages differ: ours show values as cut JSON)
-    return sorted((which, join("", *e.absolute_path))
-                  for e in schema.validator.iter_errors(document))
-
-
-@pytest.mark.parametrize("folder", EXAMPLES, ids=lambda p: p.name)
-def test_sample_schemas_compile_and_agree(folder: Path) -> None:
-    docs = _documents(folder)
-    for schema_file in sorted(folder.glob("schema*.json")):
-        raw = json.loads(schema_file.read_text())
-        check = compile_schema(raw)
-        assert check is not None, f"{schema_file} should compile"
-        validator = Draft202012Validator(raw)
-        parsed = oa_core.Schema.parse(raw)
-        for doc in docs:
-            assert check(doc) == validator.is_valid(doc)
-            assert sorted((d.document, d.pointer) for d in schema_violations(
-                doc, parsed, "candidate")) == _slow_violations(doc, parsed, "candidate")
-
-
-# -- random schemas and documents -------------------------------------------------------
-
-KEYS = ["a", "b", "c"]
-PATTERNS = ["^a", "b$", "[0-9]", "^$", "x|y"]
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 5) | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False, width=32)
-    | st.sampled_from([0.0, 1.0, 2.5, -0.0, 3.0]) | st.text("abxy01", max_size=4),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(KEYS), inner, max_size=3),
-    max_leaves=12)
-
-TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"]
-small_numbers = st.integers(-3, 3) | st.sampled_from([0.5, 1.5, 2.0, -1.0])
-
-
-def _schemas(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    keyword = st.one_of(
-        st.tuples(st.just("type"), st.sampled_from(TYPES)
-                  | st.lists(st.sampled_from(TYPES), min_size=1, max_size=3, unique=True)),
-        st.tuples(st.just("properties"), st.dictionaries(st.sampled_from(KEYS), inner,
-                                                          max_size=2)),
-        st.tuples(st.just("required"), st.lists(st.sampled_from(KEYS), max_size=2,
-                                                unique=True)),
-        st.tuples(st.just("additionalProperties"), inner),
-        st.tuples(st.just("items"), inner),
-        st.tuples(st.just("prefixItems"), st.lists(inner, min_size=1, max_size=2)),
-        st.tuples(st.just("enum"), st.lists(json_values, min_size=1, max_size=3)),
-        st.tuples(st.just("const"), json_values),
-        st.tuples(st.sampled_from(["minimum", "maximum", "exclusiveMinimum",
-                                   "exclusiveMaximum"]), small_numbers),
-        st.tuples(st.just("multipleOf"), st.sampled_from([1, 2, 0.5, 0.1, 3])),
-        st.tuples(st.sampled_from(["minLength", "maxLength", "minItems", "maxItems",
-                                   "minProperties", "maxProperties"]), st.integers(0, 3)),
-        st.tuples(st.just("uniqueItems"), st.booleans()),
-        st.tuples(st.just("pattern"), st.sampled_from(PATTERNS)),
-        st.tuples(st.just("format"), st.sampled_from(["email", "date"])),
-        st.tuples(st.sampled_from(["allOf", "anyOf", "oneOf"]),
-                  st.lists(inner, min_size=1, max_size=3)),
-        st.tuples(st.sampled_from(["not", "if", "then", "else", "contains",
-                                   "propertyNames"]), inner),
-        st.tuples(st.sampled_from(["minContains", "maxContains"]), st.integers(0, 2)),
-        st.tuples(st.just("dependentRequired"), st.dictionaries(
-            st.sampled_from(KEYS), st.lists(st.sampled_from(KEYS), max_size=2, unique=True),
-            max_size=2)),
-        st.tuples(st.just("dependentSchemas"), st.dictionaries(st.sampled_from(KEYS), inner,
-                                                                max_size=1)),
-        st.tuples(st.sampled_from(["score", "order", "idScope", "nullable"]),
-                  st.just("align")),  # OA and other unknown keywords: ignored by both
-    )
-    return st.booleans() | st.lists(keyword, max_size=4).map(dict)
-
-
-json_schemas = st.recursive(st.booleans() | st.just({}), _schemas, max_leaves=8)
-
-
-def _with_defs(schema: Any, target: Any) -> Any:
-    """``schema`` with a ``$defs`` entry and a ``$ref`` to it (a recursive list too)."""
-    if not isinstance(schema, dict):
-        return schema
-    return {**schema, "$defs": {"t": target, "list": {
-        "type": "array", "items": {"$ref": "#/$defs/list"}}},
-        "properties": {**schema.get("properties", {}), "c": {"$ref": "#/$defs/t"},
-                       "b": {"$ref": "#/$defs/list"}}}
-
-
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(json_schemas, json_schemas, st.lists(json_values, min_size=1, max_size=6))
-def test_compiled_check_equals_jsonschema(schema: Any, target: Any,
-                                          documents: list[Any]) -> None:
-    for raw in (schema, _with_defs(schema, target)):
-        try:
-            Draft202012Validator.check_schema(raw)
-        except JSONSchemaError:
-            assume(False)
-        check = compile_schema(raw)
-        assert check is not None
-        validator = Draft202012Validator(raw)
-        for doc in documents:
-            assert check(doc) == validator.is_valid(doc), (raw, doc)
-
-
-@pytest.mark.parametrize("raw", [
-    {"patternProperties": {"^a": {"type": "string"}}},
-    {"properties": {"a": {"$id": "https://example.com/a", "type": "string"}}},
-    {"unevaluatedProperties": False},
-    {"properties": {"a": {"$ref": "https://example.com/other"}}},
-    {"$defs": {"x": {"$anchor": "x"}}, "properties": {"a": {"$ref": "#x"}}},
-])
-def test_what_is_not_compiled_goes_through_jsonschema(raw: dict[str, Any]) -> None:
-    assert compile_schema(raw) is None
-
-
-def test_invalid_candidates_keep_their_diagnostics(running: tuple[Any, Any, Any]) -> None:
-    _gold, candidate, raw = running
-    parsed = oa_core.Schema.parse(raw)
-    broken = {**candidate, "people": [{"id": "x", "name": 3}], "extra": None}
-    fast = schema_violations(broken, parsed, "candidate")
-    assert fast and sorted((d.document, d.pointer) for d in fast) == _slow_violations(
-        broken, parsed, "candidate")
-
-
-# -- plain JSON ---------------------------------------------------------------------------
-
-class _Odd:
-    pass
-
-
-hostile_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.just(2**1100) | st.just(-(2**1100))
-    | st.floats() | st.text(max_size=7) | st.just(_Odd()) | st.just((1, 2)),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(
-        st.text(max_size=2) | st.integers(0, 2) | st.none(), inner, max_size=5),
-    max_leaves=20)
-
-
-def _check_json_accepts(value: Any, limits: Limits) -> bool:
-    try:
-        raise_first_problem(value, "gold", limits)  # the walk that names the pointer
-    except InputError:
-        return False
-    return True
-
-
-@settings(max_examples=500, deadline=None)
-@given(hostile_values, st.integers(1, 4), st.integers(1, 5), st.integers(1, 6))
-def test_is_plain_json_equals_check_json(value: Any, depth: int, items: int,
-                                         length: int) -> None:
-    limits = Limits(max_depth=depth, max_items=items, max_string_length=length)
-    assert is_plain_json(value, limits) == _check_json_accepts(value, limits)
-    assert is_plain_json(value) == _check_json_accepts(value, Limits())
-
-
-def test_check_json_still_names_the_pointer() -> None:
-    with pytest.raises(InputError) as err:
-        check_json({"a": [1, {"b": math.inf}]}, "candidate")
-    assert err.value.pointer == "/a/1/b"
 
 
 # -- score() without describing violations ---------------------------------------------
@@ -216,7 +48,7 @@ def test_score_equals_align_on_invalid_candidates(running: tuple[Any, Any, Any],
        st.text("~/a", max_size=3))
 def test_pointer_join_one_token_equals_the_general_form(base: Any, token: Any,
                                                         other: str) -> None:
-    from oa_core.pointer import escape, join
+    from oa_core.pointer import escape
     base = str(base)
     assert join(base, token) == base + "/" + escape(token)
     assert join(base, token, other) == join(join(base, token), other)
@@ -645,7 +477,6 @@ def _index_as_written(document: Any, schema: oa_core.Schema) -> Any:
     """referential.index_document as it was before its scalars were inlined (the
     reference for the test below)."""
     from oa_core.comparators import id_key, value_kind
-    from oa_core.pointer import join
     from oa_core.referential import _POSITION, Carrier, DocumentIndex, Record, _is_exact
     from oa_core.schema import concrete
 

@@ -22,6 +22,7 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     compare::register(module)?;
     align::register(module)?;
     score::register(module)?;
+    shape::register(module)?;
     strategy::register(module)?;
     Ok(())
 }

@@ -10,7 +10,7 @@ use oa_engine::score::{Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyTuple};
 
 use crate::shape::shape;
 use crate::value::{json, Bounds};
@@ -204,21 +204,14 @@ impl ScorePlan {
         limits: &Bound<'_, PyAny>,
         strict: bool,
     ) -> PyResult<Option<f64>> {
-        let read =
-            |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
-        // a document nested beyond this is not converted (no recursion past it)
-        let depth = read(intern!(py, "max_depth"))?.min(MAX_NESTING);
-        let max_matrix_cells = read(intern!(py, "max_matrix_cells"))?;
-        let bounds = Bounds {
-            depth,
-            items: read(intern!(py, "max_items"))?,
-            string_length: read(intern!(py, "max_string_length"))?,
-        };
+        // a document nested beyond bounds.depth is not converted (no recursion past it)
+        let bounds = Bounds::of(limits)?;
+        let max_matrix_cells = limits.getattr(intern!(py, "max_matrix_cells"))?.extract()?;
         let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
             return Ok(None);
         };
         let limits = Limits {
-            max_depth: depth,
+            max_depth: bounds.depth,
             max_matrix_cells,
         };
         py.detach(|| {
@@ -239,19 +232,14 @@ impl ScorePlan {
             };
             // as in Python, a violating candidate scores 0 in strict mode once it
             // has been scored (a limit reached while scoring it is named first)
-            let violates = strict
-                && self
-                    .shape
-                    .as_ref()
-                    .is_some_and(|shape| !shape.accepts(&candidate));
-            Ok(Some(if violates { 0.0 } else { value }))
+            let verdict = match self.shape.as_ref() {
+                Some(shape) if strict => shape.verdict(&candidate),
+                _ => Some(true),
+            };
+            Ok(verdict.map(|valid| if valid { value } else { 0.0 }))
         })
     }
 }
-
-/// Nesting followed by the native engine whatever the limits say: each level costs a
-/// few stack frames, far below a thread's stack at this depth.
-const MAX_NESTING: usize = 512;
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<ScorePlan>()?;

@@ -11,18 +11,52 @@
 
 use oa_engine::compare::{Integer, Number, Value};
 use oa_engine::score::Json;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 
 use crate::compare::{integer, text};
 
+/// Nesting followed by the native engine whatever the limits say: each level costs a
+/// few stack frames, far below a thread's stack at this depth.
+pub(crate) const MAX_NESTING: usize = 512;
+
 /// The limits a document must keep to be converted (`oa_core.options.Limits`').
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bounds {
-    /// Containers nested below the root (a leaf may sit one level further down).
+    /// The deepest level a value may sit at, the root at level 0 (`Limits.max_depth`).
     pub depth: usize,
     pub items: usize,
     pub string_length: usize,
+}
+
+impl Bounds {
+    /// Only the nesting bound: for a value already checked, or a schema's.
+    pub(crate) const NESTING: Bounds = Bounds {
+        depth: MAX_NESTING,
+        items: usize::MAX,
+        string_length: usize::MAX,
+    };
+
+    /// The bounds of an `oa_core.options.Limits` (its depth at most [`MAX_NESTING`]).
+    pub(crate) fn of(limits: &Bound<'_, PyAny>) -> PyResult<Bounds> {
+        let py = limits.py();
+        let read =
+            |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
+        Ok(Bounds {
+            depth: read(intern!(py, "max_depth"))?.min(MAX_NESTING),
+            items: read(intern!(py, "max_items"))?,
+            string_length: read(intern!(py, "max_string_length"))?,
+        })
+    }
+}
+
+/// Whether `value` is plain JSON within `limits` (an `oa_core.options.Limits`): a yes
+/// says `oa_core.validation.check_json` accepts it; a no that this conversion does not
+/// take it (see the module), and Python looks for the problem.
+#[pyfunction]
+pub(crate) fn is_plain_json(value: &Bound<'_, PyAny>, limits: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(json(value, Bounds::of(limits)?)?.is_some())
 }
 
 /// Bits from which an integer may exceed `int(sys.float_info.max)` (1,024 bits):
@@ -66,12 +100,15 @@ pub(crate) fn json(object: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option
         return Ok((code_points.len() <= bounds.string_length)
             .then_some(Json::Leaf(Value::Text(code_points))));
     }
-    let Some(depth) = bounds.depth.checked_sub(1) else {
-        return Ok(None);
+    // a container at the deepest level is one only while empty (its items would lie
+    // below the limit)
+    let room = |size: usize| size <= bounds.items && (bounds.depth > 0 || size == 0);
+    let below = Bounds {
+        depth: bounds.depth.saturating_sub(1),
+        ..bounds
     };
-    let below = Bounds { depth, ..bounds };
     if let Ok(list) = object.cast_exact::<PyList>() {
-        if list.len() > bounds.items {
+        if !room(list.len()) {
             return Ok(None);
         }
         let mut items = Vec::with_capacity(list.len());
@@ -84,7 +121,7 @@ pub(crate) fn json(object: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option
         return Ok(Some(Json::Array(items)));
     }
     if let Ok(dict) = object.cast_exact::<PyDict>() {
-        if dict.len() > bounds.items {
+        if !room(dict.len()) {
             return Ok(None);
         }
         let mut entries = Vec::with_capacity(dict.len());

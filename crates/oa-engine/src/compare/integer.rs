@@ -147,12 +147,14 @@ impl Integer {
 
     /// Whether the integer equals a float exactly (Python's `int == float`).
     pub fn equals_f64(&self, value: f64) -> bool {
-        if !value.is_finite() || value.fract() != 0.0 {
-            return false;
-        }
+        value.is_finite() && value.fract() == 0.0 && *self == Integer::from_whole_f64(value)
+    }
+
+    /// The integer a finite float with no fraction holds, exactly.
+    fn from_whole_f64(value: f64) -> Integer {
         // Inside [-2**63, 2**63) the cast is exact; a `Wide` integer lies outside.
         if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&value) {
-            return *self == Integer::Small(value as i64);
+            return Integer::Small(value as i64);
         }
         // An integral float outside i64: mantissa * 2**shift with shift >= 11.
         let bits = value.to_bits();
@@ -165,7 +167,54 @@ impl Integer {
         if offset > 0 {
             limbs.push(mantissa >> (64 - offset));
         }
-        *self == Integer::from_sign_magnitude(value < 0.0, limbs)
+        Integer::from_sign_magnitude(value < 0.0, limbs)
+    }
+
+    /// The order of the integer and a float, exact (Python's `int < float`); `None`
+    /// for NaN.
+    pub fn cmp_f64(&self, value: f64) -> Option<Ordering> {
+        if value.is_nan() {
+            return None;
+        }
+        if value.is_infinite() {
+            return Some(if value > 0.0 {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            });
+        }
+        let whole = value.floor();
+        // an integer above floor(value) is at least floor(value) + 1 > value
+        Some(match self.cmp(&Integer::from_whole_f64(whole)) {
+            Ordering::Equal if value > whole => Ordering::Less,
+            order => order,
+        })
+    }
+}
+
+impl Ord for Integer {
+    fn cmp(&self, other: &Self) -> Ordering {
+        if let (Integer::Small(a), Integer::Small(b)) = (self, other) {
+            return a.cmp(b);
+        }
+        match (self.negative(), other.negative()) {
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+            (negative, _) => {
+                let order = compare_magnitudes(self.magnitude().limbs(), other.magnitude().limbs());
+                if negative {
+                    order.reverse()
+                } else {
+                    order
+                }
+            }
+        }
+    }
+}
+
+impl PartialOrd for Integer {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -355,5 +404,24 @@ mod tests {
         assert!(!wide(false, &[1, 1]).equals_f64(2f64.powi(64)));
         assert!(Integer::Small(i64::MIN).equals_f64(-(2f64.powi(63))));
         assert!(!two_to(1024).equals_f64(f64::INFINITY));
+    }
+
+    #[test]
+    fn order_with_integers_and_floats_is_exact() {
+        let above = wide(false, &[1, 1]); // 2**64 + 1
+        assert!(two_to(64) < above && wide(true, &[1, 1]) < Integer::Small(i64::MIN));
+        assert!(Integer::Small(-1) < Integer::Small(0) && Integer::Small(0) < two_to(63));
+        assert_eq!(above.cmp_f64(2f64.powi(64)), Some(Ordering::Greater));
+        assert_eq!(two_to(64).cmp_f64(2f64.powi(64)), Some(Ordering::Equal));
+        assert_eq!(Integer::Small(2).cmp_f64(2.5), Some(Ordering::Less));
+        assert_eq!(Integer::Small(-2).cmp_f64(-2.5), Some(Ordering::Greater));
+        assert_eq!(Integer::Small(-3).cmp_f64(-2.5), Some(Ordering::Less));
+        assert_eq!(
+            Integer::Small(i64::MAX).cmp_f64(2f64.powi(63)),
+            Some(Ordering::Less)
+        );
+        assert_eq!(two_to(1024).cmp_f64(f64::MAX), Some(Ordering::Greater));
+        assert_eq!(two_to(1024).cmp_f64(f64::INFINITY), Some(Ordering::Less));
+        assert_eq!(Integer::Small(0).cmp_f64(f64::NAN), None);
     }
 }

@@ -7,6 +7,8 @@
 //! float); otherwise it is the float difference. NaN propagates through both formulas
 //! as numpy's `maximum`/`minimum` propagate it.
 
+use std::cmp::Ordering;
+
 use super::integer::Integer;
 use super::CompareError;
 
@@ -41,6 +43,16 @@ impl Number {
                 a.equals_f64(*b)
             }
             (Number::Float(a), Number::Float(b)) => a == b,
+        }
+    }
+
+    /// Exact numeric order (1 equals 1.0), as Python's `<`; `None` with a NaN.
+    pub fn order(&self, other: &Number) -> Option<Ordering> {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => Some(a.cmp(b)),
+            (Number::Int(a), Number::Float(b)) => a.cmp_f64(*b),
+            (Number::Float(a), Number::Int(b)) => b.cmp_f64(*a).map(Ordering::reverse),
+            (Number::Float(a), Number::Float(b)) => a.partial_cmp(b),
         }
     }
 }

@@ -19,7 +19,7 @@ pub use canonical::canonical_text;
 pub use json::Json;
 pub use map::MapCache;
 pub use scale::power_of_two_scale;
-pub use shape::{Shape, ShapeNode, Types};
+pub use shape::{Assertion, Bound, Counted, Shape, ShapeNode, Types};
 
 use std::fmt;
 
