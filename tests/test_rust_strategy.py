@@ -148,6 +148,22 @@ def test_the_rust_solver_refuses_bad_cells(rows: list[int], cols: list[int],
                                           (2, 2))
 
 
+@SETTINGS
+@given(st.integers(0, 6), st.integers(0, 6),
+       st.lists(st.tuples(st.integers(-1, 7), st.integers(-1, 7),
+                          st.floats(allow_nan=True, allow_infinity=True)), max_size=20))
+def test_hostile_cells_give_a_matching_or_a_value_error(
+        n: int, m: int, cells: list[tuple[int, int, float]]) -> None:
+    rows, cols, values = ([c[k] for c in cells] for k in range(3))
+    try:
+        pairs = _engine.max_weight_matching_sparse(rows, cols, values, (n, m))
+    except ValueError:
+        return
+    given_cells = {(i, j): v for i, j, v in cells}
+    assert len({i for i, _ in pairs}) == len(pairs) == len({j for _, j in pairs})
+    assert all(given_cells[i, j] > 0 for i, j in pairs)
+
+
 @pytest.mark.parametrize("rows", [2**61, 2**64 - 3])  # past isize::MAX bytes: no allocation tried
 def test_the_rust_solver_refuses_a_reduction_beyond_memory(rows: int) -> None:
     with pytest.raises(ValueError, match="memory"):
