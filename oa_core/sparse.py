@@ -33,16 +33,12 @@ Examples
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
 from . import _engine
-from .assignment import BONUS_TRIES
 from .build import selected_engine
 from .comparators import id_key, value_kind
 from .matchtree import Scorer, key_denominator, map_score, power_of_two_scale
@@ -53,8 +49,6 @@ __all__ = ["equal_pairs", "max_weight_matching_sparse", "positive_scores", "spar
            "union_pairs"]
 
 Pairs = list[tuple[int, int]]
-
-_DUMMY = float(np.nextafter(0.0, 1.0))  # the weight of "unmatched" (see below)
 
 
 def equal_pairs(gold_codes: np.ndarray, candidate_codes: np.ndarray
@@ -103,15 +97,12 @@ def union_pairs(parts: list[tuple[np.ndarray, np.ndarray]], shape: tuple[int, in
 
 def sparse_tie_epsilon(values: np.ndarray, shape: tuple[int, int]) -> float:
     """:func:`oa_core.assignment.tie_epsilon` of the dense matrix that holds ``values``
-    at some cells and 0 at the others (``values`` are its non-zero entries)."""
-    if selected_engine() == "rust":
-        return _engine.sparse_tie_epsilon(np.asarray(values, dtype=np.float64), shape)
-    n, m = shape
-    distinct = np.unique(values)
-    if values.size < n * m:  # some cell holds 0 (the stored values are all positive)
-        distinct = np.unique(np.concatenate([[0.0], distinct]))
-    gap = float(np.min(np.diff(distinct))) if distinct.size > 1 else 1.0
-    return gap / (n * m + 1)
+    at some cells and 0 at the others (``values`` are its non-zero entries).
+
+    >>> sparse_tie_epsilon(np.array([0.5, 1.0]), (1, 3))
+    0.125
+    """
+    return _engine.sparse_tie_epsilon(np.asarray(values, dtype=np.float64), shape)
 
 
 def max_weight_matching_sparse(rows: np.ndarray, cols: np.ndarray, values: np.ndarray,
@@ -133,115 +124,34 @@ def max_weight_matching_sparse(rows: np.ndarray, cols: np.ndarray, values: np.nd
         those of the most pairs, as :func:`~oa_core.assignment.max_weight_matching`
         finds on the dense matrix.
 
+    Raises
+    ------
+    ValueError
+        On a cell outside the matrix or given twice, or a NaN or infinite value.
+
     Notes
     -----
-    As the dense solver: a matching of the largest total first; when it leaves
-    elements unmatched that positive pairs could take, the objective ``value + eps``
-    per pair (``eps`` from :func:`sparse_tie_epsilon`) prefers more pairs, and is
-    kept only if its total (summed exactly) is as large, ``eps`` shrunk below what
-    it gave up otherwise. Leaving an element unmatched is allowed by the
-    classic reduction to a full matching: each gold row ``i`` gets a dummy column
-    ``d_i`` and each candidate column ``j`` a dummy row ``e_j``, with edges
-    ``(i, d_i)``, ``(e_j, j)`` and ``(e_j, d_i)`` for every positive ``(i, j)``.
-    The dummy edges stand for the dense matrix's zeros, but SciPy's LAPJVsp needs
-    non-zero weights: they weigh the smallest positive float, which vanishes next
-    to any total of real pairs (a shift of every weight by a constant would keep
-    comparisons in exact arithmetic, but round small similarities away).
-
-    Under ``OA_ENGINE=rust`` the Rust solver (``align/sparse.rs``) returns the same
-    pairs, and refuses with a ``ValueError`` what this one takes silently: a cell
-    outside the matrix or given twice, a NaN or infinite value.
+    The Rust solver (``align/sparse.rs``) under both engines. As the dense
+    solver: a matching of the largest total first; when it leaves elements
+    unmatched that positive pairs could take, the objective ``value + eps`` per
+    pair (``eps`` from :func:`sparse_tie_epsilon`) prefers more pairs, and is
+    kept only if its total (summed exactly) is as large, ``eps`` shrunk below
+    what it gave up otherwise. Complete blocks of one value (equal items) are
+    paired in order; the rest by LAPJVsp on the classic reduction that lets an
+    element stay unmatched (a dummy column per gold row, a dummy row per
+    candidate column, the dummies weighing the smallest positive float). It
+    gives SciPy's ``min_weight_full_bipartite_matching`` pairs wherever SciPy
+    finishes, and finishes where SciPy loops forever (graded cells, several a
+    row: it detects the repeated augmentation).
     """
-    if selected_engine() == "rust":
-        return _engine.max_weight_matching_sparse(
-            np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
-            np.asarray(values, dtype=np.float64), (int(shape[0]), int(shape[1])))
-    n, m = shape
-    keep = np.asarray(values, dtype=np.float64) > 0
-    rows = np.asarray(rows, dtype=np.int64)[keep]
-    cols = np.asarray(cols, dtype=np.int64)[keep]
-    values = np.asarray(values, dtype=np.float64)[keep]
-    if n == 0 or m == 0 or not values.size:
-        return []
-    # Scaled by a power of two (exact) so that the largest is in [1, 2): the dummy
-    # weight then vanishes next to every similarity but subnormal ones.
-    values = np.ldexp(values, -(math.frexp(float(values.max()))[1] - 1))
-    eps = sparse_tie_epsilon(values, shape)
-    pairs, rest = _uniform_blocks(rows, cols, values, shape)
-    rows, cols, values = rows[rest], cols[rest], values[rest]
-    if values.size:
-        pairs += _most_pairs_of_the_largest_total(rows, cols, values, eps, shape)
-    return sorted(pairs)
+    return _engine.max_weight_matching_sparse(
+        np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+        np.asarray(values, dtype=np.float64), (int(shape[0]), int(shape[1])))
 
 
 def _indices(found: bytearray) -> np.ndarray:
     """The Rust engine's int64 bytes as an array (writable, no copy)."""
     return np.frombuffer(found, dtype=np.int64)
-
-
-def _most_pairs_of_the_largest_total(rows: np.ndarray, cols: np.ndarray, values: np.ndarray,
-                                     eps: float, shape: tuple[int, int]) -> Pairs:
-    """:func:`oa_core.assignment.max_weight_matching`'s rule on the positive entries."""
-    lookup = coo_matrix((values, (rows, cols)), shape=shape).tocsr()
-
-    def total(pairs: Pairs) -> float:
-        if not pairs:
-            return 0.0
-        i, j = zip(*pairs, strict=True)
-        return math.fsum(np.asarray(lookup[list(i), list(j)]).ravel().tolist())
-
-    best = _full_matching(rows, cols, values, shape)
-    if len(best) == min(shape) or len(best) == values.size:
-        return best
-    largest = total(best)
-    for _ in range(BONUS_TRIES):
-        more = _full_matching(rows, cols, values + eps, shape)
-        lost = largest - total(more)
-        if lost <= 0:
-            return more
-        eps = lost / (min(shape) + 1)
-    return best
-
-
-def _uniform_blocks(rows: np.ndarray, cols: np.ndarray, values: np.ndarray,
-                    shape: tuple[int, int]) -> tuple[Pairs, np.ndarray]:
-    """Pair the independent blocks that are complete and of one value (equal items
-    compared by equality: every full pairing of such a block is optimal, so its
-    rows and columns are paired in order); the pairs and a mask of the other entries.
-    """
-    n, m = shape
-    graph = coo_matrix((np.ones(rows.size), (rows, n + cols)), shape=(n + m, n + m))
-    _, labels = connected_components(graph, directed=False)
-    block = labels[rows]
-    order = np.argsort(block, kind="stable")
-    starts = np.flatnonzero(np.concatenate([[True], block[order][1:] != block[order][:-1]]))
-    ends = np.append(starts[1:], order.size)
-    pairs: Pairs = []
-    rest = np.ones(rows.size, dtype=bool)
-    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-        members = order[start:end]
-        block_rows, block_cols = np.unique(rows[members]), np.unique(cols[members])
-        if (members.size == block_rows.size * block_cols.size
-                and bool(np.all(values[members] == values[members[0]]))):
-            pairs += zip(block_rows.tolist(), block_cols.tolist(), strict=False)
-            rest[members] = False
-    return pairs, rest
-
-
-def _full_matching(rows: np.ndarray, cols: np.ndarray, objective: np.ndarray,
-                   shape: tuple[int, int]) -> Pairs:
-    """The pairs of a maximum-``objective`` matching (every pair optional)."""
-    n, m = shape
-    nnz = objective.size
-    # vertices: rows 0..n-1 gold, n..n+m-1 dummies e_j; columns 0..m-1 candidates,
-    # m..m+n-1 dummies d_i
-    big_rows = np.concatenate([rows, np.arange(n), n + np.arange(m), n + cols])
-    big_cols = np.concatenate([cols, m + np.arange(n), np.arange(m), m + rows])
-    weights = np.concatenate([objective, np.full(n + m + nnz, _DUMMY)])
-    graph = coo_matrix((weights, (big_rows, big_cols)), shape=(n + m, n + m)).tocsr()
-    matched_rows, matched_cols = min_weight_full_bipartite_matching(graph, maximize=True)
-    real = (matched_rows < n) & (matched_cols < m)
-    return list(zip(matched_rows[real].tolist(), matched_cols[real].tolist(), strict=True))
 
 
 # -- the positive pairs of two lists under a schema ----------------------------------------

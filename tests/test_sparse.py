@@ -118,6 +118,15 @@ def test_a_long_sparse_list_in_linear_memory() -> None:
     assert len(pairs) == n and all((j - i) % n == 7 for i, j in pairs)
 
 
+def test_graded_cells_that_hung_scipys_solver_return_the_optimum() -> None:
+    # SciPy's LAPJVsp (the solver before the Rust one) traded a column between two
+    # rows forever on these cells; a hang shows as the suite's timeout
+    matrix = np.array([[0.0, 0.0, 0.48, 0.0], [0.0, 0.34, 0.48, 0.0],
+                       [0.0, 0.69, 0.0, 0.97], [0.2, 0.0, 0.0, 0.97]])
+    pairs = _sparse(matrix)
+    assert pairs == max_weight_matching(matrix) == [(0, 2), (2, 1), (3, 3)]
+
+
 # -- positive_scores: the dense matrix's positive entries, to the bit -------------------
 
 import oa_core  # noqa: E402

@@ -24,9 +24,10 @@ pub struct Block {
     pub candidate: Vec<usize>,
 }
 
-/// One property's part of a block key: equal parts for equal values.
+/// A value's equality key (one property's part of a block key): equal keys for
+/// equal values, as the `exact` comparator finds them between two leaves.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Part {
+pub enum Part {
     Missing,
     Null,
     Boolean(bool),
@@ -111,7 +112,9 @@ fn exact_float(value: &Number) -> Option<f64> {
     }
 }
 
-fn part(value: Option<&Json>) -> Result<Part, Unsupported> {
+/// The equality key of `value` (`None`: a missing property). Errors only on a NaN
+/// or infinite number.
+pub fn part(value: Option<&Json>) -> Result<Part, Unsupported> {
     Ok(match value {
         None => Part::Missing,
         Some(Json::Null) => Part::Null,

@@ -45,7 +45,7 @@ mod twins;
 mod wl;
 
 pub use assignment::{canonical_matching, max_weight_matching, tie_epsilon, Pairs, BONUS_TRIES};
-pub use blocks::{blocks, Block};
+pub use blocks::{blocks, part, Block, Part};
 pub use colours::bipartite_colours;
 pub use error::AlignError;
 pub use fsum::fsum;
@@ -59,7 +59,9 @@ pub use settle::{
     settle_by_score, Budget, Canonical, DocumentScore, Levels, ENUMERATED, SCORED_RECORDS,
     SCORED_TRIALS,
 };
-pub use sparse::{equal_pairs, max_weight_matching_sparse, sparse_tie_epsilon, union_pairs};
+pub use sparse::{
+    equal_pairs, equal_pairs_within, max_weight_matching_sparse, sparse_tie_epsilon, union_pairs,
+};
 pub use strategy::{pair_unordered, Cells, MatrixScores, PairScores, Paired, Strategy};
 pub use structure::{Incident, References, Structure};
 pub use twins::{twin_groups, Axis};

@@ -38,6 +38,22 @@ pub fn equal_pairs(
     gold_codes: &[i64],
     candidate_codes: &[i64],
 ) -> Result<(Vec<usize>, Vec<usize>), AlignError> {
+    equal_pairs_within(gold_codes, candidate_codes, usize::MAX)
+}
+
+/// [`equal_pairs`], refused ([`AlignError::Memory`]) beyond `most` pairs: counted
+/// before any is kept.
+///
+/// ```
+/// use oa_engine::align::equal_pairs_within;
+/// assert!(equal_pairs_within(&[1, 1], &[1, 1], 3).is_err());
+/// assert_eq!(equal_pairs_within(&[1, 2], &[1, 1], 3).unwrap(), (vec![0, 0], vec![0, 1]));
+/// ```
+pub fn equal_pairs_within(
+    gold_codes: &[i64],
+    candidate_codes: &[i64],
+    most: usize,
+) -> Result<(Vec<usize>, Vec<usize>), AlignError> {
     let mut order: Vec<usize> = (0..candidate_codes.len()).collect();
     // stable: equal codes keep their columns ascending
     order.sort_by_key(|&j| candidate_codes.get(j).copied());
@@ -62,7 +78,9 @@ pub fn equal_pairs(
     let count = runs
         .iter()
         .try_fold(0usize, |sum, (start, stop)| sum.checked_add(stop - start));
-    let count = count.ok_or(AlignError::Memory("the equal pairs"))?;
+    let count = count
+        .filter(|&count| count <= most)
+        .ok_or(AlignError::Memory("the equal pairs"))?;
     let (mut rows, mut cols) = (Vec::new(), Vec::new());
     rows.try_reserve_exact(count)
         .and_then(|()| cols.try_reserve_exact(count))

@@ -7,8 +7,10 @@ use super::canonical::canonical_text;
 use super::json::Json;
 use super::scale::power_of_two_scale;
 use super::sink::{ScoreOnly, Sink, Status, Step};
-use super::{Scorer, Unsupported, SPARSE_FROM_CELLS};
-use crate::align::{fsum, max_weight_matching, monotone_matching, Matrix, Pairs};
+use super::{Scorer, Unsupported};
+use crate::align::{
+    blocks, fsum, monotone_matching, pair_unordered, Cells, Matrix, PairScores, Pairs, Strategy,
+};
 use crate::plan::{NodeId, Order};
 
 impl Scorer<'_> {
@@ -127,11 +129,11 @@ impl Scorer<'_> {
     ) -> Result<f64, Unsupported> {
         let node = self.plan.node(id)?;
         let item = node.array.items.unwrap_or(self.plan.any());
-        let (order, ignore_missing, ignore_excess, blocked) = (
+        let (order, ignore_missing, ignore_excess, block_by) = (
             node.array.order,
             node.array.ignore_missing,
             node.array.ignore_excess,
-            !node.array.block_by.is_empty(),
+            node.array.block_by.as_slice(),
         );
         let at = |i: usize, j: usize| Step::Index {
             gold: Some(offset + i),
@@ -155,25 +157,25 @@ impl Scorer<'_> {
             } else {
                 order
             };
-            if order == Order::Align && blocked {
-                return Err(Unsupported::BlockBy);
-            }
-            let (pairs, matrix) = self.solve(gold, candidate, item, order, depth, offset)?;
+            let (pairs, matrix) =
+                self.solve(gold, candidate, item, order, block_by, depth, offset)?;
             for (i, j) in pairs {
                 let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
                     return Err(outside());
                 };
-                let score = match (g, c) {
+                let score = match (g, c, &matrix) {
                     // the cell is this pair's score (a null's cell is the matrix's rule)
-                    (Json::Null, _) | (_, Json::Null) => {
+                    (Json::Null, _, _) | (_, Json::Null, _) | (_, _, None) => {
                         self.value(&mut ScoreOnly, None, at(i, j), g, c, item, depth + 1)?
                             .0
                     }
-                    _ => matrix.get(i, j).map_err(Unsupported::Align)?,
+                    (_, _, Some(matrix)) => matrix.get(i, j).map_err(Unsupported::Align)?,
                 };
                 scored.push((i, j, score));
             }
-            sink.matrix(row, matrix);
+            if let Some(matrix) = matrix {
+                sink.matrix(row, matrix);
+            }
         }
         let mut scores = Vec::with_capacity(scored.len());
         // the matched pairs, kept for the tree only
@@ -282,68 +284,72 @@ impl Scorer<'_> {
         Ok(())
     }
 
-    /// The pairs of two lists (`_solve_whole`) and their score matrix; `offset`: the
-    /// index of their first items in their lists.
+    /// The pairs of two lists (`_solve`) and their score matrix, `None` where Python
+    /// keeps none (a long list paired from its positive cells, or paired block by
+    /// block and long); `offset`: the index of their first items in their lists;
+    /// `block_by`: the list's `blockBy` properties.
+    #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
     pub(super) fn solve(
         &mut self,
         gold: &[Json],
         candidate: &[Json],
         item: NodeId,
         order: Order,
+        block_by: &[String],
         depth: usize,
         offset: usize,
-    ) -> Result<(Pairs, Matrix<f64>), Unsupported> {
-        let cells = gold
-            .len()
-            .checked_mul(candidate.len())
-            .ok_or(Unsupported::MatrixCells)?;
-        if order == Order::Align && cells > SPARSE_FROM_CELLS {
-            return Err(Unsupported::Sparse);
-        }
-        if cells > self.limits.max_matrix_cells {
-            return Err(Unsupported::MatrixCells);
-        }
-        let matrix = self.matrix(gold, candidate, item, depth, cells, offset)?;
+    ) -> Result<(Pairs, Option<Matrix<f64>>), Unsupported> {
+        let mut scores = ListScores {
+            scorer: self,
+            lists: (gold, candidate),
+            item,
+            depth,
+            offset,
+        };
         if order == Order::Fixed {
-            return Ok((monotone_matching(&matrix)?, matrix));
+            let everything = |count: usize| (0..count).collect::<Vec<_>>();
+            let matrix = scores.matrix(&everything(gold.len()), &everything(candidate.len()))?;
+            return Ok((monotone_matching(&matrix)?, Some(matrix)));
         }
-        let gold_order = canonical_order(gold)?;
-        let cand_order = canonical_order(candidate)?;
-        let permuted = matrix.permuted(&gold_order, &cand_order)?;
-        let mut pairs = Vec::new();
-        for (i, j) in max_weight_matching(&permuted, None)? {
-            match (gold_order.get(i), cand_order.get(j)) {
-                (Some(&g), Some(&c)) => pairs.push((g, c)),
-                _ => return Err(outside()),
-            }
-        }
-        pairs.sort_unstable();
-        Ok((pairs, matrix))
+        let strategy = if block_by.is_empty() {
+            Strategy::by_size(gold.len(), candidate.len())
+        } else {
+            Strategy::Blocked(blocks(gold, candidate, block_by)?)
+        };
+        let texts = |values: &[Json]| {
+            values
+                .iter()
+                .map(canonical_text)
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let (gold_texts, cand_texts) = (texts(gold)?, texts(candidate)?);
+        let paired = pair_unordered(&strategy, &gold_texts, &cand_texts, &mut scores)?;
+        Ok((paired.pairs, paired.matrix))
     }
 
-    /// `Scorer.matrix`: every pair's score (see [`Scorer::cell`]).
+    /// `Scorer.matrix`: every pair's score of the items at `rows` and `cols` of
+    /// `lists` (see [`Scorer::cell`]).
+    #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
     fn matrix(
         &mut self,
-        gold: &[Json],
-        candidate: &[Json],
+        (gold, candidate): (&[&Json], &[&Json]),
+        (rows, cols): (&[usize], &[usize]),
         item: NodeId,
         depth: usize,
         cells: usize,
         offset: usize,
     ) -> Result<Matrix<f64>, Unsupported> {
         if self.blockwise(item) {
-            let (g, c): (Vec<&Json>, Vec<&Json>) =
-                (gold.iter().collect(), candidate.iter().collect());
             let mark = self.aside();
-            let data = self.block(&g, &c, item, depth + 1);
+            let data = self.block(gold, candidate, item, depth + 1);
             self.leave(mark);
             return Ok(Matrix::new(gold.len(), candidate.len(), data?)?);
         }
         let mut data = Vec::new();
         data.try_reserve_exact(cells)
             .map_err(|_| Unsupported::MatrixCells)?;
-        for (i, g) in gold.iter().enumerate() {
-            for (j, c) in candidate.iter().enumerate() {
+        for (g, &i) in gold.iter().zip(rows) {
+            for (c, &j) in candidate.iter().zip(cols) {
                 let at = Step::Index {
                     gold: Some(offset + i),
                     candidate: Some(offset + j),
@@ -355,15 +361,88 @@ impl Scorer<'_> {
     }
 }
 
-/// The indices of `values` sorted (stably) by their canonical text.
-fn canonical_order(values: &[Json]) -> Result<Vec<usize>, Unsupported> {
-    let texts = values
-        .iter()
-        .map(canonical_text)
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| texts.get(a).cmp(&texts.get(b)));
-    Ok(order)
+/// The scores of a list's pairs for [`pair_unordered`]: its items under `item`, the
+/// first at `offset` in their lists.
+struct ListScores<'s, 'p, 'v> {
+    scorer: &'s mut Scorer<'p>,
+    lists: (&'v [Json], &'v [Json]),
+    item: NodeId,
+    depth: usize,
+    offset: usize,
+}
+
+impl<'v> ListScores<'_, '_, 'v> {
+    /// The gold items at `rows` and the candidate items at `cols`.
+    fn items(
+        &self,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<(Vec<&'v Json>, Vec<&'v Json>), Unsupported> {
+        let pick = |values: &'v [Json], at: &[usize]| {
+            at.iter()
+                .map(|&k| values.get(k).ok_or_else(outside))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Ok((pick(self.lists.0, rows)?, pick(self.lists.1, cols)?))
+    }
+}
+
+impl PairScores for ListScores<'_, '_, '_> {
+    type Error = Unsupported;
+
+    /// `_solve_whole`'s matrix: refused over `max_matrix_cells`.
+    fn matrix(&mut self, rows: &[usize], cols: &[usize]) -> Result<Matrix<f64>, Unsupported> {
+        let cells = rows
+            .len()
+            .checked_mul(cols.len())
+            .filter(|&cells| cells <= self.scorer.limits.max_matrix_cells)
+            .ok_or(Unsupported::MatrixCells)?;
+        let (gold, candidate) = self.items(rows, cols)?;
+        self.scorer.matrix(
+            (&gold, &candidate),
+            (rows, cols),
+            self.item,
+            self.depth,
+            cells,
+            self.offset,
+        )
+    }
+
+    /// `positive_scores`: the cells of [`Scorer::equal_cells`] scored as the
+    /// matrix scores them, the positive ones kept.
+    fn positive_cells(
+        &mut self,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<Option<Cells>, Unsupported> {
+        let (gold, candidate) = self.items(rows, cols)?;
+        let depth = self.depth + 1;
+        let Some(found) = self
+            .scorer
+            .equal_cells(&gold, &candidate, self.item, depth)?
+        else {
+            return Ok(None);
+        };
+        let mut cells = Cells::default();
+        for (a, b) in found {
+            let (Some(g), Some(c), Some(&i), Some(&j)) =
+                (gold.get(a), candidate.get(b), rows.get(a), cols.get(b))
+            else {
+                return Err(outside());
+            };
+            let at = Step::Index {
+                gold: Some(self.offset + i),
+                candidate: Some(self.offset + j),
+            };
+            let value = self.scorer.cell(g, c, self.item, depth, at)?;
+            if value > 0.0 {
+                cells.rows.push(a);
+                cells.cols.push(b);
+                cells.values.push(value);
+            }
+        }
+        Ok(Some(cells))
+    }
 }
 
 /// What a tail's children share: `share / slots` each, 0 for the ignored sides.

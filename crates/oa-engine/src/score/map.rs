@@ -222,6 +222,11 @@ impl MapPlan {
         self.finish(total)
     }
 
+    /// The slots' key similarities (0 for an unmatched key), in slot order.
+    pub(super) fn key_scores(&self) -> impl Iterator<Item = f64> + '_ {
+        self.slots.iter().map(|slot| slot.key_score)
+    }
+
     /// The slots' scaled weights, in slot order.
     pub(super) fn weights(&self) -> impl Iterator<Item = f64> + '_ {
         self.slots.iter().map(|slot| slot.weight)

@@ -14,6 +14,7 @@ mod list;
 mod map;
 mod matrix;
 mod pairs;
+mod positive;
 mod refs;
 mod scale;
 mod shape;
@@ -45,8 +46,9 @@ pub struct Limits {
     pub max_matrix_cells: usize,
 }
 
-/// Unordered lists with more gold x candidate pairs than this are aligned from
-/// their positive pairs in Python (`SPARSE_FROM_CELLS` of `oa_core/matchtree.py`).
+/// Unordered lists with more gold x candidate pairs than this are paired from
+/// their positive cells when equalities give them (`SPARSE_FROM_CELLS` of
+/// `oa_core/matchtree.py`; see [`crate::align::Strategy`]).
 pub const SPARSE_FROM_CELLS: usize = 1_000_000;
 
 /// Why the documents are not scored here: Python's path scores them (and reports
@@ -59,8 +61,6 @@ pub enum Unsupported {
     Depth,
     /// A list over `max_matrix_cells`.
     MatrixCells,
-    /// A long unordered list, aligned from its positive pairs in Python.
-    Sparse,
     /// A comparator refused its values (a huge integer).
     Comparator(CompareError),
     /// A solver refused its matrix (a non-finite score).
@@ -73,8 +73,6 @@ pub enum Unsupported {
     Inferred,
     /// A records array paired by pointer, reached where the pointers are not known.
     Untracked,
-    /// An unordered list paired block by block (`blockBy`).
-    BlockBy,
 }
 
 impl fmt::Display for Unsupported {
@@ -83,14 +81,12 @@ impl fmt::Display for Unsupported {
             Unsupported::Plan(error) => write!(f, "{error}"),
             Unsupported::Depth => f.write_str("values nested deeper than the limits"),
             Unsupported::MatrixCells => f.write_str("a list over max_matrix_cells"),
-            Unsupported::Sparse => f.write_str("a long unordered list (sparse pairing)"),
             Unsupported::Comparator(error) => write!(f, "{error}"),
             Unsupported::Align(error) => write!(f, "{error:?}"),
             Unsupported::NonFiniteNumber => f.write_str("a NaN or infinite number"),
             Unsupported::Weights => f.write_str("a NaN or infinite weight"),
             Unsupported::Inferred => f.write_str("an inferred type other than object/array"),
             Unsupported::Untracked => f.write_str("a paired records array without its pointers"),
-            Unsupported::BlockBy => f.write_str("a list paired block by block (blockBy)"),
         }
     }
 }

@@ -216,16 +216,14 @@ impl<'a> Scorer<'a> {
             .filter(|&j| !candidate.get(j).is_some_and(Json::is_object))
             .collect();
         if !rest_gold.is_empty() && !rest_cand.is_empty() {
-            if !node.array.block_by.is_empty() {
-                return Err(Unsupported::BlockBy);
-            }
             let pick = |values: &[Json], at: &[usize]| -> Vec<Json> {
                 at.iter().filter_map(|&k| values.get(k).cloned()).collect()
             };
             let (rest_g, rest_c) = (pick(gold, &rest_gold), pick(candidate, &rest_cand));
             // Python scores these without their pointers
             let paths = self.refs.paths.take();
-            let found = self.solve(&rest_g, &rest_c, item, Order::Align, depth, 0);
+            let block_by = node.array.block_by.as_slice();
+            let found = self.solve(&rest_g, &rest_c, item, Order::Align, block_by, depth, 0);
             self.refs.paths = paths;
             for (a, b) in found?.0 {
                 if let (Some(&i), Some(&j)) = (rest_gold.get(a), rest_cand.get(b)) {

@@ -165,6 +165,11 @@ impl RefState {
         !self.record_pairs.is_empty()
     }
 
+    /// The state of one scope, if it has any.
+    pub fn scope(&self, scope: ScopeId) -> Option<&ScopeState> {
+        self.scopes.get(&scope)
+    }
+
     pub fn unresolved(&self, scope: ScopeId) -> bool {
         self.scopes
             .get(&scope)

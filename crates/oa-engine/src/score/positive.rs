@@ -1,0 +1,264 @@
+//! The pairs of two long lists that can score above 0, found by equality without
+//! scoring every pair (`positive_scores` of `oa_core/sparse.py`).
+//!
+//! Only nodes whose scores come from equalities are taken, as Python takes them:
+//! references, primitives compared `exact` (booleans by default), and objects of
+//! one key set per side, with no key term, whose values are such (or nested such
+//! objects). Anything else (a string compared by Jaro, an identifier worth 1
+//! everywhere, a null that scores `nullScore` > 0, objects of several key sets)
+//! gives `None`, and the list is paired densely, as Python pairs it.
+//!
+//! The pairs found hold every positive cell and may hold cells of 0 (an object
+//! whose one slot agrees, the others not); the caller scores them as the dense
+//! matrix does and keeps the positive ones, so the values are the matrix's to the
+//! bit and the cells are Python's.
+
+use std::collections::BTreeMap;
+
+use super::json::Json;
+use super::refs::IdKey;
+use super::{Scorer, Unsupported};
+use crate::align::{equal_pairs_within, part, Part};
+use crate::compare::{Comparator, Kind};
+use crate::plan::{Node, NodeId, NodeType, ScopeId};
+
+/// What a value must equal to score above 0 against the other side's values.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    /// Two nulls agree (1.0).
+    Null,
+    /// A reference to no known id, which agrees with any other such.
+    Dangling,
+    /// A reference's id (gold: the id its image must have).
+    Id(IdKey),
+    /// A leaf compared `exact`.
+    Value(Part),
+}
+
+/// Gold keys and candidate keys (`None`: equal to nothing).
+type Keys = (Vec<Option<Key>>, Vec<Option<Key>>);
+
+impl Scorer<'_> {
+    /// Every `(i, j)` whose cell under `node` can be positive, sorted, or `None`
+    /// where Python's `positive_scores` finds none (the dense way then).
+    pub(super) fn equal_cells(
+        &mut self,
+        golds: &[&Json],
+        candidates: &[&Json],
+        node: NodeId,
+        depth: usize,
+    ) -> Result<Option<Vec<(usize, usize)>>, Unsupported> {
+        if golds.is_empty() || candidates.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        if depth > self.limits.max_depth {
+            return Err(Unsupported::Depth);
+        }
+        let plan = self.plan;
+        let rule = plan.node(node)?;
+        if rule.id_scope.is_some()
+            || rule
+                .reference
+                .is_some_and(|scope| self.refs.state.unresolved(scope))
+        {
+            return Ok(None); // 1.0 everywhere
+        }
+        let values = || golds.iter().chain(candidates);
+        let nulls = values().any(|value| matches!(value, Json::Null));
+        if nulls && rule.null_score > 0.0 {
+            return Ok(None); // a null against a value: positive everywhere
+        }
+        if let Some(scope) = rule.reference {
+            let keys = self.reference_keys(scope, golds, candidates)?;
+            return self.join(keys).map(Some);
+        }
+        if rule.ty == NodeType::Object && !rule.inferred {
+            if nulls || !values().all(|value| value.is_object()) {
+                return Ok(None);
+            }
+            return self.object_cells(golds, candidates, node, depth);
+        }
+        let primitive = matches!(
+            rule.ty,
+            NodeType::String | NodeType::Number | NodeType::Integer | NodeType::Boolean
+        );
+        if primitive && values().all(|value| matches!(value, Json::Null | Json::Leaf(_))) {
+            return match leaf_keys(rule, golds, candidates)? {
+                Some(keys) => self.join(keys).map(Some),
+                None => Ok(None),
+            };
+        }
+        Ok(None)
+    }
+
+    /// `_ref_cells`' codes: a gold reference keyed by the candidate id it expects
+    /// (dangling where it has no image, equal to nothing where its image is no
+    /// candidate id), a candidate one by its id (dangling where no record has it).
+    fn reference_keys(
+        &self,
+        scope: ScopeId,
+        golds: &[&Json],
+        candidates: &[&Json],
+    ) -> Result<Keys, Unsupported> {
+        let state = self.refs.state.scope(scope);
+        let exists = |key: &IdKey| state.is_some_and(|state| state.candidate_ids.contains(key));
+        let mut gold_keys = Vec::with_capacity(golds.len());
+        for gold in golds {
+            if matches!(gold, Json::Null) {
+                gold_keys.push(Some(Key::Null));
+                continue;
+            }
+            let image =
+                IdKey::of(gold)?.and_then(|key| state.and_then(|state| state.bijection.get(&key)));
+            gold_keys.push(match image {
+                None => Some(Key::Dangling),
+                Some(Some(target)) if exists(target) => Some(Key::Id(target.clone())),
+                Some(_) => None,
+            });
+        }
+        let mut cand_keys = Vec::with_capacity(candidates.len());
+        for candidate in candidates {
+            cand_keys.push(Some(match candidate {
+                Json::Null => Key::Null,
+                _ => match IdKey::of(candidate)? {
+                    Some(key) if exists(&key) => Key::Id(key),
+                    _ => Key::Dangling,
+                },
+            }));
+        }
+        Ok((gold_keys, cand_keys))
+    }
+
+    /// `_object_cells`: one key set per side, no slot and no key term that makes
+    /// every pair positive; the union of the slots' cells (a slot weighing 0, or
+    /// of a key on one side only, adds exactly 0).
+    fn object_cells(
+        &mut self,
+        golds: &[&Json],
+        candidates: &[&Json],
+        node: NodeId,
+        depth: usize,
+    ) -> Result<Option<Vec<(usize, usize)>>, Unsupported> {
+        let (Some(gold_entries), Some(cand_entries)) =
+            (one_key_set(golds), one_key_set(candidates))
+        else {
+            return Ok(None); // several key sets: several blocks of slots (the dense way)
+        };
+        let Some(map) = self.map_plan(gold_entries, cand_entries, node)? else {
+            return Ok(None); // no slot: 1.0 everywhere
+        };
+        let weights: Vec<f64> = map.weights().collect();
+        let key_importance = self.plan.node(node)?.object.key_importance;
+        // Python's `sum` of the scaled weights, left to right
+        if weights.iter().fold(0.0, |sum, w| sum + w) <= 0.0
+            || (key_importance > 0.0 && map.key_scores().any(|score| score > 0.0))
+        {
+            return Ok(None);
+        }
+        let mut union = Vec::new();
+        for ((gold, candidate, sub), weight) in map.slots().zip(weights) {
+            let (Some(g), Some(c)) = (gold, candidate) else {
+                continue;
+            };
+            if weight == 0.0 {
+                continue;
+            }
+            let (gv, cv) = (column(golds, g)?, column(candidates, c)?);
+            match self.equal_cells(&gv, &cv, sub, depth + 1)? {
+                Some(cells) => union.extend(cells),
+                None => return Ok(None),
+            }
+        }
+        union.sort_unstable();
+        union.dedup();
+        if union.len() > self.limits.max_matrix_cells {
+            return Err(Unsupported::MatrixCells);
+        }
+        Ok(Some(union))
+    }
+
+    /// The pairs of equal keys, sorted; more than `max_matrix_cells` go to Python.
+    fn join(&self, (gold, candidate): Keys) -> Result<Vec<(usize, usize)>, Unsupported> {
+        let mut codes: BTreeMap<Key, i64> = BTreeMap::new();
+        let mut code = |key: Option<Key>| match key {
+            None => -1,
+            Some(key) => {
+                let next = codes.len() as i64;
+                *codes.entry(key).or_insert(next)
+            }
+        };
+        let gold: Vec<i64> = gold.into_iter().map(&mut code).collect();
+        let candidate: Vec<i64> = candidate.into_iter().map(&mut code).collect();
+        let (rows, cols) = equal_pairs_within(&gold, &candidate, self.limits.max_matrix_cells)?;
+        Ok(rows.into_iter().zip(cols).collect())
+    }
+}
+
+/// `_leaf_cells`' codes, or `None` where a kind on both sides is compared by a
+/// comparator other than `exact`: nulls alike, a leaf by its value where its kind
+/// is compared `exact`, else equal to nothing (a type mismatch scores 0).
+fn leaf_keys(
+    rule: &Node,
+    golds: &[&Json],
+    candidates: &[&Json],
+) -> Result<Option<Keys>, Unsupported> {
+    let kinds = |values: &[&Json]| -> Vec<Kind> {
+        [Kind::String, Kind::Number, Kind::Boolean]
+            .into_iter()
+            .filter(|kind| {
+                values
+                    .iter()
+                    .any(|value| matches!(value, Json::Leaf(leaf) if leaf.kind() == *kind))
+            })
+            .collect()
+    };
+    let gold_kinds = kinds(golds);
+    for kind in kinds(candidates) {
+        let compared = rule.comparator_for(kind);
+        if gold_kinds.contains(&kind) && compared.is_some_and(|c| c != Comparator::Exact) {
+            return Ok(None);
+        }
+    }
+    let key = |value: &&Json| -> Result<Option<Key>, Unsupported> {
+        Ok(match value {
+            Json::Null => Some(Key::Null),
+            Json::Leaf(leaf) if rule.comparator_for(leaf.kind()) == Some(Comparator::Exact) => {
+                Some(Key::Value(part(Some(value))?))
+            }
+            _ => None,
+        })
+    };
+    let gold = golds.iter().map(key).collect::<Result<_, _>>()?;
+    let candidate = candidates.iter().map(key).collect::<Result<_, _>>()?;
+    Ok(Some((gold, candidate)))
+}
+
+/// The entries of the first object when every value is an object of its key set.
+fn one_key_set<'v>(values: &[&'v Json]) -> Option<&'v [(String, Json)]> {
+    let keys = |value: &'v Json| match value {
+        Json::Object(entries) => Some(entries.as_slice()),
+        _ => None,
+    };
+    let first = keys(values.first()?)?;
+    let same = |entries: &[(String, Json)]| {
+        entries.len() == first.len() && entries.iter().zip(first).all(|(a, b)| a.0 == b.0)
+    };
+    values
+        .iter()
+        .all(|value| keys(value).is_some_and(same))
+        .then_some(first)
+}
+
+/// The values of entry `entry` of objects of one key set.
+fn column<'v>(values: &[&'v Json], entry: usize) -> Result<Vec<&'v Json>, Unsupported> {
+    values
+        .iter()
+        .map(|value| match value {
+            Json::Object(entries) => entries
+                .get(entry)
+                .map(|(_, value)| value)
+                .ok_or(Unsupported::MatrixCells),
+            _ => Err(Unsupported::MatrixCells),
+        })
+        .collect()
+}
