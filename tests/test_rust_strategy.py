@@ -7,10 +7,17 @@ called once under ``OA_ENGINE=python`` and once under ``OA_ENGINE=rust`` (throug
 the same public function, so the dispatch is tested too), on hypothesis-drawn
 tie-heavy input, and must give the same pairs, blocks and bits (``float.hex``).
 
-Where Rust differs on purpose: the sparse solver refuses (``ValueError``) a cell
-outside the matrix or given twice and a NaN or infinite value, which SciPy's path
-takes silently; ``blocks`` leaves a value only Python keys (NaN, a subclass of a
+The sparse solver is Rust's under both engines (SciPy's LAPJVsp looped forever on
+some graded cells): it must return the pairs of the SciPy solver it replaced
+(kept here as the oracle, ``_scipy_pairs``) wherever that one finishes, and
+refuses (``ValueError``) a cell outside the matrix or given twice and a NaN or
+infinite value. ``blocks`` leaves a value only Python keys (NaN, a subclass of a
 JSON type) to Python.
+
+The Rust scorer pairs ``blockBy`` lists and long unordered lists itself: scored
+through ``oa_core.score`` under both engines, the same bits, Rust taking them
+without falling back to Python, and the same match tree (pairs, and the matrix
+kept or None as Python keeps it).
 """
 
 from __future__ import annotations
@@ -25,13 +32,19 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
+from test_rust_tree import _check
 
 import oa_core
+import oa_core.aligner
 import oa_core.assignment
 from oa_core import _engine, blocking, sparse
 from oa_core.comparators import canonical_json
 from oa_core.kinds import NodeKind, Status
 from oa_core.matchtree import MatchNode, Scorer
+from oa_core.native import native_scoped_score, native_tree, prepared_plan
+from oa_core.options import Limits
 
 SETTINGS = settings(deadline=None, max_examples=150, derandomize=True)
 T = TypeVar("T")
@@ -96,22 +109,77 @@ def cell_sets(draw: st.DrawFn) -> Cells:
     return rows, cols, values, (n, m)
 
 
+def _scipy_pairs(rows: np.ndarray, cols: np.ndarray, values: np.ndarray,
+                 shape: tuple[int, int]) -> list[tuple[int, int]]:
+    """The oracle: the SciPy solver ``sparse.py`` used before the Rust one (complete
+    blocks of one value paired in order, the rest by SciPy's LAPJVsp on the reduction
+    that lets an element stay unmatched, the tie bonus checked by an exact total).
+    It loops forever on some graded cells, never on the drawn ones."""
+    n, m = shape
+    keep = values > 0
+    rows, cols, values = rows[keep], cols[keep], values[keep]
+    if not values.size:
+        return []
+    values = np.ldexp(values, -(math.frexp(float(values.max()))[1] - 1))
+    eps = sparse.sparse_tie_epsilon(values, shape)
+    labels = connected_components(coo_matrix((np.ones(rows.size), (rows, n + cols)),
+                                             shape=(n + m, n + m)), directed=False)[1]
+    pairs: list[tuple[int, int]] = []
+    rest = np.ones(rows.size, dtype=bool)
+    for label in np.unique(labels[rows]):
+        members = np.flatnonzero(labels[rows] == label)
+        block_rows, block_cols = np.unique(rows[members]), np.unique(cols[members])
+        if (members.size == block_rows.size * block_cols.size
+                and bool(np.all(values[members] == values[members[0]]))):
+            pairs += zip(block_rows.tolist(), block_cols.tolist(), strict=False)
+            rest[members] = False
+    rows, cols, values = rows[rest], cols[rest], values[rest]
+    if not values.size:
+        return sorted(pairs)
+    lookup = dict(zip(zip(rows.tolist(), cols.tolist(), strict=True), values.tolist(),
+                      strict=True))
+
+    def full(objective: np.ndarray) -> list[tuple[int, int]]:
+        big_rows = np.concatenate([rows, np.arange(n), n + np.arange(m), n + cols])
+        big_cols = np.concatenate([cols, m + np.arange(n), np.arange(m), m + rows])
+        weights = np.concatenate([objective, np.full(n + m + rows.size, 5e-324)])
+        graph = coo_matrix((weights, (big_rows, big_cols)), shape=(n + m, n + m)).tocsr()
+        got_rows, got_cols = min_weight_full_bipartite_matching(graph, maximize=True)
+        real = (got_rows < n) & (got_cols < m)
+        return list(zip(got_rows[real].tolist(), got_cols[real].tolist(), strict=True))
+
+    best = full(values)
+    if len(best) < min(shape) and len(best) < values.size:
+        largest = math.fsum(lookup[p] for p in best)
+        for _ in range(oa_core.assignment.BONUS_TRIES):
+            more = full(values + eps)
+            lost = largest - math.fsum(lookup[p] for p in more)
+            if lost <= 0:
+                best = more
+                break
+            eps = lost / (min(shape) + 1)
+    return sorted(pairs + best)
+
+
 @pytest.mark.filterwarnings("ignore:explicit zero weights")  # SciPy's, on subnormal cells
 @SETTINGS
 @given(cell_sets())
-def test_the_sparse_solver_returns_the_same_pairs(cells: Cells) -> None:
+def test_the_sparse_solver_returns_scipys_pairs(cells: Cells) -> None:
     rows, cols, values, shape = cells
-    python, rust = _both(lambda: sparse.max_weight_matching_sparse(rows, cols, values, shape))
-    assert python == rust
+    pairs = sparse.max_weight_matching_sparse(rows, cols, values, shape)
+    assert pairs == _scipy_pairs(rows, cols, values, shape)
 
 
 @SETTINGS
 @given(cell_sets())
-def test_the_sparse_tie_epsilon_is_the_same_float(cells: Cells) -> None:
-    _, _, values, shape = cells
-    positive = values[values > 0]
-    python, rust = _both(lambda: sparse.sparse_tie_epsilon(positive, shape))
-    assert python.hex() == rust.hex()
+def test_the_sparse_tie_epsilon_is_the_dense_one(cells: Cells) -> None:
+    rows, cols, values, shape = cells
+    keep = values > 0
+    dense = np.zeros(shape)
+    dense[rows[keep], cols[keep]] = values[keep]
+    if keep.any():
+        assert (sparse.sparse_tie_epsilon(values[keep], shape).hex()
+                == oa_core.assignment.tie_epsilon(dense).hex())
 
 
 @SETTINGS
@@ -143,7 +211,7 @@ def test_union_pairs_are_the_same(parts: list[list[tuple[int, int]]]) -> None:
 ])
 def test_the_rust_solver_refuses_bad_cells(rows: list[int], cols: list[int],
                                            values: list[float], message: str) -> None:
-    with _engine_named("rust"), pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=message):
         sparse.max_weight_matching_sparse(np.array(rows), np.array(cols), np.array(values),
                                           (2, 2))
 
@@ -311,3 +379,103 @@ def test_the_rust_solver_ends_where_scipys_row_reduction_loops(n: int) -> None:
     assert len({i for i, _ in pairs}) == len(pairs) == len({j for _, j in pairs})
     assert (math.fsum(matrix[i, j] for i, j in pairs), len(pairs)) == (
         math.fsum(matrix[i, j] for i, j in dense), len(dense))
+
+
+# -- the strategies inside the Rust scorer: oa_core.score and the match tree ---------------
+
+def _scored_alike(gold: Any, candidate: Any, schema: oa_core.Schema) -> float:
+    """``oa_core.score`` under both engines, the same bits; Rust must have taken it
+    itself (no fallback to Python) and built the same match tree."""
+    python, rust = _both(lambda: oa_core.score(gold, candidate, schema))
+    assert python.hex() == rust.hex()
+    with _engine_named("rust"):
+        plan = prepared_plan(schema)
+        assert plan is not None
+        native = plan.score(gold, candidate, Limits())
+        assert native is not None and native.hex() == rust.hex()
+        assert _check(gold, candidate, schema)
+    return rust
+
+
+@settings(deadline=None, max_examples=40, derandomize=True)
+@given(st.lists(ITEMS, max_size=8), st.lists(ITEMS, max_size=8), st.booleans())
+def test_block_by_lists_are_scored_in_rust_as_in_python(golds: list[Any],
+                                                        candidates: list[Any],
+                                                        exact: bool) -> None:
+    _scored_alike(golds, candidates, _schema(exact))
+
+
+def _items(count: int, salt: int) -> list[dict[str, Any]]:
+    return [{"role": "abcdefghij"[(k * salt) % 10], "v": (k * 7 + salt) % 600}
+            for k in range(count)]
+
+
+def test_a_long_blocked_list_keeps_no_whole_matrix() -> None:
+    """1,100 x 1,000 items in ten blocks: each block dense, the whole over
+    ``SPARSE_FROM_CELLS`` so no matrix is kept (None in both trees)."""
+    schema = _schema(exact=False)
+    gold, candidate = _items(1100, 3), _items(1000, 7)
+    _scored_alike(gold, candidate, schema)
+    with _engine_named("rust"):
+        tree = native_tree(gold, candidate, schema, Limits())
+    assert tree is not None and tree.matrix is None and tree.pairs
+
+
+@pytest.mark.parametrize(("items", "sparse_way"), [
+    ({"type": "integer", "score": "exact"}, True),
+    ({"type": "object", "properties": {"role": {"type": "string", "score": "exact"},
+                                       "v": {"type": "integer", "score": "exact"}}}, True),
+    # a key term (every key agrees) and Jaro strings: positive everywhere, dense
+    ({"type": "object", "keyImportance": 0.5, "properties": {
+        "role": {"type": "string", "score": "exact"},
+        "v": {"type": "integer", "score": "exact"}}}, False),
+    ({"type": "string"}, False),
+    # 1 and 1.0, candidate nulls, booleans and strings: equal by kind and value
+    ({"type": "number", "score": "exact"}, True),
+    ({"type": "number", "score": "exact", "nullScore": 0.5}, False),
+])
+def test_a_long_list_is_paired_from_its_cells_where_python_pairs_it_so(
+        items: dict[str, Any], sparse_way: bool) -> None:
+    schema = oa_core.Schema.parse({"type": "array", "order": "align", "items": items})
+    if items["type"] == "object":
+        gold, candidate = _items(1001, 3), _items(1000, 7)
+    elif items["type"] == "string":
+        gold = [f"w{k % 300}" for k in range(1001)]
+        candidate = [f"w{(k * 7) % 400}" for k in range(1000)]
+    elif items["type"] == "number":
+        numbers = [1, 1.0, 2**60, 2.0**60, 0.5, -0.0, 0]
+        mixed = [*numbers, True, "1", None, False]
+        gold = [numbers[k % 7] if k % 3 else k for k in range(1100)]
+        candidate = [mixed[(k * 7) % 11] if k % 2 else k * 2 for k in range(1000)]
+    else:
+        gold = [k % 700 for k in range(1100)]
+        candidate = [(k * 7) % 900 for k in range(1000)]
+    _scored_alike(gold, candidate, schema)
+    with _engine_named("rust"):
+        tree = native_tree(gold, candidate, schema, Limits())
+    assert tree is not None and (tree.matrix is None) == sparse_way
+
+
+def test_a_long_list_of_references_is_paired_from_its_cells() -> None:
+    schema = oa_core.Schema.parse({"type": "object", "properties": {
+        "people": {"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "integer", "idScope": "p"}, "name": {"type": "string"}}}},
+        "links": {"type": "array", "order": "align", "items": {"type": "integer",
+                                                                 "ref": "p"}}}})
+    people = [{"id": k, "name": name} for k, name in enumerate(["ann", "bob", "cy"])]
+    gold = {"people": people, "links": [k % 4 for k in range(1100)]}
+    candidate = {"people": people[::-1], "links": [(k * 5) % 5 for k in range(1000)]}
+    found: list[float | None] = []
+
+    def recorded(*args: Any) -> float | None:
+        found.append(native_scoped_score(*args))
+        return found[-1]
+
+    with _engine_named("python"):
+        python = oa_core.score(gold, candidate, schema)
+    with pytest.MonkeyPatch.context() as patch, _engine_named("rust"):
+        patch.setattr(oa_core.aligner, "native_scoped_score", recorded)
+        rust = oa_core.score(gold, candidate, schema)
+    assert python.hex() == rust.hex()
+    assert 0.0 < rust < 1.0
+    assert found and all(score is not None for score in found)  # Rust took it
