@@ -262,3 +262,132 @@ fn column<'v>(values: &[&'v Json], entry: usize) -> Result<Vec<&'v Json>, Unsupp
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compare::{Comparator, Integer, Number, StringMeasure, Value};
+    use crate::plan::{Node, NodeType, Order, Plan, PlanBuilder};
+    use crate::score::{Json, Limits, MapCache, Scorer, Unsupported};
+
+    /// A root list (`order: align`, `blockBy` as given) of leaves under `leaf`.
+    fn list_of(leaf: Node, block_by: &[&str]) -> Plan {
+        let mut builder = PlanBuilder::default();
+        let [root, item, any, any_object, any_array] = [(); 5].map(|()| builder.reserve());
+        let mut list = Node::new(NodeType::Array);
+        list.array.order = Order::Align;
+        list.array.items = Some(item);
+        list.array.block_by = block_by.iter().map(|name| name.to_string()).collect();
+        for (id, node) in [
+            (root, list),
+            (item, leaf),
+            (any, Node::new(NodeType::Any)),
+            (any_object, Node::new(NodeType::Object)),
+            (any_array, Node::new(NodeType::Array)),
+        ] {
+            builder.set(id, node).unwrap();
+        }
+        builder.finish(root, any, any_object, any_array).unwrap()
+    }
+
+    fn leaf(ty: NodeType, comparator: Comparator) -> Node {
+        let mut node = Node::new(ty);
+        node.comparator = Some(comparator);
+        node
+    }
+
+    fn int(n: i64) -> Json {
+        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
+    }
+
+    /// 1,001 x 1,000 items: past `SPARSE_FROM_CELLS`, and past a matrix limit of
+    /// 10,000 cells, so only the way from the positive cells scores them.
+    fn long(value: impl Fn(i64) -> Json) -> (Json, Json) {
+        (
+            Json::Array((0..1001).map(|k| value(k % 700)).collect()),
+            Json::Array((0..1000).map(|k| value((k * 7) % 900)).collect()),
+        )
+    }
+
+    fn score(plan: &Plan, (gold, candidate): &(Json, Json)) -> Result<f64, Unsupported> {
+        let limits = Limits {
+            max_depth: 10,
+            max_matrix_cells: 10_000,
+        };
+        Scorer::new(plan, limits, &mut MapCache::default()).score(gold, candidate)
+    }
+
+    #[test]
+    fn equal_leaves_are_paired_from_their_cells() {
+        let plan = list_of(leaf(NodeType::Integer, Comparator::Exact), &[]);
+        let lists = long(int);
+        // each value pairs min(gold count, candidate count) items, each scoring 1
+        let count = |side: &Json, v: &Json| match side {
+            Json::Array(items) => items.iter().filter(|item| *item == v).count(),
+            _ => 0,
+        };
+        let found: usize = (0..900)
+            .map(|v| count(&lists.0, &int(v)).min(count(&lists.1, &int(v))))
+            .sum();
+        let expected = found as f64 / (1001 + 1000 - found) as f64;
+        assert_eq!(score(&plan, &lists), Ok(expected));
+        // more equal pairs than the matrix limit: refused (Python names it)
+        let limits = Limits {
+            max_depth: 10,
+            max_matrix_cells: 100,
+        };
+        let refused = Scorer::new(&plan, limits, &mut MapCache::default())
+            .score(&lists.0, &lists.1)
+            .unwrap_err();
+        assert!(matches!(refused, Unsupported::Align(_)));
+    }
+
+    #[test]
+    fn similar_strings_are_no_equality_and_go_the_dense_way() {
+        let jaro = leaf(NodeType::String, Comparator::String(StringMeasure::Jaro));
+        let plan = list_of(jaro, &[]);
+        let lists = long(|k| Json::Leaf(Value::from(format!("w{k}").as_str())));
+        assert_eq!(score(&plan, &lists), Err(Unsupported::MatrixCells));
+    }
+
+    /// A root list of records `{role, v}` (both `exact`), blocked by `block_by`.
+    fn records(block_by: &[&str]) -> Plan {
+        let mut builder = PlanBuilder::default();
+        let [root, item, role, v, any, any_object, any_array] = [(); 7].map(|()| builder.reserve());
+        let mut list = Node::new(NodeType::Array);
+        list.array.order = Order::Align;
+        list.array.items = Some(item);
+        list.array.block_by = block_by.iter().map(|name| name.to_string()).collect();
+        let mut record = Node::new(NodeType::Object);
+        record.object.properties = vec![("role".into(), role), ("v".into(), v)];
+        record.object.key_importance = 0.0;
+        for (id, node) in [
+            (root, list),
+            (item, record),
+            (role, leaf(NodeType::String, Comparator::Exact)),
+            (v, leaf(NodeType::Integer, Comparator::Exact)),
+            (any, Node::new(NodeType::Any)),
+            (any_object, Node::new(NodeType::Object)),
+            (any_array, Node::new(NodeType::Array)),
+        ] {
+            builder.set(id, node).unwrap();
+        }
+        builder.finish(root, any, any_object, any_array).unwrap()
+    }
+
+    #[test]
+    fn block_by_pairs_only_within_blocks() {
+        let record = |r: &str, n: i64| {
+            Json::object(vec![
+                ("role".into(), Json::Leaf(Value::from(r))),
+                ("v".into(), int(n)),
+            ])
+        };
+        // the roles differ, the values agree: half a score unblocked, none blocked
+        let lists = (
+            Json::Array(vec![record("a", 1)]),
+            Json::Array(vec![record("b", 1)]),
+        );
+        assert_eq!(score(&records(&[]), &lists), Ok(0.5));
+        assert_eq!(score(&records(&["role"]), &lists), Ok(0.0));
+    }
+}
