@@ -6,9 +6,9 @@ compiled once into a :class:`PreparedPlan` (kept beside the schema while it live
 and scored in Rust, the documents checked as
 :func:`~oa_core.validation.check_json` checks them while they are converted (a
 score says they pass it); a custom comparator the schema names is called back from
-Rust. Whatever the plan does not take (``blockBy``, a value that is no plain JSON or
-exceeds the limits, a list over the matrix limit, a comparator error) gives None:
-Python then checks and scores the documents as under the Python engine
+Rust. Whatever the plan does not take (a value that is no plain JSON or exceeds
+the limits, a list over the matrix limit, a comparator error) gives None: Python
+then checks and scores the documents as under the Python engine
 (:func:`score_scope_free` falls back to :func:`oa_core.scoreonly.score_objects`),
 with the same bits and errors (a custom comparator's error is raised there, with
 the pointer of its ``score`` or ``keyScore``).
@@ -172,7 +172,7 @@ def native_scoped_score(gold: Any, candidate: Any, schema: Schema, limits: Limit
     """Under ``OA_ENGINE=rust``, ``Scorer(..., **state).node(gold, candidate,
     schema.root, "", "").score`` for checked documents under a schema with scopes;
     None under the Python engine or for anything the plan does not take
-    (``blockBy``, a long unordered list, a limit, a comparator error): Python then
+    (a limit, a comparator error): Python then
     scores them, and names the error.
 
     ``state``: the scorer's ``bijections``, ``candidate_ids``, ``unresolved`` and

@@ -479,3 +479,35 @@ def test_a_long_list_of_references_is_paired_from_its_cells() -> None:
     assert python.hex() == rust.hex()
     assert 0.0 < rust < 1.0
     assert found and all(score is not None for score in found)  # Rust took it
+
+
+LEAVES = st.one_of(st.integers(-3, 3), st.sampled_from([2**64, 1.0, -0.0, 0.5, 1e308]),
+                   st.booleans(), st.sampled_from(["", "a", "1", "\ud800"]), st.none())
+ITEM_SCHEMAS = {
+    "integer": ({"type": "integer", "score": "exact"}, st.integers(-3, 3)),
+    "number": ({"type": "number", "score": "exact"},
+               st.one_of(st.integers(-3, 3), st.sampled_from([2**64, 1.0, -0.0, 0.5]))),
+    "boolean": ({"type": "boolean"}, st.booleans()),
+    "string": ({"type": "string", "score": "exact", "nullScore": 0.25},
+               st.sampled_from(["", "a", "\ud800"])),
+    "object": ({"type": "object", "properties": {
+        "a": {"type": "integer", "score": "exact"},
+        "b": {"type": "object", "properties": {"c": {"type": "boolean"}}}}},
+        st.fixed_dictionaries({"a": st.integers(0, 2),
+                               "b": st.fixed_dictionaries({"c": st.booleans()})})),
+}
+
+
+@settings(deadline=None, max_examples=12, derandomize=True)
+@given(st.sampled_from(sorted(ITEM_SCHEMAS)), st.data())
+def test_drawn_long_lists_are_scored_in_rust_as_in_python(kind: str,
+                                                          data: st.DataObject) -> None:
+    """1,001 x 1,000 items cycled from a few drawn values (the candidate's of any
+    kind): the sparse way or the dense one, as Python takes it, the same bits."""
+    items, values = ITEM_SCHEMAS[kind]
+    gold_pool = data.draw(st.lists(values, min_size=1, max_size=5))
+    cand_pool = data.draw(st.lists(st.one_of(values, LEAVES), min_size=1, max_size=5))
+    schema = oa_core.Schema.parse({"type": "array", "order": "align", "items": items})
+    gold = [gold_pool[(k * 3) % len(gold_pool)] for k in range(1001)]
+    candidate = [cand_pool[(k * 5) % len(cand_pool)] for k in range(1000)]
+    _scored_alike(gold, candidate, schema)
