@@ -188,3 +188,24 @@ class NativeIndex:
 def resolution_groups(dependencies: Mapping[str, Collection[str]],
                       id_pointers: Mapping[str, str]
                       ) -> tuple[list[list[str]], set[str], list[tuple[str, str, str]]]: ...
+# --- the tie policy (crates/oa-python/src/ties.rs; oa_core.ties_native converts)
+SCORED_TRIALS: int
+SCORED_RECORDS: int
+ENUMERATED: int
+def tie_rules() -> list[tuple[str, str]]: ...
+# structure: (gold colour rounds, candidate colour rounds: int64 rounds x records,
+# incident edges per record as (kind, other end) on each side, each record's occurrence
+# hub on each side (-1 outside nested scopes), a block's gold and candidate records in
+# the scope or None); keys(gold, indices) -> (bytes, bytes) each.
+def pair_scope(scores: ArrayLike, mode: str, wl_lambda: float,
+               structure: tuple[ArrayLike, ArrayLike, list[list[tuple[int, int]]],
+                                list[list[tuple[int, int]]], list[int], list[int],
+                                list[int] | None, list[int] | None] | None,
+               keys: Callable[[bool, list[int]], list[tuple[bytes, bytes]]]
+               ) -> tuple[list[tuple[int, int]], list[str], list[tuple[int, int]], list[int],
+                          list[int]]: ...
+def settle_by_score(pairs: Sequence[tuple[int, int]], label_ties: Sequence[tuple[int, int]],
+                    kept: Sequence[ArrayLike], ranked: Sequence[ArrayLike],
+                    score_of: Callable[[list[tuple[int, int]]], float], budget: int,
+                    rows: Sequence[int], cols: Sequence[int]
+                    ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]: ...

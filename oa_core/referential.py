@@ -68,6 +68,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from . import ties_native
 from .assignment import (
     _SMALL_CELLS,
     Level,
@@ -81,6 +82,7 @@ from .assignment import (
     twin_groups,
 )
 from .blocking import Block, blocks
+from .build import selected_engine
 from .comparators import canonical_json, id_key, value_kind
 from .errors import Diagnostic, InputError
 from .kinds import TieRule, WLMode
@@ -696,6 +698,9 @@ class _Structure:
     gold_records: list[int] | None = None
     candidate_records: list[int] | None = None
     local_rows: dict[int, int] | None = None  # scope row -> block row, made when needed
+    # the colour histories (rounds x records) the agreements were made from, gold and
+    # candidate: what the Rust engine makes them from (oa_core.ties_native)
+    colour_rounds: tuple[np.ndarray, np.ndarray] | None = None
 
     def _local_rows(self) -> dict[int, int] | None:
         if self.gold_records is None:
@@ -829,12 +834,13 @@ class _Histories:
         if rows is None or cols is None:
             return _Structure(same, depth, rounds, gold[-1].tolist(), cand[-1].tolist(),
                               self.gold_edges, self.candidate_edges, self.gold_occurrences,
-                              self.candidate_occurrences)
+                              self.candidate_occurrences, colour_rounds=(gold, cand))
         return _Structure(same, depth, rounds, gold[-1].tolist(), cand[-1].tolist(),
                           [self.gold_edges[i] for i in rows],
                           [self.candidate_edges[j] for j in cols],
                           [self.gold_occurrences[i] for i in rows],
-                          [self.candidate_occurrences[j] for j in cols], rows, cols)
+                          [self.candidate_occurrences[j] for j in cols], rows, cols,
+                          colour_rounds=(gold, cand))
 
 
 def _histories(trace: WLTrace, scope: str) -> _Histories:
@@ -893,6 +899,10 @@ def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
     """The scope's pairs (lexicographic: C, b, a, content), what decided each, the
     pairs only the records' canonical JSON told apart, and the canonical order of the
     rows and columns."""
+    if selected_engine() == "rust":
+        pairs, rules, ties, ranks, colour_ranks = ties_native.pair_scope(
+            matrix, mode.value, wl_lambda, structure, gold, candidate, _record_key)
+        return pairs, rules, ties, _Canonical(ranks, colour_ranks)
     if structure is None or not matrix.size:
         pairs = max_weight_matching(matrix)
         twins = set(_twin_pairs(matrix, pairs))
@@ -1161,6 +1171,10 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
     has left (or more than ``_ENUMERATED`` to look through) is left as it is. Returns
     the pairs and the label ties that remain.
     """
+    if selected_engine() == "rust":
+        current, left, budget.trials = ties_native.settle_by_score(
+            pairs, label_ties, levels, score_of, budget.trials, order.rows, order.cols)
+        return current, left
     remaining: list[tuple[int, int]] = []
     current = sorted(pairs)
     # Everything in the canonical order of the records (WL colour, then canonical

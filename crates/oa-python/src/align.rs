@@ -10,13 +10,13 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-fn value_error(error: AlignError) -> PyErr {
+pub(crate) fn value_error(error: AlignError) -> PyErr {
     PyValueError::new_err(error.to_string())
 }
 
 /// A matrix from a 2-D buffer of `T` (numpy's float64 or int64 arrays), or from a
 /// list of equal-length lists.
-fn matrix<'py, T>(py: Python<'py>, object: &Bound<'py, PyAny>) -> PyResult<Matrix<T>>
+pub(crate) fn matrix<'py, T>(py: Python<'py>, object: &Bound<'py, PyAny>) -> PyResult<Matrix<T>>
 where
     T: Element + Copy + for<'a> FromPyObjectOwned<'a>,
 {
@@ -43,7 +43,10 @@ where
 
 /// A float matrix; an int64 buffer is converted as numpy's `astype(float64)` does
 /// (to the nearest float).
-fn float_matrix<'py>(py: Python<'py>, object: &Bound<'py, PyAny>) -> PyResult<Matrix<f64>> {
+pub(crate) fn float_matrix<'py>(
+    py: Python<'py>,
+    object: &Bound<'py, PyAny>,
+) -> PyResult<Matrix<f64>> {
     if PyBuffer::<f64>::get(object).is_err() {
         if let Ok(buffer) = PyBuffer::<i64>::get(object) {
             if buffer.dimensions() == 2 {

@@ -11,6 +11,7 @@ mod shape;
 mod state;
 mod tree;
 mod strategy;
+mod ties;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
@@ -29,5 +30,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     tree::register(module)?;
     strategy::register(module)?;
     refer::register(module)?;
+    ties::register(module)?;
     Ok(())
 }

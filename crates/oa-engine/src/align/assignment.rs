@@ -31,10 +31,7 @@ pub type Pairs = Vec<(usize, usize)>;
 /// assert_eq!(tie_epsilon(&m), 0.1);
 /// ```
 pub fn tie_epsilon(matrix: &Matrix<f64>) -> f64 {
-    let mut values = matrix.data().to_vec();
-    values.sort_by(f64::total_cmp);
-    // -0.0 and 0.0 are one value (as for np.unique); their gaps to others are equal
-    values.dedup_by(|a, b| a == b);
+    let values = distinct_values(matrix);
     let gap = values
         .windows(2)
         .filter_map(|w| match w {
@@ -44,6 +41,17 @@ pub fn tie_epsilon(matrix: &Matrix<f64>) -> f64 {
         .reduce(f64::min)
         .unwrap_or(1.0);
     gap / ((matrix.rows() * matrix.cols() + 1) as f64)
+}
+
+/// The distinct values of `matrix`, sorted (`np.unique`: -0.0 and 0.0 are one value,
+/// whose gaps to the others are equal).
+pub(crate) fn distinct_values(matrix: &Matrix<f64>) -> Vec<f64> {
+    let mut values = matrix.data().to_vec();
+    // unstable: equal values are interchangeable, and a few distinct scores among
+    // many cells sort in near-linear time
+    values.sort_unstable_by(f64::total_cmp);
+    values.dedup_by(|a, b| a == b);
+    values
 }
 
 /// The maximum-weight assignment of `matrix` (plus `bonus`, for the solver only), its

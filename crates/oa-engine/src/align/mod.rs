@@ -11,9 +11,13 @@
 //! * `wl`: joint 1-WL refinement, every round kept;
 //! * `colours`, `twins`, `repair`: the canonical order, twin groups and the twin
 //!   repair of the tie policy;
-//! * `fsum`, `matrix`, `error`: exact sums, checked matrices, the error type;
 //! * `strategy`: the one entry point pairing an unordered list, densely, from its
-//!   positive cells (`sparse`, solved by `lapjvsp`) or block by block (`blocks`).
+//!   positive cells (`sparse`, solved by `lapjvsp`) or block by block (`blocks`);
+//! * `policy`: the tie policy's ordered rules, the one place their order lives;
+//! * `structure`, `pairing`, `settle`: one scope's agreement matrices, its pairing
+//!   by the tie policy, and label ties settled by the documents' score
+//!   (`_pair_scope` and `_settle_by_score` of `oa_core/referential.py`);
+//! * `fsum`, `matrix`, `error`: exact sums, checked matrices, the error type.
 
 mod assignment;
 mod blocks;
@@ -26,10 +30,16 @@ mod lapjvsp;
 mod lsa;
 mod matrix;
 mod monotone;
+mod pairing;
+mod policy;
 pub mod refer;
 mod repair;
+mod settle;
 mod sparse;
 mod strategy;
+mod structure;
+#[cfg(test)]
+mod ties_hostile;
 mod twins;
 mod wl;
 
@@ -41,8 +51,15 @@ pub use fsum::fsum;
 pub use lsa::linear_sum_assignment;
 pub use matrix::Matrix;
 pub use monotone::monotone_matching;
+pub use pairing::{pair_scope, twin_pairs, RecordKey, RecordKeys, ScopePairing, WlMode};
+pub use policy::{TieRule, BY_LABELS, TIE_RULES};
 pub use repair::{repair_twins, DynamicLevel, Level, Repaired};
 pub use sparse::{equal_pairs, max_weight_matching_sparse, sparse_tie_epsilon, union_pairs};
+pub use settle::{
+    settle_by_score, Budget, Canonical, DocumentScore, Levels, ENUMERATED, SCORED_RECORDS,
+    SCORED_TRIALS,
+};
 pub use strategy::{pair_unordered, Cells, MatrixScores, PairScores, Paired, Strategy};
+pub use structure::{Incident, References, Structure};
 pub use twins::{twin_groups, Axis};
 pub use wl::{refine, relabel, Edge as WlEdge};

@@ -1,0 +1,386 @@
+//! What WL found for one scope, or one block of it (`_Structure` in
+//! `oa_core/referential.py`): the agreement matrices b and a made from the
+//! records' colour histories, their final colours, and the reference agreement
+//! through a pairing (the content rule's first step) made from their incident edges.
+
+use std::collections::BTreeMap;
+
+use super::error::{at, check_len, AlignError};
+use super::matrix::Matrix;
+use super::repair::DynamicLevel;
+
+/// One edge incident to a record: `kind` names its (direction, role, label) (equal
+/// kinds for equal triples, on both sides), `other` its other end in the scope's
+/// numbering; a self-loop has `other` -1 on the candidate side and the record itself
+/// on the gold side, so that a gold loop looks for a candidate loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Incident {
+    pub kind: usize,
+    pub other: i64,
+}
+
+/// The structure of gold records x candidate records.
+#[derive(Debug, Clone)]
+pub struct Structure {
+    /// b: 1.0 where the last round's colours are equal.
+    pub same: Matrix<f64>,
+    /// The number of rounds in which the two records share a colour.
+    pub depth: Matrix<i64>,
+    /// The last round's colours of the gold and candidate records.
+    pub gold_colours: Vec<i64>,
+    pub candidate_colours: Vec<i64>,
+    /// The records' incident edges.
+    pub references: References,
+}
+
+/// The incident edges of a scope's (or block's) records, what the reference
+/// agreement through a pairing is counted from.
+#[derive(Debug, Clone)]
+pub struct References {
+    gold_edges: Vec<Vec<Incident>>,
+    candidate_edges: Vec<Vec<Incident>>,
+    /// Each record's occurrence (the hub of its array's occurrence in a nested
+    /// scope, -1 elsewhere), numbered as the records are.
+    gold_occurrences: Vec<i64>,
+    candidate_occurrences: Vec<i64>,
+    /// A block's candidate records in the scope (None: the whole scope), and its gold
+    /// records' rows in the block by their row in the scope.
+    candidate_records: Option<Vec<usize>>,
+    local_rows: Option<BTreeMap<usize, usize>>,
+}
+
+impl Structure {
+    /// The structure of the records whose colour histories (rounds x records, round 0
+    /// first) and references are given.
+    ///
+    /// ```
+    /// use oa_engine::align::{Matrix, References, Structure};
+    /// let gold = Matrix::new(2, 2, vec![0, 0, 1, 2]).unwrap();
+    /// let candidate = Matrix::new(2, 1, vec![0, 2]).unwrap();
+    /// let none = References::new(vec![vec![]; 2], vec![vec![]], vec![-1; 2], vec![-1],
+    ///                            None, None).unwrap();
+    /// let s = Structure::new(&gold, &candidate, none).unwrap();
+    /// assert_eq!(s.same.data(), &[0.0, 1.0]);
+    /// assert_eq!(s.depth.data(), &[1, 2]);
+    /// ```
+    pub fn new(
+        gold: &Matrix<i64>,
+        candidate: &Matrix<i64>,
+        references: References,
+    ) -> Result<Self, AlignError> {
+        check_len("colour rounds", gold.rows(), candidate.rows())?;
+        let (n, m) = (gold.cols(), candidate.cols());
+        check_len("gold edges", n, references.gold_edges.len())?;
+        check_len("candidate edges", m, references.candidate_edges.len())?;
+        let cells = n.checked_mul(m).ok_or(AlignError::Shape {
+            rows: n,
+            cols: m,
+            len: 0,
+        })?;
+        let mut depth = filled(cells, 0i64)?;
+        for r in 0..gold.rows() {
+            let (g, c) = (gold.row(r)?, candidate.row(r)?);
+            for (cells, colour) in depth.chunks_mut(m.max(1)).zip(g) {
+                for (cell, other) in cells.iter_mut().zip(c) {
+                    *cell += i64::from(colour == other);
+                }
+            }
+        }
+        let last = |history: &Matrix<i64>, count: usize| match history.rows().checked_sub(1) {
+            Some(r) => history.row(r).map(<[i64]>::to_vec),
+            None => filled(count, 0), // no round: nothing told apart
+        };
+        let (gold_colours, candidate_colours) = (last(gold, n)?, last(candidate, m)?);
+        let mut same = filled(0, 0.0)?;
+        same.try_reserve_exact(cells)
+            .map_err(|_| AlignError::Internal("memory"))?;
+        for &g in &gold_colours {
+            for &c in &candidate_colours {
+                same.push(if gold.rows() > 0 && g == c { 1.0 } else { 0.0 });
+            }
+        }
+        Ok(Self {
+            same: Matrix::new(n, m, same)?,
+            depth: Matrix::new(n, m, depth)?,
+            gold_colours,
+            candidate_colours,
+            references,
+        })
+    }
+}
+
+impl References {
+    /// The references of gold and candidate records: their incident edges and
+    /// occurrences (one per record, -1 outside nested scopes) and, when they are a
+    /// block of the scope, `gold_records` and `candidate_records`, their numbers in it.
+    pub fn new(
+        gold_edges: Vec<Vec<Incident>>,
+        candidate_edges: Vec<Vec<Incident>>,
+        gold_occurrences: Vec<i64>,
+        candidate_occurrences: Vec<i64>,
+        gold_records: Option<Vec<usize>>,
+        candidate_records: Option<Vec<usize>>,
+    ) -> Result<Self, AlignError> {
+        let (n, m) = (gold_edges.len(), candidate_edges.len());
+        check_len("gold occurrences", n, gold_occurrences.len())?;
+        check_len("candidate occurrences", m, candidate_occurrences.len())?;
+        if let Some(records) = &gold_records {
+            check_len("gold records", n, records.len())?;
+        }
+        if let Some(records) = &candidate_records {
+            check_len("candidate records", m, records.len())?;
+        }
+        let local_rows = gold_records
+            .as_ref()
+            .map(|records| records.iter().enumerate().map(|(a, &g)| (g, a)).collect());
+        Ok(Self {
+            gold_edges,
+            candidate_edges,
+            gold_occurrences,
+            candidate_occurrences,
+            candidate_records,
+            local_rows,
+        })
+    }
+
+    /// How many of gold record i's edges record j also has through `partner` (row
+    /// -> column), for i in `rows` and j in `cols`.
+    ///
+    /// An edge to another record agrees when the candidate record has an edge of the
+    /// same kind to that record's partner; a loop when it has a loop of the same kind.
+    /// Records outside a block have no partner in it. In a nested scope the records
+    /// sharing i's occurrence count too: each one paired into j's occurrence agrees
+    /// (the scoring pass compares an occurrence with its partner's only).
+    pub fn reference_agreement(
+        &self,
+        partner: &BTreeMap<usize, usize>,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<Matrix<i64>, AlignError> {
+        let width = cols.len();
+        let cells = rows
+            .len()
+            .checked_mul(width)
+            .ok_or(AlignError::Internal("agreement shape"))?;
+        let mut agreement = filled(cells, 0i64)?;
+        self.occurrence_agreement(&mut agreement, partner, rows, cols)?;
+        let mut holders: BTreeMap<Incident, Vec<usize>> = BTreeMap::new();
+        for (b, &j) in cols.iter().enumerate() {
+            let edges = self
+                .candidate_edges
+                .get(j)
+                .ok_or(AlignError::Internal("candidate record"))?;
+            for edge in edges {
+                holders.entry(*edge).or_default().push(b);
+            }
+        }
+        for (a, &i) in rows.iter().enumerate() {
+            let edges = self
+                .gold_edges
+                .get(i)
+                .ok_or(AlignError::Internal("gold record"))?;
+            for edge in edges {
+                let k = match &self.local_rows {
+                    None => edge.other,
+                    Some(local) => usize::try_from(edge.other)
+                        .ok()
+                        .and_then(|other| local.get(&other))
+                        .and_then(|&k| i64::try_from(k).ok())
+                        .unwrap_or(-1),
+                };
+                let other = if usize::try_from(k).ok() == Some(i) {
+                    -1
+                } else {
+                    let Some(&target) = usize::try_from(k).ok().and_then(|k| partner.get(&k))
+                    else {
+                        continue;
+                    };
+                    let target = match &self.candidate_records {
+                        None => target,
+                        Some(records) => at(records, target, "block column")?,
+                    };
+                    i64::try_from(target).map_err(|_| AlignError::Internal("column"))?
+                };
+                let key = Incident {
+                    kind: edge.kind,
+                    other,
+                };
+                for &b in holders.get(&key).map_or(&[][..], Vec::as_slice) {
+                    let cell = agreement
+                        .get_mut(a * width + b)
+                        .ok_or(AlignError::Internal("agreement cell"))?;
+                    *cell += 1;
+                }
+            }
+        }
+        Matrix::new(rows.len(), width, agreement)
+    }
+}
+
+impl References {
+    /// Add, for gold record i and candidate record j, how many other records of i's
+    /// occurrence are paired into j's (nested scopes only).
+    fn occurrence_agreement(
+        &self,
+        agreement: &mut [i64],
+        partner: &BTreeMap<usize, usize>,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<(), AlignError> {
+        let (gold, candidate) = (&self.gold_occurrences, &self.candidate_occurrences);
+        let mut shared: BTreeMap<(i64, i64), i64> = BTreeMap::new();
+        for (&k, &t) in partner {
+            let (g, c) = (
+                at(gold, k, "gold occurrence")?,
+                at(candidate, t, "occurrence")?,
+            );
+            if g >= 0 && c >= 0 {
+                *shared.entry((g, c)).or_default() += 1;
+            }
+        }
+        if shared.is_empty() {
+            return Ok(());
+        }
+        let mut col_occurrences = Vec::with_capacity(cols.len());
+        for &j in cols {
+            col_occurrences.push(at(candidate, j, "candidate occurrence")?);
+        }
+        let width = cols.len().max(1);
+        for (&i, line) in rows.iter().zip(agreement.chunks_mut(width)) {
+            let g = at(gold, i, "gold occurrence")?;
+            // i's own pair is no other record of its occurrence
+            let own = match partner.get(&i) {
+                Some(&t) => Some(at(candidate, t, "occurrence")?).filter(|&c| g >= 0 && c >= 0),
+                None => None,
+            };
+            for (cell, &c) in line.iter_mut().zip(&col_occurrences) {
+                *cell += shared.get(&(g, c)).copied().unwrap_or(0);
+                if own == Some(c) {
+                    *cell -= 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `count` copies of `value`, or an error where the memory cannot be had (a shape
+/// read from input never aborts the process).
+pub(crate) fn filled<T: Clone>(count: usize, value: T) -> Result<Vec<T>, AlignError> {
+    let mut cells = Vec::new();
+    cells
+        .try_reserve_exact(count)
+        .map_err(|_| AlignError::Internal("memory"))?;
+    cells.resize(count, value);
+    Ok(cells)
+}
+
+/// The reference agreement as the twin repair's dynamic level.
+pub(crate) struct ReferenceAgreement<'a>(pub &'a References);
+
+impl DynamicLevel for ReferenceAgreement<'_> {
+    fn values(
+        &mut self,
+        partner: &BTreeMap<usize, usize>,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<Matrix<f64>, AlignError> {
+        Ok(self
+            .0
+            .reference_agreement(partner, rows, cols)?
+            .map(|v| v as f64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edge(kind: usize, other: i64) -> Incident {
+        Incident { kind, other }
+    }
+
+    /// References with no occurrences (a scope not nested).
+    fn plain(
+        gold: Vec<Vec<Incident>>,
+        candidate: Vec<Vec<Incident>>,
+        records: Option<(Vec<usize>, Vec<usize>)>,
+    ) -> Result<References, AlignError> {
+        let (n, m) = (gold.len(), candidate.len());
+        let (g, c) = records.map_or((None, None), |(g, c)| (Some(g), Some(c)));
+        References::new(gold, candidate, vec![-1; n], vec![-1; m], g, c)
+    }
+
+    #[test]
+    fn agreement_follows_the_partner() -> Result<(), AlignError> {
+        let history = Matrix::new(1, 2, vec![0, 0])?;
+        // gold 0 -> gold 1 (kind 7); candidate 1 -> candidate 0; loops of kind 3
+        let gold_edges = vec![vec![edge(7, 1)], vec![edge(3, 1)]];
+        let candidate_edges = vec![vec![edge(3, -1)], vec![edge(7, 0)]];
+        let s = Structure::new(
+            &history,
+            &history,
+            plain(gold_edges, candidate_edges, None)?,
+        )?;
+        let partner: BTreeMap<usize, usize> = [(1, 0)].into_iter().collect();
+        let refs = &s.references;
+        assert_eq!(
+            refs.reference_agreement(&partner, &[0, 1], &[0, 1])?.data(),
+            &[0, 1, 1, 0]
+        );
+        let none = refs.reference_agreement(&BTreeMap::new(), &[0], &[0, 1])?;
+        assert_eq!(none.data(), &[0, 0]);
+        assert!(refs.reference_agreement(&partner, &[2], &[0]).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn a_block_maps_its_records() -> Result<(), AlignError> {
+        let history = Matrix::new(1, 1, vec![0])?;
+        // the block holds scope gold 5 and scope candidate 8; gold 5 loops
+        let refs = plain(
+            vec![vec![edge(1, 5), edge(2, 9)]],
+            vec![vec![edge(1, -1), edge(2, 8)]],
+            Some((vec![5], vec![8])),
+        )?;
+        let s = Structure::new(&history, &history, refs)?;
+        let partner: BTreeMap<usize, usize> = [(0, 0)].into_iter().collect();
+        let found = s.references.reference_agreement(&partner, &[0], &[0])?;
+        assert_eq!(found.data(), &[1]);
+        Ok(())
+    }
+
+    #[test]
+    fn records_of_an_occurrence_paired_into_another_agree() -> Result<(), AlignError> {
+        // gold 0, 1, 2 in occurrence 10 (2 outside any); candidate 0, 1 in 20, 2 in 21
+        let refs = References::new(
+            vec![vec![]; 3],
+            vec![vec![]; 3],
+            vec![10, 10, -1],
+            vec![20, 20, 21],
+            None,
+            None,
+        )?;
+        let partner: BTreeMap<usize, usize> = [(1, 0), (0, 2)].into_iter().collect();
+        // gold 1 -> occurrence 20, gold 0 -> 21; gold 0's own pair is taken out
+        let found = refs.reference_agreement(&partner, &[0, 2], &[0, 1, 2])?;
+        assert_eq!(found.data(), &[1, 1, 0, 0, 0, 0]);
+        let bad = References::new(vec![vec![]], vec![], vec![], vec![], None, None);
+        assert!(bad.is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn shapes_are_checked() -> Result<(), AlignError> {
+        let history = Matrix::new(1, 2, vec![0, 0])?;
+        let other = Matrix::new(2, 2, vec![0; 4])?;
+        let refs = || plain(vec![vec![]; 2], vec![vec![]; 2], None);
+        assert!(Structure::new(&history, &other, refs()?).is_err());
+        let one = plain(vec![], vec![vec![]; 2], None)?;
+        assert!(Structure::new(&history, &history, one).is_err());
+        let empty = Matrix::new(0, 2, Vec::new())?;
+        let s = Structure::new(&empty, &empty, refs()?)?;
+        assert_eq!(s.same.data(), &[0.0; 4]);
+        Ok(())
+    }
+}
