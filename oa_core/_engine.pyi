@@ -209,3 +209,11 @@ def settle_by_score(pairs: Sequence[tuple[int, int]], label_ties: Sequence[tuple
                     score_of: Callable[[list[tuple[int, int]]], float], budget: int,
                     rows: Sequence[int], cols: Sequence[int]
                     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]: ...
+
+# --- the scope resolution end to end (crates/oa-python/src/resolve.rs; oa_core.native)
+# groups: the scopes in resolution order; records: scope -> its record node's pointer;
+# mode: a WLMode value. None where Python must resolve or score the documents.
+def resolve_score(refer: ReferPlan, plan: ScorePlan, gold: Any, candidate: Any,
+                  limits: Limits, groups: Sequence[Sequence[str]],
+                  records: Mapping[str, str], mode: str, wl_lambda: float
+                  ) -> float | None: ...

@@ -55,7 +55,7 @@ fn bounds(limits: &Bound<'_, PyAny>) -> PyResult<Bounds> {
 /// A scoped schema as referential indexing reads it.
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ReferPlan {
-    schema: Arc<ScopeSchema>,
+    pub(crate) schema: Arc<ScopeSchema>,
 }
 
 #[pymethods]

@@ -1,0 +1,204 @@
+//! A resolution in progress (`_State`, `_Paired`, `_mapping`, `_targets` and
+//! `_quality` of `oa_core/referential.py`): each paired scope's pairs and levels,
+//! and what the scorer reads of them (bijections, candidate ids, record pairs).
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use super::index::{DocumentIndex, Record};
+use super::key::IdKey;
+use crate::align::{AlignError, Matrix, Pairs};
+use crate::plan::ScopeId;
+use crate::score::Json;
+
+/// One scope's bijection: gold id key -> (the gold id as first written, the
+/// candidate id it maps to as its record writes it, or `None`).
+pub type Bijection = BTreeMap<IdKey, (Json, Option<Json>)>;
+
+/// What the scorer reads of a resolution: `Scorer`'s `bijections`, `candidate_ids`
+/// and `record_pairs` (gold record pointer -> candidate record pointer, by scope).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Referential {
+    pub bijections: BTreeMap<ScopeId, Bijection>,
+    pub candidate_ids: BTreeMap<ScopeId, Vec<Json>>,
+    pub record_pairs: BTreeMap<ScopeId, Vec<(String, String)>>,
+}
+
+/// A scope's levels: C, and with WL the colour bonus b and the agreement depth a.
+#[derive(Debug)]
+pub struct Levels {
+    pub matrix: Matrix<f64>,
+    pub structure: Option<(Matrix<f64>, Matrix<i64>)>,
+}
+
+impl Levels {
+    /// `_quality` of one pair: (1, C, b, a).
+    fn quality(&self, i: usize, j: usize) -> Result<Vec<f64>, AlignError> {
+        let mut found = vec![1.0, self.matrix.get(i, j)?];
+        if let Some((same, depth)) = &self.structure {
+            // a count of rounds: exact as a float (Python's float(int))
+            #[allow(clippy::cast_precision_loss)]
+            found.extend([same.get(i, j)?, depth.get(i, j)? as f64]);
+        }
+        Ok(found)
+    }
+}
+
+/// One scope's pairing while the scopes are resolved.
+#[derive(Clone, Debug)]
+pub struct Paired {
+    pub scope: ScopeId,
+    pub levels: Rc<Levels>,
+    pub pairs: Pairs,
+    pub label_ties: Pairs,
+    /// The canonical rank of each gold row and candidate column.
+    pub rows: Rc<Vec<i64>>,
+    pub cols: Rc<Vec<i64>>,
+    /// Label ties scored while some other scope was unresolved.
+    pub provisional: bool,
+}
+
+/// A resolution in progress; copies share the paired scopes' levels.
+#[derive(Clone, Debug, Default)]
+pub struct State {
+    pub refs: Referential,
+    pub paired: BTreeMap<ScopeId, Paired>,
+    pub resolved: BTreeSet<ScopeId>,
+}
+
+/// The gold and candidate documents' indexes and their scopes' id fields.
+pub struct Documents<'a> {
+    pub gold: &'a DocumentIndex,
+    pub candidate: &'a DocumentIndex,
+    pub id_fields: &'a [String],
+}
+
+impl Documents<'_> {
+    pub fn records(&self, scope: ScopeId) -> (&[Record], &[Record]) {
+        (
+            self.gold.scope_records(scope),
+            self.candidate.scope_records(scope),
+        )
+    }
+
+    /// A record's identifier as written (records without a key have none).
+    pub fn id_of<'r>(&self, scope: ScopeId, record: &'r Record) -> Option<&'r Json> {
+        let field = self.id_fields.get(scope.index())?;
+        match &record.value {
+            Json::Object(entries) => entries
+                .iter()
+                .find(|(key, _)| key == field)
+                .map(|(_, value)| value),
+            _ => None,
+        }
+    }
+
+    /// `_mapping(...)[0]`: the bijection of a scope's pairing.
+    pub fn mapping(&self, scope: ScopeId, levels: &Levels, pairs: &Pairs) -> Result<Bijection, AlignError> {
+        let (gold, candidate) = self.records(scope);
+        let mut gold_priority = BTreeMap::new();
+        for &(i, j) in pairs {
+            gold_priority.insert(i, levels.quality(i, j)?);
+        }
+        let gold_targets = targets(gold, &gold_priority);
+        let chosen: BTreeSet<usize> = gold_targets.values().copied().collect();
+        let mut priority = BTreeMap::new();
+        for &(i, j) in pairs {
+            let mut quality = vec![if chosen.contains(&i) { 1.0 } else { 0.0 }];
+            quality.extend(levels.quality(i, j)?);
+            priority.insert(j, quality);
+        }
+        let candidate_targets = targets(candidate, &priority);
+        let mut mapping = Bijection::new();
+        for record in gold {
+            if let (Some(key), Some(id)) = (&record.key, self.id_of(scope, record)) {
+                mapping.entry(key.clone()).or_insert_with(|| (id.clone(), None));
+            }
+        }
+        for &(i, j) in pairs {
+            let Some(g_key) = &gold.get(i).ok_or(AlignError::Internal("gold record"))?.key else {
+                continue;
+            };
+            if gold_targets.get(g_key) != Some(&i) {
+                continue;
+            }
+            let partner = candidate.get(j).ok_or(AlignError::Internal("candidate record"))?;
+            let image = match &partner.key {
+                Some(c_key) if candidate_targets.get(c_key) == Some(&j) => {
+                    self.id_of(scope, partner).cloned()
+                }
+                _ => None,
+            };
+            if let Some(entry) = mapping.get_mut(g_key) {
+                entry.1 = image;
+            }
+        }
+        Ok(mapping)
+    }
+}
+
+/// Python's order of float tuples (no NaN reaches here: C is finite).
+fn tuple_order(a: &[f64], b: &[f64]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        match x.partial_cmp(y) {
+            Some(Ordering::Equal) | None => {}
+            Some(other) => return other,
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// `_targets(...)[0]`: the record each id designates: among records sharing an id,
+/// the one of the highest priority, then the smallest canonical JSON, then the first.
+fn targets(records: &[Record], priority: &BTreeMap<usize, Vec<f64>>) -> BTreeMap<IdKey, usize> {
+    let mut groups: BTreeMap<&IdKey, Vec<usize>> = BTreeMap::new();
+    for (index, record) in records.iter().enumerate() {
+        if let Some(key) = &record.key {
+            groups.entry(key).or_default().push(index);
+        }
+    }
+    let none: Vec<f64> = Vec::new();
+    let of = |k: &usize| priority.get(k).unwrap_or(&none);
+    let mut chosen = BTreeMap::new();
+    for (key, members) in groups {
+        let best = members
+            .iter()
+            .map(of)
+            .max_by(|a, b| tuple_order(a, b))
+            .unwrap_or(&none);
+        let winner = members
+            .iter()
+            .filter(|k| tuple_order(of(k), best) == Ordering::Equal)
+            .filter_map(|&k| Some((DocumentIndex::record_key(records.get(k)?), k)))
+            .min()
+            .map(|(_, k)| k);
+        if let Some(winner) = winner {
+            chosen.insert(key.clone(), winner);
+        }
+    }
+    chosen
+}
+
+impl State {
+    /// `_State.adopt`: make `scope`'s pairs its bijection and its record pairs.
+    pub fn adopt(&mut self, documents: &Documents<'_>, scope: Paired) -> Result<(), AlignError> {
+        let id = scope.scope;
+        let mapping = documents.mapping(id, &scope.levels, &scope.pairs)?;
+        let (gold, candidate) = documents.records(id);
+        let mut pointers = Vec::with_capacity(scope.pairs.len());
+        for &(i, j) in &scope.pairs {
+            let (g, c) = (
+                gold.get(i).ok_or(AlignError::Internal("gold record"))?,
+                candidate.get(j).ok_or(AlignError::Internal("candidate record"))?,
+            );
+            pointers.push((g.pointer.clone(), c.pointer.clone()));
+        }
+        self.refs.bijections.insert(id, mapping);
+        self.refs.record_pairs.insert(id, pointers);
+        self.resolved.insert(id);
+        self.paired.insert(id, scope);
+        Ok(())
+    }
+}
+
