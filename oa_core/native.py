@@ -228,15 +228,15 @@ def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Lim
     refer = None if plan is None else refer_plan(schema)
     if plan is None or refer is None:
         return None
-    found = _RESOLVING.get(schema, _MISSING)
-    if found is _MISSING:
-        groups = native_groups(schema)
-        found = _RESOLVING[schema] = None if groups is None or any(
+    if schema not in _RESOLVING:
+        ordered = native_groups(schema)
+        _RESOLVING[schema] = None if ordered is None or any(
             decl.records.block_by for decl in schema.scopes.values()) else (
-            groups[0], {name: decl.record.pointer for name, decl in schema.scopes.items()})
-    if found is None:
+            ordered[0], {name: decl.record.pointer for name, decl in schema.scopes.items()})
+    resolving = _RESOLVING[schema]
+    if resolving is None:
         return None
-    groups, records = found  # type: ignore[misc]
+    groups, records = resolving
     return resolve_score(refer, plan, gold, candidate, limits, groups, records, wl_mode,
                          wl_lambda)
 

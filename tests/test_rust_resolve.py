@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oa_core
-from benchmarks import bits
 import oa_core.native as native
+from benchmarks import bits
 from oa_core.native import ScopeState, native_resolved_score, native_scoped_score
 from oa_core.options import Limits
 from oa_core.schema import Schema

@@ -10,9 +10,9 @@ mod resolve;
 mod score;
 mod shape;
 mod state;
-mod tree;
 mod strategy;
 mod ties;
+mod tree;
 mod value;
 
 /// The version of the Rust engine, for `oa --version` and benchmark headers.

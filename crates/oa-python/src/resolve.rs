@@ -78,7 +78,15 @@ fn resolve_score(
             wl_lambda,
             max_matrix_cells: limits.max_matrix_cells,
         };
-        Ok(resolve_and_score(schema, &gold_index, &candidate_index, &ids, mode, &mut scores).ok())
+        Ok(resolve_and_score(
+            schema,
+            &gold_index,
+            &candidate_index,
+            &ids,
+            mode,
+            &mut scores,
+        )
+        .ok())
     })
 }
 

@@ -54,11 +54,11 @@ pub use monotone::monotone_matching;
 pub use pairing::{pair_scope, twin_pairs, RecordKey, RecordKeys, ScopePairing, WlMode};
 pub use policy::{TieRule, BY_LABELS, TIE_RULES};
 pub use repair::{repair_twins, DynamicLevel, Level, Repaired};
-pub use sparse::{equal_pairs, max_weight_matching_sparse, sparse_tie_epsilon, union_pairs};
 pub use settle::{
     settle_by_score, Budget, Canonical, DocumentScore, Levels, ENUMERATED, SCORED_RECORDS,
     SCORED_TRIALS,
 };
+pub use sparse::{equal_pairs, max_weight_matching_sparse, sparse_tie_epsilon, union_pairs};
 pub use strategy::{pair_unordered, Cells, MatrixScores, PairScores, Paired, Strategy};
 pub use structure::{Incident, References, Structure};
 pub use twins::{twin_groups, Axis};

@@ -59,7 +59,11 @@ impl ScopedDocuments<'_> {
         }
         if with_pairs {
             for (&scope, pairs) in &refs.record_pairs {
-                let records = self.plan.scope(scope).map_err(|e| declined(e.into()))?.records;
+                let records = self
+                    .plan
+                    .scope(scope)
+                    .map_err(|e| declined(e.into()))?
+                    .records;
                 let pairs = pairs.iter().cloned().collect();
                 state.pair_records(records, RecordPairs { scope, pairs });
             }

@@ -23,9 +23,9 @@ use super::index::{DocumentIndex, Record};
 use super::schema::ScopeSchema;
 use super::state::{Documents, Levels, Paired, Referential, State};
 use crate::align::{
-    pair_scope, refine, settle_by_score, AlignError, Budget, Canonical, DocumentScore,
-    Incident, Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, References,
-    Structure, WlEdge, WlMode, SCORED_RECORDS,
+    pair_scope, refine, settle_by_score, AlignError, Budget, Canonical, DocumentScore, Incident,
+    Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, References, Structure, WlEdge,
+    WlMode, SCORED_RECORDS,
 };
 use crate::plan::ScopeId;
 use crate::score::Json;
@@ -113,7 +113,10 @@ pub fn resolve_and_score(
             .scope_id(&declared.name)
             .ok_or(ResolveError::Declined("an undeclared scope"))?;
         id_fields.push(schema.id_field(scope)?.to_string());
-        let records = schema.plan().node(declared.records).map_err(ReferError::from)?;
+        let records = schema
+            .plan()
+            .node(declared.records)
+            .map_err(ReferError::from)?;
         if !records.array.block_by.is_empty() {
             return Err(ResolveError::Declined("blockBy"));
         }
@@ -231,7 +234,10 @@ fn pointer_pairs(
         .iter()
         .map(|&(i, j)| {
             Ok((
-                gold.get(i).ok_or(AlignError::Internal("gold record"))?.pointer.clone(),
+                gold.get(i)
+                    .ok_or(AlignError::Internal("gold record"))?
+                    .pointer
+                    .clone(),
                 candidate
                     .get(j)
                     .ok_or(AlignError::Internal("candidate record"))?
@@ -269,10 +275,15 @@ fn record_vertices(graph: &Graph, range: std::ops::Range<usize>, scope: ScopeId)
         .enumerate()
         .skip(range.start)
         .take(range.len())
-        .filter(|(_, vertex)| matches!(vertex.kind, VertexKind::Record { scope: s, .. } if s == scope))
+        .filter(
+            |(_, vertex)| matches!(vertex.kind, VertexKind::Record { scope: s, .. } if s == scope),
+        )
         .map(|(k, _)| k)
         .collect()
 }
+
+/// An incident edge as `_incident` writes it: (direction, relation, label, other).
+type RawIncident<'g> = (&'static str, &'g str, &'g [u32], i64);
 
 /// A refined group: its graph, where the candidate side starts, every round.
 struct Trace {
@@ -316,7 +327,7 @@ impl Trace {
                 self.graph.edges.get(self.gold_edges..)
             }
             .ok_or(AlignError::Internal("edges"))?;
-            let mut raw: Vec<Vec<(&str, &str, &[u32], i64)>> = vec![Vec::new(); vertices.len()];
+            let mut raw: Vec<Vec<RawIncident<'_>>> = vec![Vec::new(); vertices.len()];
             let mut hubs = vec![-1i64; vertices.len()];
             for edge in edges {
                 if edge.relation == OCCURRENCE {
@@ -352,10 +363,12 @@ impl Trace {
             for line in raw {
                 let mut incidents = Vec::with_capacity(line.len());
                 for (direction, relation, label, other) in line {
-                    let kind = *kinds.entry((direction, relation, label)).or_insert_with(|| {
-                        next_kind += 1;
-                        next_kind - 1
-                    });
+                    let kind = *kinds
+                        .entry((direction, relation, label))
+                        .or_insert_with(|| {
+                            next_kind += 1;
+                            next_kind - 1
+                        });
                     incidents.push(Incident { kind, other });
                 }
                 numbered.push(incidents);
@@ -366,8 +379,7 @@ impl Trace {
         let (Some(candidate_lines), Some(gold_lines)) = (lines.pop(), lines.pop()) else {
             return Err(AlignError::Internal("incident lines").into());
         };
-        let (Some(candidate_hubs), Some(gold_hubs)) = (occurrences.pop(), occurrences.pop())
-        else {
+        let (Some(candidate_hubs), Some(gold_hubs)) = (occurrences.pop(), occurrences.pop()) else {
             return Err(AlignError::Internal("occurrences").into());
         };
         let references = References::new(
@@ -410,14 +422,15 @@ impl Resolver<'_> {
                 .collect();
             state.refs.candidate_ids.insert(scope, ids);
             let cells = gold.len().checked_mul(candidate.len());
-            if cells.is_none_or(|cells| cells > self.mode.max_matrix_cells) {
+            if cells.map_or(true, |cells| cells > self.mode.max_matrix_cells) {
                 return Err(ResolveError::Declined("a scope over max_matrix_cells"));
             }
         }
         let mut matrices = Vec::with_capacity(group.len());
         for &scope in group {
             let (gold, candidate) = self.documents.records(scope);
-            let values = |records: &[Record]| records.iter().map(|r| r.value.clone()).collect::<Vec<_>>();
+            let values =
+                |records: &[Record]| records.iter().map(|r| r.value.clone()).collect::<Vec<_>>();
             matrices.push(scores.matrix(
                 scope,
                 &values(gold),
@@ -438,7 +451,9 @@ impl Resolver<'_> {
                 _ => None,
             };
             let (gold, candidate) = self.documents.records(scope);
-            let kept = structure.as_ref().map(|s| (s.same.clone(), s.depth.clone()));
+            let kept = structure
+                .as_ref()
+                .map(|s| (s.same.clone(), s.depth.clone()));
             let paired = pair_scope(
                 &matrix,
                 self.mode.wl,
@@ -488,7 +503,15 @@ impl Resolver<'_> {
         };
         let blend = self.mode.wl == WlMode::Blend;
         let mut graph = Graph::default();
-        build_graph(self.documents.gold, self.schema, Side::Gold, &members, &resolution, blend, &mut graph)?;
+        build_graph(
+            self.documents.gold,
+            self.schema,
+            Side::Gold,
+            &members,
+            &resolution,
+            blend,
+            &mut graph,
+        )?;
         let (gold_vertices, gold_edges) = (graph.vertices.len(), graph.edges.len());
         build_graph(
             self.documents.candidate,
@@ -579,7 +602,7 @@ impl Resolver<'_> {
                 let Some(paired) = state.paired.get(&scope).cloned() else {
                     continue;
                 };
-                if !(paired.provisional && !paired.label_ties.is_empty()) {
+                if !paired.provisional || paired.label_ties.is_empty() {
                     continue;
                 }
                 if later.is_empty() {
@@ -660,7 +683,13 @@ impl Resolver<'_> {
         }
         if settled.pairs == sorted_before {
             // it won: keep what followed from it
-            state.adopt(&self.documents, Paired { pairs: before, ..settled })?;
+            state.adopt(
+                &self.documents,
+                Paired {
+                    pairs: before,
+                    ..settled
+                },
+            )?;
         }
         Ok(state)
     }
@@ -711,5 +740,30 @@ impl DocumentScore for Trials<'_, '_> {
             self.failed = Some(error);
             AlignError::Internal("a trial resolution")
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{label_text, utf8, ResolveError};
+
+    #[test]
+    fn record_keys_keep_the_code_point_order_with_lone_surrogates() {
+        let points = [
+            0x41, 0xe9, 0xd800, 0xdfff, 0xe000, 0xffff, 0x1_0000, 0x10_ffff,
+        ];
+        let encoded: Vec<Vec<u8>> = points.iter().map(|&c| utf8(&[c])).collect();
+        assert!(encoded.windows(2).all(|pair| pair[0] < pair[1]));
+        assert_eq!(utf8(&[0xe9, 0x1_f600]), "é😀".as_bytes());
+        assert_eq!(utf8(&[0xd800]), vec![0xed, 0xa0, 0x80]); // Python's surrogatepass
+    }
+
+    #[test]
+    fn a_label_with_a_lone_surrogate_is_left_to_python() {
+        assert_eq!(label_text(&[0x61, 0x62]), Ok("ab".to_string()));
+        assert_eq!(
+            label_text(&[0x61, 0xdc00]),
+            Err(ResolveError::Declined("a lone surrogate"))
+        );
     }
 }

@@ -95,7 +95,12 @@ impl Documents<'_> {
     }
 
     /// `_mapping(...)[0]`: the bijection of a scope's pairing.
-    pub fn mapping(&self, scope: ScopeId, levels: &Levels, pairs: &Pairs) -> Result<Bijection, AlignError> {
+    pub fn mapping(
+        &self,
+        scope: ScopeId,
+        levels: &Levels,
+        pairs: &Pairs,
+    ) -> Result<Bijection, AlignError> {
         let (gold, candidate) = self.records(scope);
         let mut gold_priority = BTreeMap::new();
         for &(i, j) in pairs {
@@ -113,7 +118,9 @@ impl Documents<'_> {
         let mut mapping = Bijection::new();
         for record in gold {
             if let (Some(key), Some(id)) = (&record.key, self.id_of(scope, record)) {
-                mapping.entry(key.clone()).or_insert_with(|| (id.clone(), None));
+                mapping
+                    .entry(key.clone())
+                    .or_insert_with(|| (id.clone(), None));
             }
         }
         for &(i, j) in pairs {
@@ -123,7 +130,9 @@ impl Documents<'_> {
             if gold_targets.get(g_key) != Some(&i) {
                 continue;
             }
-            let partner = candidate.get(j).ok_or(AlignError::Internal("candidate record"))?;
+            let partner = candidate
+                .get(j)
+                .ok_or(AlignError::Internal("candidate record"))?;
             let image = match &partner.key {
                 Some(c_key) if candidate_targets.get(c_key) == Some(&j) => {
                     self.id_of(scope, partner).cloned()
@@ -162,6 +171,11 @@ fn targets(records: &[Record], priority: &BTreeMap<usize, Vec<f64>>) -> BTreeMap
     let of = |k: &usize| priority.get(k).unwrap_or(&none);
     let mut chosen = BTreeMap::new();
     for (key, members) in groups {
+        if let [only] = members.as_slice() {
+            // an id of one record designates it, by no label (no canonical JSON made)
+            chosen.insert(key.clone(), *only);
+            continue;
+        }
         let best = members
             .iter()
             .map(of)
@@ -190,7 +204,9 @@ impl State {
         for &(i, j) in &scope.pairs {
             let (g, c) = (
                 gold.get(i).ok_or(AlignError::Internal("gold record"))?,
-                candidate.get(j).ok_or(AlignError::Internal("candidate record"))?,
+                candidate
+                    .get(j)
+                    .ok_or(AlignError::Internal("candidate record"))?,
             );
             pointers.push((g.pointer.clone(), c.pointer.clone()));
         }
@@ -202,3 +218,20 @@ impl State {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use std::cmp::Ordering;
+
+    use super::tuple_order;
+
+    #[test]
+    fn priorities_compare_as_python_tuples() {
+        assert_eq!(tuple_order(&[], &[1.0]), Ordering::Less); // no pair: below any
+        assert_eq!(
+            tuple_order(&[1.0, 0.5], &[1.0, 0.25, 9.0]),
+            Ordering::Greater
+        );
+        assert_eq!(tuple_order(&[1.0, -0.0], &[1.0, 0.0]), Ordering::Equal);
+        assert_eq!(tuple_order(&[1.0], &[1.0, 0.0]), Ordering::Less);
+    }
+}
