@@ -23,6 +23,10 @@ alone (:func:`oa_core.native.native_resolved_score`, without ``score()``'s check
 asserted to be answered by Rust, not the fallback. The bits are checked the same
 first.
 
+On the ``running`` example, ``align()`` and ``feedback()`` under each engine: under
+``rust`` the match tree is built from the Rust engine's node table
+(:mod:`oa_core.nodetable`), the trees and the feedback checked the same first.
+
 Run from the repository root::
 
     python -m benchmarks.native_score --seconds 2
@@ -35,7 +39,8 @@ import json
 import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import oa_core
@@ -43,7 +48,7 @@ from benchmarks.throughput import WORKLOADS
 from oa_core.native import native_resolved_score, prepared_plan
 from oa_core.scoreonly import score_objects
 
-__all__ = ["main", "measure", "measure_scoped"]
+__all__ = ["main", "measure", "measure_scoped", "measure_tree"]
 
 Pairs = list[tuple[Any, Any]]
 
@@ -66,6 +71,19 @@ def _with_engine(engine: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, A
     return run
 
 
+@contextmanager
+def _engine_kept() -> Iterator[None]:
+    """Restores ``OA_ENGINE`` as it was (the entries set it)."""
+    previous = os.environ.get("OA_ENGINE")
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("OA_ENGINE", None)
+        else:
+            os.environ["OA_ENGINE"] = previous
+
+
 def measure(workload: str, seconds: float = 1.0, repeat: int = 3) -> dict[str, float]:
     """Median pairs/s (CPU time) of each entry on ``workload``, keyed by entry."""
     pairs, raw = WORKLOADS[workload]()
@@ -79,19 +97,13 @@ def measure(workload: str, seconds: float = 1.0, repeat: int = 3) -> dict[str, f
         "score() python": _with_engine("python", lambda g, c: oa_core.score(g, c, schema)),
         "score() rust": _with_engine("rust", lambda g, c: oa_core.score(g, c, schema)),
     }
-    previous = os.environ.get("OA_ENGINE")
-    try:
+    with _engine_kept():
         expected = [score_objects(g, c, schema, limits).hex() for g, c in pairs]
         for name, fn in entries.items():
             got = [fn(g, c).hex() for g, c in pairs]
             assert got == expected, f"{name} differs from the Python scorer"
         return {name: statistics.median(_rate(fn, pairs, seconds) for _ in range(repeat))
                 for name, fn in entries.items()}
-    finally:
-        if previous is None:
-            os.environ.pop("OA_ENGINE", None)
-        else:
-            os.environ["OA_ENGINE"] = previous
 
 
 def measure_scoped(workload: str, seconds: float = 1.0, repeat: int = 3,
@@ -112,19 +124,40 @@ def measure_scoped(workload: str, seconds: float = 1.0, repeat: int = 3,
     entries = {f"score() {engine}": _with_engine(engine, lambda g, c: oa_core.score(g, c, schema))
                for engine in ("python", "rust")}
     entries["rust resolve"] = _with_engine("rust", resolved)
-    previous = os.environ.get("OA_ENGINE")
-    try:
+    with _engine_kept():
         expected = [entries["score() python"](g, c).hex() for g, c in pairs]
         for name in ("score() rust", "rust resolve"):
             assert [entries[name](g, c).hex() for g, c in pairs] == expected, (
                 f"{name} differs from the Python engine")
         return {name: statistics.median(_rate(fn, pairs, seconds) for _ in range(repeat))
                 for name, fn in entries.items()}
-    finally:
-        if previous is None:
-            os.environ.pop("OA_ENGINE", None)
-        else:
-            os.environ["OA_ENGINE"] = previous
+
+
+def _tree_view(alignment: oa_core.Alignment) -> Any:
+    return alignment.score.hex(), alignment.tree.to_dict()
+
+
+def _feedback_view(result: Any) -> Any:
+    return result.text, [op.delta.hex() for op in result.ops]
+
+
+def measure_tree(workload: str = "running", seconds: float = 1.0, repeat: int = 3,
+                 count: int = 20) -> dict[str, float]:
+    """Median pairs/s (CPU time) of ``align()`` and ``feedback()`` under each engine on
+    the first ``count`` pairs of a workload, keyed by entry."""
+    pairs, raw = WORKLOADS[workload]()
+    pairs = pairs[:count]
+    schema = oa_core.Schema.parse(raw)
+    entries = {f"{name}() {engine}": _with_engine(engine, lambda g, c, fn=fn: fn(g, c, schema))
+               for name, fn in (("align", oa_core.align), ("feedback", oa_core.feedback))
+               for engine in ("python", "rust")}
+    with _engine_kept():
+        for name, view in (("align", _tree_view), ("feedback", _feedback_view)):
+            expected = [view(entries[f"{name}() python"](g, c)) for g, c in pairs]
+            got = [view(entries[f"{name}() rust"](g, c)) for g, c in pairs]
+            assert got == expected, f"{name}() differs between the engines"
+        return {name: statistics.median(_rate(fn, pairs, seconds) for _ in range(repeat))
+                for name, fn in entries.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
         results[workload] = rates
         for name, rate in rates.items():
             print(f"{workload:9} {name:15} {rate:12,.0f} pairs/s")
+    rates = measure_tree("running", args.seconds, args.repeat)
+    results["running trees"] = rates
+    for name, rate in rates.items():
+        print(f"{'running':9} {name:17} {rate:12,.0f} pairs/s")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump({"load": load, "results": results}, out, indent=2)

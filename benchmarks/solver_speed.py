@@ -13,7 +13,19 @@ Workloads, each checked to give the same output in both before it is timed:
     builds it);
 ``wl V vertices``
     refinement of a union of two mentorship graphs of ``V / 2`` records each (two
-    edges a record; the candidate a shuffled copy with 1% of the edges rerouted).
+    edges a record; the candidate a shuffled copy with 1% of the edges rerouted);
+``sparse equal N``
+    :func:`~oa_core.sparse.max_weight_matching_sparse` of two lists of ``N`` values
+    compared by equality (the cells of equal values, all 1.0: complete blocks);
+``sparse records N``
+    the same solver on the cells of two lists of ``N`` records of two fields compared
+    by equality (0.5 or 1.0: the shortest augmenting paths do part of the work);
+``blocks N records``
+    :func:`~oa_core.blocking.blocks` of two lists of ``N`` records by two properties.
+
+The last three (``--sparse-items``, 0 to leave them out) run the same public function
+under ``OA_ENGINE=python`` and ``OA_ENGINE=rust``, so their Rust times include the
+dispatch.
 
 Each turn runs Python then Rust (the order swapped every turn), each repeating its
 call until ``--budget`` CPU seconds (``time.process_time``) have passed; the figure
@@ -24,6 +36,7 @@ Run from the repository root::
 
     python -m benchmarks.solver_speed                  # 5 turns, every workload
     python -m benchmarks.solver_speed --turns 3 --json out.json
+    python -m benchmarks.solver_speed --sparse-items 0   # the dense solvers only
 """
 
 from __future__ import annotations
@@ -35,7 +48,8 @@ import random
 import statistics
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -43,11 +57,12 @@ from typing import Any
 import numpy as np
 
 import oa_core
-from oa_core import _engine, assignment, wl
+from oa_core import _engine, assignment, blocking, sparse, wl
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX_SIZES = (8, 50, 300)
 WL_VERTICES = 4000
+SPARSE_ITEMS = 20_000
 
 Call = Callable[[], Any]
 
@@ -97,8 +112,67 @@ def wl_calls(graph: tuple[list[wl.WLVertex], list[wl.WLEdge], list[str]]
             lambda: _engine.wl_refine(len(vertices), links, seeds))
 
 
-def workloads(sizes: tuple[int, ...], wl_vertices: int) -> dict[str, tuple[Call, Call]]:
-    """Each workload's (Python call, Rust call)."""
+@contextmanager
+def _engine_named(name: str) -> Iterator[None]:
+    before = os.environ.get("OA_ENGINE")
+    os.environ["OA_ENGINE"] = name
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["OA_ENGINE"]
+        else:
+            os.environ["OA_ENGINE"] = before
+
+
+def under(engine: str, call: Call) -> Call:
+    """``call`` made under ``OA_ENGINE=engine``."""
+    def run() -> Any:
+        with _engine_named(engine):
+            return call()
+    return run
+
+
+def equal_cells(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cells of two lists of ``n`` values drawn from ``n // 2`` (equal ones 1.0)."""
+    rng = np.random.default_rng(seed)
+    rows, cols = sparse.equal_pairs(rng.integers(0, n // 2, n), rng.integers(0, n // 2, n))
+    return rows, cols, np.ones(rows.size)
+
+
+def record_cells(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cells of two lists of ``n`` records of two fields compared by equality
+    (values from ``n // 2``): 0.5 a field that agrees, 1.0 both."""
+    rng = np.random.default_rng(seed)
+    fields = [sparse.equal_pairs(rng.integers(0, n // 2, n), rng.integers(0, n // 2, n))
+              for _ in range(2)]
+    rows, cols = sparse.union_pairs(fields, (n, n))
+    flat = rows * n + cols
+    values = sum((np.isin(flat, r * n + c) * 0.5 for r, c in fields), np.zeros(flat.size))
+    return rows, cols, values
+
+
+def block_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
+    """``n`` records with a role (50 of them) and a team (10)."""
+    rng = random.Random(seed)
+    return [{"role": f"role-{rng.randrange(50)}", "team": rng.randrange(10), "n": k}
+            for k in range(n)]
+
+
+def strategy_calls(n: int) -> dict[str, tuple[Call, Call]]:
+    """The sparse solver and the blocks, each as (Python call, Rust call)."""
+    calls: dict[str, tuple[Call, Call]] = {}
+    for name, (rows, cols, values) in (("equal", equal_cells(n)), ("records", record_cells(n))):
+        solve = partial(sparse.max_weight_matching_sparse, rows, cols, values, (n, n))
+        calls[f"sparse {name} {n}"] = (under("python", solve), under("rust", solve))
+    split = partial(blocking.blocks, block_records(n, 1), block_records(n, 2), ("role", "team"))
+    calls[f"blocks {n} records"] = (under("python", split), under("rust", split))
+    return calls
+
+
+def workloads(sizes: tuple[int, ...], wl_vertices: int, sparse_items: int = 0
+              ) -> dict[str, tuple[Call, Call]]:
+    """Each workload's (Python call, Rust call); the strategies' when ``sparse_items``."""
     calls: dict[str, tuple[Call, Call]] = {}
     for n in sizes:
         matrix = similarity_matrix(n)
@@ -110,6 +184,8 @@ def workloads(sizes: tuple[int, ...], wl_vertices: int) -> dict[str, tuple[Call,
                                       partial(_engine.monotone_matching, matrix))
     calls["wl running example"] = wl_calls(running_example_graph())
     calls[f"wl {wl_vertices} vertices"] = wl_calls(mentorship_graph(wl_vertices))
+    if sparse_items:
+        calls.update(strategy_calls(sparse_items))
     return calls
 
 
@@ -126,10 +202,11 @@ def per_call_us(call: Call, budget: float) -> float:
 
 
 def measure(sizes: tuple[int, ...] = MATRIX_SIZES, wl_vertices: int = WL_VERTICES,
-            turns: int = 5, budget: float = 0.2) -> dict[str, dict[str, float]]:
+            turns: int = 5, budget: float = 0.2, sparse_items: int = 0
+            ) -> dict[str, dict[str, float]]:
     """{workload: {"python_us", "rust_us", "speedup"}}, medians over ``turns``."""
     results: dict[str, dict[str, float]] = {}
-    for name, (python, rust) in workloads(sizes, wl_vertices).items():
+    for name, (python, rust) in workloads(sizes, wl_vertices, sparse_items).items():
         if python() != rust():
             raise AssertionError(f"{name}: Python and Rust disagree")
         times: dict[str, list[float]] = {"python": [], "rust": []}
@@ -148,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=0.2,
                         help="CPU seconds per engine per turn and workload")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--sparse-items", type=int, default=SPARSE_ITEMS,
+                        help="list length of the sparse and blocking rows (0: none)")
     args = parser.parse_args(argv)
     load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout
     pinned = hasattr(os, "sched_setaffinity")
@@ -155,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     if pinned:  # one core, as the issue's figures are (restored for a caller's process)
         os.sched_setaffinity(0, {min(cores)})
     try:
-        results = measure(turns=args.turns, budget=args.budget)
+        results = measure(turns=args.turns, budget=args.budget,
+                          sparse_items=args.sparse_items)
     finally:
         if pinned:
             os.sched_setaffinity(0, cores)

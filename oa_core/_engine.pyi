@@ -48,8 +48,8 @@ def repair_twins(pairs: Sequence[tuple[int, int]], matrix: ArrayLike,
 # Python must score the documents (oa_core.native).
 class ScorePlan:
     def __init__(self, root: Any, any: Any, any_object: Any, any_array: Any, raw: Any,
-                 active: Collection[str], scopes: Mapping[str, Any] | None = None
-                 ) -> None: ...
+                 active: Collection[str], scopes: Mapping[str, Any] | None = None,
+                 comparators: Any = None) -> None: ...
     @property
     def comparator_names(self) -> list[str]: ...
     @property
@@ -209,6 +209,13 @@ def settle_by_score(pairs: Sequence[tuple[int, int]], label_ties: Sequence[tuple
                     score_of: Callable[[list[tuple[int, int]]], float], budget: int,
                     rows: Sequence[int], cols: Sequence[int]
                     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]: ...
+
+# --- custom comparators (crates/oa-python/src/compare.rs)
+# ScorePlan(..., comparators=): the schema's ComparatorRegistry; the custom comparators
+# the schema names are called from Rust (their Comparator.scalar and .matrix, under
+# the GIL). A custom comparator's error gives score(), score_scoped(), matrix() and
+# match_table() None (Python raises it with its pointer); a BaseException that is no
+# Exception (KeyboardInterrupt) is raised at once.
 
 # --- the scope resolution end to end (crates/oa-python/src/resolve.rs; oa_core.native)
 # groups: the scopes in resolution order; records: scope -> its record node's pointer;

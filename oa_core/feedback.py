@@ -7,7 +7,12 @@ deltas add up to ``1 - score``.
 
 Operation kinds (:class:`~oa_core.kinds.OpKind`): ``primitive-value``,
 ``missing-key``, ``extraneous-key``, ``key-rename``, ``missing-list-item``,
-``extraneous-list-item``, ``wrong-reference``, ``unresolved-reference``,
+``extraneous-list-item``, ``move-list-item`` (``wl_mode="none"`` only, delta 0: the
+ablation pairs look-alike records by their positions, so the items of an
+order-agnostic list that holds a scope's records are put in the gold's order, and
+its missing items inserted at their gold places; without it the other repairs,
+which assume the pairing found, could make records twins that the positions then
+pair otherwise), ``wrong-reference``, ``unresolved-reference``,
 ``type-mismatch``, ``null-value``, ``subtree`` (a matched object or list below the
 root that scores 0 is replaced whole rather than edited piece by piece),
 ``id-value`` (a paired record whose id no reference can reach: null, not a string
@@ -46,7 +51,7 @@ from typing import Any
 from .aligner import Alignment, align
 from .comparators import id_key, is_number, value_kind
 from .errors import InputError, preview_json
-from .kinds import NodeKind, OpKind, Status
+from .kinds import NodeKind, OpKind, Status, WLMode
 from .matchtree import MatchNode
 from .pointer import join, resolve, split
 from .schema import ANY, Schema, SchemaNode, concrete
@@ -56,7 +61,8 @@ __all__ = ["DEFAULT_TEMPLATES", "OP_KINDS", "Feedback", "RepairOp", "apply_ops",
 
 OP_KINDS = tuple(kind.value for kind in OpKind)
 _STRUCTURAL = frozenset({OpKind.MISSING_KEY, OpKind.EXTRANEOUS_KEY, OpKind.KEY_RENAME,
-                         OpKind.MISSING_LIST_ITEM, OpKind.EXTRANEOUS_LIST_ITEM})
+                         OpKind.MISSING_LIST_ITEM, OpKind.EXTRANEOUS_LIST_ITEM,
+                         OpKind.MOVE_LIST_ITEM})
 
 DEFAULT_TEMPLATES: Mapping[str, str] = MappingProxyType({
     "header": "The prediction scored {score:.2f} (deficit {deficit:.2f}). "
@@ -75,6 +81,8 @@ DEFAULT_TEMPLATES: Mapping[str, str] = MappingProxyType({
                                    "+{delta:.3f}.",
     "extraneous-list-item": "{path}: extraneous list item {candidate}. Removing it recovers "
                             "+{delta:.3f}.",
+    "move-list-item": "{path}: list item {candidate} belongs at position {gold_index}, as in "
+                      "the gold (with WL off records are paired by position).",
     "wrong-reference": "{path}: reference {candidate} points to the wrong {scope} record; "
                        "expected {target}. Fixing this recovers +{delta:.3f}.",
     "unresolved-reference": "{path}: reference {candidate} points to no {scope} record; "
@@ -289,6 +297,16 @@ class _Collector:
         self.translator = _Translator(alignment)
         self.ops: list[RepairOp] = []
         self.order = 0
+        # wl_mode="none" pairs look-alike records by position: the repairs keep the
+        # gold's order where records are (a perfect candidate needs nothing)
+        self.by_position = (alignment.options.wl_mode == WLMode.NONE
+                            and alignment.tree.score < 1.0)
+        self.records = frozenset(decl.records.pointer
+                                 for decl in alignment.schema.scopes.values())
+        self.holding: dict[str, bool] = {}
+        # per reordered list (candidate pointer): gold index -> the original candidate
+        # index its item follows (-1: the front)
+        self.anchors: dict[str, dict[int, int]] = {}
 
     @staticmethod
     def schema_of(node: MatchNode) -> SchemaNode:
@@ -336,8 +354,53 @@ class _Collector:
             if node.score < 1.0:
                 self.replace(node, OpKind.PRIMITIVE_VALUE)
         else:
+            if node.kind == NodeKind.SEQUENCE and self.by_position:
+                self.reorder(node)
             for child in node.children:
                 self.walk(child, node)
+
+    def holds_records(self, node: MatchNode) -> bool:
+        """Whether a list's items are, or hold, a scope's records."""
+        schema = self.schema_of(node)
+        if node.order == "scope":
+            return True
+        if schema.items is None:
+            return False
+        found = self.holding.get(schema.pointer)
+        if found is None:
+            found = self.holding[schema.pointer] = any(
+                n.pointer in self.records for n in schema.items.walk())
+        return found
+
+    def reorder(self, node: MatchNode) -> None:
+        """Move the paired items of an order-agnostic list holding records into the
+        gold's order (the longest run already in it stays) and place its missing
+        items at their gold positions: the repaired list is the gold's, in order."""
+        container = node.candidate_path
+        if (node.order not in ("align", "scope") or container is None
+                or self.schema_of(node).prefix_items or not self.holds_records(node)):
+            return
+        partner = dict(node.pairs)
+        stay = _in_order(node.pairs)
+        anchors: dict[int, int] = {}
+        last = -1
+        gold_items = sorted((int(c.label), c) for c in node.children
+                            if c.status != Status.EXCESS)
+        for gold_index, child in gold_items:
+            if gold_index in stay:
+                last = partner[gold_index]
+                continue
+            anchors[gold_index] = last
+            if gold_index not in partner or child.candidate_path is None:
+                continue
+            index = partner[gold_index]
+            self.add(RepairOp(OpKind.MOVE_LIST_ITEM, child.gold_path or "", child.gold_path,
+                              child.candidate_path, child.gold, child.candidate, 0.0, None,
+                              [{"op": "move", "from": child.candidate_path,
+                                "path": join(container, _move_target(index, last))}],
+                              details={"gold_index": gold_index, "index": index},
+                              container=container, anchor=last))
+        self.anchors[container] = anchors
 
     def identifier(self, node: MatchNode) -> None:
         """A paired record's id that is not the image of the gold's id (null, repeated,
@@ -435,7 +498,11 @@ class _Collector:
             return
         gold_index = int(node.label)
         unordered = parent.order in ("align", "scope")
-        if unordered:
+        placed = self.anchors.get(container, {}).get(gold_index)
+        if placed is not None:  # a list reordered for wl_mode="none"
+            anchor = placed
+            path = join(container, anchor + 1)
+        elif unordered:
             anchor = None
             path = join(container, "-")
         else:
@@ -447,6 +514,47 @@ class _Collector:
                           [{"op": "add", "path": path, "value": value}],
                           details={"unordered": unordered, "gold_index": gold_index},
                           container=container, anchor=anchor))
+
+
+def _in_order(pairs: Sequence[tuple[int, int]]) -> set[int]:
+    """The gold indices of a longest run of ``pairs`` (gold, candidate) whose candidate
+    indices increase with the gold ones (the one patience sorting finds).
+
+    >>> sorted(_in_order([(0, 2), (1, 0), (2, 1), (3, 3)]))
+    [1, 2, 3]
+    """
+    ranked = sorted(pairs)
+    tails: list[int] = []  # per run length, the position in ranked of its smallest end
+    before = [-1] * len(ranked)
+    for k, (_, j) in enumerate(ranked):
+        low, high = 0, len(tails)
+        while low < high:
+            mid = (low + high) // 2
+            if ranked[tails[mid]][1] < j:
+                low = mid + 1
+            else:
+                high = mid
+        before[k] = tails[low - 1] if low else -1
+        if low == len(tails):
+            tails.append(k)
+        else:
+            tails[low] = k
+    run: set[int] = set()
+    k = tails[-1] if tails else -1
+    while k >= 0:
+        run.add(ranked[k][0])
+        k = before[k]
+    return run
+
+
+def _move_target(index: int, anchor: int) -> int:
+    """Where a JSON Patch ``move`` of item ``index`` puts it to follow the original
+    item ``anchor`` (-1: the front): the path is read after the removal.
+
+    >>> _move_target(5, -1), _move_target(5, 2), _move_target(1, 3)
+    (0, 3, 3)
+    """
+    return anchor + 1 if anchor < index else anchor
 
 
 def _anchor(sequence: MatchNode, gold_index: int, schema: SchemaNode) -> int | None:
@@ -557,7 +665,7 @@ def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
               "gold": _show(op.gold, values), "candidate": _show(op.candidate, values),
               "key": op.details.get("key", ""), "scope": op.details.get("scope", ""),
               "target": op.details.get("target", ""), **{
-                  k: v for k, v in op.details.items() if isinstance(v, str)}}
+                  k: v for k, v in op.details.items() if isinstance(v, str | int)}}
     return _format(table, key, **fields)
 
 
@@ -720,17 +828,23 @@ def _edit_map(target: dict[str, Any], edits: Sequence[RepairOp]) -> None:
 
 def _edit_list(items: list[Any], edits: Sequence[RepairOp]) -> list[Any]:
     removed = {int(split(op.candidate_path or "")[-1]) for op in edits
-               if op.kind == "extraneous-list-item"}
+               if op.kind in (OpKind.EXTRANEOUS_LIST_ITEM, OpKind.MOVE_LIST_ITEM)}
     inserts: dict[int | None, list[RepairOp]] = {}
     for op in edits:
-        if op.kind == "missing-list-item":
+        if op.kind in (OpKind.MISSING_LIST_ITEM, OpKind.MOVE_LIST_ITEM):
             inserts.setdefault(op.anchor, []).append(op)
     for group in inserts.values():
         group.sort(key=lambda o: o.details["gold_index"])
-    result = [copy.deepcopy(o.value) for o in inserts.get(-1, [])]
+
+    def placed(anchor: int | None) -> list[Any]:
+        # a moved item is the candidate's own, its inner repairs already made
+        return [items[o.details["index"]] if o.kind == OpKind.MOVE_LIST_ITEM
+                else copy.deepcopy(o.value) for o in inserts.get(anchor, [])]
+
+    result = placed(-1)
     for index, item in enumerate(items):
         if index not in removed:
             result.append(item)
-        result.extend(copy.deepcopy(o.value) for o in inserts.get(index, []))
-    result.extend(copy.deepcopy(o.value) for o in inserts.get(None, []))
+        result.extend(placed(index))
+    result.extend(placed(None))
     return result

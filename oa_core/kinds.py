@@ -60,6 +60,7 @@ class OpKind(StrEnum):
     KEY_RENAME = "key-rename"
     MISSING_LIST_ITEM = "missing-list-item"
     EXTRANEOUS_LIST_ITEM = "extraneous-list-item"
+    MOVE_LIST_ITEM = "move-list-item"  # wl_mode="none" only: records paired by position
     WRONG_REFERENCE = "wrong-reference"
     UNRESOLVED_REFERENCE = "unresolved-reference"
     TYPE_MISMATCH = "type-mismatch"

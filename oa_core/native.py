@@ -5,11 +5,13 @@ documents under a schema without scopes: under ``OA_ENGINE=rust`` the schema is
 compiled once into a :class:`PreparedPlan` (kept beside the schema while it lives)
 and scored in Rust, the documents checked as
 :func:`~oa_core.validation.check_json` checks them while they are converted (a
-score says they pass it). Whatever the plan does not take (a custom comparator,
-``blockBy``, a value that is no plain JSON or exceeds the limits, a list over the
-matrix limit, a comparator error) gives None: Python then checks and scores the
-documents as under the Python engine (:func:`score_scope_free` falls back to
-:func:`oa_core.scoreonly.score_objects`), with the same bits and errors.
+score says they pass it); a custom comparator the schema names is called back from
+Rust. Whatever the plan does not take (``blockBy``, a value that is no plain JSON or
+exceeds the limits, a list over the matrix limit, a comparator error) gives None:
+Python then checks and scores the documents as under the Python engine
+(:func:`score_scope_free` falls back to :func:`oa_core.scoreonly.score_objects`),
+with the same bits and errors (a custom comparator's error is raised there, with
+the pointer of its ``score`` or ``keyScore``).
 
 Documents with scopes are scored in Rust under a referential state
 (:class:`ScopeState`): the documents' score (:func:`native_scoped_score`) and a
@@ -47,7 +49,6 @@ from .comparators import BUILTIN_COMPARATORS, RUST_COMPARATORS
 from .matchtree import MatchNode, Paths
 from .nodetable import match_tree
 from .options import Limits
-from .refer_native import native_groups, refer_plan
 from .schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema, SchemaNode
 from .scoreonly import score_objects
 
@@ -115,7 +116,8 @@ class PreparedPlan:
 
 
 # A scope-free schema's plan, or None when it is not planned (see _compiled):
-# compiled once per Schema.
+# compiled once per Schema. A plan holds the schema's custom comparators, not the
+# schema (a comparator function that refers to its schema keeps both alive).
 _PLANS: weakref.WeakKeyDictionary[Schema, PreparedPlan | None] = weakref.WeakKeyDictionary()
 _MISSING = object()
 # The keywords jsonschema acts on (a schema using one the plan does not check is
@@ -143,8 +145,9 @@ def _compiled(schema: Schema) -> ScorePlan | None:
     """The schema compiled into a plan, or None when its nodes are not planned (a
     comparator that is not the built-in one of its name)."""
     try:
+        # a custom comparator the schema names is called back from Rust
         plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, _ASSERTING,
-                         schema.scopes)
+                         schema.scopes, comparators=schema.comparators)
     except ValueError:  # a construct the plan does not hold
         return None
     # the plan holds the built-in rules of the names it read (either engine's twin of
@@ -169,9 +172,9 @@ def native_scoped_score(gold: Any, candidate: Any, schema: Schema, limits: Limit
                         state: ScopeState) -> float | None:
     """Under ``OA_ENGINE=rust``, ``Scorer(..., **state).node(gold, candidate,
     schema.root, "", "").score`` for checked documents under a schema with scopes;
-    None under the Python engine or for anything the plan does not take (a custom
-    comparator, ``blockBy``, a long unordered list, a limit, a comparator error):
-    Python then scores them, and names the error.
+    None under the Python engine or for anything the plan does not take
+    (``blockBy``, a long unordered list, a limit, a comparator error): Python then
+    scores them, and names the error.
 
     ``state``: the scorer's ``bijections``, ``candidate_ids``, ``unresolved`` and
     ``record_pairs``.
@@ -224,6 +227,9 @@ def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Lim
     >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
     ...     OA_ENGINE=engine)
     """
+    # refer_native builds its plans on this module's: imported once it is loaded
+    from .refer_native import native_groups, refer_plan
+
     plan = _scoped_plan(schema)
     refer = None if plan is None else refer_plan(schema)
     if plan is None or refer is None:

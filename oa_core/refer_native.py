@@ -1,8 +1,9 @@
 """Referential alignment's index, WL graphs and resolution order by the Rust engine.
 
 Under ``OA_ENGINE=rust`` :func:`oa_core.referential.index_document` asks
-:func:`native_index` first: the schema is compiled once (:func:`refer_plan`, kept
-beside the schema while it lives), the document indexed in Rust, and Python gets
+:func:`native_index` first: the scorer's plan of the schema (:mod:`oa_core.native`)
+is completed once (:func:`refer_plan`, kept beside the schema while it lives), the
+document indexed in Rust, and Python gets
 each record's pointer and value (its id and id key are read in Python, as
 :class:`~oa_core.referential.Record` holds them). The Rust index stays beside
 Python's records (``DocumentIndex.native``), and every WL graph of that document
@@ -39,11 +40,12 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from ._engine import NativeIndex, ReferPlan, ScorePlan, resolution_groups
+from ._engine import NativeIndex, ReferPlan, resolution_groups
 from .build import selected_engine
 from .errors import Diagnostic
+from .native import _scoped_plan
 from .options import Limits
-from .schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema
+from .schema import Schema
 from .wl import WLEdge
 
 __all__ = ["native_graph", "native_groups", "native_index", "refer_plan"]
@@ -51,32 +53,25 @@ __all__ = ["native_graph", "native_groups", "native_index", "refer_plan"]
 # A vertex as Rust gives it: kind, pointer, record index (None for a hub), scope, hub label
 NativeVertex = tuple[str, str, int | None, str, str]
 
-_PLANS: weakref.WeakKeyDictionary[Schema, ReferPlan | None] = weakref.WeakKeyDictionary()
-_MISSING = object()
+_PLANS: weakref.WeakKeyDictionary[Schema, ReferPlan] = weakref.WeakKeyDictionary()
 _LIMITS = Limits()  # index_document reads no limits: a document beyond these is Python's
 
 
 def refer_plan(schema: Schema) -> ReferPlan | None:
-    """The schema's :class:`~oa_core._engine.ReferPlan`, None when Rust cannot plan
-    its nodes (a custom comparator).
-
-    >>> refer_plan(Schema.parse({"type": "array"})) is not None
-    True
+    """Under ``OA_ENGINE=rust``, the :class:`~oa_core._engine.ReferPlan` of a schema
+    with scopes, made from the scorer's plan of it (:mod:`oa_core.native`); None
+    otherwise, or when Rust does not plan its nodes (a custom comparator).
     """
-    found = _PLANS.get(schema, _MISSING)
-    if found is not _MISSING:
-        return found  # type: ignore[return-value]
-    try:
-        plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, frozenset(),
-                         schema.scopes)
+    plan = _scoped_plan(schema)
+    if plan is None:
+        return None
+    found = _PLANS.get(schema)
+    if found is None:
         # the plan keeps properties sorted; a carrier reads them in schema order
         order = {node.pointer: list(node.properties) for node in schema.root.walk()
                  if node.properties}
-        found = ReferPlan(plan, order, {name: decl.id_field
-                                        for name, decl in schema.scopes.items()})
-    except ValueError:  # a construct the plan does not hold
-        found = None
-    _PLANS[schema] = found
+        found = _PLANS[schema] = ReferPlan(plan, order, {
+            name: decl.id_field for name, decl in schema.scopes.items()})
     return found
 
 
@@ -85,8 +80,6 @@ def native_index(document: Any, schema: Schema
     """Under ``OA_ENGINE=rust``, the document's Rust index and each scope's records
     as (pointer, value); None under the Python engine or for what Rust does not take.
     """
-    if selected_engine() != "rust":
-        return None
     plan = refer_plan(schema)
     handle = None if plan is None else plan.index(document, _LIMITS)
     if handle is None:

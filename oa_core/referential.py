@@ -1154,10 +1154,44 @@ def _alternatives(block: list[tuple[int, int]], current: list[tuple[int, int]],
     return sorted(rows, key=order.rows.__getitem__), sorted(cols, key=order.cols.__getitem__)
 
 
+def _alike(scope: ScopeDecl, gold: DocumentIndex, candidate: DocumentIndex
+           ) -> Callable[[list[tuple[int, int]]], tuple[Any, ...]]:
+    """A pairing's records as their array and their JSON up to list order, the id left
+    out where no reference of its document names it: two pairings with the same key
+    exchange records that nothing scored tells apart (an id scores 1 and matters
+    only to references), so they give the documents the same score."""
+    def sides(index: DocumentIndex) -> Callable[[int], tuple[str, str]]:
+        records = index.records[scope.name]
+        named = {id_key(value) for carrier in index.carriers.values()
+                 for target, _, value in carrier.refs if target == scope.name}
+        keys: dict[int, tuple[str, str]] = {}
+
+        def side(k: int) -> tuple[str, str]:
+            found = keys.get(k)
+            if found is None:
+                record = records[k]
+                value: Any = record.value
+                if record.key is None or record.key not in named:
+                    value = {f: v for f, v in value.items() if f != scope.id_field}
+                found = keys[k] = (record.pointer[:record.pointer.rfind("/")],
+                                   canonical_json(_order_free(value)))
+            return found
+
+        return side
+
+    gold_side, candidate_side = sides(gold), sides(candidate)
+
+    def key(trial: list[tuple[int, int]]) -> tuple[Any, ...]:
+        return tuple(sorted((gold_side(i), candidate_side(j)) for i, j in trial))
+
+    return key
+
+
 def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, int]],
                      levels: list[Cells], score_of: Callable[[list[tuple[int, int]]],
                                                                    float],
-                     budget: _Budget, order: _Canonical
+                     budget: _Budget, order: _Canonical,
+                     alike: Callable[[list[tuple[int, int]]], tuple[Any, ...]]
                      ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The content rule's first step: within each block of label-tied pairs, among the
     pairings that keep the values of C and b (as multisets), the one with the deepest
@@ -1169,7 +1203,8 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
     several pairings share the best score the first of them is kept (the given pairing
     first) and the block stays label-tied. A block with more pairings than ``budget``
     has left (or more than ``_ENUMERATED`` to look through) is left as it is. Returns
-    the pairs and the label ties that remain.
+    the pairs and the label ties that remain. Pairings ``alike`` gives one key are
+    scored once (the first; they score the same) and counted once in the budget.
     """
     if selected_engine() == "rust":
         current, left, budget.trials = ties_native.settle_by_score(
@@ -1203,16 +1238,21 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
         if len(trials) == 1:  # the agreement depth decided
             current = sorted(fixed + trials[0])
             continue
-        if len(trials) > budget.trials:
+        distinct: dict[tuple[Any, ...], list[int]] = {}
+        for k, trial in enumerate(trials):
+            distinct.setdefault(alike(trial), []).append(k)
+        if len(distinct) > budget.trials:
             remaining += block
             continue
-        budget.trials -= len(trials)
-        scored = [(score_of(sorted(fixed + trial)), trial) for trial in trials]
+        budget.trials -= len(distinct)
+        scored = [(score_of(sorted(fixed + trials[same[0]])), same)
+                  for same in distinct.values()]
         best = max(value for value, _ in scored)
-        winners = [trial for value, trial in scored if value == best]
-        current = sorted(fixed + winners[0])
+        winners = [k for value, same in scored if value == best for k in same]
+        first = trials[min(winners)]
+        current = sorted(fixed + first)
         if len(winners) > 1:
-            remaining += winners[0]
+            remaining += first
     return current, sorted(remaining)
 
 
@@ -1250,7 +1290,8 @@ class _Paired:
 
 
 def _settle(paired: _Paired, evaluate: EvaluateFn, state: _State,
-            unresolved: frozenset[str], budget: _Budget) -> None:
+            unresolved: frozenset[str], budget: _Budget,
+            alike: Callable[[list[tuple[int, int]]], tuple[Any, ...]]) -> None:
     """Settle ``paired``'s label ties by the documents' score (in place)."""
     if not paired.label_ties or not paired.settleable:
         return
@@ -1260,7 +1301,8 @@ def _settle(paired: _Paired, evaluate: EvaluateFn, state: _State,
         candidate_ids=state.candidate_ids, record_pairs=state.record_pairs,
         unresolved=unresolved)
     paired.pairs, remaining = _settle_by_score(paired.pairs, paired.label_ties,
-                                               paired.levels, score_of, budget, paired.order)
+                                               paired.levels, score_of, budget, paired.order,
+                                               alike)
     paired.rules = {p: paired.rules.get(p, TieRule.CONTENT) for p in paired.pairs}
     paired.label_ties = remaining
     paired.provisional = bool(unresolved)
@@ -1384,8 +1426,12 @@ class _Resolver:
             if settle and self.evaluate is not None:
                 _settle(scope, self.evaluate, state,
                         frozenset(set(self.schema.scopes) - state.resolved - {name}),
-                        self.budget)
+                        self.budget, self.alike(scope.decl))
             state.adopt(scope)
+
+    def alike(self, scope: ScopeDecl) -> Callable[[list[tuple[int, int]]], tuple[Any, ...]]:
+        """:func:`_alike` of one of the scopes."""
+        return _alike(scope, self.gold, self.candidate)
 
     def _pair_blocks(self, name: str, found: list[Block], trace: WLTrace | None,
                      context: tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
@@ -1479,7 +1525,8 @@ class _Resolver:
                 if not (scope.provisional and scope.label_ties):
                     continue
                 if not later:
-                    _settle(scope, evaluate, state, frozenset(), self.budget)
+                    _settle(scope, evaluate, state, frozenset(), self.budget,
+                            self.alike(scope.decl))
                     state.adopt(scope)
                     continue
                 state = self._settle_with_later(state, scope, later, evaluate)
@@ -1503,7 +1550,8 @@ class _Resolver:
             return value
 
         pairs, remaining = _settle_by_score(scope.pairs, scope.label_ties, scope.levels,
-                                            score_of, self.budget, scope.order)
+                                            score_of, self.budget, scope.order,
+                                            self.alike(scope.decl))
         chosen = outcomes.get(tuple(pairs))
         if chosen is None:
             return state  # no block fitted the budget

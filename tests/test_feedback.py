@@ -192,3 +192,78 @@ def test_op_to_dict_has_the_public_fields_only(running) -> None:
     assert list(data) == ["kind", "path", "gold_path", "candidate_path", "gold",
                           "candidate", "delta", "value", "patch", "message"]
     assert data["message"] == op.message and data["delta"] == op.delta
+
+
+# -- wl_mode="none": records paired by position (move-list-item) ----------------------
+
+RECORDS = {"type": "object", "properties": {
+    "people": {"type": "array", "items": {"type": "object", "properties": {
+        "id": {"type": "integer", "idScope": "person"}, "name": {"type": "string"}}}},
+    "links": {"type": "array", "items": {"type": "object", "properties": {
+        "dst": {"type": "integer", "ref": "person"}}}}}}
+# the two gold people are twins; the candidate's first is damaged, so the ablation
+# pairs gold 1 with the candidate's second: once repaired, the two are twins too and
+# positions would pair them the other way round (fuzz seed 224)
+TWINS_GOLD = {"people": [{"id": 1, "name": "null"}, {"id": 4, "name": "null"}],
+              "links": [{"dst": 1}]}
+TWINS_CAND = {"people": [{"name": "n"}, {"name": "null"}]}
+
+
+def test_with_wl_off_a_move_keeps_the_pairing_the_other_repairs_assume():
+    fb = feedback(TWINS_GOLD, TWINS_CAND, RECORDS, top_k=10**6, wl_mode="none")
+    [move] = [op for op in fb.ops if op.kind == oa_core.OpKind.MOVE_LIST_ITEM]
+    assert (move.path, move.candidate_path, move.delta) == ("/people/0", "/people/1", 0.0)
+    assert move.patch == [{"op": "move", "from": "/people/1", "path": "/people/0"}]
+    assert move.message == ("/people/0: list item {'name': 'null'} belongs at position 0, "
+                            "as in the gold (with WL off records are paired by position).")
+    assert math.fsum(op.delta for op in fb.ops) == fb.deficit
+    assert move not in fb.shown  # it recovers nothing by itself
+    repaired = apply_ops(TWINS_CAND, fb.ops)
+    assert repaired["people"] == [{"name": "null", "id": 1}, {"name": "null", "id": 4}]
+    assert oa_core.score(TWINS_GOLD, repaired, RECORDS, wl_mode="none") == 1.0
+    without = apply_ops(TWINS_CAND, [op for op in fb.ops if op is not move])
+    assert oa_core.score(TWINS_GOLD, without, RECORDS, wl_mode="none") < 1.0
+
+
+def test_a_move_patch_applies_alone_as_json_patch():
+    jsonpatch = pytest.importorskip("jsonpatch")
+    cand = {"people": [{"id": 7, "name": "Eve"}, {"id": 8, "name": "Bob"},
+                       {"id": 9, "name": "Ann"}]}
+    gold = {"people": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"},
+                       {"id": 3, "name": "Cy"}]}
+    fb = feedback(gold, cand, RECORDS, top_k=10**6, wl_mode="none")
+    moves = [op for op in fb.ops if op.kind == "move-list-item"]
+    assert moves
+    for op in moves:
+        alone = jsonpatch.apply_patch(cand, op.patch)
+        assert alone == apply_ops(cand, [op])
+    assert oa_core.score(gold, apply_ops(cand, fb.ops), RECORDS, wl_mode="none") == 1.0
+
+
+def test_moves_only_with_wl_off_and_never_on_a_perfect_candidate():
+    for mode in ("tie_break", "blend"):
+        fb = feedback(TWINS_GOLD, TWINS_CAND, RECORDS, top_k=10**6, wl_mode=mode)
+        assert "move-list-item" not in {op.kind for op in fb.ops}
+    swapped = {"people": [{"id": 4, "name": "b"}, {"id": 1, "name": "a"}]}
+    gold = {"people": [{"id": 1, "name": "a"}, {"id": 4, "name": "b"}]}
+    assert feedback(gold, swapped, RECORDS, wl_mode="none").ops == []
+
+
+def test_a_move_renders_escaped_in_the_notebook_view():
+    from oa_core.notebook.feedback import feedback_html
+    gold = {"people": [{"id": 1, "name": "<b>x</b>"}, {"id": 4, "name": "<b>x</b>"}],
+            "links": [{"dst": 1}]}
+    cand = {"people": [{"name": "<b>"}, {"name": "<b>x</b>"}]}
+    fb = feedback(gold, cand, RECORDS, top_k=10**6, wl_mode="none")
+    [move] = [op for op in fb.ops if op.kind == "move-list-item"]
+    assert move.candidate == {"name": "<b>x</b>"}
+    page = feedback_html(fb)
+    row = page[page.index("move-list-item"):].split("</tr>")[0]
+    assert "&lt;b&gt;x&lt;/b&gt;" in row and "<b>" not in page
+
+
+def test_the_longest_run_in_gold_order_stays():
+    from oa_core.feedback import _in_order, _move_target
+    assert _in_order([(0, 2), (1, 0), (2, 1), (3, 3)]) == {1, 2, 3}
+    assert _in_order([]) == set()
+    assert [_move_target(5, -1), _move_target(5, 2), _move_target(1, 3)] == [0, 3, 3]

@@ -23,6 +23,7 @@ import oa_core
 import oa_core.aligner as aligner
 import oa_core.native as native
 from benchmarks import bits
+from oa_core.errors import ComparatorError
 from oa_core.matchtree import Scorer
 from oa_core.native import ScopeState, native_matrix, native_scoped_score
 from oa_core.options import AlignOptions, Limits
@@ -79,14 +80,17 @@ def _same_matrix(rust: np.ndarray | None, python: np.ndarray) -> bool:
 
 def test_the_scoped_corpus_scores_its_golden_bits(monkeypatch):
     monkeypatch.setenv("OA_ENGINE", "rust")
-    answered: collections.Counter[tuple[str, bool]] = collections.Counter()
+    # per (case, mode): the scores and matrices Rust gave (None: left to Python)
+    answered: collections.Counter[tuple[str, str]] = collections.Counter()
+    current = ["", ""]
 
     def counted(name: str) -> Any:
         function = getattr(native, name)
 
         def call(*args: Any, **kwargs: Any) -> Any:
             found = function(*args, **kwargs)
-            answered[name, found is not None] += 1
+            if found is not None:
+                answered[current[0], current[1]] += 1
             return found
         return call
 
@@ -96,23 +100,29 @@ def test_the_scoped_corpus_scores_its_golden_bits(monkeypatch):
     for name, parsed, gold, candidate in CASES:
         expected = golden[bits.family(name)][name]
         for mode in bits.MODES:
+            current[:] = [name, mode]
             try:
                 got: Any = oa_core.score(gold, candidate, parsed, wl_mode=mode).hex()
             except oa_core.OAError as error:
                 got = bits.public_view(bits._refused(error))
             assert got == expected[mode]["score"], f"{name} ({mode})"
-    # the corpus's scopes are scored in Rust (the hostile family's custom comparators
-    # and blockBy lists go to Python)
+    # every case the plan takes is scored in Rust (the hostile family's blockBy
+    # lists and refused documents aside); custom comparators are Python's
     assert len(CASES) > 200
-    assert answered["native_scoped_score", True] > 1000
-    assert answered["native_matrix", True] > 1000
+    planned = [name for name, parsed, *_ in CASES if native._compiled(parsed) is not None]
+    assert len(planned) > 100
+    for name in planned:
+        if not name.startswith(("hostile", "nested/hostile")):
+            assert all(answered[name, mode] for mode in bits.MODES), name
+    scored = sum(bool(answered[name, mode]) for name in planned for mode in bits.MODES)
+    assert scored >= 0.9 * 3 * len(planned)
 
 
 def test_c_matrices_and_final_passes_equal_pythons_on_the_corpus(monkeypatch):
     compared = 0
     for name, parsed, gold, candidate in CASES:
         if native._compiled(parsed) is None:
-            continue  # custom comparators: Python's
+            continue  # a built-in name bound to another comparator: Python's
         monkeypatch.setenv("OA_ENGINE", "python")
         try:
             final = _final_state(parsed, gold, candidate)
@@ -128,15 +138,24 @@ def test_c_matrices_and_final_passes_equal_pythons_on_the_corpus(monkeypatch):
             paths = ([r.pointer for r in gold_index.records[scope]],
                      [r.pointer for r in cand_index.records[scope]])
             for state, where in ((unresolved, None), (final, paths)):
-                expected = _python_matrix(parsed, golds, cands, decl.record, state, where)
                 found = native_matrix(golds, cands, decl.record, parsed, Limits(), state,
                                       where)
+                try:
+                    expected = _python_matrix(parsed, golds, cands, decl.record, state,
+                                              where)
+                except ComparatorError:  # a custom comparator raised: Rust declines
+                    assert found is None, f"{name}: C of {scope}"
+                    continue
                 if found is None and "hostile" in name:
                     continue  # a blockBy list, or a limit: Python names it
                 assert _same_matrix(found, expected), f"{name}: C of {scope}"
                 compared += 1
-        expected_score = _python_score(parsed, gold, candidate, final)
         found_score = native_scoped_score(gold, candidate, parsed, Limits(), final)
+        try:
+            expected_score = _python_score(parsed, gold, candidate, final)
+        except ComparatorError:  # a custom comparator raised: Rust declines
+            assert found_score is None, name
+            continue
         if found_score is None and "hostile" in name:
             continue
         assert found_score is not None and found_score.hex() == expected_score.hex(), name

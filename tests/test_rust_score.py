@@ -153,11 +153,12 @@ def test_the_plan_is_used_and_declines_what_it_does_not_hold():
     assert prepared_plan(scoped) is None
 
 
-def test_a_custom_comparator_keeps_python(monkeypatch):
+def test_a_custom_comparator_is_called_from_rust(monkeypatch):
     monkeypatch.setenv("OA_ENGINE", "rust")
     schema = Schema.parse({"type": "string", "score": "mine"},
                           comparators={"mine": lambda g, p: 0.25})
-    assert prepared_plan(schema) is None
+    plan = prepared_plan(schema)  # tests/test_rust_custom.py tests it in full
+    assert plan is not None and plan.score("a", "b", Limits()) == 0.25
     assert oa_core.score("a", "b", schema) == 0.25
 
 

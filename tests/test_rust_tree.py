@@ -198,11 +198,26 @@ def test_what_rust_declines_is_built_by_python_with_its_errors(rust, monkeypatch
     errors = _engines(monkeypatch, lambda: _raised(
         lambda: oa_core.align([1, 2, 3], [3, 2, 1], lists, limits=Limits(max_matrix_cells=8))))
     assert errors[0] == errors[1] and errors[0][0] == "InputError"
+    # a number rule meeting an integer beyond a float: Python's to compare (or refuse)
+    gold, candidate = [2**2000], [1]  # one pair of documents: its values by identity
+    assert native_tree(gold, candidate, lists, Limits()) is None
+    huge = _engines(monkeypatch, lambda: _view_or_error(
+        lambda: oa_core.align(gold, candidate, lists)))
+    assert huge[0] == huge[1]
     blocked = Schema.parse({"type": "array", "order": "align", "blockBy": ["k"], "items": {
         "type": "object", "properties": {"k": {"type": "string"}}}})
     assert native_tree([{"k": "a"}], [{"k": "a"}], blocked, Limits()) is None
     monkeypatch.setenv("OA_ENGINE", "python")
     assert native_tree([1], [1], lists, Limits()) is None  # the Python engine's to build
+
+
+def _view_or_error(run: Any) -> Any:
+    """The alignment's score and tree, or the error ``run`` raises."""
+    try:
+        alignment = run()
+    except oa_core.OAError as error:
+        return type(error).__name__, error.pointer, str(error)
+    return alignment.score.hex(), _rows(alignment.tree)
 
 
 def _raised(run: Any) -> tuple[str, str, str] | None:

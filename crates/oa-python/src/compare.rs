@@ -1,10 +1,22 @@
 //! Python bindings of `oa_engine::compare`: convert values and errors, then call the
-//! dispatcher (`Comparator::scalar` / `Comparator::matrix`).
+//! dispatcher (`Comparator::scalar` / `Comparator::matrix`); and a registry's custom
+//! comparator ([`PyComparator`]) called back from the engine.
 
-use oa_engine::compare::{Comparator, CompareError, Integer, Number, Value};
-use pyo3::exceptions::{PyKeyError, PyMemoryError, PyOverflowError, PyTypeError};
+use std::sync::Arc;
+
+use oa_engine::compare::{
+    Comparator, CompareError, External, ExternalError, Externals, Integer, Kind, Kinds, Number,
+    Value,
+};
+use oa_engine::score::Unsupported;
+use pyo3::exceptions::{
+    PyException, PyKeyError, PyMemoryError, PyOverflowError, PyTypeError, PyValueError,
+};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyBool, PyByteArray, PyFloat, PyInt, PyString};
+use pyo3::types::{
+    IntoPyDict, PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple,
+};
 
 fn comparator(name: &str) -> PyResult<Comparator> {
     Comparator::from_name(name)
@@ -16,6 +28,8 @@ fn error(error: CompareError) -> PyErr {
         CompareError::Kind { .. } => PyTypeError::new_err(error.to_string()),
         CompareError::IntegerTooLarge => PyOverflowError::new_err(error.to_string()),
         CompareError::MatrixTooLarge { .. } => PyMemoryError::new_err(error.to_string()),
+        // the built-ins this module calls have no external comparator
+        CompareError::External(_) => PyValueError::new_err(error.to_string()),
     }
 }
 
@@ -78,7 +92,7 @@ fn compare_scalar(
     candidate: &Bound<'_, PyAny>,
 ) -> PyResult<f64> {
     comparator(name)?
-        .scalar(&value(gold)?, &value(candidate)?)
+        .scalar(&Externals::NONE, &value(gold)?, &value(candidate)?)
         .map_err(error)
 }
 
@@ -95,7 +109,7 @@ fn compare_matrix<'py>(
     let comparator = comparator(name)?;
     let (golds, candidates) = (values(golds)?, values(candidates)?);
     let matrix = py
-        .detach(|| comparator.matrix(&golds, &candidates))
+        .detach(|| comparator.matrix(&Externals::NONE, &golds, &candidates))
         .map_err(error)?;
     PyByteArray::new_with(py, matrix.len() * 8, |buffer| {
         for (slot, similarity) in buffer.chunks_exact_mut(8).zip(&matrix) {
@@ -110,8 +124,189 @@ fn compare_matrix<'py>(
 fn comparator_names() -> Vec<&'static str> {
     Comparator::ALL
         .iter()
-        .map(|comparator| comparator.name())
+        .filter_map(|comparator| comparator.name())
         .collect()
+}
+
+/// A value as Python holds it: the engine's code points, integers and floats give
+/// back an equal object of the exact JSON type.
+fn object<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Boolean(flag) => PyBool::new(py, *flag).to_owned().into_any(),
+        Value::Number(Number::Float(number)) => PyFloat::new(py, *number).into_any(),
+        Value::Number(Number::Int(Integer::Small(number))) => number.into_pyobject(py)?.into_any(),
+        Value::Number(Number::Int(Integer::Wide {
+            negative,
+            magnitude,
+        })) => {
+            let bytes: Vec<u8> = magnitude
+                .iter()
+                .flat_map(|limb| limb.to_le_bytes())
+                .collect();
+            let int = py.get_type::<PyInt>().call_method1(
+                intern!(py, "from_bytes"),
+                (PyBytes::new(py, &bytes), "little"),
+            )?;
+            if *negative {
+                int.neg()?
+            } else {
+                int
+            }
+        }
+        Value::Text(code_points) => match code_points
+            .iter()
+            .map(|&point| char::from_u32(point))
+            .collect::<Option<String>>()
+        {
+            Some(text) => PyString::new(py, &text).into_any(),
+            // a lone surrogate (a JSON string may hold one): back through UTF-32
+            None => {
+                let bytes: Vec<u8> = code_points.iter().flat_map(|p| p.to_le_bytes()).collect();
+                PyBytes::new(py, &bytes)
+                    .call_method1(intern!(py, "decode"), ("utf-32-le", "surrogatepass"))?
+            }
+        },
+    })
+}
+
+/// A registry's comparator (`oa_core.comparators.Comparator`) the engine calls: its
+/// `scalar` (a custom one's checks the user's function and raises
+/// `ComparatorError`) and its `matrix`, on values converted back to Python.
+#[derive(Debug)]
+pub(crate) struct PyComparator {
+    name: String,
+    kinds: Kinds,
+    comparator: Py<PyAny>,
+}
+
+impl PyComparator {
+    /// Wraps `comparator`, reading its `name` and `kinds`.
+    pub(crate) fn new(comparator: &Bound<'_, PyAny>) -> PyResult<PyComparator> {
+        let name: String = comparator.getattr("name")?.extract()?;
+        let mut kinds = Vec::new();
+        for kind in comparator.getattr("kinds")?.try_iter()? {
+            kinds.push(match kind?.extract::<String>()?.as_str() {
+                "string" => Kind::String,
+                "number" => Kind::Number,
+                "boolean" => Kind::Boolean,
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "comparator {name:?} compares {other:?} values"
+                    )))
+                }
+            });
+        }
+        Ok(PyComparator {
+            name,
+            kinds: kinds.into_iter().collect(),
+            comparator: comparator.clone().unbind(),
+        })
+    }
+
+    fn error(&self, error: PyErr) -> ExternalError {
+        let message = format!("raised {error}");
+        ExternalError {
+            cause: Some(Arc::new(error)),
+            ..ExternalError::new(&self.name, message)
+        }
+    }
+}
+
+/// A similarity Python returned: a float (the built-in and checked forms return
+/// one; anything else is left to Python's path).
+fn similarity(result: &Bound<'_, PyAny>) -> PyResult<f64> {
+    Ok(result.cast::<PyFloat>()?.value())
+}
+
+impl External for PyComparator {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn kinds(&self) -> Kinds {
+        self.kinds
+    }
+
+    fn scalar(&self, gold: &Value, candidate: &Value) -> Result<f64, ExternalError> {
+        Python::attach(|py| {
+            let pair = (object(py, gold)?, object(py, candidate)?);
+            similarity(
+                &self
+                    .comparator
+                    .bind(py)
+                    .call_method1(intern!(py, "scalar"), pair)?,
+            )
+        })
+        .map_err(|error| self.error(error))
+    }
+
+    /// `Comparator.matrix` (the user's matrix form, or the scalar one on every pair):
+    /// an ndarray of `len(golds)` rows of `len(candidates)` floats.
+    fn matrix(&self, golds: &[Value], candidates: &[Value]) -> Result<Vec<f64>, ExternalError> {
+        Python::attach(|py| {
+            let list = |values: &[Value]| -> PyResult<Bound<'_, PyList>> {
+                PyList::new(
+                    py,
+                    values
+                        .iter()
+                        .map(|v| object(py, v))
+                        .collect::<PyResult<Vec<_>>>()?,
+                )
+            };
+            let matrix = self
+                .comparator
+                .bind(py)
+                .call_method1(intern!(py, "matrix"), (list(golds)?, list(candidates)?))?;
+            let shape = matrix.getattr(intern!(py, "shape"))?;
+            let dtype = matrix.getattr(intern!(py, "dtype"))?;
+            let expected = PyTuple::new(py, [golds.len(), candidates.len()])?;
+            if !shape.eq(expected)? || dtype.getattr(intern!(py, "char"))?.ne("d")? {
+                return Err(PyTypeError::new_err(format!(
+                    "matrix of {shape} {dtype}, not {} x {} float64",
+                    golds.len(),
+                    candidates.len()
+                )));
+            }
+            let rows = matrix.call_method0(intern!(py, "tolist"))?;
+            let mut out = Vec::with_capacity(golds.len().saturating_mul(candidates.len()));
+            for row in rows.try_iter()? {
+                for cell in row?.try_iter()? {
+                    out.push(similarity(&cell?)?);
+                }
+            }
+            Ok(out)
+        })
+        .map_err(|error| self.error(error))
+    }
+}
+
+/// A scorer's result for Python: the value, or `None` where Python must score the
+/// documents again and raise what it raises (a custom comparator's `ComparatorError`
+/// with the pointer of its `score` or `keyScore`); but an external comparator's
+/// exception that is no `Exception` (a `KeyboardInterrupt`, a `SystemExit`) is
+/// raised at once, not swallowed.
+pub(crate) fn declined<T>(result: Result<T, Unsupported>) -> PyResult<Option<T>> {
+    let refusal = match result {
+        Ok(value) => return Ok(Some(value)),
+        Err(refusal) => refusal,
+    };
+    let Unsupported::Comparator(CompareError::External(error)) = refusal else {
+        return Ok(None);
+    };
+    let Some(raised) = error
+        .cause
+        .as_deref()
+        .and_then(|cause| (cause as &(dyn std::error::Error + 'static)).downcast_ref::<PyErr>())
+    else {
+        return Ok(None);
+    };
+    Python::attach(|py| {
+        if raised.is_instance_of::<PyException>(py) {
+            Ok(None)
+        } else {
+            Err(raised.clone_ref(py))
+        }
+    })
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

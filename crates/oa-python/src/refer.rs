@@ -6,12 +6,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use oa_engine::align::refer::{
-    build_graph, index_document, resolution_groups as groups_of, DocumentIndex, Graph, IdKey,
+    build_graph, id_key, index_document, resolution_groups as groups_of, DocumentIndex, Graph,
     Resolution, ScopeSchema, Side, Step, VertexKind,
 };
 use oa_engine::compare::{Number, Value};
 use oa_engine::plan::ScopeId;
-use oa_engine::score::Json;
+use oa_engine::score::{IdKey, Json};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -20,10 +20,6 @@ use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
 use crate::compare::{integer, text};
 use crate::score::ScorePlan;
 use crate::value::{json, Bounds};
-
-/// Containers nested below a document's root that are converted at most (as the
-/// scorer's `MAX_NESTING`: deeper documents are Python's).
-const MAX_NESTING: usize = 512;
 
 fn error(error: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(error.to_string())
@@ -40,16 +36,6 @@ fn py_text<'py>(py: Python<'py>, text: &[u32]) -> PyResult<Bound<'py, PyAny>> {
     }
     let bytes: Vec<u8> = text.iter().flat_map(|c| c.to_le_bytes()).collect();
     PyBytes::new(py, &bytes).call_method1(intern!(py, "decode"), ("utf-32-le", "surrogatepass"))
-}
-
-fn bounds(limits: &Bound<'_, PyAny>) -> PyResult<Bounds> {
-    let py = limits.py();
-    let read = |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
-    Ok(Bounds {
-        depth: read(intern!(py, "max_depth"))?.min(MAX_NESTING),
-        items: read(intern!(py, "max_items"))?,
-        string_length: read(intern!(py, "max_string_length"))?,
-    })
 }
 
 /// A scoped schema as referential indexing reads it.
@@ -70,7 +56,7 @@ impl ReferPlan {
         id_fields: BTreeMap<String, String>,
     ) -> PyResult<Self> {
         let schema =
-            ScopeSchema::new(plan.get().plan().clone(), &order, &id_fields).map_err(error)?;
+            ScopeSchema::new(plan.get().plan.clone(), &order, &id_fields).map_err(error)?;
         Ok(ReferPlan {
             schema: Arc::new(schema),
         })
@@ -101,7 +87,7 @@ impl ReferPlan {
         document: &Bound<'_, PyAny>,
         limits: &Bound<'_, PyAny>,
     ) -> PyResult<Option<NativeIndex>> {
-        let bounds = bounds(limits)?;
+        let bounds = Bounds::of(limits)?;
         let Some(document) = json(document, bounds)? else {
             return Ok(None);
         };
@@ -144,7 +130,7 @@ fn id_value(key: &Bound<'_, PyAny>) -> PyResult<(IdKey, Json)> {
         return Err(PyTypeError::new_err(format!("{value:?} is no identifier")));
     };
     let value = Json::Leaf(leaf);
-    let key = IdKey::of(&value).ok_or_else(|| PyTypeError::new_err("no identifier"))?;
+    let key = id_key(&value).ok_or_else(|| PyTypeError::new_err("no identifier"))?;
     Ok((key, value))
 }
 

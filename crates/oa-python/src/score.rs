@@ -2,9 +2,10 @@
 //! nodes compiled into a [`Plan`] once, then documents scored under it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::ops::{Deref, DerefMut};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
-use oa_engine::compare::Comparator;
+use oa_engine::compare::{Comparator, ExternalId};
 use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder, Scope};
 use oa_engine::score::{Json, Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -12,6 +13,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict};
 
+use crate::compare::{declined, PyComparator};
 use crate::shape::shape;
 use crate::state::ref_state;
 use crate::value::{json, Bounds};
@@ -19,13 +21,6 @@ use crate::value::{json, Bounds};
 /// A schema construct this slice does not plan (Python scores such schemas).
 fn unsupported(what: String) -> PyErr {
     PyValueError::new_err(what)
-}
-
-fn builtin(name: &str, names: &mut Vec<String>) -> PyResult<Comparator> {
-    if !names.iter().any(|known| known == name) {
-        names.push(name.to_owned());
-    }
-    Comparator::from_name(name).ok_or_else(|| unsupported(format!("custom comparator {name:?}")))
 }
 
 fn optional<'py>(node: &Bound<'py, PyAny>, name: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
@@ -38,10 +33,42 @@ struct Compiler<'py> {
     builder: PlanBuilder,
     ids: HashMap<usize, NodeId>,
     pending: Vec<(Bound<'py, PyAny>, NodeId)>,
+    /// The built-in comparator names read.
     names: Vec<String>,
+    /// The schema's `ComparatorRegistry`, where custom names are looked up.
+    registry: Option<Bound<'py, PyAny>>,
+    customs: BTreeMap<String, ExternalId>,
+    /// Whether an object's keys are paired by a custom comparator.
+    custom_keys: bool,
 }
 
 impl<'py> Compiler<'py> {
+    /// The comparator a schema names: a built-in, or the registry's custom one
+    /// wrapped into the plan's table (once per name).
+    fn comparator(&mut self, name: &str) -> PyResult<Comparator> {
+        if let Some(builtin) = Comparator::from_name(name) {
+            if !self.names.iter().any(|known| known == name) {
+                self.names.push(name.to_owned());
+            }
+            return Ok(builtin);
+        }
+        if let Some(id) = self.customs.get(name) {
+            return Ok(Comparator::External(*id));
+        }
+        let registry = self.registry.as_ref().ok_or_else(|| {
+            unsupported(format!("custom comparator {name:?} without its registry"))
+        })?;
+        // a registry that fails here (changed since its schema was parsed) leaves the
+        // schema to Python
+        let custom = registry
+            .call_method1("get", (name,))
+            .and_then(|comparator| PyComparator::new(&comparator))
+            .map_err(|error| unsupported(format!("custom comparator {name:?}: {error}")))?;
+        let id = self.builder.external(Arc::new(custom));
+        self.customs.insert(name.to_owned(), id);
+        Ok(Comparator::External(id))
+    }
+
     fn id(&mut self, node: &Bound<'py, PyAny>) -> NodeId {
         // the schema holds its nodes alive while it compiles: an address is one node
         let address = node.as_ptr() as usize;
@@ -85,10 +112,11 @@ impl<'py> Compiler<'py> {
         node.null_score = schema.getattr("null_score")?.extract()?;
         node.threshold = schema.getattr("threshold")?.extract()?;
         if let Some(name) = optional(schema, "comparator")? {
-            node.comparator = Some(builtin(&name.extract::<String>()?, &mut self.names)?);
+            node.comparator = Some(self.comparator(&name.extract::<String>()?)?);
         }
         let key_score: String = schema.getattr("key_score")?.extract()?;
-        node.object.key_score = builtin(&key_score, &mut self.names)?;
+        node.object.key_score = self.comparator(&key_score)?;
+        self.custom_keys |= matches!(node.object.key_score, Comparator::External(_));
         node.object.key_threshold = schema.getattr("key_threshold")?.extract()?;
         node.object.key_importance = schema.getattr("key_importance")?.extract()?;
         node.object.value_importance = schema.getattr("value_importance")?.extract()?;
@@ -136,8 +164,10 @@ impl<'py> Compiler<'py> {
 ///
 /// Made from the schema's root, the three implicit nodes of `oa_core.schema`
 /// (`ANY`, `ANY_OBJECT`, `ANY_ARRAY`) and its scopes (`Schema.scopes`, name ->
-/// `ScopeDecl`); raises `ValueError` naming a construct it does not plan (a custom
-/// comparator name).
+/// `ScopeDecl`); a custom comparator name is looked up in `comparators` (the
+/// schema's `ComparatorRegistry`) and called back from the engine. Raises
+/// `ValueError` naming a construct it does not plan (a custom comparator name
+/// without `comparators`).
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ScorePlan {
     pub(crate) plan: Plan,
@@ -145,23 +175,22 @@ pub struct ScorePlan {
     pub(crate) pointers: BTreeMap<String, NodeId>,
     shape: Option<Shape>,
     names: Vec<String>,
-    pub(crate) cache: Mutex<MapCache>,
+    cache: Mutex<MapCache>,
     /// The `SchemaNode` of each plan node, sorted by id (the match tree's rows
     /// name plan nodes).
     pub(crate) schema_nodes: Vec<(NodeId, Py<PyAny>)>,
-}
-
-impl ScorePlan {
-    /// The compiled plan (the referential index reads it, `refer.rs`).
-    pub(crate) fn plan(&self) -> &Plan {
-        &self.plan
-    }
+    /// Whether `cache` is used: not when a custom comparator pairs some object's
+    /// keys, whose pairings Python keeps for one score only (`Scorer.key_slots`).
+    memo_keys: bool,
 }
 
 #[pymethods]
 impl ScorePlan {
     #[new]
-    #[pyo3(signature = (root, any, any_object, any_array, raw, active, scopes=None))]
+    // Python's keywords, one per part of a parsed `Schema` the plan reads
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (root, any, any_object, any_array, raw, active, scopes=None,
+                        comparators=None))]
     fn new(
         root: &Bound<'_, PyAny>,
         any: &Bound<'_, PyAny>,
@@ -170,12 +199,16 @@ impl ScorePlan {
         raw: &Bound<'_, PyAny>,
         active: &Bound<'_, PyAny>,
         scopes: Option<&Bound<'_, PyDict>>,
+        comparators: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let mut compiler = Compiler {
             builder: PlanBuilder::default(),
             ids: HashMap::new(),
             pending: Vec::new(),
             names: Vec::new(),
+            registry: comparators.cloned(),
+            customs: BTreeMap::new(),
+            custom_keys: false,
         };
         let ids = [root, any, any_object, any_array].map(|node| compiler.id(node));
         let [_, implicit @ ..] = ids;
@@ -218,6 +251,7 @@ impl ScorePlan {
             shape: shape(raw, active)?,
             names,
             cache: Mutex::new(MapCache::default()),
+            memo_keys: !compiler.custom_keys,
             schema_nodes,
         })
     }
@@ -267,8 +301,8 @@ impl ScorePlan {
                 return Ok(None); // Python raises the gold's violation
             }
             let mut cache = self.lock()?;
-            let Ok(value) = Scorer::new(&self.plan, limits, &mut cache).score(&gold, &candidate)
-            else {
+            let scored = Scorer::new(&self.plan, limits, &mut cache).score(&gold, &candidate);
+            let Some(value) = declined(scored)? else {
                 return Ok(None);
             };
             // as in Python, a violating candidate scores 0 in strict mode once it
@@ -314,7 +348,7 @@ impl ScorePlan {
         py.detach(|| {
             let mut cache = self.lock()?;
             let mut scorer = Scorer::new(&self.plan, limits, &mut cache).with_state(&state);
-            Ok(scorer.score(&gold, &candidate).ok())
+            declined(scorer.score(&gold, &candidate))
         })
     }
 
@@ -341,7 +375,7 @@ impl ScorePlan {
         let Some(&node) = self.pointers.get(pointer) else {
             return Ok(None);
         };
-        let (bounds, limits) = read_limits(py, limits)?;
+        let (bounds, limits) = read_limits(limits)?;
         let Some(state) = ref_state(
             &self.plan,
             &self.pointers,
@@ -363,7 +397,7 @@ impl ScorePlan {
             let paths = paths
                 .as_ref()
                 .map(|(gold, candidate)| (gold.as_slice(), candidate.as_slice()));
-            Ok(scorer.score_matrix(&golds, &candidates, node, paths).ok())
+            declined(scorer.score_matrix(&golds, &candidates, node, paths))
         })?;
         Ok(found.map(|matrix| {
             let bytes: Vec<u8> = matrix
@@ -376,21 +410,61 @@ impl ScorePlan {
     }
 }
 
+/// The objects' key alignments one call scores with: the plan's, or its own.
+pub(crate) enum Cache<'a> {
+    Shared(MutexGuard<'a, MapCache>),
+    Own(MapCache),
+}
+
+impl Deref for Cache<'_> {
+    type Target = MapCache;
+
+    fn deref(&self) -> &MapCache {
+        match self {
+            Cache::Shared(cache) => cache,
+            Cache::Own(cache) => cache,
+        }
+    }
+}
+
+impl DerefMut for Cache<'_> {
+    fn deref_mut(&mut self) -> &mut MapCache {
+        match self {
+            Cache::Shared(cache) => cache,
+            Cache::Own(cache) => cache,
+        }
+    }
+}
+
 impl ScorePlan {
-    pub(crate) fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, MapCache>> {
-        self.cache
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("a scorer panicked holding the cache"))
+    /// The key alignments for one call: the plan's own, or the call's when they are
+    /// not kept across calls (see `memo_keys`) or another call holds them. Never
+    /// waiting for them: a custom comparator may score under this plan from inside
+    /// a score (waiting would deadlock), and the alignments only save time.
+    pub(crate) fn lock(&self) -> PyResult<Cache<'_>> {
+        if !self.memo_keys {
+            return Ok(Cache::Own(MapCache::default()));
+        }
+        match self.cache.try_lock() {
+            Ok(cache) => Ok(Cache::Shared(cache)),
+            Err(TryLockError::WouldBlock) => Ok(Cache::Own(MapCache::default())),
+            Err(TryLockError::Poisoned(_)) => Err(PyRuntimeError::new_err(
+                "a scorer panicked holding the cache",
+            )),
+        }
     }
 }
 
 /// The conversion bounds and the scoring limits of an `oa_core.options.Limits`.
-fn read_limits(py: Python<'_>, limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
+fn read_limits(limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
     // a document nested beyond bounds.depth is not converted (no recursion past it)
     let bounds = Bounds::of(limits)?;
+    let max_matrix_cells = limits
+        .getattr(intern!(limits.py(), "max_matrix_cells"))?
+        .extract()?;
     let limits = Limits {
         max_depth: bounds.depth,
-        max_matrix_cells: limits.getattr(intern!(py, "max_matrix_cells"))?.extract()?,
+        max_matrix_cells,
     };
     Ok((bounds, limits))
 }
@@ -415,7 +489,7 @@ pub(crate) fn documents(
     candidate: &Bound<'_, PyAny>,
     limits: &Bound<'_, PyAny>,
 ) -> PyResult<Option<(Json, Json, Limits)>> {
-    let (bounds, limits) = read_limits(limits.py(), limits)?;
+    let (bounds, limits) = read_limits(limits)?;
     let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
         return Ok(None);
     };

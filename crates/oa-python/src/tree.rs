@@ -7,6 +7,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList};
 
+use crate::compare::declined;
 use crate::score::{documents, ScorePlan};
 use crate::state::ref_state;
 
@@ -117,8 +118,13 @@ fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTabl
     for row in rows {
         matrices.push(match &row.matrix {
             Some(matrix) => {
-                let bytes: Vec<u8> = matrix.data().iter().flat_map(|x| x.to_ne_bytes()).collect();
-                let buffer = PyByteArray::new(py, &bytes);
+                let data = matrix.data();
+                let buffer = PyByteArray::new_with(py, data.len() * 8, |buffer| {
+                    for (slot, cell) in buffer.chunks_exact_mut(8).zip(data) {
+                        slot.copy_from_slice(&cell.to_ne_bytes());
+                    }
+                    Ok(())
+                })?;
                 Some((matrix.rows(), matrix.cols(), buffer))
             }
             None => None,
@@ -140,7 +146,10 @@ fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTabl
         weight: column(py, rows, |row| row.weight)?,
         key_weight: column(py, rows, |row| row.key_weight)?,
         key_score: column(py, rows, |row| row.key_score)?,
-        comparator: column(py, rows, |row| row.comparator)?,
+        comparator: column(py, rows, |row| {
+            row.comparator
+                .and_then(|comparator| comparator.name_in(plan.plan.externals()))
+        })?,
         similarity: column(py, rows, |row| row.similarity)?,
         threshold: column(py, rows, |row| row.threshold)?,
         scope: PyList::new(py, scope)?.unbind(),
@@ -197,7 +206,7 @@ fn match_table(
     let table = py.detach(|| -> PyResult<Option<Table>> {
         let mut cache = plan.lock()?;
         let mut scorer = Scorer::new(&plan.plan, limits, &mut cache).with_state(&state);
-        Ok(scorer.table(&gold, &candidate).ok())
+        declined(scorer.table(&gold, &candidate))
     })?;
     table.map(|table| columns(py, plan, &table)).transpose()
 }

@@ -24,6 +24,11 @@ use super::error::{at, at_mut, AlignError};
 /// No row, or no column.
 const NONE: usize = usize::MAX;
 
+/// Immediate re-reductions a round of augmenting row reduction allows, a row on
+/// average, before displaced rows wait for the augmentation: far above what a
+/// terminating round makes, a bound on rounds that would not end.
+const REDUCTIONS_PER_ROW: usize = 64;
+
 /// A square biadjacency matrix in compressed rows: row `i`'s edges are
 /// `indptr[i]..indptr[i + 1]`, by increasing column, each with a cost and a label
 /// the caller reads back.
@@ -207,9 +212,21 @@ impl Solver<'_> {
 
     /// One round of augmenting row reduction over the first `count` free rows; the
     /// number of rows free after it.
+    ///
+    /// A row that takes a column by lowering its dual sends the row it displaced
+    /// back to be reduced at once. When the lowering is lost to rounding (a gap of
+    /// the dummy weight next to a dual near 1) and the displaced row takes the column
+    /// back the same way, the state repeats exactly and the two rows would trade the
+    /// column forever (SciPy's loop does: `oa_core/sparse.py` hangs there); such a
+    /// row, and any row past [`REDUCTIONS_PER_ROW`] immediate reductions a row on
+    /// average, waits for the augmentation instead, which ends.
     fn augmenting_row_reduction(&mut self, count: usize) -> Result<usize, AlignError> {
         let mut h = 0;
         let mut left = 0;
+        let mut again = 0usize;
+        let budget = REDUCTIONS_PER_ROW.saturating_mul(self.n + 1);
+        // (row, column, displaced row) of the last lowering that left the dual as it was
+        let mut unchanged: Option<(usize, usize, usize)> = None;
         while h < count {
             let i = at(&self.free, h, "free")?;
             h += 1;
@@ -235,17 +252,24 @@ impl Solver<'_> {
             }
             let mut i0 = at(&self.y, j0, "y")?;
             let lowered = v0 < vj;
+            let mut kept = false;
             if lowered {
-                *at_mut(&mut self.v, j0, "v")? += v0 - vj;
+                let dual = at_mut(&mut self.v, j0, "v")?;
+                let before = *dual;
+                *dual += v0 - vj;
+                kept = *dual == before;
             } else if i0 != NONE {
                 j0 = j1;
                 i0 = at(&self.y, j0, "second column")?;
             }
             *at_mut(&mut self.x, i, "x")? = j0;
             *at_mut(&mut self.y, j0, "y")? = i;
+            let trading = kept && unchanged == Some((i0, j0, i));
+            unchanged = (kept && i0 != NONE).then_some((i, j0, i0));
             if i0 != NONE {
-                if lowered {
+                if lowered && !trading && again < budget {
                     // the displaced row is reduced again at once
+                    again += 1;
                     h -= 1;
                     *at_mut(&mut self.free, h, "free")? = i0;
                 } else {

@@ -11,12 +11,13 @@
 //! * `wl`: joint 1-WL refinement, every round kept;
 //! * `colours`, `twins`, `repair`: the canonical order, twin groups and the twin
 //!   repair of the tie policy;
-//! * `strategy`: the one entry point pairing an unordered list, densely, from its
-//!   positive cells (`sparse`, solved by `lapjvsp`) or block by block (`blocks`);
 //! * `policy`: the tie policy's ordered rules, the one place their order lives;
 //! * `structure`, `pairing`, `settle`: one scope's agreement matrices, its pairing
 //!   by the tie policy, and label ties settled by the documents' score
 //!   (`_pair_scope` and `_settle_by_score` of `oa_core/referential.py`);
+//! * `strategy`: the one entry point pairing an unordered list, densely, from its
+//!   positive cells (`sparse`, solved by `lapjvsp`) or block by block (`blocks`);
+//! * `refer`: referential alignment's document index, WL graphs and resolution order;
 //! * `fsum`, `matrix`, `error`: exact sums, checked matrices, the error type.
 
 mod assignment;

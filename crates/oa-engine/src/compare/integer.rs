@@ -147,18 +147,15 @@ impl Integer {
 
     /// Whether the integer equals a float exactly (Python's `int == float`).
     pub fn equals_f64(&self, value: f64) -> bool {
-        Integer::from_integral_f64(value).is_some_and(|integer| *self == integer)
+        value.is_finite() && value.fract() == 0.0 && *self == Integer::from_whole_f64(value)
     }
 
-    /// The integer a float equals exactly, or `None` for a float with a fraction, NaN
-    /// or an infinity.
-    pub fn from_integral_f64(value: f64) -> Option<Integer> {
-        if !value.is_finite() || value.fract() != 0.0 {
-            return None;
-        }
-        // Inside [-2**63, 2**63) the cast is exact.
+    /// The integer a finite float with no fraction holds, exactly (any other float
+    /// gives an unspecified integer).
+    pub fn from_whole_f64(value: f64) -> Integer {
+        // Inside [-2**63, 2**63) the cast is exact; a `Wide` integer lies outside.
         if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&value) {
-            return Some(Integer::Small(value as i64));
+            return Integer::Small(value as i64);
         }
         // An integral float outside i64: mantissa * 2**shift with shift >= 11.
         let bits = value.to_bits();
@@ -171,7 +168,7 @@ impl Integer {
         if offset > 0 {
             limbs.push(mantissa >> (64 - offset));
         }
-        Some(Integer::from_sign_magnitude(value < 0.0, limbs))
+        Integer::from_sign_magnitude(value < 0.0, limbs)
     }
 
     /// The order of the integer and a float, exact (Python's `int < float`); `None`
@@ -189,25 +186,29 @@ impl Integer {
         }
         let whole = value.floor();
         // an integer above floor(value) is at least floor(value) + 1 > value
-        Some(match self.cmp(&Integer::from_integral_f64(whole)?) {
+        Some(match self.cmp(&Integer::from_whole_f64(whole)) {
             Ordering::Equal if value > whole => Ordering::Less,
             order => order,
         })
     }
 }
 
-/// Numeric order (identifiers are kept in ordered maps).
 impl Ord for Integer {
     fn cmp(&self, other: &Self) -> Ordering {
         if let (Integer::Small(a), Integer::Small(b)) = (self, other) {
             return a.cmp(b);
         }
-        let (a, b) = (self.magnitude(), other.magnitude());
         match (self.negative(), other.negative()) {
             (false, true) => Ordering::Greater,
             (true, false) => Ordering::Less,
-            (false, false) => compare_magnitudes(a.limbs(), b.limbs()),
-            (true, true) => compare_magnitudes(b.limbs(), a.limbs()),
+            (negative, _) => {
+                let order = compare_magnitudes(self.magnitude().limbs(), other.magnitude().limbs());
+                if negative {
+                    order.reverse()
+                } else {
+                    order
+                }
+            }
         }
     }
 }

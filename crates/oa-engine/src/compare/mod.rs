@@ -1,17 +1,20 @@
 //! Leaf comparators (paper III.B): similarities in [0, 1] on primitive values.
 //!
-//! [`Comparator`] names every built-in comparator of `oa_core/comparators.py` and is
-//! the single dispatcher: [`Comparator::scalar`] for one pair and
-//! [`Comparator::matrix`] for every gold-candidate pair (row-major), with the same bits.
-//! The rules live in [`strings`], [`numbers`] (with exact integers in [`integer`]) and
-//! here (`exact` and the kind check).
+//! [`Comparator`] names every built-in comparator of `oa_core/comparators.py`, or an
+//! external one in a plan's table ([`custom`]), and is the single dispatcher:
+//! [`Comparator::scalar`] for one pair and [`Comparator::matrix`] for every
+//! gold-candidate pair (row-major), with the same bits. The rules live in
+//! [`strings`], [`numbers`] (with exact integers in [`integer`]) and here (`exact`
+//! and the kind check).
 
+pub mod custom;
 pub mod integer;
 pub mod numbers;
 pub mod strings;
 
 use std::fmt;
 
+pub use custom::{External, ExternalError, ExternalId, Externals, Kinds};
 pub use integer::Integer;
 pub use numbers::{Number, NumberMeasure};
 pub use strings::StringMeasure;
@@ -59,7 +62,7 @@ impl From<&str> for Value {
 }
 
 /// Why a comparison has no similarity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum CompareError {
     /// The comparator does not compare values of this kind (the scorer scores such a
     /// pair as a type mismatch before it asks a comparator).
@@ -69,6 +72,8 @@ pub enum CompareError {
     IntegerTooLarge,
     /// A matrix of this many cells could not be allocated (refused, not aborted on).
     MatrixTooLarge { rows: usize, columns: usize },
+    /// An external comparator failed or returned no similarity.
+    External(ExternalError),
 }
 
 impl fmt::Display for CompareError {
@@ -76,8 +81,7 @@ impl fmt::Display for CompareError {
         match self {
             CompareError::Kind { comparator, kind } => write!(
                 f,
-                "comparator {:?} does not compare {} values",
-                comparator.name(),
+                "comparator {comparator} does not compare {} values",
                 kind.name()
             ),
             CompareError::IntegerTooLarge => f.write_str("int too large to convert to float"),
@@ -87,19 +91,44 @@ impl fmt::Display for CompareError {
                     "a {rows} x {columns} similarity matrix does not fit in memory"
                 )
             }
+            CompareError::External(error) => write!(f, "{error}"),
         }
     }
 }
 
-impl std::error::Error for CompareError {}
+impl std::error::Error for CompareError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CompareError::External(error) => Some(error),
+            _ => None,
+        }
+    }
+}
 
-/// A built-in comparator.
+impl From<ExternalError> for CompareError {
+    fn from(error: ExternalError) -> Self {
+        CompareError::External(error)
+    }
+}
+
+/// A built-in comparator, or an external one of a plan's [`Externals`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Comparator {
     /// 1.0 on equal values of one kind (1 equals 1.0, NaN equals nothing), else 0.0.
     Exact,
     String(StringMeasure),
     Number(NumberMeasure),
+    External(ExternalId),
+}
+
+/// A built-in by its name, an external one by its place in the table.
+impl fmt::Display for Comparator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => write!(f, "{name:?}"),
+            None => f.write_str("external"),
+        }
+    }
 }
 
 impl Comparator {
@@ -117,9 +146,10 @@ impl Comparator {
         Comparator::Number(NumberMeasure::Relative),
     ];
 
-    /// The name schemas use (`score`, `keyScore`).
-    pub fn name(self) -> &'static str {
-        match self {
+    /// The name schemas use (`score`, `keyScore`) for a built-in; an external one's
+    /// is in its table ([`External::name`]).
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self {
             Comparator::Exact => "exact",
             Comparator::String(StringMeasure::Jaro) => "jaro",
             Comparator::String(StringMeasure::JaroWinkler) => "jaro_winkler",
@@ -130,6 +160,16 @@ impl Comparator {
             Comparator::String(StringMeasure::LcsSeq) => "lcsseq",
             Comparator::Number(NumberMeasure::InvDiff) => "invdiff",
             Comparator::Number(NumberMeasure::Relative) => "relative",
+            Comparator::External(_) => return None,
+        })
+    }
+
+    /// The name schemas use for it: a built-in's, or an external one's in
+    /// `externals`.
+    pub fn name_in(self, externals: &Externals) -> Option<&str> {
+        match self {
+            Comparator::External(id) => externals.name(id),
+            builtin => builtin.name(),
         }
     }
 
@@ -137,7 +177,7 @@ impl Comparator {
     pub fn from_name(name: &str) -> Option<Comparator> {
         Comparator::ALL
             .into_iter()
-            .find(|comparator| comparator.name() == name)
+            .find(|comparator| comparator.name() == Some(name))
     }
 
     /// The comparator a leaf of this kind uses when its schema names none.
@@ -155,6 +195,7 @@ impl Comparator {
             Comparator::Exact => true,
             Comparator::String(_) => kind == Kind::String,
             Comparator::Number(_) => kind == Kind::Number,
+            Comparator::External(id) => id.kinds().contains(kind),
         }
     }
 
@@ -169,8 +210,18 @@ impl Comparator {
         }
     }
 
-    /// The similarity of one gold-candidate pair.
-    pub fn scalar(self, gold: &Value, candidate: &Value) -> Result<f64, CompareError> {
+    /// The similarity of one gold-candidate pair; `externals` holds the external
+    /// comparators (an external one is given the values as they are, as Python
+    /// calls a custom comparator without a kind check).
+    pub fn scalar(
+        self,
+        externals: &Externals,
+        gold: &Value,
+        candidate: &Value,
+    ) -> Result<f64, CompareError> {
+        if let Comparator::External(id) = self {
+            return Ok(externals.scalar(id, gold, candidate)?);
+        }
         self.check(gold)?;
         self.check(candidate)?;
         match (self, gold, candidate) {
@@ -185,7 +236,7 @@ impl Comparator {
             (Comparator::Number(measure), Value::Number(g), Value::Number(p)) => {
                 measure.similarity(g, p)
             }
-            // check() admitted only the kinds matched above
+            // returned above for an external; check() admitted only the kinds matched
             (comparator, value, _) => Err(CompareError::Kind {
                 comparator,
                 kind: value.kind(),
@@ -195,8 +246,17 @@ impl Comparator {
 
     /// The similarities of every gold-candidate pair, row-major (`golds.len()` rows of
     /// `candidates.len()`); every value is checked, even when the other side is empty,
-    /// as Python converts each list before it compares.
-    pub fn matrix(self, golds: &[Value], candidates: &[Value]) -> Result<Vec<f64>, CompareError> {
+    /// as Python converts each list before it compares (an external comparator is
+    /// given the lists as they are).
+    pub fn matrix(
+        self,
+        externals: &Externals,
+        golds: &[Value],
+        candidates: &[Value],
+    ) -> Result<Vec<f64>, CompareError> {
+        if let Comparator::External(id) = self {
+            return Ok(externals.matrix(id, golds, candidates)?);
+        }
         for value in golds.iter().chain(candidates) {
             self.check(value)?;
             if let (Comparator::Number(_), Value::Number(number)) = (self, value) {
@@ -213,7 +273,7 @@ impl Comparator {
         }
         for gold in golds {
             for candidate in candidates {
-                out.push(self.scalar(gold, candidate)?);
+                out.push(self.scalar(externals, gold, candidate)?);
             }
         }
         Ok(out)
@@ -223,10 +283,10 @@ impl Comparator {
 /// An empty vector with room for `rows * columns` similarities, or an error where the
 /// allocator would abort the process.
 fn matrix_buffer(rows: usize, columns: usize) -> Result<Vec<f64>, CompareError> {
-    let too_large = CompareError::MatrixTooLarge { rows, columns };
+    let too_large = || CompareError::MatrixTooLarge { rows, columns };
     let mut out = Vec::new();
-    out.try_reserve_exact(rows.checked_mul(columns).ok_or(too_large)?)
-        .map_err(|_| too_large)?;
+    out.try_reserve_exact(rows.checked_mul(columns).ok_or_else(too_large)?)
+        .map_err(|_| too_large())?;
     Ok(out)
 }
 
@@ -262,24 +322,47 @@ mod tests {
     #[test]
     fn names_round_trip_and_defaults() {
         for comparator in Comparator::ALL {
-            assert_eq!(Comparator::from_name(comparator.name()), Some(comparator));
+            let name = comparator.name().unwrap_or_default();
+            assert_eq!(Comparator::from_name(name), Some(comparator));
         }
         assert_eq!(Comparator::from_name("Jaro"), None);
-        assert_eq!(Comparator::default_for(Kind::String).name(), "jaro");
-        assert_eq!(Comparator::default_for(Kind::Number).name(), "invdiff");
-        assert_eq!(Comparator::default_for(Kind::Boolean).name(), "exact");
+        assert_eq!(Comparator::default_for(Kind::String).name(), Some("jaro"));
+        assert_eq!(
+            Comparator::default_for(Kind::Number).name(),
+            Some("invdiff")
+        );
+        assert_eq!(Comparator::default_for(Kind::Boolean).name(), Some("exact"));
     }
 
     #[test]
     fn exact_compares_kind_and_value() {
         let exact = Comparator::Exact;
-        assert_eq!(exact.scalar(&int(1), &float(1.0)), Ok(1.0));
-        assert_eq!(exact.scalar(&int(1), &Value::Boolean(true)), Ok(0.0));
-        assert_eq!(exact.scalar(&int(1), &Value::from("1")), Ok(0.0));
-        assert_eq!(exact.scalar(&float(f64::NAN), &float(f64::NAN)), Ok(0.0));
-        assert_eq!(exact.scalar(&Value::from("é"), &Value::from("é")), Ok(1.0));
         assert_eq!(
-            exact.scalar(&Value::Boolean(false), &Value::Boolean(false)),
+            exact.scalar(&Externals::NONE, &int(1), &float(1.0)),
+            Ok(1.0)
+        );
+        assert_eq!(
+            exact.scalar(&Externals::NONE, &int(1), &Value::Boolean(true)),
+            Ok(0.0)
+        );
+        assert_eq!(
+            exact.scalar(&Externals::NONE, &int(1), &Value::from("1")),
+            Ok(0.0)
+        );
+        assert_eq!(
+            exact.scalar(&Externals::NONE, &float(f64::NAN), &float(f64::NAN)),
+            Ok(0.0)
+        );
+        assert_eq!(
+            exact.scalar(&Externals::NONE, &Value::from("é"), &Value::from("é")),
+            Ok(1.0)
+        );
+        assert_eq!(
+            exact.scalar(
+                &Externals::NONE,
+                &Value::Boolean(false),
+                &Value::Boolean(false)
+            ),
             Ok(1.0)
         );
     }
@@ -287,9 +370,11 @@ mod tests {
     #[test]
     fn other_kinds_are_typed_errors() {
         let jaro = Comparator::from_name("jaro");
-        assert!(jaro.is_some_and(|c| c.scalar(&int(1), &Value::from("1")).is_err()));
+        assert!(jaro.is_some_and(|c| c
+            .scalar(&Externals::NONE, &int(1), &Value::from("1"))
+            .is_err()));
         let invdiff = Comparator::Number(NumberMeasure::InvDiff);
-        let error = invdiff.scalar(&int(1), &Value::Boolean(true));
+        let error = invdiff.scalar(&Externals::NONE, &int(1), &Value::Boolean(true));
         assert_eq!(
             error,
             Err(CompareError::Kind {
@@ -301,7 +386,9 @@ mod tests {
             error.map_err(|e| e.to_string()),
             Err("comparator \"invdiff\" does not compare boolean values".to_owned())
         );
-        assert!(invdiff.matrix(&[], &[Value::from("a")]).is_err());
+        assert!(invdiff
+            .matrix(&Externals::NONE, &[], &[Value::from("a")])
+            .is_err());
     }
 
     #[test]
@@ -312,11 +399,11 @@ mod tests {
             Comparator::Exact,
             Comparator::Number(NumberMeasure::Relative),
         ] {
-            let matrix = comparator.matrix(&golds, &candidates);
+            let matrix = comparator.matrix(&Externals::NONE, &golds, &candidates);
             let mut expected = Vec::new();
             for g in &golds {
                 for p in &candidates {
-                    expected.push(comparator.scalar(g, p).map(f64::to_bits));
+                    expected.push(comparator.scalar(&Externals::NONE, g, p).map(f64::to_bits));
                 }
             }
             let bits: Vec<_> = matrix
@@ -329,8 +416,12 @@ mod tests {
         }
         let jaro = Comparator::default_for(Kind::String);
         let texts = [Value::from("intro"), Value::from("outro")];
-        assert_eq!(jaro.matrix(&texts[..1], &texts).map(|m| m.len()), Ok(2));
-        assert_eq!(jaro.matrix(&[], &texts), Ok(Vec::new()));
+        assert_eq!(
+            jaro.matrix(&Externals::NONE, &texts[..1], &texts)
+                .map(|m| m.len()),
+            Ok(2)
+        );
+        assert_eq!(jaro.matrix(&Externals::NONE, &[], &texts), Ok(Vec::new()));
     }
 
     #[test]
@@ -345,7 +436,7 @@ mod tests {
             rows: usize::MAX / 8,
             columns: 1,
         };
-        assert_eq!(matrix_buffer(usize::MAX / 8, 1), Err(error));
+        assert_eq!(matrix_buffer(usize::MAX / 8, 1), Err(error.clone()));
         assert!(error.to_string().contains("does not fit in memory"));
         assert_eq!(matrix_buffer(3, 4).map(|m| m.capacity()), Ok(12));
     }

@@ -12,6 +12,9 @@ mod node;
 pub use node::{ArrayRule, Node, NodeType, ObjectRule, Order};
 
 use std::fmt;
+use std::sync::Arc;
+
+use crate::compare::{External, ExternalId, Externals};
 
 /// A node's place in its [`Plan`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,6 +82,7 @@ pub struct Plan {
     any: NodeId,
     any_object: NodeId,
     any_array: NodeId,
+    externals: Externals,
 }
 
 impl Plan {
@@ -154,6 +158,11 @@ impl Plan {
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
+
+    /// The external comparators its nodes name (`Comparator::External`).
+    pub fn externals(&self) -> &Externals {
+        &self.externals
+    }
 }
 
 /// Builds a [`Plan`]: reserve an id for each node first (children may point back
@@ -174,6 +183,7 @@ impl Plan {
 pub struct PlanBuilder {
     nodes: Vec<Option<Node>>,
     scopes: Vec<Scope>,
+    externals: Externals,
 }
 
 fn scope_id(scopes: &[Scope], name: &str) -> Option<ScopeId> {
@@ -207,6 +217,11 @@ impl PlanBuilder {
     /// The declared scope of this name.
     pub fn scope_id(&self, name: &str) -> Option<ScopeId> {
         scope_id(&self.scopes, name)
+    }
+
+    /// Adds an external comparator to the plan's table, for its nodes to name.
+    pub fn external(&mut self, external: Arc<dyn External>) -> ExternalId {
+        self.externals.add(external)
     }
 
     pub fn set(&mut self, id: NodeId, node: Node) -> Result<(), PlanError> {
@@ -258,6 +273,7 @@ impl PlanBuilder {
             any,
             any_object,
             any_array,
+            externals: self.externals,
         })
     }
 }

@@ -4,12 +4,14 @@
 use super::json::Json;
 use super::sink::{Sink, Status};
 use super::Unsupported;
-use crate::compare::Comparator;
+use crate::compare::Externals;
 use crate::plan::Node;
 
+/// `externals`: the plan's, for a node naming an external comparator.
 pub(super) fn score<S: Sink>(
     sink: &mut S,
     row: S::Row,
+    externals: &Externals,
     node: &Node,
     gold: &Json,
     candidate: &Json,
@@ -25,14 +27,14 @@ pub(super) fn score<S: Sink>(
         }
         _ => None,
     };
-    // the name shown is the schema's own when no comparator applies
-    let name = comparator.or(node.comparator).map(Comparator::name);
+    // the comparator shown is the schema's own when none applies
+    let name = comparator.or(node.comparator);
     let Some((comparator, gold, candidate)) = compared else {
         sink.leaf(row, name, node.threshold, None);
         sink.status(row, Status::TypeMismatch);
         return Ok(0.0);
     };
-    let similarity = comparator.scalar(gold, candidate)?;
+    let similarity = comparator.scalar(externals, gold, candidate)?;
     sink.leaf(row, name, node.threshold, Some(similarity));
     Ok(if similarity >= node.threshold {
         similarity

@@ -159,7 +159,6 @@ impl Scorer<'_> {
                 return Err(Unsupported::BlockBy);
             }
             let (pairs, matrix) = self.solve(gold, candidate, item, order, depth, offset)?;
-            sink.matrix(row, &matrix);
             for (i, j) in pairs {
                 let (Some(g), Some(c)) = (gold.get(i), candidate.get(j)) else {
                     return Err(outside());
@@ -174,6 +173,7 @@ impl Scorer<'_> {
                 };
                 scored.push((i, j, score));
             }
+            sink.matrix(row, matrix);
         }
         let mut scores = Vec::with_capacity(scored.len());
         // the matched pairs, kept for the tree only

@@ -16,7 +16,7 @@ use super::sink::{Sink, Status, Step};
 use super::{Scorer, Unsupported};
 use crate::align::{fsum, max_weight_matching, Matrix};
 use crate::compare::Value;
-use crate::plan::{Node, NodeId};
+use crate::plan::{Node, NodeId, Plan};
 
 /// Entries kept before the cache is cleared (`MEMO_LIMIT`): a bound on memory.
 const CACHE_LIMIT: usize = 4096;
@@ -190,7 +190,7 @@ impl Scorer<'_> {
         if let Some(plan) = self.cache.get(hash, id, gold, candidate) {
             return Ok(plan);
         }
-        let plan = plan_map(self.plan.node(id)?, self.plan.any(), gold, candidate)?.map(Arc::new);
+        let plan = plan_map(self.plan, self.plan.node(id)?, gold, candidate)?.map(Arc::new);
         let entry = Entry {
             node: id,
             gold: gold.iter().map(|(k, _)| k.clone()).collect(),
@@ -215,13 +215,23 @@ impl MapPlan {
 
     /// `map_score` of the slots' values (0 for an unmatched slot), in slot order.
     pub(super) fn score(&self, values: &[f64]) -> f64 {
-        // `not total_weight > 0` (NaN included)
+        let mut total = 0.0;
+        for (weight, value) in self.weights().zip(values) {
+            total += weight * value;
+        }
+        self.finish(total)
+    }
+
+    /// The slots' scaled weights, in slot order.
+    pub(super) fn weights(&self) -> impl Iterator<Item = f64> + '_ {
+        self.slots.iter().map(|slot| slot.weight)
+    }
+
+    /// `map_score` from `total`, the sum from 0.0 of `weight * value` in slot order.
+    pub(super) fn finish(&self, total: f64) -> f64 {
+        // `not total_weight > 0` (NaN included): the values do not count
         if self.total_weight.partial_cmp(&0.0) != Some(Ordering::Greater) {
             return (self.key_term + self.value_importance * 1.0) / self.importance;
-        }
-        let mut total = 0.0;
-        for (slot, value) in self.slots.iter().zip(values) {
-            total += slot.weight * value;
         }
         (self.key_term + self.value_importance * (total / self.total_weight)) / self.importance
     }
@@ -269,8 +279,8 @@ fn shares<S: Sink>(sink: &mut S, plan: &MapPlan, rows: &[S::Row]) -> Result<(), 
 /// `key_slots` then `scoreonly._plan`: matched pairs by gold key, unmatched gold
 /// keys, unmatched candidate keys; weights and importances scaled by powers of two.
 fn plan_map(
+    plan: &Plan,
     node: &Node,
-    any: NodeId,
     gold: &[(String, Json)],
     candidate: &[(String, Json)],
 ) -> Result<Option<MapPlan>, Unsupported> {
@@ -282,7 +292,9 @@ fn plan_map(
             .collect()
     };
     let (n, m) = (gold.len(), candidate.len());
-    let mut similarity = rule.key_score.matrix(&texts(gold), &texts(candidate))?;
+    let mut similarity =
+        rule.key_score
+            .matrix(plan.externals(), &texts(gold), &texts(candidate))?;
     for cell in &mut similarity {
         if *cell < rule.key_threshold {
             *cell = 0.0;
@@ -330,7 +342,7 @@ fn plan_map(
         slots.push(Slot {
             gold: g,
             candidate: c,
-            node: node.property(key, any),
+            node: node.property(key, plan.any()),
             weight: 0.0,
             key_score: key_similarity,
         });

@@ -13,7 +13,7 @@ use super::json::Json;
 use super::sink::{ScoreOnly, Step};
 use super::{Scorer, Unsupported};
 use crate::align::Matrix;
-use crate::compare::{Kind, Value};
+use crate::compare::{Externals, Kind, Value};
 use crate::plan::{Node, NodeId, NodeType};
 
 /// The pointers of a matrix's gold values and of its candidate values.
@@ -162,6 +162,7 @@ impl Scorer<'_> {
             NodeType::Object if plain && objects(golds) && objects(candidates) => {
                 out.resize(cells, 0.0);
                 self.objects(golds, candidates, node, depth, &mut out)?;
+                Ok(out)
             }
             NodeType::String
             | NodeType::Number
@@ -170,8 +171,7 @@ impl Scorer<'_> {
             | NodeType::Null
                 if plain =>
             {
-                out.resize(cells, 0.0);
-                leaves(rule, golds, candidates, &mut out)?;
+                leaves(self.plan.externals(), rule, golds, candidates)
             }
             _ => {
                 for g in golds {
@@ -182,12 +182,14 @@ impl Scorer<'_> {
                         );
                     }
                 }
+                Ok(out)
             }
         }
-        Ok(out)
     }
 
-    /// [`Scorer::block`] of objects, into `out` (zeros, row-major).
+    /// [`Scorer::block`] of objects, into `out` (zeros, row-major). Each slot's block
+    /// is weighted and added into `out` before the next is made (`_map_matrix`: one
+    /// slot matrix alive at a time), then `map_score` is finished in place.
     fn objects(
         &mut self,
         golds: &[&Json],
@@ -198,41 +200,43 @@ impl Scorer<'_> {
     ) -> Result<(), Unsupported> {
         let width = candidates.len();
         let (gold_groups, cand_groups) = (key_groups(golds), key_groups(candidates));
-        let mut values = Vec::new();
         for (gold_entries, rows) in &gold_groups {
             for (cand_entries, cols) in &cand_groups {
-                let Some(plan) = self.map_plan(gold_entries, cand_entries, node)? else {
-                    for &i in rows {
-                        for &j in cols {
-                            *cell_of(out, i, j, width)? = 1.0; // map_score of no slot
-                        }
-                    }
-                    continue;
+                // the block's cells in `out`, row by row
+                let at = || {
+                    rows.iter()
+                        .flat_map(move |&i| cols.iter().map(move |&j| i * width + j))
                 };
-                // each matched slot's values as one block (an unmatched slot scores 0)
-                let mut slots = Vec::new();
-                for (gold, candidate, sub) in plan.slots() {
-                    slots.push(match (gold, candidate) {
+                let Some(plan) = self.map_plan(gold_entries, cand_entries, node)? else {
+                    for cell in at() {
+                        *out.get_mut(cell).ok_or(Unsupported::MatrixCells)? = 1.0;
+                    }
+                    continue; // map_score of no slot
+                };
+                // the totals start at 0.0 (out's zeros) and take `weight * value` slot by
+                // slot, as `MapPlan::score` sums them (an unmatched slot's value is 0)
+                for ((gold, candidate, sub), weight) in plan.slots().zip(plan.weights()) {
+                    let block = match (gold, candidate) {
                         (Some(g), Some(c)) => {
                             let gv = entries_at(golds, rows, g)?;
                             let cv = entries_at(candidates, cols, c)?;
-                            Some(self.block(&gv, &cv, sub, depth + 1)?)
+                            self.block(&gv, &cv, sub, depth + 1)?
                         }
-                        _ => None,
-                    });
-                }
-                for (a, &i) in rows.iter().enumerate() {
-                    for (b, &j) in cols.iter().enumerate() {
-                        values.clear();
-                        let k = a * cols.len() + b;
-                        for slot in &slots {
-                            values.push(match slot {
-                                Some(block) => *block.get(k).ok_or(Unsupported::MatrixCells)?,
-                                None => 0.0,
-                            });
-                        }
-                        *cell_of(out, i, j, width)? = plan.score(&values);
+                        _ => Vec::new(),
+                    };
+                    let matched = gold.is_some() && candidate.is_some();
+                    for (k, cell) in at().enumerate() {
+                        let value = if matched {
+                            *block.get(k).ok_or(Unsupported::MatrixCells)?
+                        } else {
+                            0.0
+                        };
+                        *out.get_mut(cell).ok_or(Unsupported::MatrixCells)? += weight * value;
                     }
+                }
+                for cell in at() {
+                    let total = out.get_mut(cell).ok_or(Unsupported::MatrixCells)?;
+                    *total = plan.finish(*total);
                 }
             }
         }
@@ -284,26 +288,23 @@ fn cell_of(out: &mut [f64], i: usize, j: usize, width: usize) -> Result<&mut f64
     out.get_mut(i * width + j).ok_or(Unsupported::MatrixCells)
 }
 
-/// [`Scorer::block`] of a leaf node into `out` (zeros): `leaf::score` of each pair,
-/// with one comparator pass over the values of each kind; nulls by the null rule.
+/// [`Scorer::block`] of a leaf node: `leaf::score` of each pair, with one comparator
+/// pass over the values of each kind; nulls by the null rule.
 fn leaves(
+    externals: &Externals,
     rule: &Node,
     golds: &[&Json],
     candidates: &[&Json],
-    out: &mut [f64],
-) -> Result<(), Unsupported> {
+) -> Result<Vec<f64>, Unsupported> {
     let width = candidates.len();
-    for (i, g) in golds.iter().enumerate() {
-        for (j, c) in candidates.iter().enumerate() {
-            match (g, c) {
-                (Json::Null, Json::Null) => *cell_of(out, i, j, width)? = 1.0,
-                (Json::Null, _) | (_, Json::Null) => {
-                    *cell_of(out, i, j, width)? = rule.null_score;
-                }
-                _ => {}
-            }
+    let threshold = |similarity: f64| {
+        if similarity >= rule.threshold {
+            similarity
+        } else {
+            0.0
         }
-    }
+    };
+    let mut out: Option<Vec<f64>> = None;
     for kind in [Kind::String, Kind::Number, Kind::Boolean] {
         // a kind the node has no comparator for is a type mismatch: 0
         let Some(comparator) = rule.comparator_for(kind) else {
@@ -323,21 +324,53 @@ fn leaves(
         if rows.is_empty() || cols.is_empty() {
             continue;
         }
-        let similarities = comparator.matrix(&gold_values, &cand_values)?;
+        let mut similarities = comparator.matrix(externals, &gold_values, &cand_values)?;
+        if rows.len() == golds.len() && cols.len() == width {
+            // one kind on both sides: its block is the matrix
+            similarities
+                .iter_mut()
+                .for_each(|cell| *cell = threshold(*cell));
+            return Ok(similarities);
+        }
+        let out = match &mut out {
+            Some(out) => out,
+            None => out.insert(zeros(golds.len(), width)?),
+        };
         for (a, &i) in rows.iter().enumerate() {
             for (b, &j) in cols.iter().enumerate() {
                 let similarity = *similarities
                     .get(a * cols.len() + b)
                     .ok_or(Unsupported::MatrixCells)?;
-                *cell_of(out, i, j, width)? = if similarity >= rule.threshold {
-                    similarity
-                } else {
-                    0.0
-                };
+                *cell_of(out, i, j, width)? = threshold(similarity);
             }
         }
     }
-    Ok(())
+    let mut out = match out {
+        Some(out) => out,
+        None => zeros(golds.len(), width)?,
+    };
+    for (i, g) in golds.iter().enumerate() {
+        for (j, c) in candidates.iter().enumerate() {
+            match (g, c) {
+                (Json::Null, Json::Null) => *cell_of(&mut out, i, j, width)? = 1.0,
+                (Json::Null, _) | (_, Json::Null) => {
+                    *cell_of(&mut out, i, j, width)? = rule.null_score;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A zero matrix, or [`Unsupported::MatrixCells`] where the memory is not there.
+fn zeros(rows: usize, cols: usize) -> Result<Vec<f64>, Unsupported> {
+    let cells = rows.checked_mul(cols).ok_or(Unsupported::MatrixCells)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(cells)
+        .map_err(|_| Unsupported::MatrixCells)?;
+    out.resize(cells, 0.0);
+    Ok(out)
 }
 
 #[cfg(test)]

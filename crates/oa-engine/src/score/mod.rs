@@ -227,7 +227,7 @@ impl<'a> Scorer<'a> {
                     sink.status(row, Status::TypeMismatch);
                     0.0
                 }
-                _ => leaf::score(sink, row, node, gold, candidate)?,
+                _ => leaf::score(sink, row, self.plan.externals(), node, gold, candidate)?,
             },
         };
         self.leave(mark);

@@ -80,11 +80,10 @@ fn index_below(target: &str, base: &str, offset: usize, len: usize) -> Option<us
     let canonical = !digits.is_empty()
         && digits.bytes().all(|b| b.is_ascii_digit())
         && (digits == "0" || !digits.starts_with('0'));
-    let k: usize = if canonical {
-        digits.parse().ok()?
-    } else {
+    if !canonical {
         return None;
-    };
+    }
+    let k: usize = digits.parse().ok()?;
     k.checked_sub(offset).filter(|j| *j < len)
 }
 
@@ -242,6 +241,98 @@ impl<'a> Scorer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::{Comparator, Integer, Number, Value};
+    use crate::plan::{Node, NodeType, Plan, PlanBuilder, Scope};
+    use crate::score::{Limits, MapCache, RecordPairs};
+
+    /// A root array of records `{id (idScope p), v (exact string)}`.
+    fn records_plan() -> Plan {
+        let mut builder = PlanBuilder::default();
+        let [root, record, id, v, any, any_object, any_array] = [(); 7].map(|()| builder.reserve());
+        builder
+            .declare_scopes(vec![Scope {
+                name: "p".into(),
+                records: root,
+            }])
+            .unwrap();
+        let mut array = Node::new(NodeType::Array);
+        array.array.items = Some(record);
+        let mut object = Node::new(NodeType::Object);
+        object.object.properties = vec![("id".into(), id), ("v".into(), v)];
+        let mut key = Node::new(NodeType::Integer);
+        key.id_scope = builder.scope_id("p");
+        let mut text = Node::new(NodeType::String);
+        text.comparator = Some(Comparator::Exact);
+        for (slot, node) in [
+            (root, array),
+            (record, object),
+            (id, key),
+            (v, text),
+            (any, Node::new(NodeType::Any)),
+            (any_object, Node::new(NodeType::Object)),
+            (any_array, Node::new(NodeType::Array)),
+        ] {
+            builder.set(slot, node).unwrap();
+        }
+        builder.finish(root, any, any_object, any_array).unwrap()
+    }
+
+    fn record(id: i64, v: &str) -> Json {
+        let id = Json::Leaf(Value::Number(Number::Int(Integer::Small(id))));
+        Json::object(vec![
+            ("id".into(), id),
+            ("v".into(), Json::Leaf(Value::from(v))),
+        ])
+    }
+
+    fn score(plan: &Plan, state: &RefState, gold: &Json, candidate: &Json) -> f64 {
+        let limits = Limits {
+            max_depth: 10,
+            max_matrix_cells: 100,
+        };
+        let mut cache = MapCache::default();
+        Scorer::new(plan, limits, &mut cache)
+            .with_state(state)
+            .score(gold, candidate)
+            .unwrap()
+    }
+
+    #[test]
+    fn records_are_paired_by_pointer_in_the_main_pass_and_by_score_before() {
+        let plan = records_plan();
+        let gold = Json::Array(vec![record(1, "a"), record(2, "b"), Json::Null]);
+        let candidate = Json::Array(vec![record(9, "b"), Json::Null, record(8, "a")]);
+        // not paired yet: unordered by score, the nulls together
+        assert_eq!(score(&plan, &RefState::new(), &gold, &candidate), 1.0);
+        let paired = |pairs: &[(&str, &str)]| {
+            let mut state = RefState::new();
+            let records = plan.scope(plan.scope_id("p").unwrap()).unwrap().records;
+            let pairs = pairs
+                .iter()
+                .map(|(g, c)| ((*g).to_owned(), (*c).to_owned()))
+                .collect();
+            state.pair_records(
+                records,
+                RecordPairs {
+                    scope: plan.scope_id("p").unwrap(),
+                    pairs,
+                },
+            );
+            state
+        };
+        // as resolved: every record with its partner, the nulls aligned apart
+        let resolved = paired(&[("/0", "/2"), ("/1", "/0")]);
+        assert_eq!(score(&plan, &resolved, &gold, &candidate), 1.0);
+        // paired crosswise: each pair scores its id only, (1 + 0) / 2
+        let crossed = paired(&[("/0", "/0"), ("/1", "/2")]);
+        assert_eq!(
+            score(&plan, &crossed, &gold, &candidate),
+            (0.5 + 0.5 + 1.0) / 3.0
+        );
+        // a pointer that names no record of the candidate pairs nothing
+        let dangling = paired(&[("/0", "/7"), ("/1", "/00")]);
+        assert_eq!(score(&plan, &dangling, &gold, &candidate), 1.0 / 5.0);
+    }
 
     #[test]
     fn tokens_are_escaped_as_pointer_join_does() {

@@ -73,9 +73,10 @@ impl IdKey {
                 if !float.is_finite() {
                     return Err(Unsupported::NonFiniteNumber);
                 }
-                Some(IdKey::Number(match Integer::from_integral_f64(*float) {
-                    Some(integer) => NumberKey::Integer(integer),
-                    None => NumberKey::Fraction(*float),
+                Some(IdKey::Number(if float.fract() == 0.0 {
+                    NumberKey::Integer(Integer::from_whole_f64(*float))
+                } else {
+                    NumberKey::Fraction(*float)
                 }))
             }
             Value::Boolean(_) => None,

@@ -43,16 +43,16 @@ impl ScopedDocuments<'_> {
         let mut state = RefState::new();
         for (&scope, bijection) in &refs.bijections {
             let entry = &mut state.scope_mut(scope).bijection;
-            for (gold, image) in bijection.values() {
+            for (gold, image) in bijection {
                 let image = image.as_ref().map(key).transpose()?;
-                entry.insert(key(gold)?, image);
+                entry.insert(gold.clone(), image);
             }
         }
         for (&scope, ids) in &refs.candidate_ids {
-            let entry = &mut state.scope_mut(scope).candidate_ids;
-            for id in ids {
-                entry.insert(key(id)?);
-            }
+            state
+                .scope_mut(scope)
+                .candidate_ids
+                .extend(ids.iter().cloned());
         }
         for &scope in unresolved {
             state.scope_mut(scope).unresolved = true;

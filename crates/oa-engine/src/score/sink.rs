@@ -6,6 +6,7 @@
 
 use super::json::Json;
 use crate::align::Matrix;
+use crate::compare::Comparator;
 use crate::plan::{NodeId, Order, ScopeId};
 
 /// What a match-tree node compares (`oa_core.kinds.NodeKind`).
@@ -105,7 +106,7 @@ pub trait Sink {
     fn leaf(
         &mut self,
         row: Self::Row,
-        comparator: Option<&'static str>,
+        comparator: Option<Comparator>,
         threshold: f64,
         similarity: Option<f64>,
     );
@@ -115,8 +116,9 @@ pub trait Sink {
     fn order(&mut self, row: Self::Row, order: Order);
     /// A scope's records array, paired by its records' pointers (order `scope`).
     fn records(&mut self, row: Self::Row, scope: ScopeId);
-    /// The score matrix a list was paired with, and its matched pairs.
-    fn matrix(&mut self, row: Self::Row, matrix: &Matrix<f64>);
+    /// The score matrix a list was paired with (handed over: a long list's is
+    /// large), and its matched pairs.
+    fn matrix(&mut self, row: Self::Row, matrix: Matrix<f64>);
     fn pairs(&mut self, row: Self::Row, pairs: &[(usize, usize)]);
     /// A child's share of its parent's score: of its value, and (map slots) of the
     /// key term with its key similarity.
@@ -140,7 +142,7 @@ impl Sink for ScoreOnly {
     #[inline(always)]
     fn score(&mut self, _: (), _: f64) {}
     #[inline(always)]
-    fn leaf(&mut self, _: (), _: Option<&'static str>, _: f64, _: Option<f64>) {}
+    fn leaf(&mut self, _: (), _: Option<Comparator>, _: f64, _: Option<f64>) {}
     #[inline(always)]
     fn scope(&mut self, _: (), _: ScopeId, _: bool) {}
     #[inline(always)]
@@ -148,7 +150,7 @@ impl Sink for ScoreOnly {
     #[inline(always)]
     fn records(&mut self, _: (), _: ScopeId) {}
     #[inline(always)]
-    fn matrix(&mut self, _: (), _: &Matrix<f64>) {}
+    fn matrix(&mut self, _: (), _: Matrix<f64>) {}
     #[inline(always)]
     fn pairs(&mut self, _: (), _: &[(usize, usize)]) {}
     #[inline(always)]

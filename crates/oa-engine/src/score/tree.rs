@@ -7,6 +7,7 @@ use super::json::Json;
 use super::sink::{NodeKind, Sink, Status, Step};
 use super::{Scorer, Unsupported};
 use crate::align::Matrix;
+use crate::compare::Comparator;
 use crate::plan::{NodeId, Order, ScopeId};
 
 /// One node of the match tree (a `MatchNode` without its values, its effective
@@ -37,7 +38,7 @@ pub struct Row {
     pub key_weight: f64,
     pub key_score: Option<f64>,
     /// Leaves: the comparator's name, the threshold and the similarity (when compared).
-    pub comparator: Option<&'static str>,
+    pub comparator: Option<Comparator>,
     pub threshold: Option<f64>,
     pub similarity: Option<f64>,
     /// Identifiers, references and records arrays paired by pointer: their scope.
@@ -183,7 +184,7 @@ impl Sink for Table {
     fn leaf(
         &mut self,
         row: usize,
-        comparator: Option<&'static str>,
+        comparator: Option<Comparator>,
         threshold: f64,
         similarity: Option<f64>,
     ) {
@@ -217,9 +218,9 @@ impl Sink for Table {
         }
     }
 
-    fn matrix(&mut self, row: usize, matrix: &Matrix<f64>) {
+    fn matrix(&mut self, row: usize, matrix: Matrix<f64>) {
         if let Some(row) = self.row(row) {
-            row.matrix = Some(matrix.clone());
+            row.matrix = Some(matrix);
         }
     }
 
@@ -377,7 +378,7 @@ mod tests {
         let (gold, candidate) = (Json::Leaf(Value::from("ab")), Json::Leaf(Value::from("ac")));
         let leaves = table(&plan, &gold, &candidate);
         let row = at(&leaves, 0);
-        assert_eq!(row.comparator, Some("jaro"));
+        assert_eq!(row.comparator.and_then(Comparator::name), Some("jaro"));
         assert_eq!(row.threshold, Some(0.9));
         assert!(row.similarity.is_some_and(|s| s > 0.0 && s < 0.9));
         assert_eq!(row.score, 0.0);

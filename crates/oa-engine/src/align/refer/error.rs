@@ -14,6 +14,8 @@ pub enum ReferError {
     UnknownScope(String),
     /// The document nests deeper than `max_depth` containers.
     TooDeep { max_depth: usize },
+    /// An invariant of the walk did not hold (a bug, reported instead of a panic).
+    Internal(&'static str),
 }
 
 impl fmt::Display for ReferError {
@@ -24,6 +26,7 @@ impl fmt::Display for ReferError {
             ReferError::TooDeep { max_depth } => {
                 write!(f, "the document nests deeper than {max_depth} containers")
             }
+            ReferError::Internal(what) => write!(f, "referential index: {what}"),
         }
     }
 }

@@ -19,12 +19,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::error::ReferError;
+use super::index::id_key;
 use super::index::{Carrier, DocumentIndex};
-use super::key::IdKey;
 use super::schema::ScopeSchema;
 use crate::compare::Value;
 use crate::plan::ScopeId;
-use crate::score::{canonical_text, Json};
+use crate::score::{canonical_text, IdKey, Json};
 
 /// The role of a nested record in its array's occurrence.
 pub const OCCURRENCE: &str = "\u{0}occurrence";
@@ -170,7 +170,7 @@ impl Context<'_> {
                 continue;
             }
             let role = reference.role.as_str();
-            let key = IdKey::of(&reference.value);
+            let key = id_key(&reference.value);
             match self.resolution.bijections.get(&reference.scope) {
                 None => {
                     // which record it names is not known yet, but whether it names
@@ -274,7 +274,7 @@ pub fn build_graph(
         // a reference to an id that several records share reaches all of them
         let mut ends: Vec<(&str, usize)> = Vec::new();
         for reference in carrier.refs.iter().filter(|r| group.contains(&r.scope)) {
-            if let Some(key) = IdKey::of(&reference.value) {
+            if let Some(key) = id_key(&reference.value) {
                 for &v in vertices_of
                     .get(&(reference.scope, &key))
                     .into_iter()
@@ -490,7 +490,7 @@ mod tests {
         // blend mode seeds a record with its own label
         assert_eq!(shown(found.seeds.first().unwrap()), format!("|[{tag}]"));
         let team = schema().plan().scope_id("team").unwrap();
-        let red = IdKey::of(&text("red")).unwrap();
+        let red = id_key(&text("red")).unwrap();
         let resolved = |image: Option<Json>| Resolution {
             bijections: BTreeMap::from([(team, BTreeMap::from([(red.clone(), image)]))]),
         };
@@ -606,7 +606,7 @@ mod tests {
             }
             let doc = Json::object(entries);
             let index = index_document(&doc, &schema, 16).unwrap();
-            let key = IdKey::of(&text("red")).unwrap();
+            let key = id_key(&text("red")).unwrap();
             let bijection = BTreeMap::from([(key, Some(stream.value(3)))]);
             for (group, resolution) in [
                 (BTreeSet::from([person]), Resolution::default()),

@@ -12,11 +12,10 @@
 use std::collections::BTreeMap;
 
 use super::error::ReferError;
-use super::key::IdKey;
 use super::schema::ScopeSchema;
 use crate::compare::{Comparator, Integer, Number, Value};
 use crate::plan::{NodeId, NodeType, Order, ScopeId};
-use crate::score::{canonical_text, Json};
+use crate::score::{canonical_text, IdKey, Json};
 
 /// The role of an item's position in a fixed-order list.
 pub const POSITION: &str = "\u{0}position";
@@ -112,6 +111,12 @@ impl DocumentIndex {
         };
         (free, text)
     }
+}
+
+/// `id_key`: the key of an identifier, `None` for a value that identifies nothing (a
+/// non-finite number, which no converted document holds, identifies nothing here).
+pub fn id_key(value: &Json) -> Option<IdKey> {
+    IdKey::of(value).ok().flatten()
 }
 
 /// Canonical text of a converted document (finite numbers only: cannot fail).
@@ -251,9 +256,10 @@ impl Walker<'_> {
     }
 
     fn carrier(&mut self, carrier: usize) -> Result<&mut Carrier, ReferError> {
-        self.index.carriers.get_mut(carrier).ok_or(ReferError::Plan(
-            crate::plan::PlanError::Unknown(self.schema.plan().root()),
-        ))
+        self.index
+            .carriers
+            .get_mut(carrier)
+            .ok_or(ReferError::Internal("a carrier the walk did not make"))
     }
 
     /// A scalar: a reference, or an exactly compared value of the carrier.
@@ -455,14 +461,14 @@ impl Walker<'_> {
                     .binary_search_by(|(name, _)| name.as_str().cmp(field))
                     .ok()
                     .and_then(|found| entries.get(found))
-                    .and_then(|(_, id)| IdKey::of(id)),
+                    .and_then(|(_, id)| id_key(id)),
                 _ => None,
             };
             let records = self
                 .index
                 .records
                 .get_mut(scope.index())
-                .ok_or_else(|| ReferError::UnknownScope(format!("#{}", scope.index())))?;
+                .ok_or(ReferError::Internal("a scope the plan does not hold"))?;
             inner.record = Some((scope, records.len()));
             records.push(Record {
                 pointer: pointer.clone(),
@@ -544,7 +550,7 @@ mod tests {
         let records = index.records.first().unwrap();
         assert_eq!(
             records.iter().map(|r| r.key.clone()).collect::<Vec<_>>(),
-            [IdKey::of(&int(1)), None]
+            [id_key(&int(1)), None]
         );
         assert_eq!(
             records.get(1).unwrap().path,

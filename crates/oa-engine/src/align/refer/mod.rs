@@ -4,7 +4,6 @@
 //!
 //! * `schema`: what the index reads of the plan beyond the scorer's nodes (the
 //!   properties in schema order, each scope's id field, the nested scopes);
-//! * `key`: identifiers (`id_key`: strings and numbers, 1 equal to 1.0);
 //! * `index`: `index_document`, the records of every scope and the carriers;
 //! * `order`: `resolution_order`, the scope dependency graph in groups;
 //! * `graph`: `_build_graph`, the vertices, edges and seeds of one side;
@@ -19,7 +18,6 @@ mod error;
 mod fixture;
 mod graph;
 mod index;
-mod key;
 mod order;
 mod resolve;
 mod schema;
@@ -27,8 +25,7 @@ mod state;
 
 pub use error::ReferError;
 pub use graph::{build_graph, Edge, Graph, Resolution, Side, Vertex, VertexKind};
-pub use index::{index_document, Carrier, DocumentIndex, Record, Reference, Step};
-pub use key::IdKey;
+pub use index::{id_key, index_document, Carrier, DocumentIndex, Record, Reference, Step};
 pub use order::{resolution_groups, Groups, ScopeWarning};
 pub use resolve::{resolve_and_score, Mode, ResolveError, ScopeScores};
 pub use schema::ScopeSchema;

@@ -10,8 +10,8 @@
 //! scorer's, reached through [`ScopeScores`] (this layer does not score).
 //!
 //! Declined (an error; the caller then resolves in Python, which raises what is
-//! the user's to fix): a scope with `blockBy`, a scope over `max_matrix_cells`, a
-//! graph label holding a lone surrogate, anything the scorer declines.
+//! the user's to fix): a scope with `blockBy`, a scope over `max_matrix_cells`,
+//! anything the scorer declines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -259,11 +259,17 @@ fn settle_levels(levels: &Levels) -> (Vec<Matrix<f64>>, Vec<Matrix<i64>>) {
     }
 }
 
-/// A graph label as the refinement reads it (a lone surrogate has no `String`).
-fn label_text(code_points: &[u32]) -> Result<String, ResolveError> {
-    code_points
+/// The graph's edge labels as the refinement reads them: each label (code points,
+/// a lone surrogate included) as its rank among the distinct labels, written in
+/// fixed-width digits, so that the texts order as the labels do (code point order,
+/// Python's) and equal labels stay equal.
+fn ranked_labels(graph: &Graph) -> Vec<String> {
+    let distinct: BTreeSet<&[u32]> = graph.edges.iter().map(|e| e.label.as_slice()).collect();
+    let rank: BTreeMap<&[u32], usize> = distinct.into_iter().zip(0..).collect();
+    graph
+        .edges
         .iter()
-        .map(|&c| char::from_u32(c).ok_or(ResolveError::Declined("a lone surrogate")))
+        .map(|e| format!("{:020}", rank.get(e.label.as_slice()).copied().unwrap_or(0)))
         .collect()
 }
 
@@ -415,11 +421,7 @@ impl Resolver<'_> {
         let unresolved = self.unresolved(state);
         for &scope in group {
             let (gold, candidate) = self.documents.records(scope);
-            let ids = candidate
-                .iter()
-                .filter(|r| r.key.is_some())
-                .filter_map(|r| self.documents.id_of(scope, r).cloned())
-                .collect();
+            let ids = candidate.iter().filter_map(|r| r.key.clone()).collect();
             state.refs.candidate_ids.insert(scope, ids);
             let cells = gold.len().checked_mul(candidate.len());
             if cells.map_or(true, |cells| cells > self.mode.max_matrix_cells) {
@@ -492,13 +494,7 @@ impl Resolver<'_> {
                 .bijections
                 .iter()
                 .filter(|(scope, _)| state.resolved.contains(scope))
-                .map(|(&scope, bijection)| {
-                    let images = bijection
-                        .iter()
-                        .map(|(key, (_, image))| (key.clone(), image.clone()))
-                        .collect();
-                    (scope, images)
-                })
+                .map(|(&scope, bijection)| (scope, bijection.clone()))
                 .collect(),
         };
         let blend = self.mode.wl == WlMode::Blend;
@@ -522,18 +518,17 @@ impl Resolver<'_> {
             blend,
             &mut graph,
         )?;
-        let edges = graph
+        let edges: Vec<WlEdge> = graph
             .edges
             .iter()
-            .map(|edge| {
-                Ok(WlEdge {
-                    source: edge.source,
-                    target: edge.target,
-                    relation: edge.relation.clone(),
-                    label: label_text(&edge.label)?,
-                })
+            .zip(ranked_labels(&graph))
+            .map(|(edge, label)| WlEdge {
+                source: edge.source,
+                target: edge.target,
+                relation: edge.relation.clone(),
+                label,
             })
-            .collect::<Result<Vec<_>, ResolveError>>()?;
+            .collect();
         let rounds = refine(graph.vertices.len(), &edges, &graph.seeds)?;
         Ok(Trace {
             graph,
@@ -745,7 +740,8 @@ impl DocumentScore for Trials<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{label_text, utf8, ResolveError};
+    use super::{ranked_labels, utf8};
+    use crate::align::refer::{Edge, Graph};
 
     #[test]
     fn record_keys_keep_the_code_point_order_with_lone_surrogates() {
@@ -759,11 +755,26 @@ mod tests {
     }
 
     #[test]
-    fn a_label_with_a_lone_surrogate_is_left_to_python() {
-        assert_eq!(label_text(&[0x61, 0x62]), Ok("ab".to_string()));
-        assert_eq!(
-            label_text(&[0x61, 0xdc00]),
-            Err(ResolveError::Declined("a lone surrogate"))
-        );
+    fn labels_rank_in_code_point_order_lone_surrogates_included() {
+        let edge = |label: Vec<u32>| Edge {
+            source: 0,
+            target: 0,
+            relation: String::new(),
+            label,
+        };
+        let graph = Graph {
+            vertices: Vec::new(),
+            edges: vec![
+                edge(vec![0xe000]),
+                edge(vec![0x61, 0xdc00]),
+                edge(vec![]),
+                edge(vec![0x61, 0xdc00]),
+                edge(vec![0x1_0000]),
+            ],
+            seeds: Vec::new(),
+        };
+        let ranked = ranked_labels(&graph);
+        assert_eq!(ranked[1], ranked[3]);
+        assert!(ranked[2] < ranked[1] && ranked[1] < ranked[0] && ranked[0] < ranked[4]);
     }
 }

@@ -7,21 +7,20 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use super::index::{DocumentIndex, Record};
-use super::key::IdKey;
 use crate::align::{AlignError, Matrix, Pairs};
 use crate::plan::ScopeId;
-use crate::score::Json;
+use crate::score::{IdKey, Json};
 
-/// One scope's bijection: gold id key -> (the gold id as first written, the
-/// candidate id it maps to as its record writes it, or `None`).
-pub type Bijection = BTreeMap<IdKey, (Json, Option<Json>)>;
+/// One scope's bijection: gold id key -> the candidate id it maps to as its record
+/// writes it (the graph labels read it as written), or `None`.
+pub type Bijection = BTreeMap<IdKey, Option<Json>>;
 
 /// What the scorer reads of a resolution: `Scorer`'s `bijections`, `candidate_ids`
 /// and `record_pairs` (gold record pointer -> candidate record pointer, by scope).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Referential {
     pub bijections: BTreeMap<ScopeId, Bijection>,
-    pub candidate_ids: BTreeMap<ScopeId, Vec<Json>>,
+    pub candidate_ids: BTreeMap<ScopeId, BTreeSet<IdKey>>,
     pub record_pairs: BTreeMap<ScopeId, Vec<(String, String)>>,
 }
 
@@ -116,12 +115,8 @@ impl Documents<'_> {
         }
         let candidate_targets = targets(candidate, &priority);
         let mut mapping = Bijection::new();
-        for record in gold {
-            if let (Some(key), Some(id)) = (&record.key, self.id_of(scope, record)) {
-                mapping
-                    .entry(key.clone())
-                    .or_insert_with(|| (id.clone(), None));
-            }
+        for key in gold.iter().filter_map(|record| record.key.as_ref()) {
+            mapping.insert(key.clone(), None);
         }
         for &(i, j) in pairs {
             let Some(g_key) = &gold.get(i).ok_or(AlignError::Internal("gold record"))?.key else {
@@ -139,9 +134,7 @@ impl Documents<'_> {
                 }
                 _ => None,
             };
-            if let Some(entry) = mapping.get_mut(g_key) {
-                entry.1 = image;
-            }
+            mapping.insert(g_key.clone(), image);
         }
         Ok(mapping)
     }
