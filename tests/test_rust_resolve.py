@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import oa_core
 import oa_core.native as native
 from benchmarks import bits
+from oa_core.errors import ComparatorError
 from oa_core.native import ScopeState, native_resolved_score, native_scoped_score
 from oa_core.options import Limits
 from oa_core.schema import Schema
@@ -172,3 +173,29 @@ def test_hostile_scoped_triples_rust_equals_python(seed: int, nested: bool, mode
     if parsed.scopes and expected.startswith(("0x", "-0x")):
         found = native_resolved_score(gold, candidate, parsed, Limits(), mode, 0.5)
         assert found is None or found.hex() == expected
+
+
+def test_a_custom_comparators_interruption_passes_through_and_its_error_falls_back(
+        rust: None) -> None:
+    def interrupted(g: Any, p: Any) -> float:
+        raise KeyboardInterrupt
+
+    def refusing(g: Any, p: Any) -> float:
+        raise ValueError("no")
+
+    def scoped(name: str, comparator: Any) -> Schema:
+        return Schema.parse({"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "integer", "idScope": "p"}, "n": {"score": name}}}},
+            comparators={name: comparator})
+
+    gold, candidate = [{"id": 1, "n": "a"}], [{"id": 2, "n": "b"}]
+    stop = scoped("stop", interrupted)
+    with pytest.raises(KeyboardInterrupt):  # raised at once, by the Rust call itself
+        native_resolved_score(gold, candidate, stop, Limits(), "tie_break", 0.5)
+    with pytest.raises(KeyboardInterrupt):
+        oa_core.score(gold, candidate, stop)
+    refuse = scoped("refuse", refusing)
+    # an ordinary error: Rust declines, Python raises it with its pointer
+    assert native_resolved_score(gold, candidate, refuse, Limits(), "tie_break", 0.5) is None
+    with pytest.raises(ComparatorError):
+        oa_core.score(gold, candidate, refuse)

@@ -4,11 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use oa_engine::align::refer::{index_document, resolve_and_score, Mode};
+use oa_engine::align::refer::{index_document, resolve_and_score, Mode, ResolveError};
 use oa_engine::align::WlMode;
-use oa_engine::score::ScopedDocuments;
+use oa_engine::score::{ScopedDocuments, Unsupported};
 use pyo3::prelude::*;
 
+use crate::compare::declined;
 use crate::refer::ReferPlan;
 use crate::score::{documents, ScorePlan};
 
@@ -78,15 +79,23 @@ fn resolve_score(
             wl_lambda,
             max_matrix_cells: limits.max_matrix_cells,
         };
-        Ok(resolve_and_score(
+        match resolve_and_score(
             schema,
             &gold_index,
             &candidate_index,
             &ids,
             mode,
             &mut scores,
-        )
-        .ok())
+        ) {
+            Ok(score) => Ok(Some(score)),
+            // the scorer's own refusal: an interruption a custom comparator raised is
+            // raised here, any other refusal leaves the documents to Python
+            Err(ResolveError::Score(error)) => match error.downcast_ref::<Unsupported>() {
+                Some(refusal) => declined::<f64>(Err(refusal.clone())),
+                None => Ok(None),
+            },
+            Err(_) => Ok(None),
+        }
     })
 }
 

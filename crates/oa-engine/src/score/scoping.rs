@@ -4,6 +4,7 @@
 //! `oa_core/aligner.py`).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::refs::{IdKey, RecordPairs, RefState};
 use super::{Json, Limits, MapCache, Scorer, Unsupported};
@@ -23,7 +24,7 @@ pub struct ScopedDocuments<'a> {
 }
 
 fn declined(error: Unsupported) -> ResolveError {
-    ResolveError::Score(error.to_string())
+    ResolveError::Score(Arc::new(error))
 }
 
 fn key(value: &Json) -> Result<IdKey, ResolveError> {

@@ -16,6 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use super::error::ReferError;
 use super::graph::{build_graph, Graph, Resolution, Side, VertexKind, OCCURRENCE};
@@ -31,12 +32,13 @@ use crate::plan::ScopeId;
 use crate::score::Json;
 
 /// Why a resolution was not made here.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum ResolveError {
     Align(AlignError),
     Refer(ReferError),
-    /// The scorer declined (its reason).
-    Score(String),
+    /// The scorer declined: its own error, for the caller to read (an interruption
+    /// raised by a custom comparator must reach Python as it was).
+    Score(Arc<dyn std::error::Error + Send + Sync>),
     /// A construct this resolution leaves to Python.
     Declined(&'static str),
 }
@@ -46,7 +48,7 @@ impl fmt::Display for ResolveError {
         match self {
             ResolveError::Align(error) => write!(f, "{error}"),
             ResolveError::Refer(error) => write!(f, "{error}"),
-            ResolveError::Score(why) => write!(f, "the scorer declined: {why}"),
+            ResolveError::Score(error) => write!(f, "the scorer declined: {error}"),
             ResolveError::Declined(what) => write!(f, "left to Python: {what}"),
         }
     }
