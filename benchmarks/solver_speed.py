@@ -62,7 +62,7 @@ from oa_core import _engine, assignment, blocking, sparse, wl
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX_SIZES = (8, 50, 300)
 WL_VERTICES = 4000
-SPARSE_ITEMS = 20_000
+SPARSE_ITEMS = 10_000
 
 Call = Callable[[], Any]
 

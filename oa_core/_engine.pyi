@@ -180,6 +180,7 @@ class ReferPlan:
 class NativeIndex:
     def records(self, scope: str) -> list[tuple[str, tuple[str | int, ...]]]: ...
     def record_keys(self, scope: str) -> list[tuple[str, str]]: ...
+    def named_records(self, scope: str) -> list[int]: ...
     def graph(self, side: str, group: Sequence[str],
               bijections: Mapping[str, Mapping[Any, Any]], blend: bool, offset: int
               ) -> tuple[list[tuple[str, str, int | None, str, str]],
@@ -206,7 +207,8 @@ def pair_scope(scores: ArrayLike, mode: str, wl_lambda: float,
                           list[int]]: ...
 def settle_by_score(pairs: Sequence[tuple[int, int]], label_ties: Sequence[tuple[int, int]],
                     kept: Sequence[ArrayLike], ranked: Sequence[ArrayLike],
-                    score_of: Callable[[list[tuple[int, int]]], float], budget: int,
+                    score_of: Callable[[list[tuple[int, int]]], float],
+                    alike: Callable[[list[list[tuple[int, int]]]], list[int]], budget: int,
                     rows: Sequence[int], cols: Sequence[int]
                     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]: ...
 

@@ -47,15 +47,6 @@ _KINDS = {kind.value: kind for kind in NodeKind}
 _STATUSES = {status.value: status for status in Status}
 
 
-def _child_value(container: Any, key: str | None, index: int | None) -> Any:
-    """The value one step below ``container`` (None on the side a node is absent from)."""
-    if key is not None:
-        return container[key]
-    if index is not None:
-        return container[index]
-    return None
-
-
 def _expected(bijections: Mapping[str, Mapping[Any, Any]] | None, scope: str | None,
               gold: Any) -> Any:
     """The candidate id a gold reference maps to, as the bijection holds it (the table
@@ -65,10 +56,7 @@ def _expected(bijections: Mapping[str, Mapping[Any, Any]] | None, scope: str | N
     return bijections[scope][id_key(gold)][1]
 
 
-def _matrix(found: tuple[int, int, bytearray] | None) -> np.ndarray | None:
-    if found is None:
-        return None
-    rows, cols, buffer = found
+def _matrix(rows: int, cols: int, buffer: bytearray) -> np.ndarray:
     # a bytearray is writable, so the matrix is too, as Python's own matrices are
     return np.frombuffer(buffer, dtype=np.float64).reshape(rows, cols)
 
@@ -109,10 +97,13 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
          matrix) in columns:
         if parent is None:
             gold_value, candidate_value = gold, candidate
-        else:
+        else:  # the row's key (map slot) or index (list item) on each side it is on
             above = nodes[parent]
-            gold_value = _child_value(above.gold, gold_key, gold_index)
-            candidate_value = _child_value(above.candidate, candidate_key, candidate_index)
+            gold_value = (above.gold[gold_key] if gold_key is not None
+                          else None if gold_index is None else above.gold[gold_index])
+            candidate_value = (
+                above.candidate[candidate_key] if candidate_key is not None
+                else None if candidate_index is None else above.candidate[candidate_index])
         node = MatchNode(
             _KINDS[kind], _STATUSES[status], label, gold_path, candidate_path, schema.pointer,
             gold_value, candidate_value, score=score, weight=weight, key_weight=key_weight,
@@ -120,7 +111,7 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
             threshold=threshold, order=order, scope=scope,
             expected=_expected(bijections, scope, gold_value) if expected else None,
             gold_key=gold_key, candidate_key=candidate_key, schema=schema,
-            matrix=_matrix(matrix), pairs=pairs)
+            matrix=None if matrix is None else _matrix(*matrix), pairs=pairs)
         if parent is not None:
             nodes[parent].children.append(node)
         nodes.append(node)

@@ -1162,8 +1162,13 @@ def _alike(scope: ScopeDecl, gold: DocumentIndex, candidate: DocumentIndex
     only to references), so they give the documents the same score."""
     def sides(index: DocumentIndex) -> Callable[[int], tuple[str, str]]:
         records = index.records[scope.name]
-        named = {id_key(value) for carrier in index.carriers.values()
-                 for target, _, value in carrier.refs if target == scope.name}
+        if index.native is not None:  # Rust holds the references (no carriers here)
+            named = set(index.native.named_records(scope.name))
+        else:
+            ids = {id_key(value) for carrier in index.carriers.values()
+                   for target, _, value in carrier.refs if target == scope.name}
+            named = {k for k, record in enumerate(records)
+                     if record.key is not None and record.key in ids}
         keys: dict[int, tuple[str, str]] = {}
 
         def side(k: int) -> tuple[str, str]:
@@ -1171,7 +1176,7 @@ def _alike(scope: ScopeDecl, gold: DocumentIndex, candidate: DocumentIndex
             if found is None:
                 record = records[k]
                 value: Any = record.value
-                if record.key is None or record.key not in named:
+                if k not in named:
                     value = {f: v for f, v in value.items() if f != scope.id_field}
                 found = keys[k] = (record.pointer[:record.pointer.rfind("/")],
                                    canonical_json(_order_free(value)))
@@ -1208,7 +1213,7 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
     """
     if selected_engine() == "rust":
         current, left, budget.trials = ties_native.settle_by_score(
-            pairs, label_ties, levels, score_of, budget.trials, order.rows, order.cols)
+            pairs, label_ties, levels, score_of, budget.trials, order.rows, order.cols, alike)
         return current, left
     remaining: list[tuple[int, int]] = []
     current = sorted(pairs)

@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -88,11 +88,19 @@ def pair_scope(matrix: np.ndarray, mode: str, wl_lambda: float,
 
 def settle_by_score(pairs: list[Pair], label_ties: list[Pair], levels: Sequence[Any],
                     score_of: Callable[[list[Pair]], float], trials: int,
-                    rows: list[int], cols: list[int]) -> tuple[list[Pair], list[Pair], int]:
+                    rows: list[int], cols: list[int],
+                    alike: Callable[[list[Pair]], Hashable]
+                    ) -> tuple[list[Pair], list[Pair], int]:
     """``_settle_by_score``: the pairs, the label ties that remain and the trials left
     of the budget. ``levels``: C and b (kept by every pairing), then a (ranks them),
-    whole matrices (a scope settled by score keeps them whole)."""
+    whole matrices (a scope settled by score keeps them whole). Rust learns which
+    pairings ``alike`` keys alike as one class number per pairing."""
     kept = [np.ascontiguousarray(level, dtype=np.float64) for level in levels[:2]]
     ranked = [np.ascontiguousarray(level, dtype=np.int64) for level in levels[2:]]
-    return _engine.settle_by_score(pairs, label_ties, kept, ranked, score_of, trials, rows,
-                                   cols)
+
+    def classes(found: list[list[Pair]]) -> list[int]:
+        numbers: dict[Hashable, int] = {}
+        return [numbers.setdefault(alike(trial), len(numbers)) for trial in found]
+
+    return _engine.settle_by_score(pairs, label_ties, kept, ranked, score_of, classes, trials,
+                                   rows, cols)

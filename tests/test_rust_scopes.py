@@ -271,3 +271,21 @@ def test_ints_and_floats_are_one_identifier_in_both_engines(monkeypatch):
         assert _same_matrix(native_matrix(gold, candidate, record, parsed, Limits(),
                                           scoped[0]),
                             _python_matrix(parsed, gold, candidate, record, scoped[0]))
+
+
+@pytest.mark.parametrize("state", [
+    ({}, {}, frozenset(), {"/": ("p", 3)}),
+    ((), {}, frozenset(), {}),
+    ({"p": [1]}, {}, frozenset(), {}),
+    ({}, {"p": 5}, frozenset(), {}),
+    ({}, {}, 5, {}),
+    ({}, {}, frozenset(), {"": ("nowhere", {})}),
+])
+def test_a_state_of_other_forms_goes_to_python_not_to_an_exception(state):
+    parsed = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
+        "id": {"type": "integer", "idScope": "p"}, "r": {"type": "integer", "ref": "p"}}}})
+    plan = native._compiled(parsed)
+    assert plan is not None
+    documents = [{"id": 1, "r": 1}]
+    assert plan.score_scoped(documents, documents, *state, Limits()) is None
+    assert plan.score_scoped(documents, documents, {}, {}, frozenset(), {}, Limits()) == 1.0

@@ -15,6 +15,7 @@ JSON type) to Python.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oa_core
+import oa_core.assignment
 from oa_core import _engine, blocking, sparse
 from oa_core.comparators import canonical_json
 from oa_core.kinds import NodeKind, Status
@@ -146,6 +148,28 @@ def test_the_rust_solver_refuses_bad_cells(rows: list[int], cols: list[int],
                                           (2, 2))
 
 
+@SETTINGS
+@given(st.integers(0, 6), st.integers(0, 6),
+       st.lists(st.tuples(st.integers(-1, 7), st.integers(-1, 7),
+                          st.floats(allow_nan=True, allow_infinity=True)), max_size=20))
+def test_hostile_cells_give_a_matching_or_a_value_error(
+        n: int, m: int, cells: list[tuple[int, int, float]]) -> None:
+    rows, cols, values = ([c[k] for c in cells] for k in range(3))
+    try:
+        pairs = _engine.max_weight_matching_sparse(rows, cols, values, (n, m))
+    except ValueError:
+        return
+    given_cells = {(i, j): v for i, j, v in cells}
+    assert len({i for i, _ in pairs}) == len(pairs) == len({j for _, j in pairs})
+    assert all(given_cells[i, j] > 0 for i, j in pairs)
+
+
+@pytest.mark.parametrize("rows", [2**61, 2**64 - 3])  # past isize::MAX bytes: no allocation tried
+def test_the_rust_solver_refuses_a_reduction_beyond_memory(rows: int) -> None:
+    with pytest.raises(ValueError, match="memory"):
+        _engine.max_weight_matching_sparse([0], [0], [1.0], (rows, 2))
+
+
 # -- blocks ----------------------------------------------------------------------------
 
 KEY_VALUES = st.one_of(
@@ -263,3 +287,27 @@ def test_a_long_list_is_paired_from_its_cells_under_either_engine() -> None:
     candidate = [(k * 7) % 900 for k in range(1000)]
     python, rust = _both(lambda: oa_core.score(gold, candidate, schema))
     assert python.hex() == rust.hex()
+
+
+def _graded_cells(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Three cells a row of an ``n x n`` matrix, two-decimal values in (0, 1]."""
+    rng = np.random.default_rng(seed)
+    flat = np.unique(np.repeat(np.arange(n), 3) * n + rng.integers(0, n, 3 * n))
+    return flat // n, flat % n, np.ceil(rng.random(flat.size) * 100) / 100
+
+
+@pytest.mark.parametrize("n", [50, 200])
+def test_the_rust_solver_ends_where_scipys_row_reduction_loops(n: int) -> None:
+    """On these cells SciPy's augmenting row reduction trades one column between two
+    rows forever (a dual lowered by less than its rounding), so the Python path never
+    returns (not run here); the Rust solver sends the displaced row on and reaches
+    the dense optimum: the same total and number of pairs."""
+    rows, cols, values = _graded_cells(n, 0)
+    with _engine_named("rust"):
+        pairs = sparse.max_weight_matching_sparse(rows, cols, values, (n, n))
+    matrix = np.zeros((n, n))
+    matrix[rows, cols] = values
+    dense = oa_core.assignment.max_weight_matching(matrix)
+    assert len({i for i, _ in pairs}) == len(pairs) == len({j for _, j in pairs})
+    assert (math.fsum(matrix[i, j] for i, j in pairs), len(pairs)) == (
+        math.fsum(matrix[i, j] for i, j in dense), len(dense))

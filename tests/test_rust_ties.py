@@ -91,7 +91,7 @@ def _record_calls(cases: list[Any]) -> tuple[list[tuple[Any, ...]], list[tuple[A
 
     def recording_settle(pairs: list[Pair], label_ties: list[Pair], levels: list[Any],
                          score_of: Callable[[list[Pair]], float], budget: _Budget,
-                         order: _Canonical) -> Any:
+                         order: _Canonical, alike: Callable[[list[Pair]], Any]) -> Any:
         asked: list[tuple[tuple[Pair, ...], float]] = []
 
         def scoring(trial: list[Pair]) -> float:
@@ -99,10 +99,16 @@ def _record_calls(cases: list[Any]) -> tuple[list[tuple[Any, ...]], list[tuple[A
             asked.append((tuple(trial), value))
             return value
 
+        keys: list[Any] = []
+
+        def keyed(trial: list[Pair]) -> Any:
+            keys.append(alike(trial))
+            return keys[-1]
+
         before = budget.trials
-        result = settle(list(pairs), list(label_ties), levels, scoring, budget, order)
-        settlings.append(((list(pairs), list(label_ties), levels, before, order), asked,
-                          result, budget.trials))
+        result = settle(list(pairs), list(label_ties), levels, scoring, budget, order, keyed)
+        settlings.append(((list(pairs), list(label_ties), levels, before, order, alike), asked,
+                          result, budget.trials, len(set(keys)) < len(keys)))
         return result
 
     with engine("python"), pytest.MonkeyPatch.context() as patch:
@@ -164,13 +170,16 @@ def _replay(asked: list[tuple[tuple[Pair, ...], float]], log: list[tuple[Pair, .
 
 def test_every_golden_settling_is_the_same_in_rust(golden_calls):
     _, settlings = golden_calls
-    assert any(asked for _, asked, _, _ in settlings), "no golden case scores a tie"
-    for (pairs, label_ties, levels, before, order), asked, expected, after in settlings:
+    assert any(asked for _, asked, *_ in settlings), "no golden case scores a tie"
+    # pairings alike (records equal but for unreferenced ids) are scored once
+    assert any(repeated for *_, repeated in settlings), "no golden settling has alike pairings"
+    for (pairs, label_ties, levels, before, order, alike), asked, expected, after, _ in (
+            settlings):
         log: list[tuple[Pair, ...]] = []
         budget = _Budget(before)
         with engine("rust"):
             got = referential._settle_by_score(pairs, label_ties, levels,
-                                               _replay(asked, log), budget, order)
+                                               _replay(asked, log), budget, order, alike)
         assert _hexed(got) == _hexed(expected)
         assert log == [trial for trial, _ in asked]
         assert budget.trials == after
@@ -270,6 +279,12 @@ def test_drawn_label_ties_settle_alike(scope, trials, data):
     def score_of(trial: list[Pair]) -> float:
         return float(sum((i * 7 + j * 3) % 5 for i, j in trial) % 3) / 2
 
+    # pairings alike by the parity of their rows and columns, or each its own
+    coarse = data.draw(st.booleans())
+
+    def alike(trial: list[Pair]) -> Any:
+        return tuple(sorted((i % 2, j % 2) if coarse else (i, j) for i, j in trial))
+
     logs: list[list[Any]] = []
 
     def run() -> Any:
@@ -282,7 +297,7 @@ def test_drawn_label_ties_settle_alike(scope, trials, data):
             return score_of(trial)
 
         return referential._settle_by_score(pairs, ties, levels, logged, budget,
-                                            order), budget.trials
+                                            order, alike), budget.trials
 
     expected, got = _both(run)
     assert _hexed(got) == _hexed(expected)
@@ -311,9 +326,51 @@ def test_errors_of_callbacks_and_bad_input_are_raised_not_panics():
     def refusing(trial: list[Pair]) -> float:
         raise RuntimeError("scoring failed")
 
+    def unkeyed(trial: list[Pair]) -> Any:
+        raise LookupError("no alike key")
+
+    ties = [(0, 0), (1, 1)]
     with pytest.raises(RuntimeError, match="scoring failed"):
-        ties_native.settle_by_score([(0, 0), (1, 1)], [(0, 0), (1, 1)], [np.ones((2, 2))],
-                                    refusing, 24, [0, 1], [0, 1])
+        ties_native.settle_by_score(ties, ties, [np.ones((2, 2))], refusing, 24, [0, 1], [0, 1],
+                                    tuple)
+    with pytest.raises(LookupError, match="no alike key"):
+        ties_native.settle_by_score(ties, ties, [np.ones((2, 2))], refusing, 24, [0, 1], [0, 1],
+                                    unkeyed)
+    with pytest.raises(ValueError, match="pairing classes"):  # one class for two pairings
+        _engine.settle_by_score(ties, ties, [np.ones((2, 2))], [], refusing, lambda _: [0],
+                                24, [0, 1], [0, 1])
     with pytest.raises(ValueError):
         ties_native.settle_by_score([(0, 0)], [(0, 0)], [np.ones((2, 2))], refusing, 24, [0],
-                                    [0, 1])
+                                    [0, 1], tuple)
+
+
+def test_alike_pairings_read_the_references_of_a_rust_index():
+    """``_alike`` leaves out the ids no reference names; under ``OA_ENGINE=rust`` the
+    references are in Rust's index (``DocumentIndex.carriers`` empty), and an id named
+    there still counts (nested/hostile/4: every pairing was taken as alike)."""
+    schema = oa_core.Schema.parse({"type": "array", "items": {"type": "object", "properties": {
+        "id": {"type": "number", "idScope": "p"},
+        "boss": {"type": "number", "ref": "p"}}}})
+    gold = [{"id": 1}, {"id": 2, "boss": 1.0}, {"id": 3}]
+    candidate = [{"id": 7}, {"id": 8}, {"id": 9, "boss": 8}]
+
+    def keys() -> tuple[list[Any], bool]:
+        scope = schema.scopes["p"]
+        indices = referential.index_document(gold, schema), referential.index_document(
+            candidate, schema)
+        alike = referential._alike(scope, *indices)
+        return ([alike([(i, j)]) for i in range(3) for j in range(3)],
+                indices[0].native is not None)
+
+    with engine("python"):
+        expected, native = keys()
+    assert not native
+    with engine("rust"):
+        got, native = keys()
+    assert native  # Rust indexed the documents
+    assert got == expected
+    # the named ids (1, 8) are kept, the others left out
+    ((_, gold_json), (_, candidate_json)), = expected[1]
+    assert ('"id":1' in gold_json, '"id":8' in candidate_json) == (True, True)
+    ((_, gold_json), (_, candidate_json)), = expected[5]
+    assert ('"id"' in gold_json, '"id"' in candidate_json) == (False, False)

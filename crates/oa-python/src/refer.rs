@@ -171,6 +171,11 @@ impl NativeIndex {
             .collect()
     }
 
+    /// The indices of a scope's records whose id some reference of the document names.
+    fn named_records(&self, scope: &str) -> PyResult<Vec<usize>> {
+        Ok(self.index.named_records(self.scope(scope)?))
+    }
+
     /// `_record_key` of a scope's records: (canonical JSON with lists in order,
     /// canonical JSON).
     fn record_keys<'py>(

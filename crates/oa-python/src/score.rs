@@ -325,10 +325,10 @@ impl ScorePlan {
         py: Python<'_>,
         gold: &Bound<'_, PyAny>,
         candidate: &Bound<'_, PyAny>,
-        bijections: &Bound<'_, PyDict>,
-        candidate_ids: &Bound<'_, PyDict>,
+        bijections: &Bound<'_, PyAny>,
+        candidate_ids: &Bound<'_, PyAny>,
         unresolved: &Bound<'_, PyAny>,
-        record_pairs: &Bound<'_, PyDict>,
+        record_pairs: &Bound<'_, PyAny>,
         limits: &Bound<'_, PyAny>,
     ) -> PyResult<Option<f64>> {
         let Some(state) = ref_state(
@@ -365,11 +365,11 @@ impl ScorePlan {
         golds: &Bound<'py, PyAny>,
         candidates: &Bound<'py, PyAny>,
         pointer: &str,
-        bijections: &Bound<'py, PyDict>,
-        candidate_ids: &Bound<'py, PyDict>,
+        bijections: &Bound<'py, PyAny>,
+        candidate_ids: &Bound<'py, PyAny>,
         unresolved: &Bound<'py, PyAny>,
         limits: &Bound<'py, PyAny>,
-        record_pairs: Option<&Bound<'py, PyDict>>,
+        record_pairs: Option<&Bound<'py, PyAny>>,
         paths: Option<(Vec<String>, Vec<String>)>,
     ) -> PyResult<Option<Bound<'py, PyByteArray>>> {
         let Some(&node) = self.pointers.get(pointer) else {

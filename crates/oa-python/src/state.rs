@@ -54,18 +54,23 @@ fn id_key(object: &Bound<'_, PyAny>) -> PyResult<Option<IdKey>> {
 pub(crate) fn ref_state(
     plan: &Plan,
     pointers: &BTreeMap<String, NodeId>,
-    bijections: &Bound<'_, PyDict>,
-    candidate_ids: &Bound<'_, PyDict>,
+    bijections: &Bound<'_, PyAny>,
+    candidate_ids: &Bound<'_, PyAny>,
     unresolved: &Bound<'_, PyAny>,
-    record_pairs: Option<&Bound<'_, PyDict>>,
+    record_pairs: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<RefState>> {
     let mut state = RefState::new();
+    let Ok(bijections) = bijections.cast::<PyDict>() else {
+        return Ok(None);
+    };
     // a scope the plan does not declare is never read (no field refers to it)
     for (name, mapping) in bijections.iter() {
-        let Some(scope) = plan.scope_id(&name.extract::<String>()?) else {
+        let (Ok(name), Ok(mapping)) = (name.extract::<String>(), mapping.cast::<PyDict>()) else {
+            return Ok(None);
+        };
+        let Some(scope) = plan.scope_id(&name) else {
             continue;
         };
-        let mapping = mapping.cast::<PyDict>()?;
         let bijection = &mut state.scope_mut(scope).bijection;
         for (gold, image) in mapping.iter() {
             let Some(gold) = id_key(&gold)? else {
@@ -82,33 +87,54 @@ pub(crate) fn ref_state(
             bijection.insert(gold, image);
         }
     }
+    let Ok(candidate_ids) = candidate_ids.cast::<PyDict>() else {
+        return Ok(None);
+    };
     for (name, ids) in candidate_ids.iter() {
-        let Some(scope) = plan.scope_id(&name.extract::<String>()?) else {
+        let (Ok(name), Ok(ids)) = (name.extract::<String>(), ids.try_iter()) else {
+            return Ok(None);
+        };
+        let Some(scope) = plan.scope_id(&name) else {
             continue;
         };
         let existing = &mut state.scope_mut(scope).candidate_ids;
-        for id in ids.try_iter()? {
+        for id in ids {
             match id_key(&id?)? {
                 Some(key) => existing.insert(key),
                 None => return Ok(None),
             };
         }
     }
-    for name in unresolved.try_iter()? {
-        if let Some(scope) = plan.scope_id(&name?.extract::<String>()?) {
+    let Ok(unresolved) = unresolved.try_iter() else {
+        return Ok(None);
+    };
+    for name in unresolved {
+        let Ok(name) = name?.extract::<String>() else {
+            return Ok(None);
+        };
+        if let Some(scope) = plan.scope_id(&name) {
             state.scope_mut(scope).unresolved = true;
         }
     }
+    let record_pairs = match record_pairs.map(|pairs| pairs.cast::<PyDict>()) {
+        None => None,
+        Some(Ok(pairs)) => Some(pairs),
+        Some(Err(_)) => return Ok(None),
+    };
     for (pointer, entry) in record_pairs.into_iter().flat_map(|pairs| pairs.iter()) {
+        let (Ok(pointer), Ok((name, pairs))) = (
+            pointer.extract::<String>(),
+            entry.extract::<(String, BTreeMap<String, String>)>(),
+        ) else {
+            return Ok(None);
+        };
         // Python looks arrays up by pointer: one the plan has not is never met
-        let Some(&records) = pointers.get(&pointer.extract::<String>()?) else {
+        let Some(&records) = pointers.get(&pointer) else {
             continue;
         };
-        let (name, pairs): (String, Bound<'_, PyDict>) = entry.extract()?;
         let Some(scope) = plan.scope_id(&name) else {
             return Ok(None);
         };
-        let pairs = pairs.extract::<BTreeMap<String, String>>()?;
         state.pair_records(records, RecordPairs { scope, pairs });
     }
     Ok(Some(state))

@@ -72,7 +72,9 @@ fn equal_pairs<'py>(
 ) -> PyResult<IndexBytes<'py>> {
     let gold = integers(py, gold_codes)?;
     let candidate = integers(py, candidate_codes)?;
-    let (rows, cols) = py.detach(|| align::equal_pairs(&gold, &candidate));
+    let (rows, cols) = py
+        .detach(|| align::equal_pairs(&gold, &candidate))
+        .map_err(value_error)?;
     Ok((int64_bytes(py, &rows)?, int64_bytes(py, &cols)?))
 }
 

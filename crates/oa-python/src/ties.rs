@@ -54,9 +54,10 @@ impl RecordKeys for PyKeys<'_> {
     }
 }
 
-/// `score_of(pairs)` of Python.
+/// `score_of(pairs)` and `alike(trials)` of Python.
 struct PyScore<'py> {
     callable: Bound<'py, PyAny>,
+    alike: Bound<'py, PyAny>,
     held: Held,
 }
 
@@ -66,6 +67,14 @@ impl DocumentScore for PyScore<'_> {
             .callable
             .call1((pairs.to_vec(),))
             .and_then(|value| value.extract::<f64>());
+        called.map_err(|error| self.held.hold(error))
+    }
+
+    fn alike(&mut self, trials: &[Vec<(usize, usize)>]) -> Result<Vec<usize>, AlignError> {
+        let called = self
+            .alike
+            .call1((trials.to_vec(),))
+            .and_then(|classes| classes.extract::<Vec<usize>>());
         called.map_err(|error| self.held.hold(error))
     }
 }
@@ -174,6 +183,7 @@ fn settle_by_score<'py>(
     kept: Vec<Bound<'py, PyAny>>,
     ranked: Vec<Bound<'py, PyAny>>,
     score_of: Bound<'py, PyAny>,
+    alike: Bound<'py, PyAny>,
     budget: usize,
     rows: Vec<i64>,
     cols: Vec<i64>,
@@ -188,6 +198,7 @@ fn settle_by_score<'py>(
         .collect::<PyResult<Vec<Matrix<i64>>>>()?;
     let mut score = PyScore {
         callable: score_of,
+        alike,
         held: Held::default(),
     };
     let mut budget = Budget { trials: budget };

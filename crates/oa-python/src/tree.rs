@@ -194,7 +194,7 @@ fn match_table(
                 bijections,
                 candidate_ids,
                 unresolved,
-                record_pairs,
+                record_pairs.map(|pairs| pairs.as_any()),
             )?;
             let Some(state) = found else {
                 return Ok(None);

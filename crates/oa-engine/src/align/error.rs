@@ -42,6 +42,8 @@ pub enum AlignError {
         shape: (usize, usize),
         repeated: bool,
     },
+    /// A solver's working arrays do not fit in memory.
+    Memory(&'static str),
     /// A caller's dynamic tie level failed (the caller holds its error).
     Level,
     /// A solver invariant did not hold (a bug, reported instead of a panic).
@@ -94,6 +96,7 @@ impl fmt::Display for AlignError {
                     )
                 }
             }
+            Self::Memory(what) => write!(f, "{what} do not fit in memory"),
             Self::Level => write!(f, "a dynamic tie level failed"),
             Self::Internal(what) => write!(f, "internal solver error: {what}"),
         }

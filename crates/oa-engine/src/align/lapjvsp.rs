@@ -29,6 +29,16 @@ const NONE: usize = usize::MAX;
 /// terminating round makes, a bound on rounds that would not end.
 const REDUCTIONS_PER_ROW: usize = 64;
 
+/// `len` copies of `value`, or [`AlignError::Memory`] where they do not fit (a
+/// list's length comes from the input: no abort on a failed allocation).
+pub(crate) fn filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, AlignError> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| AlignError::Memory("the solver's arrays"))?;
+    out.resize(len, value);
+    Ok(out)
+}
+
 /// A square biadjacency matrix in compressed rows: row `i`'s edges are
 /// `indptr[i]..indptr[i + 1]`, by increasing column, each with a cost and a label
 /// the caller reads back.
@@ -49,7 +59,7 @@ impl Graph {
     pub(crate) fn new(n: usize, mut edges: Vec<Edge>) -> Result<Self, AlignError> {
         edges.retain(|edge| edge.2 != 0.0);
         edges.sort_unstable_by_key(|&(i, j, _, _)| (i, j));
-        let mut indptr = vec![0; n + 1];
+        let mut indptr = filled(n.checked_add(1).ok_or(AlignError::Memory("rows"))?, 0)?;
         for &(i, j, _, _) in &edges {
             if i >= n || j >= n {
                 return Err(AlignError::Internal("an edge outside the graph"));
@@ -131,14 +141,14 @@ pub(crate) fn min_weight_perfect_matching(graph: &Graph) -> Result<Vec<usize>, A
     let mut solver = Solver {
         graph,
         n,
-        v: vec![f64::INFINITY; n],
-        x: vec![NONE; n],
-        y: vec![NONE; n],
-        free: vec![NONE; n],
-        todo: vec![NONE; n],
-        d: vec![f64::INFINITY; n],
-        ok: vec![false; n],
-        lab: vec![0; n],
+        v: filled(n, f64::INFINITY)?,
+        x: filled(n, NONE)?,
+        y: filled(n, NONE)?,
+        free: filled(n, NONE)?,
+        todo: filled(n, NONE)?,
+        d: filled(n, f64::INFINITY)?,
+        ok: filled(n, false)?,
+        lab: filled(n, 0)?,
     };
     let mut free = solver.reduce_columns()?;
     for _ in 0..2 {
@@ -169,7 +179,7 @@ impl Solver<'_> {
                 }
             }
         }
-        let mut shared = vec![false; self.n];
+        let mut shared = filled(self.n, false)?;
         for j in (0..self.n).rev() {
             let i = at(&self.y, j, "y")?;
             if i == NONE {

@@ -5,9 +5,11 @@
 //! values of C and b kept), among the pairings that keep the values of C and b (as
 //! multisets), the one with the deepest agreement a in total wins, then the highest
 //! document score (asked of a caller's [`DocumentScore`], as each pairing scored is
-//! one scoring of the whole documents, under a [`Budget`]).
+//! one scoring of the whole documents, under a [`Budget`]). Pairings the caller
+//! knows to score alike (they exchange records nothing scored tells apart) are scored
+//! once and counted once.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignment::Pairs;
 use super::error::{at, check_len, AlignError};
@@ -35,9 +37,13 @@ impl Default for Budget {
     }
 }
 
-/// The documents' score with the scope's records paired by `pairs` (sorted).
+/// The documents' score of the scope's pairings.
 pub trait DocumentScore {
+    /// The documents' score with the scope's records paired by `pairs` (sorted).
     fn score(&mut self, pairs: &[(usize, usize)]) -> Result<f64, AlignError>;
+    /// One class per block pairing in `trials` (`_alike` of `oa_core/referential.py`):
+    /// pairings of one class give the documents the same score.
+    fn alike(&mut self, trials: &[Pairs]) -> Result<Vec<usize>, AlignError>;
 }
 
 /// The levels a settling reads: those whose values every pairing keeps (C, then b),
@@ -61,7 +67,8 @@ pub struct Canonical<'a> {
 /// pairing is unique is settled; when several share the best score the first (the
 /// given pairing first) is kept and the block stays tied. A block with more pairings
 /// than the budget has left (or more than [`ENUMERATED`] to look through) is left as
-/// it is.
+/// it is. Pairings of one [`DocumentScore::alike`] class are scored once (the first)
+/// and counted once in the budget.
 ///
 /// ```
 /// use oa_engine::align::{settle_by_score, AlignError, Budget, Canonical, DocumentScore,
@@ -70,6 +77,9 @@ pub struct Canonical<'a> {
 /// impl DocumentScore for Prefers11 {
 ///     fn score(&mut self, pairs: &[(usize, usize)]) -> Result<f64, AlignError> {
 ///         Ok(if pairs.contains(&(0, 1)) { 1.0 } else { 0.5 })
+///     }
+///     fn alike(&mut self, trials: &[Vec<(usize, usize)>]) -> Result<Vec<usize>, AlignError> {
+///         Ok((0..trials.len()).collect())
 ///     }
 /// }
 /// let c = Matrix::new(2, 2, vec![1.0; 4]).unwrap();
@@ -160,13 +170,27 @@ pub fn settle_by_score(
             current = with_fixed(only); // the agreement depth decided
             continue;
         }
-        if trials.len() > budget.trials {
+        let classes = score.alike(&trials)?;
+        check_len("pairing classes", trials.len(), classes.len())?;
+        // each class's pairings, classes in the order of their first pairing
+        let mut distinct: Vec<Vec<usize>> = Vec::new();
+        let mut class_at: BTreeMap<usize, usize> = BTreeMap::new();
+        for (k, class) in classes.into_iter().enumerate() {
+            let at = *class_at.entry(class).or_insert(distinct.len());
+            match distinct.get_mut(at) {
+                Some(members) => members.push(k),
+                None => distinct.push(vec![k]),
+            }
+        }
+        if distinct.len() > budget.trials {
             remaining.extend(&block);
             continue;
         }
-        budget.trials -= trials.len();
-        let mut scored = Vec::with_capacity(trials.len());
-        for trial in &trials {
+        budget.trials -= distinct.len();
+        let mut scored = Vec::with_capacity(distinct.len());
+        for members in &distinct {
+            let first = at(members, 0, "class member")?;
+            let trial = trials.get(first).ok_or(AlignError::Internal("pairing"))?;
             scored.push(score.score(&with_fixed(trial))?);
         }
         // Python's max: the first of the largest
@@ -174,14 +198,17 @@ pub fn settle_by_score(
             .iter()
             .copied()
             .reduce(|best, v| if v > best { v } else { best });
-        let mut winners = trials
+        // classes come in the order of their first pairing: the first best class's
+        // first pairing is the first winner
+        let mut winners = distinct
             .iter()
             .zip(&scored)
             .filter(|(_, v)| Some(**v) == best)
-            .map(|(trial, _)| trial);
-        let winner = winners
+            .flat_map(|(members, _)| members);
+        let first = *winners
             .next()
             .ok_or(AlignError::Internal("no best pairing (a score is NaN)"))?;
+        let winner = trials.get(first).ok_or(AlignError::Internal("pairing"))?;
         current = with_fixed(winner);
         if winners.next().is_some() {
             remaining.extend(winner);
@@ -403,7 +430,9 @@ fn permutations(items: &[usize], size: usize) -> Vec<Vec<usize>> {
 mod tests {
     use super::*;
 
-    struct Fixed(Vec<(Pairs, f64)>, usize);
+    /// Scores by a table (0 elsewhere), counting the scorings; pairings alike when they
+    /// hold the same rows (`alike_by_rows`), else each its own.
+    struct Fixed(Vec<(Pairs, f64)>, usize, bool);
 
     impl DocumentScore for Fixed {
         fn score(&mut self, pairs: &[(usize, usize)]) -> Result<f64, AlignError> {
@@ -413,6 +442,20 @@ mod tests {
                 .iter()
                 .find(|(p, _)| p.as_slice() == pairs)
                 .map_or(0.0, |(_, v)| *v))
+        }
+
+        fn alike(&mut self, trials: &[Pairs]) -> Result<Vec<usize>, AlignError> {
+            Ok(trials
+                .iter()
+                .enumerate()
+                .map(|(k, trial)| {
+                    if self.2 {
+                        trial.iter().map(|&(i, _)| 1 << i).sum()
+                    } else {
+                        k
+                    }
+                })
+                .collect())
         }
     }
 
@@ -444,7 +487,7 @@ mod tests {
             rows: &[0, 1],
             cols: &[0, 1],
         };
-        let mut score = Fixed(Vec::new(), 0);
+        let mut score = Fixed(Vec::new(), 0, false);
         let mut budget = Budget::default();
         let (pairs, left) = settle_by_score(
             &[(0, 0), (1, 1)],
@@ -471,7 +514,7 @@ mod tests {
             cols: &[0, 1],
         };
         let ties = [(0, 0), (1, 1)];
-        let mut score = Fixed(Vec::new(), 0);
+        let mut score = Fixed(Vec::new(), 0, false);
         let mut budget = Budget::default();
         let (pairs, left) =
             settle_by_score(&ties, &ties, &levels, &mut score, &mut budget, &order)?;
@@ -484,6 +527,41 @@ mod tests {
             cols: &[0, 1],
         };
         assert!(settle_by_score(&ties, &ties, &levels, &mut score, &mut none, &bad).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn alike_pairings_are_scored_and_counted_once() -> Result<(), AlignError> {
+        // 3 rows on 2 columns, all tied: 6 pairings, 3 classes by the rows they take
+        let c = Matrix::new(3, 2, vec![1.0; 6])?;
+        let kept = [c];
+        let levels = Levels {
+            kept: &kept,
+            ranked: &[],
+        };
+        let order = Canonical {
+            rows: &[0, 1, 2],
+            cols: &[0, 1],
+        };
+        let ties = [(0, 0), (1, 1)];
+        // the class of rows 1 and 2 wins: its first pairing, still tied with the other
+        let won = vec![(1, 0), (2, 1)];
+        let mut score = Fixed(vec![(won.clone(), 1.0)], 0, true);
+        let mut budget = Budget { trials: 3 };
+        let (pairs, left) =
+            settle_by_score(&ties, &ties, &levels, &mut score, &mut budget, &order)?;
+        assert_eq!((&pairs, &left, score.1, budget.trials), (&won, &won, 3, 0));
+        // the given pairing's class best: the given pairing kept
+        let mut score = Fixed(vec![(vec![(0, 0), (1, 1)], 1.0)], 0, true);
+        let mut budget = Budget { trials: 3 };
+        let (pairs, left) =
+            settle_by_score(&ties, &ties, &levels, &mut score, &mut budget, &order)?;
+        assert_eq!((pairs, left, score.1), (ties.to_vec(), ties.to_vec(), 3));
+        // fewer trials than classes: the block left as it is, nothing scored
+        let mut score = Fixed(Vec::new(), 0, true);
+        let mut budget = Budget { trials: 2 };
+        let (_, left) = settle_by_score(&ties, &ties, &levels, &mut score, &mut budget, &order)?;
+        assert_eq!((left.len(), score.1, budget.trials), (2, 0, 2));
         Ok(())
     }
 }

@@ -16,7 +16,7 @@
 use super::assignment::{Pairs, BONUS_TRIES};
 use super::error::{at, at_mut, check_len, AlignError};
 use super::fsum::fsum;
-use super::lapjvsp::{min_weight_perfect_matching, Edge, Graph};
+use super::lapjvsp::{filled, min_weight_perfect_matching, Edge, Graph};
 
 /// The weight of "unmatched" in the reduction: the smallest positive float, which
 /// vanishes next to any total of real pairs (`_DUMMY` of `sparse.py`).
@@ -26,13 +26,18 @@ const DUMMY: f64 = 5e-324;
 const NO_CELL: usize = usize::MAX;
 
 /// Every `(i, j)` with `gold_codes[i] == candidate_codes[j] >= 0`, sorted by `i` then
-/// `j`, as parallel rows and columns. A negative code never matches.
+/// `j`, as parallel rows and columns. A negative code never matches. Errors only
+/// where the pairs do not fit in memory.
 ///
 /// ```
 /// use oa_engine::align::equal_pairs;
-/// assert_eq!(equal_pairs(&[7, 8, -1], &[8, 7, 7, -1]), (vec![0, 0, 1], vec![1, 2, 0]));
+/// assert_eq!(equal_pairs(&[7, 8, -1], &[8, 7, 7, -1]).unwrap(),
+///            (vec![0, 0, 1], vec![1, 2, 0]));
 /// ```
-pub fn equal_pairs(gold_codes: &[i64], candidate_codes: &[i64]) -> (Vec<usize>, Vec<usize>) {
+pub fn equal_pairs(
+    gold_codes: &[i64],
+    candidate_codes: &[i64],
+) -> Result<(Vec<usize>, Vec<usize>), AlignError> {
     let mut order: Vec<usize> = (0..candidate_codes.len()).collect();
     // stable: equal codes keep their columns ascending
     order.sort_by_key(|&j| candidate_codes.get(j).copied());
@@ -40,19 +45,35 @@ pub fn equal_pairs(gold_codes: &[i64], candidate_codes: &[i64]) -> (Vec<usize>, 
         .iter()
         .filter_map(|&j| candidate_codes.get(j).copied())
         .collect();
+    let runs: Vec<(usize, usize)> = gold_codes
+        .iter()
+        .map(|&code| {
+            if code < 0 {
+                (0, 0)
+            } else {
+                (
+                    sorted.partition_point(|&c| c < code),
+                    sorted.partition_point(|&c| c <= code),
+                )
+            }
+        })
+        .collect();
+    // counted first: equal codes can make n * m pairs, refused rather than aborting
+    let count = runs
+        .iter()
+        .try_fold(0usize, |sum, (start, stop)| sum.checked_add(stop - start));
+    let count = count.ok_or(AlignError::Memory("the equal pairs"))?;
     let (mut rows, mut cols) = (Vec::new(), Vec::new());
-    for (i, &code) in gold_codes.iter().enumerate() {
-        if code < 0 {
-            continue;
-        }
-        let start = sorted.partition_point(|&c| c < code);
-        let stop = sorted.partition_point(|&c| c <= code);
+    rows.try_reserve_exact(count)
+        .and_then(|()| cols.try_reserve_exact(count))
+        .map_err(|_| AlignError::Memory("the equal pairs"))?;
+    for (i, &(start, stop)) in runs.iter().enumerate() {
         for &j in order.get(start..stop).unwrap_or_default() {
             rows.push(i);
             cols.push(j);
         }
     }
-    (rows, cols)
+    Ok((rows, cols))
 }
 
 /// The union of several sets of cells of a `shape` matrix, sorted by row then
@@ -250,7 +271,13 @@ fn uniform_blocks(
     values: &[f64],
     (n, m): (usize, usize),
 ) -> Result<(Pairs, Vec<usize>), AlignError> {
-    let mut parent: Vec<usize> = (0..n + m).collect();
+    let vertices = n
+        .checked_add(m)
+        .ok_or(AlignError::Memory("the reduction"))?;
+    let mut parent = filled(vertices, 0)?;
+    for (k, slot) in parent.iter_mut().enumerate() {
+        *slot = k;
+    }
     for (&i, &j) in rows.iter().zip(cols) {
         let (a, b) = (root(&mut parent, i)?, root(&mut parent, n + j)?);
         if a != b {
@@ -345,14 +372,24 @@ fn full_matching(
     shape: (usize, usize),
 ) -> Result<Vec<usize>, AlignError> {
     let (n, m) = shape;
-    let mut edges: Vec<Edge> = Vec::with_capacity(2 * rows.len() + n + m);
+    let mut edges: Vec<Edge> = Vec::new();
+    let size = rows
+        .len()
+        .checked_mul(2)
+        .and_then(|cells| cells.checked_add(n)?.checked_add(m));
+    edges
+        .try_reserve_exact(size.ok_or(AlignError::Memory("the reduction"))?)
+        .map_err(|_| AlignError::Memory("the reduction"))?;
     for (k, ((&i, &j), &w)) in rows.iter().zip(cols).zip(objective).enumerate() {
         edges.push((i, j, -w, k));
         edges.push((n + j, m + i, -DUMMY, NO_CELL));
     }
     edges.extend((0..n).map(|i| (i, m + i, -DUMMY, NO_CELL)));
     edges.extend((0..m).map(|j| (n + j, j, -DUMMY, NO_CELL)));
-    let graph = Graph::new(n + m, edges)?;
+    let vertices = n
+        .checked_add(m)
+        .ok_or(AlignError::Memory("the reduction"))?;
+    let graph = Graph::new(vertices, edges)?;
     let matched = min_weight_perfect_matching(&graph)?;
     let mut cells = Vec::new();
     for (i, &j) in matched.iter().enumerate().take(n) {
@@ -413,6 +450,8 @@ mod tests {
         assert_eq!(nan, Err(AlignError::NotFinite { row: 0, col: 0 }));
         assert!(max_weight_matching_sparse(&[0], &[], &[1.0], (1, 1)).is_err());
         assert!(union_pairs(&[(&[0], &[3])], (1, 3)).is_err());
+        let huge = max_weight_matching_sparse(&[0], &[0], &[1.0], (usize::MAX / 2, 2));
+        assert!(matches!(huge, Err(AlignError::Memory(_))));
     }
 
     #[test]

@@ -73,6 +73,14 @@ impl DocumentScore for Scores {
     fn score(&mut self, _: &[(usize, usize)]) -> Result<f64, AlignError> {
         Ok(self.0.pick(&FLOATS))
     }
+
+    fn alike(&mut self, trials: &[Vec<(usize, usize)>]) -> Result<Vec<usize>, AlignError> {
+        // any classes, and a short answer now and then: the length is checked
+        let take = trials
+            .len()
+            .saturating_sub(usize::from(self.0.below(11) == 0));
+        Ok((0..take).map(|_| self.0.below(4)).collect())
+    }
 }
 
 fn check(pairs: &[(usize, usize)], n: usize, m: usize) {

@@ -83,7 +83,7 @@ impl Scorer<'_> {
             .len()
             .checked_mul(candidates.len())
             .ok_or(Unsupported::MatrixCells)?;
-        if paths.is_none() && self.blockwise(node) {
+        if self.blockwise(node) {
             let (g, c): (Vec<&Json>, Vec<&Json>) =
                 (golds.iter().collect(), candidates.iter().collect());
             self.place(None);

@@ -279,8 +279,8 @@ impl Scorer<'_> {
 mod tests {
     use super::*;
     use crate::compare::{Integer, Number, Value};
-    use crate::plan::{Node, NodeType, Plan, PlanBuilder};
-    use crate::score::{Limits, MapCache};
+    use crate::plan::{Node, NodeType, Plan, PlanBuilder, Scope};
+    use crate::score::{IdKey, Limits, MapCache, RefState};
 
     fn plan(root: Node) -> Plan {
         let mut builder = PlanBuilder::default();
@@ -368,6 +368,91 @@ mod tests {
         let root = at(&null, 0);
         let found = (root.kind, root.status, root.score);
         assert_eq!(found, (NodeKind::Null, Status::NullMismatch, 0.5));
+    }
+
+    #[test]
+    fn ids_and_references_keep_their_scope_and_a_mapped_reference_is_marked() {
+        // records [{id (idScope p), boss (ref p)}] under the bijection 1 -> 7
+        let mut builder = PlanBuilder::default();
+        let [root, record, id, boss, any, any_object, any_array] =
+            [(); 7].map(|()| builder.reserve());
+        let records = Scope {
+            name: "p".into(),
+            records: root,
+        };
+        builder.declare_scopes(vec![records]).unwrap();
+        let scope = builder.scope_id("p");
+        let mut array = Node::new(NodeType::Array);
+        array.array.items = Some(record);
+        let mut object = Node::new(NodeType::Object);
+        object.object.properties = vec![("boss".into(), boss), ("id".into(), id)];
+        let (mut key, mut reference) = (Node::new(NodeType::Integer), Node::new(NodeType::Integer));
+        key.id_scope = scope;
+        reference.reference = scope;
+        let nodes = [
+            (root, array),
+            (record, object),
+            (id, key),
+            (boss, reference),
+            (any, Node::new(NodeType::Any)),
+            (any_object, Node::new(NodeType::Object)),
+            (any_array, Node::new(NodeType::Array)),
+        ];
+        for (slot, node) in nodes {
+            builder.set(slot, node).unwrap();
+        }
+        let plan = builder.finish(root, any, any_object, any_array).unwrap();
+        let scope = scope.unwrap();
+        let key_of = |n| IdKey::of(&int(n)).unwrap().unwrap();
+        let mut state = RefState::default();
+        state
+            .scope_mut(scope)
+            .bijection
+            .insert(key_of(1), Some(key_of(7)));
+        state.scope_mut(scope).candidate_ids.insert(key_of(7));
+        let gold = Json::Array(vec![Json::object(vec![
+            ("id".into(), int(1)),
+            ("boss".into(), int(1)),
+        ])]);
+        let candidate = Json::Array(vec![Json::object(vec![("id".into(), int(7))])]);
+        let limits = Limits {
+            max_depth: 10,
+            max_matrix_cells: 100,
+        };
+        let table = Scorer::new(&plan, limits, &mut MapCache::default())
+            .with_state(&state)
+            .table(&gold, &candidate)
+            .unwrap();
+        // root, record, then the matched slot (id) before the missing one (boss: still
+        // a reference, as `_unmatched` kinds it)
+        let found: Vec<_> = table
+            .rows()
+            .iter()
+            .map(|row| (row.kind, row.status, row.scope))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (NodeKind::Sequence, Status::Matched, None),
+                (NodeKind::Map, Status::Matched, None),
+                (NodeKind::Id, Status::Matched, Some(scope)),
+                (NodeKind::Ref, Status::Missing, None),
+            ]
+        );
+        let candidate = Json::Array(vec![Json::object(vec![
+            ("id".into(), int(7)),
+            ("boss".into(), int(7)),
+        ])]);
+        let table = Scorer::new(&plan, limits, &mut MapCache::default())
+            .with_state(&state)
+            .table(&gold, &candidate)
+            .unwrap();
+        let boss = at(&table, 2);
+        assert_eq!(
+            (boss.kind, boss.scope, boss.expected),
+            (NodeKind::Ref, Some(scope), true)
+        );
+        assert_eq!(at(&table, 0).score, 1.0);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! record carries its position (role `"\0position"`). Keys are read in schema order,
 //! then the undeclared ones sorted.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::error::ReferError;
 use super::schema::ScopeSchema;
@@ -98,6 +98,24 @@ impl DocumentIndex {
     /// A scope's records.
     pub fn scope_records(&self, scope: ScopeId) -> &[Record] {
         self.records.get(scope.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The indices of a scope's records whose id some reference of the document names
+    /// (`_alike`'s `named`: such an id matters to the score, any other id does not).
+    pub fn named_records(&self, scope: ScopeId) -> Vec<usize> {
+        let named: BTreeSet<IdKey> = self
+            .carriers()
+            .iter()
+            .flat_map(|carrier| &carrier.refs)
+            .filter(|reference| reference.scope == scope)
+            .filter_map(|reference| id_key(&reference.value))
+            .collect();
+        self.scope_records(scope)
+            .iter()
+            .enumerate()
+            .filter(|(_, record)| record.key.as_ref().is_some_and(|key| named.contains(key)))
+            .map(|(k, _)| k)
+            .collect()
     }
 
     /// `_record_key`: a record's canonical JSON with every list in the order of its
@@ -565,6 +583,29 @@ mod tests {
         let deep = (0..10).fold(Json::Null, |inner, _| Json::Array(vec![inner]));
         let found = index_document(&Json::object(vec![("zz".into(), deep)]), &schema(), 4);
         assert_eq!(found, Err(ReferError::TooDeep { max_depth: 4 }));
+    }
+
+    #[test]
+    fn named_records_are_those_a_reference_reaches_by_python_equality() {
+        let float = |x: f64| Json::Leaf(Value::Number(Number::Float(x)));
+        let person = |id: Json, boss: Option<Json>| {
+            let mut fields = vec![("id".into(), id)];
+            fields.extend(boss.map(|b| ("boss".into(), b)));
+            Json::object(fields)
+        };
+        // 2.0 names the record of id 2; "1" names no record of id 1; a reference to
+        // an id no record holds names nothing
+        let people = vec![
+            person(int(1), Some(float(2.0))),
+            person(int(2), Some(text("1"))),
+            person(int(3), Some(int(9))),
+        ];
+        let doc = Json::object(vec![("people".into(), Json::Array(people))]);
+        let schema = schema();
+        let index = index_document(&doc, &schema, 64).unwrap();
+        let scope = |name| schema.plan().scope_id(name).unwrap();
+        assert_eq!(index.named_records(scope("person")), [1]);
+        assert!(index.named_records(scope("team")).is_empty());
     }
 
     #[test]
