@@ -43,22 +43,20 @@ CASES = list(_scoped_cases())
 GOLDEN = {family: bits.load_golden(family) for family in bits.FAMILIES}
 
 
-# Golden cases whose frozen bits need main's `alike` in the settling by score (commit
-# 50ca327: pairings exchanging records equal but for unreferenced ids scored once),
-# which the Rust settle_by_score (align/settle.rs, H3) does not take yet: under
-# OA_ENGINE=rust the Python resolution gives the same other bits. Rust must equal
-# that path here, and the case must still differ from its frozen bits (when it no
-# longer does, the gap is closed: take it out of this set).
-KNOWN_GAPS = {("nested/hostile/257", "tie_break")}
-
-
-def _python_resolution_under_rust(gold: Any, candidate: Any, parsed: Schema, mode: str,
-                                  monkeypatch: pytest.MonkeyPatch) -> str:
+def _outcome(gold: Any, candidate: Any, parsed: Schema, mode: str,
+             monkeypatch: pytest.MonkeyPatch, python_resolution: str | None = None) -> str:
+    """score()'s bits or error; with ``python_resolution`` (an engine), the Python
+    resolution under that engine (the Rust one-call path not taken)."""
     import oa_core.aligner as aligner
 
     with monkeypatch.context() as patched:
-        patched.setattr(aligner, "native_resolved_score", lambda *args: None)
-        return oa_core.score(gold, candidate, parsed, wl_mode=mode).hex()
+        if python_resolution is not None:
+            patched.setenv("OA_ENGINE", python_resolution)
+            patched.setattr(aligner, "native_resolved_score", lambda *args: None)
+        try:
+            return oa_core.score(gold, candidate, parsed, wl_mode=mode).hex()
+        except oa_core.OAError as error:
+            return type(error).__name__
 
 
 def _blocked(parsed: Schema) -> bool:
@@ -70,8 +68,7 @@ def rust(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OA_ENGINE", "rust")
 
 
-def test_every_golden_scoped_case_scores_its_bits_in_rust(
-        rust: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_golden_scoped_case_scores_its_bits_in_rust(rust: None) -> None:
     answered = declined = 0
     for name, parsed, gold, candidate in CASES:
         frozen = GOLDEN[bits.family(name)][name]
@@ -89,10 +86,6 @@ def test_every_golden_scoped_case_scores_its_bits_in_rust(
                     is None), f"{name} [{mode}]: Rust declined"
                 continue
             answered += 1
-            if (name, mode) in KNOWN_GAPS:
-                assert found.hex() != expected, f"{name} [{mode}]: the gap closed"
-                expected = _python_resolution_under_rust(gold, candidate, parsed, mode,
-                                                         monkeypatch)
             assert found.hex() == expected, f"{name} [{mode}]"
     # Rust answered the corpus (519 of 789 mode-cases; the rest use custom comparators
     # or values the Rust scorer declines), not the fallback
@@ -146,30 +139,24 @@ def test_blocked_scopes_are_left_to_python(rust: None) -> None:
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6), nested=st.booleans(),
        mode=st.sampled_from(bits.MODES))
-def test_hostile_scoped_triples_rust_equals_the_python_resolution(
-        seed: int, nested: bool, mode: str, rust: None,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    # The oracle is the Python resolution under OA_ENGINE=rust: the same tie policy
-    # (H3's Rust pair_scope and settle_by_score), so that this holds the orchestration
-    # alone; the KNOWN_GAPS of that policy against the Python engine (about 1% of the
-    # nested triples) are not this module's.
+def test_hostile_scoped_triples_rust_equals_python(seed: int, nested: bool, mode: str,
+                                                   rust: None,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     schema, gold, candidate = hostile.triple(seed, nested=nested)
     try:
         parsed = Schema.parse(schema, comparators=hostile.COMPARATORS)
     except oa_core.OAError:
         return
-    try:
-        expected = _python_resolution_under_rust(gold, candidate, parsed, mode, monkeypatch)
-    except oa_core.OAError as error:
-        expected = type(error).__name__
-    try:
-        public = oa_core.score(gold, candidate, parsed, wl_mode=mode).hex()
-    except oa_core.OAError as error:
-        public = type(error).__name__
-    assert public == expected
-    if parsed.scopes and expected.startswith(("0x", "-0x")):
+    # the Python engine, and the Python resolution under rust (the same tie policy:
+    # the orchestration alone)
+    expected = {_outcome(gold, candidate, parsed, mode, monkeypatch, engine)
+                for engine in ("python", "rust")}
+    assert len(expected) == 1
+    outcome = expected.pop()
+    assert _outcome(gold, candidate, parsed, mode, monkeypatch) == outcome
+    if parsed.scopes and outcome.startswith(("0x", "-0x")):
         found = native_resolved_score(gold, candidate, parsed, Limits(), mode, 0.5)
-        assert found is None or found.hex() == expected
+        assert found is None or found.hex() == outcome
 
 
 def test_a_custom_comparators_interruption_passes_through_and_its_error_falls_back(

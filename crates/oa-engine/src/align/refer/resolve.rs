@@ -208,6 +208,10 @@ struct TrialScore<'s, 'd> {
 }
 
 impl DocumentScore for TrialScore<'_, '_> {
+    fn alike(&mut self, trials: &[Pairs]) -> Result<Vec<usize>, AlignError> {
+        self.documents.alike(self.scope, trials)
+    }
+
     fn score(&mut self, pairs: &[(usize, usize)]) -> Result<f64, AlignError> {
         let pairs = pairs.to_vec();
         let mut refs = self.refs.clone();
@@ -732,6 +736,10 @@ impl Trials<'_, '_> {
 }
 
 impl DocumentScore for Trials<'_, '_> {
+    fn alike(&mut self, trials: &[Pairs]) -> Result<Vec<usize>, AlignError> {
+        self.resolver.documents.alike(self.scope.scope, trials)
+    }
+
     fn score(&mut self, pairs: &[(usize, usize)]) -> Result<f64, AlignError> {
         self.trial(pairs).map_err(|error| {
             self.failed = Some(error);

@@ -140,6 +140,81 @@ impl Documents<'_> {
     }
 }
 
+impl Documents<'_> {
+    /// `_alike`: one class per pairing of `trials` (numbered as first met), equal for
+    /// pairings that pair the same records up to what nothing scored tells apart
+    /// (each record as its array and its JSON up to list order, its id left out where
+    /// no reference of its document names it), which give the documents one score.
+    pub fn alike(&self, scope: ScopeId, trials: &[Pairs]) -> Result<Vec<usize>, AlignError> {
+        let field = self
+            .id_fields
+            .get(scope.index())
+            .ok_or(AlignError::Internal("id field"))?;
+        let sides = [self.gold, self.candidate].map(|index| {
+            let named: BTreeSet<usize> = index.named_records(scope).into_iter().collect();
+            (index.scope_records(scope), named, BTreeMap::new())
+        });
+        let [mut gold, mut candidate] = sides;
+        let mut classes: BTreeMap<Vec<(AlikeKey, AlikeKey)>, usize> = BTreeMap::new();
+        let mut found = Vec::with_capacity(trials.len());
+        for trial in trials {
+            let mut key = Vec::with_capacity(trial.len());
+            for &(i, j) in trial {
+                key.push((
+                    alike_key(&mut gold, i, field)?,
+                    alike_key(&mut candidate, j, field)?,
+                ));
+            }
+            key.sort();
+            let next = classes.len();
+            found.push(*classes.entry(key).or_insert(next));
+        }
+        Ok(found)
+    }
+}
+
+/// A record as `_alike` sees it: its array's pointer and its JSON up to list order.
+type AlikeKey = (String, Vec<u32>);
+
+/// One side of a scope for `_alike`: its records, those a reference names, and the
+/// keys made so far.
+type AlikeSide<'r> = (&'r [Record], BTreeSet<usize>, BTreeMap<usize, AlikeKey>);
+
+fn alike_key(side: &mut AlikeSide<'_>, k: usize, field: &str) -> Result<AlikeKey, AlignError> {
+    let (records, named, keys) = side;
+    if let Some(found) = keys.get(&k) {
+        return Ok(found.clone());
+    }
+    let record = records.get(k).ok_or(AlignError::Internal("alike record"))?;
+    let array = record
+        .pointer
+        .rfind('/')
+        .map_or("", |at| &record.pointer[..at]);
+    let text = if named.contains(&k) {
+        DocumentIndex::record_key(record).0
+    } else {
+        let value = match &record.value {
+            Json::Object(entries) => Json::Object(
+                entries
+                    .iter()
+                    .filter(|(key, _)| key != field)
+                    .cloned()
+                    .collect(),
+            ),
+            other => other.clone(),
+        };
+        // record_key's first text is the canonical JSON up to list order
+        DocumentIndex::record_key(&Record {
+            value,
+            ..record.clone()
+        })
+        .0
+    };
+    let key = (array.to_string(), text);
+    keys.insert(k, key.clone());
+    Ok(key)
+}
+
 /// Python's order of float tuples (no NaN reaches here: C is finite).
 fn tuple_order(a: &[f64], b: &[f64]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
