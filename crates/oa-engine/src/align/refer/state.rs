@@ -1,6 +1,7 @@
-//! A resolution in progress (`_State`, `_Paired`, `_mapping`, `_targets` and
-//! `_quality` of `oa_core/referential.py`): each paired scope's pairs and levels,
-//! and what the scorer reads of them (bijections, candidate ids, record pairs).
+//! A resolution in progress (`_State`, `_Paired`, `_mapping`, `_targets`,
+//! `_quality` and `_alike` of `oa_core/referential.py`): each paired scope's pairs
+//! and levels, what the scorer reads of them (bijections, candidate ids, record
+//! pairs), and which pairings of a settling score alike.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
