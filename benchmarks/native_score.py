@@ -16,9 +16,12 @@ For the ``flat`` (10-field records) and ``lists`` workloads of
 Every pair's score is checked to be the same bits in all four before timing.
 
 For the documents with scopes of the ``running`` example and ``org2graph`` pairs,
-``score() python`` beside ``score() rust``: under ``rust`` the scope resolution's C
-matrices, its document scores and the final pass are Rust's (the resolution itself,
-WL and the tie rules are still Python's), the bits checked the same first.
+``score() python`` beside ``score() rust``: under ``rust`` the whole scope
+resolution (C matrices, WL, the tie rules, the settling by score) and the final
+pass are one Rust call where Rust takes the schema; ``rust resolve`` is that call
+alone (:func:`oa_core.native.native_resolved_score`, without ``score()``'s checks),
+asserted to be answered by Rust, not the fallback. The bits are checked the same
+first.
 
 On the ``running`` example, ``align()`` and ``feedback()`` under each engine: under
 ``rust`` the match tree is built from the Rust engine's node table
@@ -42,7 +45,7 @@ from typing import Any
 
 import oa_core
 from benchmarks.throughput import WORKLOADS
-from oa_core.native import prepared_plan
+from oa_core.native import native_resolved_score, prepared_plan
 from oa_core.scoreonly import score_objects
 
 __all__ = ["main", "measure", "measure_scoped", "measure_tree"]
@@ -111,12 +114,21 @@ def measure_scoped(workload: str, seconds: float = 1.0, repeat: int = 3,
     pairs = pairs[:count]
     schema = oa_core.Schema.parse(raw)
     assert schema.scopes, "the workload has scopes"
+    limits = oa_core.Limits()
+
+    def resolved(gold: Any, candidate: Any) -> float:
+        found = native_resolved_score(gold, candidate, schema, limits, "tie_break", 0.5)
+        assert found is not None, "Rust answered, not the fallback"
+        return found
+
     entries = {f"score() {engine}": _with_engine(engine, lambda g, c: oa_core.score(g, c, schema))
                for engine in ("python", "rust")}
+    entries["rust resolve"] = _with_engine("rust", resolved)
     with _engine_kept():
         expected = [entries["score() python"](g, c).hex() for g, c in pairs]
-        assert [entries["score() rust"](g, c).hex() for g, c in pairs] == expected, (
-            "the engines differ")
+        for name in ("score() rust", "rust resolve"):
+            assert [entries[name](g, c).hex() for g, c in pairs] == expected, (
+                f"{name} differs from the Python engine")
         return {name: statistics.median(_rate(fn, pairs, seconds) for _ in range(repeat))
                 for name, fn in entries.items()}
 

@@ -218,3 +218,11 @@ def settle_by_score(pairs: Sequence[tuple[int, int]], label_ties: Sequence[tuple
 # the GIL). A custom comparator's error gives score(), score_scoped(), matrix() and
 # match_table() None (Python raises it with its pointer); a BaseException that is no
 # Exception (KeyboardInterrupt) is raised at once.
+
+# --- the scope resolution end to end (crates/oa-python/src/resolve.rs; oa_core.native)
+# groups: the scopes in resolution order; records: scope -> its record node's pointer;
+# mode: a WLMode value. None where Python must resolve or score the documents.
+def resolve_score(refer: ReferPlan, plan: ScorePlan, gold: Any, candidate: Any,
+                  limits: Limits, groups: Sequence[Sequence[str]],
+                  records: Mapping[str, str], mode: str, wl_lambda: float
+                  ) -> float | None: ...

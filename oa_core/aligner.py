@@ -25,7 +25,14 @@ import numpy as np
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode, Scorer
-from .native import ScopeState, native_matrix, native_scoped_score, native_score, native_tree
+from .native import (
+    ScopeState,
+    native_matrix,
+    native_resolved_score,
+    native_scoped_score,
+    native_score,
+    native_tree,
+)
 from .options import AlignOptions, Limits
 from .referential import (
     DocumentIndex,
@@ -336,6 +343,10 @@ def _scored_with_scopes(gold: Any, candidate: Any, parsed: Schema, opts: AlignOp
     scorer (bijections, candidate ids, record pairs as ``_final_scorer`` makes them
     from the alignments). ``gold_index``: the gold's ``index_document`` under
     ``parsed``, when it was made before."""
+    found = native_resolved_score(gold, candidate, parsed, opts.limits,
+                                  WLMode(opts.wl_mode).value, opts.wl_blend_lambda)
+    if found is not None:  # resolved and scored in Rust, in one call
+        return found
     record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)
     bijections, candidate_ids, record_pairs, record_scores = resolve_for_score(
         index_document(gold, parsed) if gold_index is None else gold_index,

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from jsonschema import Draft202012Validator
 
-from ._engine import ScorePlan, match_table
+from ._engine import ScorePlan, match_table, resolve_score
 from .build import selected_engine
 from .comparators import BUILTIN_COMPARATORS, RUST_COMPARATORS
 from .matchtree import MatchNode, Paths
@@ -52,8 +52,9 @@ from .options import Limits
 from .schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema, SchemaNode
 from .scoreonly import score_objects
 
-__all__ = ["PreparedPlan", "ScopeState", "native_matrix", "native_scoped_score",
-           "native_score", "native_tree", "prepared_plan", "score_scope_free"]
+__all__ = ["PreparedPlan", "ScopeState", "native_matrix", "native_resolved_score",
+           "native_scoped_score", "native_score", "native_tree", "prepared_plan",
+           "score_scope_free"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +197,54 @@ def native_scoped_score(gold: Any, candidate: Any, schema: Schema, limits: Limit
         return None
     return plan.score_scoped(gold, candidate, state.bijections, state.candidate_ids,
                              state.unresolved, state.record_pairs, limits)
+
+
+# A scoped schema's resolution groups and each scope's record node pointer, or None
+# when a scope has blockBy (resolved in Python): made once per Schema.
+_RESOLVING: weakref.WeakKeyDictionary[
+    Schema, tuple[list[list[str]], dict[str, str]] | None] = weakref.WeakKeyDictionary()
+
+
+def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Limits,
+                          wl_mode: str, wl_lambda: float) -> float | None:
+    """Under ``OA_ENGINE=rust``, the score of checked documents under a schema with
+    scopes, the scopes resolved as :func:`~oa_core.referential.resolve_for_score`
+    resolves them and the final pass scored, all in one Rust call; None under the
+    Python engine or for anything Rust leaves to Python (``blockBy``, a scope over
+    ``max_matrix_cells``, whatever :func:`native_scoped_score` declines): Python then
+    resolves and scores them, and names the error.
+
+    >>> import os
+    >>> schema = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
+    ...     "id": {"type": "integer", "idScope": "p"}, "boss": {"type": "integer",
+    ...     "ref": "p"}, "n": {"type": "string"}}}})
+    >>> gold = [{"id": 1, "n": "a"}, {"id": 2, "boss": 1, "n": "b"}]
+    >>> candidate = [{"id": 8, "boss": 9, "n": "b"}, {"id": 9, "n": "a"}]
+    >>> engine = os.environ.get("OA_ENGINE")
+    >>> os.environ["OA_ENGINE"] = "rust"
+    >>> native_resolved_score(gold, candidate, schema, Limits(), "tie_break", 0.5)
+    1.0
+    >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
+    ...     OA_ENGINE=engine)
+    """
+    # refer_native builds its plans on this module's: imported once it is loaded
+    from .refer_native import native_groups, refer_plan
+
+    plan = _scoped_plan(schema)
+    refer = None if plan is None else refer_plan(schema)
+    if plan is None or refer is None:
+        return None
+    if schema not in _RESOLVING:
+        ordered = native_groups(schema)
+        _RESOLVING[schema] = None if ordered is None or any(
+            decl.records.block_by for decl in schema.scopes.values()) else (
+            ordered[0], {name: decl.record.pointer for name, decl in schema.scopes.items()})
+    resolving = _RESOLVING[schema]
+    if resolving is None:
+        return None
+    groups, records = resolving
+    return resolve_score(refer, plan, gold, candidate, limits, groups, records, wl_mode,
+                         wl_lambda)
 
 
 def native_matrix(golds: Sequence[Any], candidates: Sequence[Any], node: SchemaNode,

@@ -359,7 +359,7 @@ def test_scoped_documents_call_the_customs_from_rust(mode, monkeypatch):
             return found
         return call
 
-    for name in ("native_matrix", "native_scoped_score"):
+    for name in ("native_matrix", "native_scoped_score", "native_resolved_score"):
         monkeypatch.setattr(aligner, name, counted(getattr(native, name)))
     schema = Schema.parse(SCOPED, comparators=COMPARATORS)
     got = {}

@@ -94,7 +94,7 @@ def test_the_scoped_corpus_scores_its_golden_bits(monkeypatch):
             return found
         return call
 
-    for name in ("native_matrix", "native_scoped_score"):
+    for name in ("native_matrix", "native_scoped_score", "native_resolved_score"):
         monkeypatch.setattr(aligner, name, counted(name))
     golden = {family: bits.load_golden(family) for family in bits.FAMILIES}
     for name, parsed, gold, candidate in CASES:

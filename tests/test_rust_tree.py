@@ -189,10 +189,16 @@ def test_feedback_ops_and_deltas_are_the_same_on_the_corpus(monkeypatch):
 
 
 def test_what_rust_declines_is_built_by_python_with_its_errors(rust, monkeypatch):
+    # a custom comparator is called from Rust; one that fails makes Rust decline, and
+    # Python raises its ComparatorError with the pointer
     custom = Schema.parse({"type": "string", "score": "mine"},
                           comparators={"mine": lambda g, p: 0.25})
-    assert native_tree("a", "b", custom, Limits()) is None
-    assert oa_core.align("a", "b", custom).tree.similarity == 0.25
+    assert getattr(native_tree("a", "b", custom, Limits()), "similarity", None) == 0.25
+    failing = Schema.parse({"type": "string", "score": "mine"},
+                           comparators={"mine": lambda g, p: 1 / 0})
+    assert native_tree("a", "b", failing, Limits()) is None
+    failures = _engines(monkeypatch, lambda: _raised(lambda: oa_core.align("a", "b", failing)))
+    assert failures[0] == failures[1] and failures[0][0] == "ComparatorError"
     lists = Schema.parse({"type": "array", "order": "align"})
     assert native_tree([1, 2, 3], [3, 2, 1], lists, Limits(max_matrix_cells=8)) is None
     errors = _engines(monkeypatch, lambda: _raised(

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 mod align;
 mod compare;
 mod refer;
+mod resolve;
 mod score;
 mod shape;
 mod state;
@@ -31,5 +32,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     strategy::register(module)?;
     refer::register(module)?;
     ties::register(module)?;
+    resolve::register(module)?;
     Ok(())
 }

@@ -41,7 +41,7 @@ fn py_text<'py>(py: Python<'py>, text: &[u32]) -> PyResult<Bound<'py, PyAny>> {
 /// A scoped schema as referential indexing reads it.
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct ReferPlan {
-    schema: Arc<ScopeSchema>,
+    pub(crate) schema: Arc<ScopeSchema>,
 }
 
 #[pymethods]

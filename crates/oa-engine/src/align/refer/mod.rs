@@ -6,7 +6,9 @@
 //!   properties in schema order, each scope's id field, the nested scopes);
 //! * `index`: `index_document`, the records of every scope and the carriers;
 //! * `order`: `resolution_order`, the scope dependency graph in groups;
-//! * `graph`: `_build_graph`, the vertices, edges and seeds of one side.
+//! * `graph`: `_build_graph`, the vertices, edges and seeds of one side;
+//! * `state`, `resolve`: `resolve_for_score`, every scope paired group after group
+//!   (C and the documents' score asked of the scorer through `ScopeScores`).
 //!
 //! The refinement of the graph is `align::wl`; the pairing of records is the tie
 //! policy's.
@@ -17,10 +19,14 @@ mod fixture;
 mod graph;
 mod index;
 mod order;
+mod resolve;
 mod schema;
+mod state;
 
 pub use error::ReferError;
 pub use graph::{build_graph, Edge, Graph, Resolution, Side, Vertex, VertexKind};
 pub use index::{id_key, index_document, Carrier, DocumentIndex, Record, Reference, Step};
 pub use order::{resolution_groups, Groups, ScopeWarning};
+pub use resolve::{resolve_and_score, Mode, ResolveError, ScopeScores};
 pub use schema::ScopeSchema;
+pub use state::{Bijection, Referential};

@@ -1,0 +1,794 @@
+//! `resolve_for_score` of `oa_core/referential.py`: every scope's pairing, group
+//! after group in resolution order, then the label ties scored while some scope was
+//! unresolved settled again; the resolution the final scoring pass reads.
+//!
+//! Per group: each scope's C matrix under the resolution so far (its own scopes
+//! unresolved), one joint WL refinement of the group's gold and candidate reference
+//! graphs, the tie policy's pairing (`pair_scope`), label ties settled by the
+//! documents' score (`settle_by_score`), and the pairing adopted as the scope's
+//! bijection and record pairs. The C matrices and the documents' score are the
+//! scorer's, reached through [`ScopeScores`] (this layer does not score).
+//!
+//! Declined (an error; the caller then resolves in Python, which raises what is
+//! the user's to fix): a scope with `blockBy`, a scope over `max_matrix_cells`,
+//! anything the scorer declines.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use super::error::ReferError;
+use super::graph::{build_graph, Graph, Resolution, Side, VertexKind, OCCURRENCE};
+use super::index::{DocumentIndex, Record};
+use super::schema::ScopeSchema;
+use super::state::{Documents, Levels, Paired, Referential, State};
+use crate::align::{
+    pair_scope, refine, settle_by_score, AlignError, Budget, Canonical, DocumentScore, Incident,
+    Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, References, Structure, WlEdge,
+    WlMode, SCORED_RECORDS,
+};
+use crate::plan::ScopeId;
+use crate::score::Json;
+
+/// Why a resolution was not made here.
+#[derive(Debug, Clone)]
+pub enum ResolveError {
+    Align(AlignError),
+    Refer(ReferError),
+    /// The scorer declined: its own error, for the caller to read (an interruption
+    /// raised by a custom comparator must reach Python as it was).
+    Score(Arc<dyn std::error::Error + Send + Sync>),
+    /// A construct this resolution leaves to Python.
+    Declined(&'static str),
+}
+
+impl fmt::Display for ResolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResolveError::Align(error) => write!(f, "{error}"),
+            ResolveError::Refer(error) => write!(f, "{error}"),
+            ResolveError::Score(error) => write!(f, "the scorer declined: {error}"),
+            ResolveError::Declined(what) => write!(f, "left to Python: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for ResolveError {}
+
+impl From<AlignError> for ResolveError {
+    fn from(error: AlignError) -> Self {
+        ResolveError::Align(error)
+    }
+}
+
+impl From<ReferError> for ResolveError {
+    fn from(error: ReferError) -> Self {
+        ResolveError::Refer(error)
+    }
+}
+
+/// The scorer as the resolution asks it.
+pub trait ScopeScores {
+    /// C: the score of each gold record of `scope` against each candidate record
+    /// under `refs` with the scopes `unresolved` counted as matching (the record
+    /// pairs are not read: records are scored as values).
+    fn matrix(
+        &mut self,
+        scope: ScopeId,
+        golds: &[Json],
+        candidates: &[Json],
+        refs: &Referential,
+        unresolved: &BTreeSet<ScopeId>,
+    ) -> Result<Matrix<f64>, ResolveError>;
+
+    /// The documents' score under `refs`, the scopes `unresolved` counted as matching.
+    fn document(
+        &mut self,
+        refs: &Referential,
+        unresolved: &BTreeSet<ScopeId>,
+    ) -> Result<f64, ResolveError>;
+}
+
+/// How the records are paired: the WL mode and the blend's lambda.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mode {
+    pub wl: WlMode,
+    pub wl_lambda: f64,
+    pub max_matrix_cells: usize,
+}
+
+/// The resolution of `groups` (scopes in resolution order, a cycle's together) of
+/// the `gold` and `candidate` documents' indexes, and the documents' score under it.
+pub fn resolve_and_score(
+    schema: &ScopeSchema,
+    gold: &DocumentIndex,
+    candidate: &DocumentIndex,
+    groups: &[Vec<ScopeId>],
+    mode: Mode,
+    scores: &mut dyn ScopeScores,
+) -> Result<f64, ResolveError> {
+    let mut id_fields = Vec::new();
+    for declared in schema.plan().scopes() {
+        let scope = schema
+            .plan()
+            .scope_id(&declared.name)
+            .ok_or(ResolveError::Declined("an undeclared scope"))?;
+        id_fields.push(schema.id_field(scope)?.to_string());
+        let records = schema
+            .plan()
+            .node(declared.records)
+            .map_err(ReferError::from)?;
+        if !records.array.block_by.is_empty() {
+            return Err(ResolveError::Declined("blockBy"));
+        }
+    }
+    let resolver = Resolver {
+        schema,
+        documents: Documents {
+            gold,
+            candidate,
+            id_fields: &id_fields,
+        },
+        mode,
+        scopes: groups.iter().flatten().copied().collect(),
+    };
+    let mut budget = Budget::default();
+    let mut state = State::default();
+    for group in groups {
+        resolver.group(scores, &mut budget, &mut state, group, true)?;
+    }
+    let state = resolver.settle_provisional(scores, &mut budget, state, groups)?;
+    scores.document(&state.refs, &BTreeSet::new())
+}
+
+struct Resolver<'a> {
+    schema: &'a ScopeSchema,
+    documents: Documents<'a>,
+    mode: Mode,
+    scopes: BTreeSet<ScopeId>,
+}
+
+/// Record sort keys as UTF-8 bytes (a lone surrogate as its three bytes, as
+/// Python's `surrogatepass`): their order is the code points'.
+struct Keys<'r> {
+    gold: &'r [Record],
+    candidate: &'r [Record],
+}
+
+fn utf8(text: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    for &c in text {
+        // the generalized UTF-8 encoding: surrogates encode like any other BMP point
+        #[allow(clippy::cast_possible_truncation)] // each byte masked to its bits
+        match c {
+            0..=0x7f => out.push(c as u8),
+            0x80..=0x7ff => out.extend([0xc0 | (c >> 6) as u8, 0x80 | (c & 0x3f) as u8]),
+            0x800..=0xffff => out.extend([
+                0xe0 | (c >> 12) as u8,
+                0x80 | ((c >> 6) & 0x3f) as u8,
+                0x80 | (c & 0x3f) as u8,
+            ]),
+            _ => out.extend([
+                0xf0 | (c >> 18) as u8,
+                0x80 | ((c >> 12) & 0x3f) as u8,
+                0x80 | ((c >> 6) & 0x3f) as u8,
+                0x80 | (c & 0x3f) as u8,
+            ]),
+        }
+    }
+    out
+}
+
+impl RecordKeys for Keys<'_> {
+    fn keys(&mut self, gold: bool, records: &[usize]) -> Result<Vec<RecordKey>, AlignError> {
+        let side = if gold { self.gold } else { self.candidate };
+        records
+            .iter()
+            .map(|&k| {
+                let record = side.get(k).ok_or(AlignError::Internal("record key"))?;
+                let (free, text) = DocumentIndex::record_key(record);
+                Ok((utf8(&free), utf8(&text)))
+            })
+            .collect()
+    }
+}
+
+/// `_document_score`: the documents' score with one scope's records paired by the
+/// pairs given. The scorer's own error is kept aside (the settling sees an internal
+/// error and stops).
+struct TrialScore<'s, 'd> {
+    scores: &'s mut dyn ScopeScores,
+    documents: &'s Documents<'d>,
+    refs: &'s Referential,
+    scope: ScopeId,
+    levels: &'s Levels,
+    unresolved: &'s BTreeSet<ScopeId>,
+    failed: Option<ResolveError>,
+}
+
+impl DocumentScore for TrialScore<'_, '_> {
+    fn alike(&mut self, trials: &[Pairs]) -> Result<Vec<usize>, AlignError> {
+        self.documents.alike(self.scope, trials)
+    }
+
+    fn score(&mut self, pairs: &[(usize, usize)]) -> Result<f64, AlignError> {
+        let pairs = pairs.to_vec();
+        let mut refs = self.refs.clone();
+        refs.bijections.insert(
+            self.scope,
+            self.documents.mapping(self.scope, self.levels, &pairs)?,
+        );
+        let (gold, candidate) = self.documents.records(self.scope);
+        refs.record_pairs
+            .insert(self.scope, pointer_pairs(gold, candidate, &pairs)?);
+        self.scores
+            .document(&refs, self.unresolved)
+            .map_err(|error| {
+                self.failed = Some(error);
+                AlignError::Internal("the documents' score")
+            })
+    }
+}
+
+fn pointer_pairs(
+    gold: &[Record],
+    candidate: &[Record],
+    pairs: &Pairs,
+) -> Result<Vec<(String, String)>, AlignError> {
+    pairs
+        .iter()
+        .map(|&(i, j)| {
+            Ok((
+                gold.get(i)
+                    .ok_or(AlignError::Internal("gold record"))?
+                    .pointer
+                    .clone(),
+                candidate
+                    .get(j)
+                    .ok_or(AlignError::Internal("candidate record"))?
+                    .pointer
+                    .clone(),
+            ))
+        })
+        .collect()
+}
+
+/// The settling's view of a scope's levels: (C, b) kept, a ranking.
+fn settle_levels(levels: &Levels) -> (Vec<Matrix<f64>>, Vec<Matrix<i64>>) {
+    match &levels.structure {
+        None => (vec![levels.matrix.clone()], Vec::new()),
+        Some((same, depth)) => (
+            vec![levels.matrix.clone(), same.clone()],
+            vec![depth.clone()],
+        ),
+    }
+}
+
+/// The graph's edge labels as the refinement reads them: each label (code points,
+/// a lone surrogate included) as its rank among the distinct labels, written in
+/// fixed-width digits, so that the texts order as the labels do (code point order,
+/// Python's) and equal labels stay equal.
+fn ranked_labels(graph: &Graph) -> Vec<String> {
+    let distinct: BTreeSet<&[u32]> = graph.edges.iter().map(|e| e.label.as_slice()).collect();
+    let rank: BTreeMap<&[u32], usize> = distinct.into_iter().zip(0..).collect();
+    graph
+        .edges
+        .iter()
+        .map(|e| format!("{:020}", rank.get(e.label.as_slice()).copied().unwrap_or(0)))
+        .collect()
+}
+
+/// One side's records of a scope in a refined graph: their vertices, in order.
+fn record_vertices(graph: &Graph, range: std::ops::Range<usize>, scope: ScopeId) -> Vec<usize> {
+    graph
+        .vertices
+        .iter()
+        .enumerate()
+        .skip(range.start)
+        .take(range.len())
+        .filter(
+            |(_, vertex)| matches!(vertex.kind, VertexKind::Record { scope: s, .. } if s == scope),
+        )
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// An incident edge as `_incident` writes it: (direction, relation, label, other).
+type RawIncident<'g> = (&'static str, &'g str, &'g [u32], i64);
+
+/// A refined group: its graph, where the candidate side starts, every round.
+struct Trace {
+    graph: Graph,
+    gold_vertices: usize,
+    gold_edges: usize,
+    rounds: Vec<Vec<usize>>,
+}
+
+impl Trace {
+    /// `_histories(trace, scope).structure()`: the colour histories, incident edges
+    /// (kinds numbered as `oa_core.ties_native` numbers them: first seen, gold lines
+    /// first) and occurrences of the scope's records.
+    fn structure(&self, scope: ScopeId) -> Result<Structure, ResolveError> {
+        let total = self.graph.vertices.len();
+        let sides = [
+            record_vertices(&self.graph, 0..self.gold_vertices, scope),
+            record_vertices(&self.graph, self.gold_vertices..total, scope),
+        ];
+        let mut histories = Vec::new();
+        for vertices in &sides {
+            let mut data = Vec::with_capacity(self.rounds.len() * vertices.len());
+            for colours in &self.rounds {
+                for &v in vertices {
+                    let colour = *colours.get(v).ok_or(AlignError::Internal("colour"))?;
+                    data.push(i64::try_from(colour).map_err(|_| AlignError::Overflow)?);
+                }
+            }
+            histories.push(Matrix::new(self.rounds.len(), vertices.len(), data)?);
+        }
+        let mut kinds: BTreeMap<(&str, &str, &[u32]), usize> = BTreeMap::new();
+        let mut next_kind = 0;
+        let mut lines: Vec<Vec<Vec<Incident>>> = Vec::new();
+        let mut occurrences: Vec<Vec<i64>> = Vec::new();
+        for (side, vertices) in sides.iter().enumerate() {
+            let index_of: BTreeMap<usize, usize> =
+                vertices.iter().enumerate().map(|(k, &v)| (v, k)).collect();
+            let edges = if side == 0 {
+                self.graph.edges.get(..self.gold_edges)
+            } else {
+                self.graph.edges.get(self.gold_edges..)
+            }
+            .ok_or(AlignError::Internal("edges"))?;
+            let mut raw: Vec<Vec<RawIncident<'_>>> = vec![Vec::new(); vertices.len()];
+            let mut hubs = vec![-1i64; vertices.len()];
+            for edge in edges {
+                if edge.relation == OCCURRENCE {
+                    if let Some(&t) = index_of.get(&edge.target) {
+                        if let Some(hub) = hubs.get_mut(t) {
+                            *hub = i64::try_from(edge.source).map_err(|_| AlignError::Overflow)?;
+                        }
+                    }
+                }
+                let (Some(&s), Some(&t)) = (index_of.get(&edge.source), index_of.get(&edge.target))
+                else {
+                    continue;
+                };
+                let (relation, label) = (edge.relation.as_str(), edge.label.as_slice());
+                let wide = |k: usize| i64::try_from(k).map_err(|_| AlignError::Overflow);
+                if s == t {
+                    // stored with -1 on the candidate side so that a loop meets a loop
+                    let other = if side == 0 { wide(s)? } else { -1 };
+                    if let Some(line) = raw.get_mut(s) {
+                        line.push(("loop", relation, label, other));
+                    }
+                    continue;
+                }
+                let (source, target) = (wide(s)?, wide(t)?);
+                if let Some(line) = raw.get_mut(s) {
+                    line.push(("out", relation, label, target));
+                }
+                if let Some(line) = raw.get_mut(t) {
+                    line.push(("in", relation, label, source));
+                }
+            }
+            let mut numbered = Vec::with_capacity(raw.len());
+            for line in raw {
+                let mut incidents = Vec::with_capacity(line.len());
+                for (direction, relation, label, other) in line {
+                    let kind = *kinds
+                        .entry((direction, relation, label))
+                        .or_insert_with(|| {
+                            next_kind += 1;
+                            next_kind - 1
+                        });
+                    incidents.push(Incident { kind, other });
+                }
+                numbered.push(incidents);
+            }
+            lines.push(numbered);
+            occurrences.push(hubs);
+        }
+        let (Some(candidate_lines), Some(gold_lines)) = (lines.pop(), lines.pop()) else {
+            return Err(AlignError::Internal("incident lines").into());
+        };
+        let (Some(candidate_hubs), Some(gold_hubs)) = (occurrences.pop(), occurrences.pop()) else {
+            return Err(AlignError::Internal("occurrences").into());
+        };
+        let references = References::new(
+            gold_lines,
+            candidate_lines,
+            gold_hubs,
+            candidate_hubs,
+            None,
+            None,
+        )?;
+        let (Some(gold), Some(candidate)) = (histories.first(), histories.get(1)) else {
+            return Err(AlignError::Internal("histories").into());
+        };
+        Ok(Structure::new(gold, candidate, references)?)
+    }
+}
+
+impl Resolver<'_> {
+    fn unresolved(&self, state: &State) -> BTreeSet<ScopeId> {
+        self.scopes.difference(&state.resolved).copied().collect()
+    }
+
+    /// `_Resolver.group`: pair the scopes of one group into `state`; with `settle`,
+    /// label ties are settled by the documents' score right away.
+    fn group(
+        &self,
+        scores: &mut dyn ScopeScores,
+        budget: &mut Budget,
+        state: &mut State,
+        group: &[ScopeId],
+        settle: bool,
+    ) -> Result<(), ResolveError> {
+        let unresolved = self.unresolved(state);
+        for &scope in group {
+            let (gold, candidate) = self.documents.records(scope);
+            let ids = candidate.iter().filter_map(|r| r.key.clone()).collect();
+            state.refs.candidate_ids.insert(scope, ids);
+            let cells = gold.len().checked_mul(candidate.len());
+            if cells.map_or(true, |cells| cells > self.mode.max_matrix_cells) {
+                return Err(ResolveError::Declined("a scope over max_matrix_cells"));
+            }
+        }
+        let mut matrices = Vec::with_capacity(group.len());
+        for &scope in group {
+            let (gold, candidate) = self.documents.records(scope);
+            let values =
+                |records: &[Record]| records.iter().map(|r| r.value.clone()).collect::<Vec<_>>();
+            matrices.push(scores.matrix(
+                scope,
+                &values(gold),
+                &values(candidate),
+                &state.refs,
+                &unresolved,
+            )?);
+        }
+        let compared = matrices.iter().any(|m| m.rows() * m.cols() > 0);
+        let trace = if self.mode.wl != WlMode::None && compared {
+            Some(self.refine(state, group)?)
+        } else {
+            None
+        };
+        for (&scope, matrix) in group.iter().zip(matrices) {
+            let structure = match &trace {
+                Some(trace) if matrix.rows() * matrix.cols() > 0 => Some(trace.structure(scope)?),
+                _ => None,
+            };
+            let (gold, candidate) = self.documents.records(scope);
+            let kept = structure
+                .as_ref()
+                .map(|s| (s.same.clone(), s.depth.clone()));
+            let paired = pair_scope(
+                &matrix,
+                self.mode.wl,
+                self.mode.wl_lambda,
+                structure,
+                &mut Keys { gold, candidate },
+            )?;
+            let mut scope_pairing = Paired {
+                scope,
+                levels: Rc::new(Levels {
+                    matrix,
+                    structure: kept,
+                }),
+                pairs: paired.pairs,
+                label_ties: paired.label_ties,
+                rows: Rc::new(paired.rows),
+                cols: Rc::new(paired.cols),
+                provisional: !settle,
+            };
+            if settle {
+                let mut left = self.unresolved(state);
+                left.remove(&scope);
+                self.settle(scores, budget, state, &mut scope_pairing, &left)?;
+            }
+            state.adopt(&self.documents, scope_pairing)?;
+        }
+        Ok(())
+    }
+
+    /// The group's gold and candidate reference graphs, refined together.
+    fn refine(&self, state: &State, group: &[ScopeId]) -> Result<Trace, ResolveError> {
+        let members: BTreeSet<ScopeId> = group.iter().copied().collect();
+        let resolution = Resolution {
+            bijections: state
+                .refs
+                .bijections
+                .iter()
+                .filter(|(scope, _)| state.resolved.contains(scope))
+                .map(|(&scope, bijection)| (scope, bijection.clone()))
+                .collect(),
+        };
+        let blend = self.mode.wl == WlMode::Blend;
+        let mut graph = Graph::default();
+        build_graph(
+            self.documents.gold,
+            self.schema,
+            Side::Gold,
+            &members,
+            &resolution,
+            blend,
+            &mut graph,
+        )?;
+        let (gold_vertices, gold_edges) = (graph.vertices.len(), graph.edges.len());
+        build_graph(
+            self.documents.candidate,
+            self.schema,
+            Side::Candidate,
+            &members,
+            &resolution,
+            blend,
+            &mut graph,
+        )?;
+        let edges: Vec<WlEdge> = graph
+            .edges
+            .iter()
+            .zip(ranked_labels(&graph))
+            .map(|(edge, label)| WlEdge {
+                source: edge.source,
+                target: edge.target,
+                relation: edge.relation.clone(),
+                label,
+            })
+            .collect();
+        let rounds = refine(graph.vertices.len(), &edges, &graph.seeds)?;
+        Ok(Trace {
+            graph,
+            gold_vertices,
+            gold_edges,
+            rounds,
+        })
+    }
+
+    /// `_settle`: settle `paired`'s label ties by the documents' score.
+    fn settle(
+        &self,
+        scores: &mut dyn ScopeScores,
+        budget: &mut Budget,
+        state: &State,
+        paired: &mut Paired,
+        unresolved: &BTreeSet<ScopeId>,
+    ) -> Result<(), ResolveError> {
+        if paired.label_ties.is_empty() || !settleable(&self.documents, paired) {
+            return Ok(());
+        }
+        let (kept, ranked) = settle_levels(&paired.levels);
+        let mut trial = TrialScore {
+            scores,
+            documents: &self.documents,
+            refs: &state.refs,
+            scope: paired.scope,
+            levels: &paired.levels,
+            unresolved,
+            failed: None,
+        };
+        let settled = settle_by_score(
+            &paired.pairs,
+            &paired.label_ties,
+            &SettleLevels {
+                kept: &kept,
+                ranked: &ranked,
+            },
+            &mut trial,
+            budget,
+            &Canonical {
+                rows: &paired.rows,
+                cols: &paired.cols,
+            },
+        );
+        if let Some(error) = trial.failed {
+            return Err(error);
+        }
+        (paired.pairs, paired.label_ties) = settled?;
+        paired.provisional = !unresolved.is_empty();
+        Ok(())
+    }
+
+    /// `settle_provisional`: the label ties scored while some scope was unresolved,
+    /// settled again now that every scope is, in resolution order.
+    fn settle_provisional(
+        &self,
+        scores: &mut dyn ScopeScores,
+        budget: &mut Budget,
+        mut state: State,
+        groups: &[Vec<ScopeId>],
+    ) -> Result<State, ResolveError> {
+        for (k, group) in groups.iter().enumerate() {
+            let later = groups.get(k + 1..).unwrap_or_default();
+            for &scope in group {
+                let Some(paired) = state.paired.get(&scope).cloned() else {
+                    continue;
+                };
+                if !paired.provisional || paired.label_ties.is_empty() {
+                    continue;
+                }
+                if later.is_empty() {
+                    let mut paired = paired;
+                    self.settle(scores, budget, &state, &mut paired, &BTreeSet::new())?;
+                    state.adopt(&self.documents, paired)?;
+                    continue;
+                }
+                state = self.settle_with_later(scores, budget, state, paired, later)?;
+            }
+        }
+        Ok(state)
+    }
+
+    /// `_settle_with_later`: each pairing tried with the groups after the scope
+    /// resolved again; the best one wins only if it beats the current resolution.
+    fn settle_with_later(
+        &self,
+        scores: &mut dyn ScopeScores,
+        budget: &mut Budget,
+        mut state: State,
+        mut scope: Paired,
+        later: &[Vec<ScopeId>],
+    ) -> Result<State, ResolveError> {
+        scope.provisional = false;
+        if let Some(kept) = state.paired.get_mut(&scope.scope) {
+            kept.provisional = false;
+        }
+        if !settleable(&self.documents, &scope) {
+            return Ok(state);
+        }
+        let (kept, ranked) = settle_levels(&scope.levels);
+        let mut trials = Trials {
+            resolver: self,
+            scores,
+            state: &state,
+            scope: &scope,
+            later,
+            outcomes: BTreeMap::new(),
+            failed: None,
+        };
+        let settled = settle_by_score(
+            &scope.pairs,
+            &scope.label_ties,
+            &SettleLevels {
+                kept: &kept,
+                ranked: &ranked,
+            },
+            &mut trials,
+            budget,
+            &Canonical {
+                rows: &scope.rows,
+                cols: &scope.cols,
+            },
+        );
+        if let Some(error) = trials.failed {
+            return Err(error);
+        }
+        let Trials {
+            scores, outcomes, ..
+        } = trials;
+        let (pairs, remaining) = settled?;
+        let Some((value, chosen)) = outcomes.get(&pairs) else {
+            return Ok(state); // no block fitted the budget
+        };
+        let mut sorted_before = scope.pairs.clone();
+        sorted_before.sort_unstable();
+        let before = scope.pairs.clone();
+        let settled = Paired {
+            pairs,
+            label_ties: remaining,
+            ..scope.clone()
+        };
+        if *value > scores.document(&state.refs, &BTreeSet::new())? {
+            let mut chosen = chosen.clone();
+            chosen.adopt(&self.documents, settled)?;
+            return Ok(chosen);
+        }
+        if settled.pairs == sorted_before {
+            // it won: keep what followed from it
+            state.adopt(
+                &self.documents,
+                Paired {
+                    pairs: before,
+                    ..settled
+                },
+            )?;
+        }
+        Ok(state)
+    }
+}
+
+/// A scope whose label ties may be settled by the documents' score.
+fn settleable(documents: &Documents<'_>, paired: &Paired) -> bool {
+    documents.records(paired.scope).0.len() <= SCORED_RECORDS
+}
+
+/// `score_of` of `_settle_with_later`: a pairing adopted in a copy of the state, the
+/// groups after it resolved again, the documents scored; each outcome kept.
+struct Trials<'s, 'r> {
+    resolver: &'s Resolver<'r>,
+    scores: &'s mut dyn ScopeScores,
+    state: &'s State,
+    scope: &'s Paired,
+    later: &'s [Vec<ScopeId>],
+    outcomes: BTreeMap<Pairs, (f64, State)>,
+    failed: Option<ResolveError>,
+}
+
+impl Trials<'_, '_> {
+    fn trial(&mut self, pairs: &[(usize, usize)]) -> Result<f64, ResolveError> {
+        let mut trial = self.state.clone();
+        trial.adopt(
+            &self.resolver.documents,
+            Paired {
+                pairs: pairs.to_vec(),
+                ..self.scope.clone()
+            },
+        )?;
+        // the groups resolved again never settle: no budget is spent there
+        let mut unused = Budget::default();
+        for group in self.later {
+            self.resolver
+                .group(&mut *self.scores, &mut unused, &mut trial, group, false)?;
+        }
+        let value = self.scores.document(&trial.refs, &BTreeSet::new())?;
+        self.outcomes.insert(pairs.to_vec(), (value, trial));
+        Ok(value)
+    }
+}
+
+impl DocumentScore for Trials<'_, '_> {
+    fn alike(&mut self, trials: &[Pairs]) -> Result<Vec<usize>, AlignError> {
+        self.resolver.documents.alike(self.scope.scope, trials)
+    }
+
+    fn score(&mut self, pairs: &[(usize, usize)]) -> Result<f64, AlignError> {
+        self.trial(pairs).map_err(|error| {
+            self.failed = Some(error);
+            AlignError::Internal("a trial resolution")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ranked_labels, utf8};
+    use crate::align::refer::{Edge, Graph};
+
+    #[test]
+    fn record_keys_keep_the_code_point_order_with_lone_surrogates() {
+        let points = [
+            0x41, 0xe9, 0xd800, 0xdfff, 0xe000, 0xffff, 0x1_0000, 0x10_ffff,
+        ];
+        let encoded: Vec<Vec<u8>> = points.iter().map(|&c| utf8(&[c])).collect();
+        let mut sorted = encoded.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted, encoded); // strictly increasing
+        assert_eq!(utf8(&[0xe9, 0x1_f600]), "é😀".as_bytes());
+        assert_eq!(utf8(&[0xd800]), vec![0xed, 0xa0, 0x80]); // Python's surrogatepass
+    }
+
+    #[test]
+    fn labels_rank_in_code_point_order_lone_surrogates_included() {
+        let edge = |label: Vec<u32>| Edge {
+            source: 0,
+            target: 0,
+            relation: String::new(),
+            label,
+        };
+        let graph = Graph {
+            vertices: Vec::new(),
+            edges: vec![
+                edge(vec![0xe000]),
+                edge(vec![0x61, 0xdc00]),
+                edge(vec![]),
+                edge(vec![0x61, 0xdc00]),
+                edge(vec![0x1_0000]),
+            ],
+            seeds: Vec::new(),
+        };
+        let ranked = ranked_labels(&graph);
+        let rank = |k: usize| ranked.get(k).map(String::as_str);
+        assert_eq!(rank(1), rank(3));
+        assert!(rank(2) < rank(1) && rank(1) < rank(0) && rank(0) < rank(4));
+    }
+}

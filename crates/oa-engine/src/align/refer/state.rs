@@ -1,0 +1,306 @@
+//! A resolution in progress (`_State`, `_Paired`, `_mapping`, `_targets`,
+//! `_quality` and `_alike` of `oa_core/referential.py`): each paired scope's pairs
+//! and levels, what the scorer reads of them (bijections, candidate ids, record
+//! pairs), and which pairings of a settling score alike.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use super::index::{DocumentIndex, Record};
+use crate::align::{AlignError, Matrix, Pairs};
+use crate::plan::ScopeId;
+use crate::score::{IdKey, Json};
+
+/// One scope's bijection: gold id key -> the candidate id it maps to as its record
+/// writes it (the graph labels read it as written), or `None`.
+pub type Bijection = BTreeMap<IdKey, Option<Json>>;
+
+/// What the scorer reads of a resolution: `Scorer`'s `bijections`, `candidate_ids`
+/// and `record_pairs` (gold record pointer -> candidate record pointer, by scope).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Referential {
+    pub bijections: BTreeMap<ScopeId, Bijection>,
+    pub candidate_ids: BTreeMap<ScopeId, BTreeSet<IdKey>>,
+    pub record_pairs: BTreeMap<ScopeId, Vec<(String, String)>>,
+}
+
+/// A scope's levels: C, and with WL the colour bonus b and the agreement depth a.
+#[derive(Debug)]
+pub struct Levels {
+    pub matrix: Matrix<f64>,
+    pub structure: Option<(Matrix<f64>, Matrix<i64>)>,
+}
+
+impl Levels {
+    /// `_quality` of one pair: (1, C, b, a).
+    fn quality(&self, i: usize, j: usize) -> Result<Vec<f64>, AlignError> {
+        let mut found = vec![1.0, self.matrix.get(i, j)?];
+        if let Some((same, depth)) = &self.structure {
+            // a count of rounds: exact as a float (Python's float(int))
+            #[allow(clippy::cast_precision_loss)]
+            found.extend([same.get(i, j)?, depth.get(i, j)? as f64]);
+        }
+        Ok(found)
+    }
+}
+
+/// One scope's pairing while the scopes are resolved.
+#[derive(Clone, Debug)]
+pub struct Paired {
+    pub scope: ScopeId,
+    pub levels: Rc<Levels>,
+    pub pairs: Pairs,
+    pub label_ties: Pairs,
+    /// The canonical rank of each gold row and candidate column.
+    pub rows: Rc<Vec<i64>>,
+    pub cols: Rc<Vec<i64>>,
+    /// Label ties scored while some other scope was unresolved.
+    pub provisional: bool,
+}
+
+/// A resolution in progress; copies share the paired scopes' levels.
+#[derive(Clone, Debug, Default)]
+pub struct State {
+    pub refs: Referential,
+    pub paired: BTreeMap<ScopeId, Paired>,
+    pub resolved: BTreeSet<ScopeId>,
+}
+
+/// The gold and candidate documents' indexes and their scopes' id fields.
+pub struct Documents<'a> {
+    pub gold: &'a DocumentIndex,
+    pub candidate: &'a DocumentIndex,
+    pub id_fields: &'a [String],
+}
+
+impl Documents<'_> {
+    pub fn records(&self, scope: ScopeId) -> (&[Record], &[Record]) {
+        (
+            self.gold.scope_records(scope),
+            self.candidate.scope_records(scope),
+        )
+    }
+
+    /// A record's identifier as written (records without a key have none).
+    pub fn id_of<'r>(&self, scope: ScopeId, record: &'r Record) -> Option<&'r Json> {
+        let field = self.id_fields.get(scope.index())?;
+        match &record.value {
+            Json::Object(entries) => entries
+                .iter()
+                .find(|(key, _)| key == field)
+                .map(|(_, value)| value),
+            _ => None,
+        }
+    }
+
+    /// `_mapping(...)[0]`: the bijection of a scope's pairing.
+    pub fn mapping(
+        &self,
+        scope: ScopeId,
+        levels: &Levels,
+        pairs: &Pairs,
+    ) -> Result<Bijection, AlignError> {
+        let (gold, candidate) = self.records(scope);
+        let mut gold_priority = BTreeMap::new();
+        for &(i, j) in pairs {
+            gold_priority.insert(i, levels.quality(i, j)?);
+        }
+        let gold_targets = targets(gold, &gold_priority);
+        let chosen: BTreeSet<usize> = gold_targets.values().copied().collect();
+        let mut priority = BTreeMap::new();
+        for &(i, j) in pairs {
+            let mut quality = vec![if chosen.contains(&i) { 1.0 } else { 0.0 }];
+            quality.extend(levels.quality(i, j)?);
+            priority.insert(j, quality);
+        }
+        let candidate_targets = targets(candidate, &priority);
+        let mut mapping = Bijection::new();
+        for key in gold.iter().filter_map(|record| record.key.as_ref()) {
+            mapping.insert(key.clone(), None);
+        }
+        for &(i, j) in pairs {
+            let Some(g_key) = &gold.get(i).ok_or(AlignError::Internal("gold record"))?.key else {
+                continue;
+            };
+            if gold_targets.get(g_key) != Some(&i) {
+                continue;
+            }
+            let partner = candidate
+                .get(j)
+                .ok_or(AlignError::Internal("candidate record"))?;
+            let image = match &partner.key {
+                Some(c_key) if candidate_targets.get(c_key) == Some(&j) => {
+                    self.id_of(scope, partner).cloned()
+                }
+                _ => None,
+            };
+            mapping.insert(g_key.clone(), image);
+        }
+        Ok(mapping)
+    }
+}
+
+impl Documents<'_> {
+    /// `_alike`: one class per pairing of `trials` (numbered as first met), equal for
+    /// pairings that pair the same records up to what nothing scored tells apart
+    /// (each record as its array and its JSON up to list order, its id left out where
+    /// no reference of its document names it), which give the documents one score.
+    pub fn alike(&self, scope: ScopeId, trials: &[Pairs]) -> Result<Vec<usize>, AlignError> {
+        let field = self
+            .id_fields
+            .get(scope.index())
+            .ok_or(AlignError::Internal("id field"))?;
+        let sides = [self.gold, self.candidate].map(|index| {
+            let named: BTreeSet<usize> = index.named_records(scope).into_iter().collect();
+            (index.scope_records(scope), named, BTreeMap::new())
+        });
+        let [mut gold, mut candidate] = sides;
+        let mut classes: BTreeMap<Vec<(AlikeKey, AlikeKey)>, usize> = BTreeMap::new();
+        let mut found = Vec::with_capacity(trials.len());
+        for trial in trials {
+            let mut key = Vec::with_capacity(trial.len());
+            for &(i, j) in trial {
+                key.push((
+                    alike_key(&mut gold, i, field)?,
+                    alike_key(&mut candidate, j, field)?,
+                ));
+            }
+            key.sort();
+            let next = classes.len();
+            found.push(*classes.entry(key).or_insert(next));
+        }
+        Ok(found)
+    }
+}
+
+/// A record as `_alike` sees it: its array's pointer and its JSON up to list order.
+type AlikeKey = (String, Vec<u32>);
+
+/// One side of a scope for `_alike`: its records, those a reference names, and the
+/// keys made so far.
+type AlikeSide<'r> = (&'r [Record], BTreeSet<usize>, BTreeMap<usize, AlikeKey>);
+
+fn alike_key(side: &mut AlikeSide<'_>, k: usize, field: &str) -> Result<AlikeKey, AlignError> {
+    let (records, named, keys) = side;
+    if let Some(found) = keys.get(&k) {
+        return Ok(found.clone());
+    }
+    let record = records.get(k).ok_or(AlignError::Internal("alike record"))?;
+    let array = record
+        .pointer
+        .rfind('/')
+        .map_or("", |at| &record.pointer[..at]);
+    let text = if named.contains(&k) {
+        DocumentIndex::record_key(record).0
+    } else {
+        let value = match &record.value {
+            Json::Object(entries) => Json::Object(
+                entries
+                    .iter()
+                    .filter(|(key, _)| key != field)
+                    .cloned()
+                    .collect(),
+            ),
+            other => other.clone(),
+        };
+        // record_key's first text is the canonical JSON up to list order
+        DocumentIndex::record_key(&Record {
+            value,
+            ..record.clone()
+        })
+        .0
+    };
+    let key = (array.to_string(), text);
+    keys.insert(k, key.clone());
+    Ok(key)
+}
+
+/// Python's order of float tuples (no NaN reaches here: C is finite).
+fn tuple_order(a: &[f64], b: &[f64]) -> Ordering {
+    for (x, y) in a.iter().zip(b) {
+        match x.partial_cmp(y) {
+            Some(Ordering::Equal) | None => {}
+            Some(other) => return other,
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// `_targets(...)[0]`: the record each id designates: among records sharing an id,
+/// the one of the highest priority, then the smallest canonical JSON, then the first.
+fn targets(records: &[Record], priority: &BTreeMap<usize, Vec<f64>>) -> BTreeMap<IdKey, usize> {
+    let mut groups: BTreeMap<&IdKey, Vec<usize>> = BTreeMap::new();
+    for (index, record) in records.iter().enumerate() {
+        if let Some(key) = &record.key {
+            groups.entry(key).or_default().push(index);
+        }
+    }
+    let none: Vec<f64> = Vec::new();
+    let of = |k: &usize| priority.get(k).unwrap_or(&none);
+    let mut chosen = BTreeMap::new();
+    for (key, members) in groups {
+        if let [only] = members.as_slice() {
+            // an id of one record designates it, by no label (no canonical JSON made)
+            chosen.insert(key.clone(), *only);
+            continue;
+        }
+        let best = members
+            .iter()
+            .map(of)
+            .max_by(|a, b| tuple_order(a, b))
+            .unwrap_or(&none);
+        let winner = members
+            .iter()
+            .filter(|k| tuple_order(of(k), best) == Ordering::Equal)
+            .filter_map(|&k| Some((DocumentIndex::record_key(records.get(k)?), k)))
+            .min()
+            .map(|(_, k)| k);
+        if let Some(winner) = winner {
+            chosen.insert(key.clone(), winner);
+        }
+    }
+    chosen
+}
+
+impl State {
+    /// `_State.adopt`: make `scope`'s pairs its bijection and its record pairs.
+    pub fn adopt(&mut self, documents: &Documents<'_>, scope: Paired) -> Result<(), AlignError> {
+        let id = scope.scope;
+        let mapping = documents.mapping(id, &scope.levels, &scope.pairs)?;
+        let (gold, candidate) = documents.records(id);
+        let mut pointers = Vec::with_capacity(scope.pairs.len());
+        for &(i, j) in &scope.pairs {
+            let (g, c) = (
+                gold.get(i).ok_or(AlignError::Internal("gold record"))?,
+                candidate
+                    .get(j)
+                    .ok_or(AlignError::Internal("candidate record"))?,
+            );
+            pointers.push((g.pointer.clone(), c.pointer.clone()));
+        }
+        self.refs.bijections.insert(id, mapping);
+        self.refs.record_pairs.insert(id, pointers);
+        self.resolved.insert(id);
+        self.paired.insert(id, scope);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cmp::Ordering;
+
+    use super::tuple_order;
+
+    #[test]
+    fn priorities_compare_as_python_tuples() {
+        assert_eq!(tuple_order(&[], &[1.0]), Ordering::Less); // no pair: below any
+        assert_eq!(
+            tuple_order(&[1.0, 0.5], &[1.0, 0.25, 9.0]),
+            Ordering::Greater
+        );
+        assert_eq!(tuple_order(&[1.0, -0.0], &[1.0, 0.0]), Ordering::Equal);
+        assert_eq!(tuple_order(&[1.0], &[1.0, 0.0]), Ordering::Less);
+    }
+}

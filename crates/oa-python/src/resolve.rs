@@ -1,0 +1,105 @@
+//! `resolve_score`: a scoped document pair resolved and scored in one call
+//! (`oa_engine::align::refer::resolve_and_score` under the scorer of `ScorePlan`);
+//! `None` wherever Python must do it (it then raises what is the user's to fix).
+
+use std::collections::BTreeMap;
+
+use oa_engine::align::refer::{index_document, resolve_and_score, Mode, ResolveError};
+use oa_engine::align::WlMode;
+use oa_engine::score::{ScopedDocuments, Unsupported};
+use pyo3::prelude::*;
+
+use crate::compare::declined;
+use crate::refer::ReferPlan;
+use crate::score::{documents, ScorePlan};
+
+/// The score of `candidate` against `gold` with every scope resolved as
+/// `oa_core.referential.resolve_for_score` resolves them: `groups`, the scopes in
+/// resolution order; `records`, each scope's record node by its pointer; `mode`, a
+/// `WLMode` value. None where Python must resolve or score them.
+#[pyfunction]
+#[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda))]
+#[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
+fn resolve_score(
+    py: Python<'_>,
+    refer: &ReferPlan,
+    plan: &ScorePlan,
+    gold: &Bound<'_, PyAny>,
+    candidate: &Bound<'_, PyAny>,
+    limits: &Bound<'_, PyAny>,
+    groups: Vec<Vec<String>>,
+    records: BTreeMap<String, String>,
+    mode: &str,
+    wl_lambda: f64,
+) -> PyResult<Option<f64>> {
+    let Some(wl) = WlMode::parse(mode) else {
+        return Ok(None);
+    };
+    let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
+        return Ok(None);
+    };
+    let schema = &refer.schema;
+    let mut ids = Vec::with_capacity(groups.len());
+    for group in &groups {
+        let mut members = Vec::with_capacity(group.len());
+        for name in group {
+            let Some(scope) = schema.plan().scope_id(name) else {
+                return Ok(None);
+            };
+            members.push(scope);
+        }
+        ids.push(members);
+    }
+    let mut nodes = BTreeMap::new();
+    for (name, pointer) in &records {
+        let (Some(scope), Some(&node)) = (plan.plan.scope_id(name), plan.pointers.get(pointer))
+        else {
+            return Ok(None);
+        };
+        nodes.insert(scope, node);
+    }
+    py.detach(|| {
+        let (Ok(gold_index), Ok(candidate_index)) = (
+            index_document(&gold, schema, limits.max_depth),
+            index_document(&candidate, schema, limits.max_depth),
+        ) else {
+            return Ok(None);
+        };
+        let mut cache = plan.lock()?;
+        let mut scores = ScopedDocuments {
+            plan: &plan.plan,
+            limits,
+            cache: &mut cache,
+            gold: &gold,
+            candidate: &candidate,
+            records: &nodes,
+        };
+        let mode = Mode {
+            wl,
+            wl_lambda,
+            max_matrix_cells: limits.max_matrix_cells,
+        };
+        match resolve_and_score(
+            schema,
+            &gold_index,
+            &candidate_index,
+            &ids,
+            mode,
+            &mut scores,
+        ) {
+            Ok(score) => Ok(Some(score)),
+            // the scorer's own refusal: an interruption a custom comparator raised is
+            // raised here, any other refusal leaves the documents to Python
+            Err(ResolveError::Score(error)) => match error.downcast_ref::<Unsupported>() {
+                Some(refusal) => declined::<f64>(Err(refusal.clone())),
+                None => Ok(None),
+            },
+            Err(_) => Ok(None),
+        }
+    })
+}
+
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(resolve_score, module)?)?;
+    Ok(())
+}
