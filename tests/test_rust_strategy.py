@@ -43,7 +43,12 @@ from oa_core import _engine, blocking, sparse
 from oa_core.comparators import canonical_json
 from oa_core.kinds import NodeKind, Status
 from oa_core.matchtree import MatchNode, Scorer
-from oa_core.native import native_scoped_score, native_tree, prepared_plan
+from oa_core.native import (
+    native_resolved_score,
+    native_scoped_score,
+    native_tree,
+    prepared_plan,
+)
 from oa_core.options import Limits
 
 SETTINGS = settings(deadline=None, max_examples=150, derandomize=True)
@@ -467,14 +472,17 @@ def test_a_long_list_of_references_is_paired_from_its_cells() -> None:
     candidate = {"people": people[::-1], "links": [(k * 5) % 5 for k in range(1000)]}
     found: list[float | None] = []
 
-    def recorded(*args: Any) -> float | None:
-        found.append(native_scoped_score(*args))
-        return found[-1]
+    def recorded(call: Callable[..., float | None]) -> Callable[..., float | None]:
+        def run(*args: Any) -> float | None:
+            found.append(call(*args))
+            return found[-1]
+        return run
 
     with _engine_named("python"):
         python = oa_core.score(gold, candidate, schema)
     with pytest.MonkeyPatch.context() as patch, _engine_named("rust"):
-        patch.setattr(oa_core.aligner, "native_scoped_score", recorded)
+        for call in (native_resolved_score, native_scoped_score):
+            patch.setattr(oa_core.aligner, call.__name__, recorded(call))
         rust = oa_core.score(gold, candidate, schema)
     assert python.hex() == rust.hex()
     assert 0.0 < rust < 1.0
