@@ -145,8 +145,8 @@ def test_the_plan_is_used_and_declines_what_it_does_not_hold():
                                           "items": {"type": "object", "properties": {
                                               "k": {"type": "string"}}},
                                           "blockBy": ["k"]}))
-    assert blocked is not None  # planned; its lists are paired block by block in Python
-    assert blocked.score([{"k": "a"}], [{"k": "a"}], Limits()) is None
+    assert blocked is not None  # its lists are paired block by block in Rust
+    assert blocked.score([{"k": "a"}], [{"k": "b"}], Limits()) == 0.0
     assert blocked.score([], [], Limits()) == 1.0
     scoped = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
         "id": {"type": "integer", "idScope": "p"}}}})
