@@ -245,13 +245,13 @@ impl Scorer<'_> {
 }
 
 /// An object's entries.
-type Entries<'v> = &'v [(String, Json)];
+pub(super) type Entries<'v> = &'v [(String, Json)];
 
 /// Objects sharing one key set: the entries of the first, and their indices.
-type Group<'v> = (Entries<'v>, Vec<usize>);
+pub(super) type Group<'v> = (Entries<'v>, Vec<usize>);
 
 /// Objects' indices grouped by their key sets.
-fn key_groups<'v>(values: &[&'v Json]) -> Vec<Group<'v>> {
+pub(super) fn key_groups<'v>(values: &[&'v Json]) -> Vec<Group<'v>> {
     let mut groups: BTreeMap<Vec<&'v str>, Group<'v>> = BTreeMap::new();
     for (index, value) in values.iter().enumerate() {
         if let Json::Object(entries) = value {
@@ -267,7 +267,7 @@ fn key_groups<'v>(values: &[&'v Json]) -> Vec<Group<'v>> {
 }
 
 /// The values of entry `entry` of the objects at `indices`.
-fn entries_at<'v>(
+pub(super) fn entries_at<'v>(
     values: &[&'v Json],
     indices: &[usize],
     entry: usize,

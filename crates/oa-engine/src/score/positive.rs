@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 
 use super::json::Json;
+use super::matrix::{entries_at, key_groups, Entries};
 use super::refs::IdKey;
 use super::{Scorer, Unsupported};
 use crate::align::{equal_pairs_within, part, Part};
@@ -163,7 +164,9 @@ impl Scorer<'_> {
             if weight == 0.0 {
                 continue;
             }
-            let (gv, cv) = (column(golds, g)?, column(candidates, c)?);
+            let every = |values: &[&Json]| (0..values.len()).collect::<Vec<_>>();
+            let gv = entries_at(golds, &every(golds), g)?;
+            let cv = entries_at(candidates, &every(candidates), c)?;
             match self.equal_cells(&gv, &cv, sub, depth + 1)? {
                 Some(cells) => union.extend(cells),
                 None => return Ok(None),
@@ -233,34 +236,12 @@ fn leaf_keys(
     Ok(Some((gold, candidate)))
 }
 
-/// The entries of the first object when every value is an object of its key set.
-fn one_key_set<'v>(values: &[&'v Json]) -> Option<&'v [(String, Json)]> {
-    let keys = |value: &'v Json| match value {
-        Json::Object(entries) => Some(entries.as_slice()),
+/// The entries of the first object when every object has its key set.
+fn one_key_set<'v>(values: &[&'v Json]) -> Option<Entries<'v>> {
+    match key_groups(values).as_slice() {
+        [(entries, _)] => Some(*entries),
         _ => None,
-    };
-    let first = keys(values.first()?)?;
-    let same = |entries: &[(String, Json)]| {
-        entries.len() == first.len() && entries.iter().zip(first).all(|(a, b)| a.0 == b.0)
-    };
-    values
-        .iter()
-        .all(|value| keys(value).is_some_and(same))
-        .then_some(first)
-}
-
-/// The values of entry `entry` of objects of one key set.
-fn column<'v>(values: &[&'v Json], entry: usize) -> Result<Vec<&'v Json>, Unsupported> {
-    values
-        .iter()
-        .map(|value| match value {
-            Json::Object(entries) => entries
-                .get(entry)
-                .map(|(_, value)| value)
-                .ok_or(Unsupported::MatrixCells),
-            _ => Err(Unsupported::MatrixCells),
-        })
-        .collect()
+    }
 }
 
 #[cfg(test)]
