@@ -14,18 +14,15 @@ Workloads, each checked to give the same output in both before it is timed:
 ``wl V vertices``
     refinement of a union of two mentorship graphs of ``V / 2`` records each (two
     edges a record; the candidate a shuffled copy with 1% of the edges rerouted);
-``sparse equal N``
-    :func:`~oa_core.sparse.max_weight_matching_sparse` of two lists of ``N`` values
-    compared by equality (the cells of equal values, all 1.0: complete blocks);
-``sparse records N``
-    the same solver on the cells of two lists of ``N`` records of two fields compared
-    by equality (0.5 or 1.0: the shortest augmenting paths do part of the work);
 ``blocks N records``
     :func:`~oa_core.blocking.blocks` of two lists of ``N`` records by two properties.
 
-The last three (``--sparse-items``, 0 to leave them out) run the same public function
-under ``OA_ENGINE=python`` and ``OA_ENGINE=rust``, so their Rust times include the
-dispatch.
+The last one (``--sparse-items``, 0 to leave it out) runs the same public function
+under ``OA_ENGINE=python`` and ``OA_ENGINE=rust``, so its Rust time includes the
+dispatch. The sparse solver (:func:`~oa_core.sparse.max_weight_matching_sparse`) has
+had one implementation, Rust's, under both engines since 2026-11-26 (SciPy's could loop
+forever on graded cells); the figures from before, old beside new, are in
+docs/performance.md.
 
 Each turn runs Python then Rust (the order swapped every turn), each repeating its
 call until ``--budget`` CPU seconds (``time.process_time``) have passed; the figure
@@ -57,7 +54,7 @@ from typing import Any
 import numpy as np
 
 import oa_core
-from oa_core import _engine, assignment, blocking, sparse, wl
+from oa_core import _engine, assignment, blocking, wl
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX_SIZES = (8, 50, 300)
@@ -133,25 +130,6 @@ def under(engine: str, call: Call) -> Call:
     return run
 
 
-def equal_cells(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The cells of two lists of ``n`` values drawn from ``n // 2`` (equal ones 1.0)."""
-    rng = np.random.default_rng(seed)
-    rows, cols = sparse.equal_pairs(rng.integers(0, n // 2, n), rng.integers(0, n // 2, n))
-    return rows, cols, np.ones(rows.size)
-
-
-def record_cells(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The cells of two lists of ``n`` records of two fields compared by equality
-    (values from ``n // 2``): 0.5 a field that agrees, 1.0 both."""
-    rng = np.random.default_rng(seed)
-    fields = [sparse.equal_pairs(rng.integers(0, n // 2, n), rng.integers(0, n // 2, n))
-              for _ in range(2)]
-    rows, cols = sparse.union_pairs(fields, (n, n))
-    flat = rows * n + cols
-    values = sum((np.isin(flat, r * n + c) * 0.5 for r, c in fields), np.zeros(flat.size))
-    return rows, cols, values
-
-
 def block_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
     """``n`` records with a role (50 of them) and a team (10)."""
     rng = random.Random(seed)
@@ -160,11 +138,8 @@ def block_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
 
 
 def strategy_calls(n: int) -> dict[str, tuple[Call, Call]]:
-    """The sparse solver and the blocks, each as (Python call, Rust call)."""
+    """The blocks of ``n`` records, as (Python call, Rust call)."""
     calls: dict[str, tuple[Call, Call]] = {}
-    for name, (rows, cols, values) in (("equal", equal_cells(n)), ("records", record_cells(n))):
-        solve = partial(sparse.max_weight_matching_sparse, rows, cols, values, (n, n))
-        calls[f"sparse {name} {n}"] = (under("python", solve), under("rust", solve))
     split = partial(blocking.blocks, block_records(n, 1), block_records(n, 2), ("role", "team"))
     calls[f"blocks {n} records"] = (under("python", split), under("rust", split))
     return calls
