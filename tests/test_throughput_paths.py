@@ -162,7 +162,7 @@ def document_pairs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
         st.sampled_from([*FIELD_KEYS, "e", "aa"]), field_values, max_size=2))}
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(object_schemas, document_pairs())
 def test_score_objects_equals_the_match_tree(raw: dict[str, Any],
                                              pair: tuple[dict[str, Any], dict[str, Any]]
@@ -180,7 +180,7 @@ def test_score_objects_equals_the_match_tree(raw: dict[str, Any],
     assert quick.hex() == full.hex()
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(object_schemas, document_pairs())
 def test_object_plans_equal_the_general_map(raw: dict[str, Any],
                                             pair: tuple[dict[str, Any], dict[str, Any]]
@@ -293,7 +293,7 @@ def list_documents(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     return gold, {k: vary(v) for k, v in gold.items()}
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(list_schemas, list_documents())
 def test_score_objects_of_lists_equals_the_match_tree(
         raw: dict[str, Any], pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
@@ -402,7 +402,7 @@ def _old_colours(cells: np.ndarray, row_seed: list[int], col_seed: list[int]
     return rows, cols
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(scope_matrices())
 def test_cell_labels_and_colours_in_place_equal_the_old_ones(case: tuple[Any, ...]) -> None:
     matrix, same, depth, row_seed, col_seed = case
