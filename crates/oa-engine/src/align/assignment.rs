@@ -31,8 +31,15 @@ pub type Pairs = Vec<(usize, usize)>;
 /// assert_eq!(tie_epsilon(&m), 0.1);
 /// ```
 pub fn tie_epsilon(matrix: &Matrix<f64>) -> f64 {
-    let values = distinct_values(matrix);
-    let gap = values
+    let cells = matrix.rows() * matrix.cols() + 1;
+    gap_over(&distinct_values(matrix), cells as f64)
+}
+
+/// The smallest gap between sorted distinct values (1 when there is none) over
+/// `cells + 1` (the count as Python's int, rounded once to a float): the epsilon of
+/// [`tie_epsilon`] and of the sparse solver's.
+pub(super) fn gap_over(distinct: &[f64], cells_and_one: f64) -> f64 {
+    let gap = distinct
         .windows(2)
         .filter_map(|w| match w {
             [a, b] => Some(b - a),
@@ -40,7 +47,7 @@ pub fn tie_epsilon(matrix: &Matrix<f64>) -> f64 {
         })
         .reduce(f64::min)
         .unwrap_or(1.0);
-    gap / ((matrix.rows() * matrix.cols() + 1) as f64)
+    gap / cells_and_one
 }
 
 /// The distinct values of `matrix`, sorted (`np.unique`: -0.0 and 0.0 are one value,

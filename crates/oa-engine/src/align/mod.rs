@@ -35,6 +35,7 @@ mod pairing;
 mod policy;
 pub mod refer;
 mod repair;
+mod scale;
 mod settle;
 mod sparse;
 mod strategy;
@@ -55,6 +56,7 @@ pub use monotone::monotone_matching;
 pub use pairing::{pair_scope, twin_pairs, RecordKey, RecordKeys, ScopePairing, WlMode};
 pub use policy::{TieRule, BY_LABELS, TIE_RULES};
 pub use repair::{repair_twins, DynamicLevel, Level, Repaired};
+pub use scale::power_of_two_scale;
 pub use settle::{
     settle_by_score, Budget, Canonical, DocumentScore, Levels, ENUMERATED, SCORED_RECORDS,
     SCORED_TRIALS,

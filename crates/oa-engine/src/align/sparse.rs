@@ -13,10 +13,11 @@
 //! [LAPJVsp](super::lapjvsp) on the classic reduction that lets an element stay
 //! unmatched. [`equal_pairs`] and [`union_pairs`] find the cells of equalities.
 
-use super::assignment::{Pairs, BONUS_TRIES};
+use super::assignment::{gap_over, Pairs, BONUS_TRIES};
 use super::error::{at, at_mut, check_len, AlignError};
 use super::fsum::fsum;
 use super::lapjvsp::{filled, min_weight_perfect_matching, Edge, Graph};
+use super::scale::power_of_two_scale;
 
 /// The weight of "unmatched" in the reduction: the smallest positive float, which
 /// vanishes next to any total of real pairs (`_DUMMY` of `sparse.py`).
@@ -136,16 +137,7 @@ pub fn sparse_tie_epsilon(values: &[f64], shape: (usize, usize)) -> f64 {
     }
     distinct.sort_by(f64::total_cmp);
     distinct.dedup_by(|a, b| a == b);
-    let gap = distinct
-        .windows(2)
-        .filter_map(|w| match w {
-            [a, b] => Some(b - a),
-            _ => None,
-        })
-        .reduce(f64::min)
-        .unwrap_or(1.0);
-    // the count as Python's int, rounded once to a float
-    gap / ((cells + 1) as f64)
+    gap_over(&distinct, (cells + 1) as f64)
 }
 
 /// The best pairing of a `shape` matrix given by its cells (0 elsewhere): pairs
@@ -179,7 +171,9 @@ pub fn max_weight_matching_sparse(
     }
     let rows = gather(rows, &kept)?;
     let cols = gather(cols, &kept)?;
-    let values = unit_scaled(&gather(values, &kept)?);
+    // the largest in [1, 2): the dummy weight then vanishes next to every similarity
+    // but subnormal ones (the values are finite, checked above)
+    let values = power_of_two_scale(&gather(values, &kept)?).ok_or(AlignError::Overflow)?;
     let eps = sparse_tie_epsilon(&values, shape);
     let (mut pairs, rest) = uniform_blocks(&rows, &cols, &values, shape)?;
     let rows = gather(&rows, &rest)?;
@@ -236,48 +230,6 @@ fn check_cells(
 
 fn gather<T: Copy>(values: &[T], at_: &[usize]) -> Result<Vec<T>, AlignError> {
     at_.iter().map(|&k| at(values, k, "cell")).collect()
-}
-
-/// `values` (positive, finite) times the power of two that puts the largest in
-/// [1, 2) (`np.ldexp`, one rounding): the dummy weight then vanishes next to every
-/// similarity but subnormal ones.
-fn unit_scaled(values: &[f64]) -> Vec<f64> {
-    let largest = values.iter().copied().fold(0.0, f64::max);
-    let shift = 1 - frexp_exponent(largest);
-    values.iter().map(|&v| ldexp(v, shift)).collect()
-}
-
-/// The exponent `e` of `math.frexp(x)` (`x = f * 2**e`, `f` in [0.5, 1)) of a
-/// positive finite `x`.
-fn frexp_exponent(x: f64) -> i32 {
-    let bits = x.to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i32;
-    if biased == 0 {
-        let mantissa = bits & ((1 << 52) - 1);
-        // subnormal: the leading bit's place counts from 2**-1074
-        63 - mantissa.leading_zeros() as i32 - 1073
-    } else {
-        biased - 1022
-    }
-}
-
-/// `2**k` for `k` in [-1074, 1023].
-fn power_of_two(k: i32) -> f64 {
-    if k >= -1022 {
-        f64::from_bits(((k + 1023) as u64) << 52)
-    } else {
-        f64::from_bits(1u64 << (k + 1074).max(0))
-    }
-}
-
-/// `v * 2**k` rounded once, for the shifts [`unit_scaled`] makes (-1023 to 1075):
-/// beyond 2**1023 the product is exact in two steps.
-fn ldexp(v: f64, k: i32) -> f64 {
-    if k > 1023 {
-        v * power_of_two(1023) * power_of_two(k - 1023)
-    } else {
-        v * power_of_two(k)
-    }
 }
 
 /// The pairs of the independent blocks that are complete and of one value (equal
@@ -421,17 +373,6 @@ fn full_matching(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frexp_and_ldexp_as_python() {
-        assert_eq!(frexp_exponent(1.0), 1);
-        assert_eq!(frexp_exponent(0.75), 0);
-        assert_eq!(frexp_exponent(5e-324), -1073);
-        assert_eq!(frexp_exponent(f64::MAX), 1024);
-        assert_eq!(ldexp(5e-324, 1074), 1.0);
-        assert_eq!(ldexp(f64::MAX, -1023), f64::MAX / 2f64.powi(1023));
-        assert_eq!(unit_scaled(&[3.0, 12.0]), vec![0.375, 1.5]);
-    }
 
     #[test]
     fn more_pairs_among_equal_totals_and_none_at_a_cost() {

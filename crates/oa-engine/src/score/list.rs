@@ -5,9 +5,9 @@
 
 use super::canonical::canonical_text;
 use super::json::Json;
-use super::scale::power_of_two_scale;
 use super::sink::{ScoreOnly, Sink, Status, Step};
 use super::{Scorer, Unsupported};
+use crate::align::power_of_two_scale;
 use crate::align::{
     blocks, fsum, monotone_matching, pair_unordered, Cells, Matrix, PairScores, Pairs, Strategy,
 };

@@ -11,9 +11,9 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
 use super::json::Json;
-use super::scale::power_of_two_scale;
 use super::sink::{Sink, Status, Step};
 use super::{Scorer, Unsupported};
+use crate::align::power_of_two_scale;
 use crate::align::{fsum, max_weight_matching, Matrix};
 use crate::compare::Value;
 use crate::plan::{Node, NodeId, Plan};

@@ -43,7 +43,7 @@ fn ldexp(x: f64, mut n: i32) -> f64 {
 /// positive); `None` for a non-finite largest weight (Python's `frexp` of it differs).
 ///
 /// ```
-/// use oa_engine::score::power_of_two_scale;
+/// use oa_engine::align::power_of_two_scale;
 /// assert_eq!(power_of_two_scale(&[3.0, 1.0]), Some(vec![1.5, 0.5]));
 /// assert_eq!(power_of_two_scale(&[1e308, 1e308]),
 ///            Some(vec![1.1125369292536007, 1.1125369292536007]));
@@ -74,6 +74,17 @@ pub fn power_of_two_scale(weights: &[f64]) -> Option<Vec<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_largest_lands_in_one_to_two_from_any_exponent() {
+        // the sparse solver's weights: from subnormal to the largest float
+        assert_eq!(power_of_two_scale(&[3.0, 12.0]), Some(vec![0.375, 1.5]));
+        assert_eq!(power_of_two_scale(&[5e-324]), Some(vec![1.0]));
+        assert_eq!(
+            power_of_two_scale(&[f64::MAX]),
+            Some(vec![f64::MAX / 2f64.powi(1023)])
+        );
+    }
 
     #[test]
     fn subnormal_and_huge_weights_scale_exactly() {
