@@ -45,8 +45,7 @@ import random
 import statistics
 import subprocess
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -55,6 +54,7 @@ import numpy as np
 
 import oa_core
 from oa_core import _engine, assignment, blocking, wl
+from oa_core.build import using_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX_SIZES = (8, 50, 300)
@@ -109,23 +109,12 @@ def wl_calls(graph: tuple[list[wl.WLVertex], list[wl.WLEdge], list[str]]
             lambda: _engine.wl_refine(len(vertices), links, seeds))
 
 
-@contextmanager
-def _engine_named(name: str) -> Iterator[None]:
-    before = os.environ.get("OA_ENGINE")
-    os.environ["OA_ENGINE"] = name
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["OA_ENGINE"]
-        else:
-            os.environ["OA_ENGINE"] = before
 
 
 def under(engine: str, call: Call) -> Call:
     """``call`` made under ``OA_ENGINE=engine``."""
     def run() -> Any:
-        with _engine_named(engine):
+        with using_engine(engine):
             return call()
     return run
 

@@ -17,28 +17,17 @@ import argparse
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import oa_core
 from benchmarks.alignment_speed import SCHEMA, make_pair
 from oa_core import referential
+from oa_core.build import using_engine
 
 __all__ = ["main", "measure"]
 
 
-@contextmanager
-def _engine(name: str) -> Iterator[None]:
-    before = os.environ.get("OA_ENGINE")
-    os.environ["OA_ENGINE"] = name
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["OA_ENGINE"]
-        else:
-            os.environ["OA_ENGINE"] = before
 
 
 def _cpu(run: Callable[[], Any], repeat: int) -> float:
@@ -68,14 +57,14 @@ def measure(n: int, repeat: int) -> dict[str, float]:
 
     referential._pair_scope = recording  # type: ignore[assignment]
     try:
-        with _engine("python"):
+        with using_engine("python"):
             oa_core.score(gold, candidate, schema)
     finally:
         referential._pair_scope = original  # type: ignore[assignment]
     out: dict[str, float] = {}
     results = {}
     for name in ("python", "rust"):
-        with _engine(name):
+        with using_engine(name):
             results[name] = [_view(original(*args)) for args in calls]
             out[f"pair_scope {name}"] = _cpu(lambda: [original(*a) for a in calls], repeat)
             scores = oa_core.score(gold, candidate, schema)

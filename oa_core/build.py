@@ -13,10 +13,12 @@ True
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from ._engine import engine_version
 
-__all__ = ["ENGINES", "describe_build", "selected_engine"]
+__all__ = ["ENGINES", "describe_build", "selected_engine", "using_engine"]
 
 ENGINES = ("python", "rust")
 
@@ -42,3 +44,25 @@ def describe_build() -> str:
     True
     """
     return f"{selected_engine()} engine; oa-engine {engine_version()}"
+
+
+@contextmanager
+def using_engine(name: str) -> Iterator[None]:
+    """Set ``OA_ENGINE`` to ``name`` while the block runs, then restore it (benchmarks
+    and parity tests putting the engines side by side).
+
+    >>> with using_engine("rust"):
+    ...     selected_engine()
+    'rust'
+    """
+    if name not in ENGINES:
+        raise ValueError(f"{name!r} names no engine; use one of {', '.join(ENGINES)}")
+    before = os.environ.get("OA_ENGINE")
+    os.environ["OA_ENGINE"] = name
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("OA_ENGINE", None)
+        else:
+            os.environ["OA_ENGINE"] = before

@@ -23,9 +23,7 @@ kept or None as Python keeps it).
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
@@ -40,6 +38,7 @@ import oa_core
 import oa_core.aligner
 import oa_core.assignment
 from oa_core import _engine, blocking, sparse
+from oa_core.build import using_engine
 from oa_core.comparators import canonical_json
 from oa_core.kinds import NodeKind, Status
 from oa_core.matchtree import MatchNode, Scorer
@@ -55,24 +54,13 @@ SETTINGS = settings(deadline=None, max_examples=150, derandomize=True)
 T = TypeVar("T")
 
 
-@contextmanager
-def _engine_named(name: str) -> Iterator[None]:
-    before = os.environ.get("OA_ENGINE")
-    os.environ["OA_ENGINE"] = name
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["OA_ENGINE"]
-        else:
-            os.environ["OA_ENGINE"] = before
 
 
 def _both(call: Callable[[], T]) -> tuple[T, T]:
     """``call()`` under the Python engine, then under the Rust one."""
-    with _engine_named("python"):
+    with using_engine("python"):
         python = call()
-    with _engine_named("rust"):
+    with using_engine("rust"):
         rust = call()
     return python, rust
 
@@ -335,7 +323,7 @@ def test_each_strategy_pairs_as_the_python_scorer(golds: list[Any], candidates: 
     item = parsed.root.items
     assert item is not None
     scorer = Scorer(parsed.comparators)
-    with _engine_named("python"):
+    with using_engine("python"):
         matrix = scorer.matrix(golds, candidates, item)
         dense, whole = scorer._solve_whole(_node(), golds, candidates, item, in_order=False)
         from_cells = scorer._solve_sparse(_node(), golds, candidates, item)
@@ -376,7 +364,7 @@ def test_the_rust_solver_ends_where_scipys_row_reduction_loops(n: int) -> None:
     returns (not run here); the Rust solver sends the displaced row on and reaches
     the dense optimum: the same total and number of pairs."""
     rows, cols, values = _graded_cells(n, 0)
-    with _engine_named("rust"):
+    with using_engine("rust"):
         pairs = sparse.max_weight_matching_sparse(rows, cols, values, (n, n))
     matrix = np.zeros((n, n))
     matrix[rows, cols] = values
@@ -393,7 +381,7 @@ def _scored_alike(gold: Any, candidate: Any, schema: oa_core.Schema) -> float:
     itself (no fallback to Python) and built the same match tree."""
     python, rust = _both(lambda: oa_core.score(gold, candidate, schema))
     assert python.hex() == rust.hex()
-    with _engine_named("rust"):
+    with using_engine("rust"):
         plan = prepared_plan(schema)
         assert plan is not None
         native = plan.score(gold, candidate, Limits())
@@ -421,7 +409,7 @@ def test_a_long_blocked_list_keeps_no_whole_matrix() -> None:
     schema = _schema(exact=False)
     gold, candidate = _items(1100, 3), _items(1000, 7)
     _scored_alike(gold, candidate, schema)
-    with _engine_named("rust"):
+    with using_engine("rust"):
         tree = native_tree(gold, candidate, schema, Limits())
     assert tree is not None and tree.matrix is None and tree.pairs
 
@@ -456,7 +444,7 @@ def test_a_long_list_is_paired_from_its_cells_where_python_pairs_it_so(
         gold = [k % 700 for k in range(1100)]
         candidate = [(k * 7) % 900 for k in range(1000)]
     _scored_alike(gold, candidate, schema)
-    with _engine_named("rust"):
+    with using_engine("rust"):
         tree = native_tree(gold, candidate, schema, Limits())
     assert tree is not None and (tree.matrix is None) == sparse_way
 
@@ -478,9 +466,9 @@ def test_a_long_list_of_references_is_paired_from_its_cells() -> None:
             return found[-1]
         return run
 
-    with _engine_named("python"):
+    with using_engine("python"):
         python = oa_core.score(gold, candidate, schema)
-    with pytest.MonkeyPatch.context() as patch, _engine_named("rust"):
+    with pytest.MonkeyPatch.context() as patch, using_engine("rust"):
         for call in (native_resolved_score, native_scoped_score):
             patch.setattr(oa_core.aligner, call.__name__, recorded(call))
         rust = oa_core.score(gold, candidate, schema)
