@@ -185,11 +185,11 @@ def main(argv: list[str] | None = None) -> int:
         rates = measure_scoped(workload, args.seconds, args.repeat)
         results[workload] = rates
         for name, rate in rates.items():
-            print(f"{workload:9} {name:15} {rate:12,.0f} pairs/s")
+            print(f"{workload:9} {name:21} {rate:12,.0f} pairs/s")
     rates = measure_tree("running", args.seconds, args.repeat)
     results["running trees"] = rates
     for name, rate in rates.items():
-        print(f"{'running':9} {name:17} {rate:12,.0f} pairs/s")
+        print(f"{'running':9} {name:21} {rate:12,.0f} pairs/s")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump({"load": load, "results": results}, out, indent=2)
