@@ -222,6 +222,12 @@ def settle_by_score(pairs: Sequence[tuple[int, int]], label_ties: Sequence[tuple
 # --- the scope resolution end to end (crates/oa-python/src/resolve.rs; oa_core.native)
 # groups: the scopes in resolution order; records: scope -> its record node's pointer;
 # mode: a WLMode value. None where Python must resolve or score the documents.
+# gold may be a NativeGold made under the same refer and limits (not converted and
+# indexed again).
+class NativeGold: ...
+
+def prepare_resolved_gold(refer: ReferPlan, gold: Any, limits: Limits
+                          ) -> NativeGold | None: ...
 def resolve_score(refer: ReferPlan, plan: ScorePlan, gold: Any, candidate: Any,
                   limits: Limits, groups: Sequence[Sequence[str]],
                   records: Mapping[str, str], mode: str, wl_lambda: float

@@ -22,12 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from ._engine import NativeGold
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode, Scorer
 from .native import (
     ScopeState,
     native_matrix,
+    native_prepared_gold,
     native_resolved_score,
     native_scoped_score,
     native_score,
@@ -336,15 +338,17 @@ def _scope_callbacks(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptio
 
 
 def _scored_with_scopes(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
-                        gold_index: DocumentIndex | None = None) -> float:
+                        gold_index: DocumentIndex | None = None,
+                        native_gold: NativeGold | None = None) -> float:
     """``_aligned(...).tree.score`` of documents with scopes: the scopes resolved as
     for :func:`align` (:func:`~oa_core.referential.resolve_for_score`: the same
     pairs, without what only ``align`` shows), the final pass scored by the same
     scorer (bijections, candidate ids, record pairs as ``_final_scorer`` makes them
     from the alignments). ``gold_index``: the gold's ``index_document`` under
-    ``parsed``, when it was made before."""
+    ``parsed``, when it was made before; ``native_gold``: its Rust counterpart."""
     found = native_resolved_score(gold, candidate, parsed, opts.limits,
-                                  WLMode(opts.wl_mode).value, opts.wl_blend_lambda)
+                                  WLMode(opts.wl_mode).value, opts.wl_blend_lambda,
+                                  native_gold)
     if found is not None:  # resolved and scored in Rust, in one call
         return found
     record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)
@@ -379,6 +383,7 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     """
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
+    native_gold = gold._native if isinstance(gold, PreparedGold) else None
     gold, gold_index, gold_checked = _unprepared(gold, schema, opts, comparators)
     # a parsed schema without comparators is the common case: no call for it
     parsed = schema if isinstance(schema, Schema) and not comparators else _parsed(
@@ -397,7 +402,9 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     parsed, violations = _checked(gold, candidate, parsed, opts, None,
                                   describe_violations=False, gold_checked=gold_checked)
     if parsed.scopes:
-        value = _scored_with_scopes(gold, candidate, parsed, opts, gold_index)
+        # the prepared gold's own conversion and index hold only where its checks do
+        value = _scored_with_scopes(gold, candidate, parsed, opts, gold_index,
+                                    native_gold if gold_checked else None)
     else:  # objects, lists and leaves: no scope to resolve, none the Rust engine took
         try:
             value = score_objects(gold, candidate, parsed, opts.limits)
@@ -436,6 +443,9 @@ class PreparedGold:
     # read only (records fill their own canonical text in once, a function of
     # their value)
     _index: DocumentIndex | None = field(repr=False)
+    # _gold converted and indexed by the Rust engine (OA_ENGINE=rust when prepared,
+    # scopes), else None
+    _native: NativeGold | None = field(default=None, repr=False)
 
 
 def prepare_gold(gold: Any, schema: Schema | Mapping[str, Any] | str,
@@ -479,4 +489,5 @@ def prepare_gold(gold: Any, schema: Schema | Mapping[str, Any] | str,
     if gold_errors:
         raise _gold_violates(gold_errors)
     return PreparedGold(parsed, opts.limits, frozen,
-                        index_document(frozen, parsed) if parsed.scopes else None)
+                        index_document(frozen, parsed) if parsed.scopes else None,
+                        native_prepared_gold(frozen, parsed, opts.limits))

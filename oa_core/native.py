@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from jsonschema import Draft202012Validator
 
-from ._engine import ScorePlan, match_table, resolve_score
+from ._engine import NativeGold, ScorePlan, match_table, prepare_resolved_gold, resolve_score
 from .build import selected_engine
 from .comparators import BUILTIN_COMPARATORS, RUST_COMPARATORS
 from .matchtree import MatchNode, Paths
@@ -52,7 +52,8 @@ from .options import Limits
 from .schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema, SchemaNode
 from .scoreonly import score_objects
 
-__all__ = ["PreparedPlan", "ScopeState", "native_matrix", "native_resolved_score",
+__all__ = ["PreparedPlan", "ScopeState", "native_matrix", "native_prepared_gold",
+           "native_resolved_score",
            "native_scoped_score", "native_score", "native_tree", "prepared_plan",
            "score_scope_free"]
 
@@ -205,14 +206,41 @@ _RESOLVING: weakref.WeakKeyDictionary[
     Schema, tuple[list[list[str]], dict[str, str]] | None] = weakref.WeakKeyDictionary()
 
 
+def native_prepared_gold(gold: Any, schema: Schema, limits: Limits) -> NativeGold | None:
+    """Under ``OA_ENGINE=rust``, a checked gold converted and indexed once for
+    :func:`native_resolved_score` (``prepared``) under a schema with scopes; None
+    under the Python engine or where Rust does not take the gold or the schema.
+
+    >>> import os
+    >>> schema = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
+    ...     "id": {"type": "integer", "idScope": "p"}, "n": {"type": "string"}}}})
+    >>> gold = [{"id": 1, "n": "a"}]
+    >>> engine = os.environ.get("OA_ENGINE")
+    >>> os.environ["OA_ENGINE"] = "rust"
+    >>> prepared = native_prepared_gold(gold, schema, Limits())
+    >>> native_resolved_score(gold, [{"id": 5, "n": "a"}], schema, Limits(), "tie_break",
+    ...                       0.5, prepared=prepared)
+    1.0
+    >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
+    ...     OA_ENGINE=engine)
+    """
+    from .refer_native import refer_plan
+
+    refer = refer_plan(schema) if schema.scopes else None
+    return None if refer is None else prepare_resolved_gold(refer, gold, limits)
+
+
 def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Limits,
-                          wl_mode: str, wl_lambda: float) -> float | None:
+                          wl_mode: str, wl_lambda: float,
+                          prepared: NativeGold | None = None) -> float | None:
     """Under ``OA_ENGINE=rust``, the score of checked documents under a schema with
     scopes, the scopes resolved as :func:`~oa_core.referential.resolve_for_score`
     resolves them and the final pass scored, all in one Rust call; None under the
     Python engine or for anything Rust leaves to Python (``blockBy``, a scope over
     ``max_matrix_cells``, whatever :func:`native_scoped_score` declines): Python then
-    resolves and scores them, and names the error.
+    resolves and scores them, and names the error. ``prepared``: the gold's
+    :func:`native_prepared_gold` under ``schema`` and ``limits`` (not converted and
+    indexed again).
 
     >>> import os
     >>> schema = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
@@ -243,8 +271,8 @@ def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Lim
     if resolving is None:
         return None
     groups, records = resolving
-    return resolve_score(refer, plan, gold, candidate, limits, groups, records, wl_mode,
-                         wl_lambda)
+    return resolve_score(refer, plan, gold if prepared is None else prepared, candidate,
+                         limits, groups, records, wl_mode, wl_lambda)
 
 
 def native_matrix(golds: Sequence[Any], candidates: Sequence[Any], node: SchemaNode,

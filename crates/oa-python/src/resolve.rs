@@ -4,19 +4,63 @@
 
 use std::collections::BTreeMap;
 
-use oa_engine::align::refer::{index_document, resolve_and_score, Mode, ResolveError};
+use oa_engine::align::refer::{
+    index_document, resolve_and_score, DocumentIndex, Mode, ResolveError,
+};
 use oa_engine::align::WlMode;
-use oa_engine::score::{ScopedDocuments, Unsupported};
+use oa_engine::score::{Json, ScopedDocuments, Unsupported};
 use pyo3::prelude::*;
 
 use crate::compare::declined;
 use crate::refer::ReferPlan;
-use crate::score::{documents, ScorePlan};
+use crate::score::{documents, read_limits, ScorePlan};
+use crate::value::json;
+
+/// A gold converted and indexed once under a `ReferPlan` and limits
+/// (`oa_core.PreparedGold` keeps it), so that each score converts and indexes only
+/// the candidate.
+#[pyclass(frozen, module = "oa_core._engine")]
+pub struct NativeGold {
+    gold: Json,
+    index: DocumentIndex,
+}
+
+#[pymethods]
+impl NativeGold {
+    /// Never changed once made: copies share it (a `PreparedGold` holding one stays
+    /// deep-copyable).
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
+    }
+}
+
+/// The gold converted and indexed under `refer` and `limits`; None where Python must
+/// do it (a document Rust does not take).
+#[pyfunction]
+fn prepare_resolved_gold(
+    refer: &ReferPlan,
+    gold: &Bound<'_, PyAny>,
+    limits: &Bound<'_, PyAny>,
+) -> PyResult<Option<NativeGold>> {
+    let (bounds, limits) = read_limits(limits)?;
+    let Some(gold) = json(gold, bounds)? else {
+        return Ok(None);
+    };
+    Ok(index_document(&gold, &refer.schema, limits.max_depth)
+        .ok()
+        .map(|index| NativeGold { gold, index }))
+}
 
 /// The score of `candidate` against `gold` with every scope resolved as
 /// `oa_core.referential.resolve_for_score` resolves them: `groups`, the scopes in
 /// resolution order; `records`, each scope's record node by its pointer; `mode`, a
-/// `WLMode` value. None where Python must resolve or score them.
+/// `WLMode` value. None where Python must resolve or score them. `gold` may be a
+/// `NativeGold` made under the same `refer` and `limits`: it is then neither
+/// converted nor indexed again.
 #[pyfunction]
 #[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda))]
 #[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
@@ -35,8 +79,18 @@ fn resolve_score(
     let Some(wl) = WlMode::parse(mode) else {
         return Ok(None);
     };
-    let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
-        return Ok(None);
+    let prepared = gold.cast::<NativeGold>().ok().map(Bound::get);
+    let (own_gold, candidate, limits) = if prepared.is_some() {
+        let (bounds, limits) = read_limits(limits)?;
+        let Some(candidate) = json(candidate, bounds)? else {
+            return Ok(None);
+        };
+        (None, candidate, limits)
+    } else {
+        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
+            return Ok(None);
+        };
+        (Some(gold), candidate, limits)
     };
     let schema = &refer.schema;
     let mut ids = Vec::with_capacity(groups.len());
@@ -59,10 +113,19 @@ fn resolve_score(
         nodes.insert(scope, node);
     }
     py.detach(|| {
-        let (Ok(gold_index), Ok(candidate_index)) = (
-            index_document(&gold, schema, limits.max_depth),
-            index_document(&candidate, schema, limits.max_depth),
-        ) else {
+        let own_index;
+        let (gold, gold_index) = match (prepared, &own_gold) {
+            (Some(prepared), _) => (&prepared.gold, &prepared.index),
+            (None, Some(gold)) => {
+                let Ok(index) = index_document(gold, schema, limits.max_depth) else {
+                    return Ok(None);
+                };
+                own_index = index;
+                (gold, &own_index)
+            }
+            (None, None) => return Ok(None),
+        };
+        let Ok(candidate_index) = index_document(&candidate, schema, limits.max_depth) else {
             return Ok(None);
         };
         let mut cache = plan.lock()?;
@@ -70,7 +133,7 @@ fn resolve_score(
             plan: &plan.plan,
             limits,
             cache: &mut cache,
-            gold: &gold,
+            gold,
             candidate: &candidate,
             records: &nodes,
         };
@@ -81,7 +144,7 @@ fn resolve_score(
         };
         match resolve_and_score(
             schema,
-            &gold_index,
+            gold_index,
             &candidate_index,
             &ids,
             mode,
@@ -100,6 +163,8 @@ fn resolve_score(
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<NativeGold>()?;
+    module.add_function(wrap_pyfunction!(prepare_resolved_gold, module)?)?;
     module.add_function(wrap_pyfunction!(resolve_score, module)?)?;
     Ok(())
 }

@@ -456,7 +456,7 @@ impl ScorePlan {
 }
 
 /// The conversion bounds and the scoring limits of an `oa_core.options.Limits`.
-fn read_limits(limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
+pub(crate) fn read_limits(limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits)> {
     // a document nested beyond bounds.depth is not converted (no recursion past it)
     let bounds = Bounds::of(limits)?;
     let max_matrix_cells = limits

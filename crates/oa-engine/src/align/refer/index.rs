@@ -194,6 +194,8 @@ struct Walker<'s> {
     index: DocumentIndex,
     path: Vec<Step>,
     max_depth: usize,
+    /// Whether any scope is nested: places are only written (and built) then.
+    places: bool,
 }
 
 /// Collect the records and carriers of `document` (nested at most `max_depth`
@@ -243,6 +245,12 @@ pub fn index_document(
         },
         path: Vec::new(),
         max_depth,
+        places: schema
+            .plan()
+            .scopes()
+            .iter()
+            .filter_map(|scope| schema.plan().scope_id(&scope.name))
+            .any(|scope| schema.is_nested(scope)),
     };
     walker.walk(document, schema.plan().root(), "", 0, "", "", 0)?;
     Ok(walker.index)
@@ -273,6 +281,15 @@ impl Walker<'_> {
         })
     }
 
+    /// `join(place, token)` where places are kept, else nothing.
+    fn place(&self, place: &str, token: &str) -> String {
+        if self.places {
+            join(place, token)
+        } else {
+            String::new()
+        }
+    }
+
     fn carrier(&mut self, carrier: usize) -> Result<&mut Carrier, ReferError> {
         self.index
             .carriers
@@ -281,13 +298,17 @@ impl Walker<'_> {
     }
 
     /// A scalar: a reference, or an exactly compared value of the carrier.
+    /// The leaf's role is `role` one `step` further down: built only when the leaf is
+    /// kept, as most leaves are neither references nor exactly compared.
     fn leaf(
         &mut self,
         value: &Json,
         id: NodeId,
         carrier: usize,
         role: &str,
+        step: Option<&str>,
     ) -> Result<(), ReferError> {
+        let role = || step.map_or_else(|| role.to_owned(), |step| child_role(role, step));
         if matches!(value, Json::Null) {
             return Ok(());
         }
@@ -300,9 +321,10 @@ impl Walker<'_> {
             return Ok(());
         }
         if let Some(scope) = node.reference {
+            let role = role();
             self.carrier(carrier)?.refs.push(Reference {
                 scope,
-                role: role.to_owned(),
+                role,
                 value: value.clone(),
             });
         } else if node.comparator == Some(Comparator::Exact)
@@ -310,9 +332,8 @@ impl Walker<'_> {
             || node.enumerated
         {
             // a converted leaf is a string, a number or a boolean
-            self.carrier(carrier)?
-                .scalars
-                .push((role.to_owned(), value.clone()));
+            let role = role();
+            self.carrier(carrier)?.scalars.push((role, value.clone()));
         }
         Ok(())
     }
@@ -330,7 +351,7 @@ impl Walker<'_> {
         depth: usize,
     ) -> Result<(), ReferError> {
         if !(value.is_object() || value.is_array()) {
-            return self.leaf(value, id, carrier, role);
+            return self.leaf(value, id, carrier, role, None);
         }
         if depth > self.max_depth {
             return Err(ReferError::TooDeep {
@@ -379,7 +400,6 @@ impl Walker<'_> {
                 }
                 for (key, child) in keys {
                     let child_id = node.property(key, plan.any());
-                    let role = child_role(role, key);
                     if child.is_object() || child.is_array() {
                         self.path.push(Step::Key(key.clone()));
                         let result = self.walk(
@@ -387,14 +407,14 @@ impl Walker<'_> {
                             child_id,
                             &join(pointer, key),
                             carrier,
-                            &role,
-                            &join(place, key),
+                            &child_role(role, key),
+                            &self.place(place, key),
                             depth + 1,
                         );
                         self.path.pop();
                         result?;
                     } else {
-                        self.leaf(child, child_id, carrier, &role)?;
+                        self.leaf(child, child_id, carrier, role, Some(key))?;
                     }
                 }
             }
@@ -411,7 +431,7 @@ impl Walker<'_> {
                 for (i, item) in items.iter().enumerate() {
                     let item_id = node.item(i, plan.any());
                     let token = i.to_string();
-                    let item_place = join(place, if positional { &token } else { "*" });
+                    let item_place = self.place(place, if positional { &token } else { "*" });
                     self.path.push(Step::Index(i));
                     let result = if item.is_object() {
                         self.record(
@@ -426,20 +446,19 @@ impl Walker<'_> {
                         )
                     } else {
                         let slot = if positional { token.as_str() } else { "*" };
-                        let below = if item.is_array() {
-                            join(pointer, &token)
+                        if item.is_array() {
+                            self.walk(
+                                item,
+                                item_id,
+                                &join(pointer, &token),
+                                carrier,
+                                &child_role(role, slot),
+                                &item_place,
+                                depth + 1,
+                            )
                         } else {
-                            pointer.to_owned()
-                        };
-                        self.walk(
-                            item,
-                            item_id,
-                            &below,
-                            carrier,
-                            &child_role(role, slot),
-                            &item_place,
-                            depth + 1,
-                        )
+                            self.leaf(item, item_id, carrier, role, Some(slot))
+                        }
                     };
                     self.path.pop();
                     result?;
