@@ -48,7 +48,7 @@ from oa_core.build import describe_build
 from synthetic import hostile
 
 __all__ = ["FAMILIES", "GOLDEN_CORPUS", "corpus", "dump", "family", "first_difference",
-           "load_golden", "main", "public_view", "write_golden"]
+           "load_golden", "main", "public_view", "scoped_cases", "write_golden"]
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
@@ -119,6 +119,18 @@ def corpus(hostile_count: int = 300, org2graph_count: int = 40,
         if "nested-scope" in triple.features:
             schema, gold, candidate = triple.materialize()
             yield f"nested/hostile/{seed}", schema, gold, candidate, hostile.COMPARATORS
+
+
+def scoped_cases() -> Iterator[tuple[str, oa_core.Schema, Any, Any]]:
+    """The golden corpus's cases whose schema parses and declares scopes, as (name,
+    parsed schema, gold, candidate): what the referential parity tests replay."""
+    for name, schema, gold, candidate, comparators in corpus(**GOLDEN_CORPUS):
+        try:
+            parsed = oa_core.Schema.parse(schema, comparators=comparators)
+        except oa_core.OAError:
+            continue
+        if parsed.scopes:
+            yield name, parsed, gold, candidate
 
 
 def family(name: str) -> str:

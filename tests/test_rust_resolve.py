@@ -10,7 +10,6 @@ drawn hostile scoped triples, nested scopes included. What Rust leaves to Python
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,20 +25,7 @@ from oa_core.options import Limits
 from oa_core.schema import Schema
 from synthetic import hostile
 
-Case = tuple[str, Schema, Any, Any]
-
-
-def _scoped_cases() -> Iterator[Case]:
-    for name, schema, gold, candidate, comparators in bits.corpus(**bits.GOLDEN_CORPUS):
-        try:
-            parsed = Schema.parse(schema, comparators=comparators)
-        except oa_core.OAError:
-            continue
-        if parsed.scopes:
-            yield name, parsed, gold, candidate
-
-
-CASES = list(_scoped_cases())
+CASES = list(bits.scoped_cases())
 GOLDEN = {family: bits.load_golden(family) for family in bits.FAMILIES}
 
 

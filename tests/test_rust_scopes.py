@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import collections
 import itertools
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -33,17 +32,7 @@ from oa_core.schema import Schema
 Case = tuple[str, Schema, Any, Any]
 
 
-def _scoped_cases() -> Iterator[Case]:
-    for name, schema, gold, candidate, comparators in bits.corpus(**bits.GOLDEN_CORPUS):
-        try:
-            parsed = Schema.parse(schema, comparators=comparators)
-        except oa_core.OAError:
-            continue
-        if parsed.scopes:
-            yield name, parsed, gold, candidate
-
-
-CASES = list(_scoped_cases())
+CASES = list(bits.scoped_cases())
 
 
 def _python_scorer(parsed: Schema, state: ScopeState) -> Scorer:

@@ -6,22 +6,23 @@ use std::collections::BTreeMap;
 
 use super::*;
 
-/// xorshift64: a fixed stream of test values (no dependency, no seed from the clock).
-struct Stream(u64);
+/// xorshift64: a fixed stream of test values (no dependency, no seed from the clock);
+/// the tie policy's hostile tests draw from it too.
+pub(super) struct Stream(pub(super) u64);
 
 impl Stream {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 
-    fn pick<T: Copy>(&mut self, values: &[T]) -> T {
+    pub(super) fn pick<T: Copy>(&mut self, values: &[T]) -> T {
         let k = self.below(values.len());
         values
             .get(k)

@@ -5,33 +5,13 @@
 
 use std::collections::BTreeSet;
 
+use super::hostile::Stream;
 use super::*;
-
-/// xorshift64: a fixed stream of test values (no seed from the clock).
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn pick<T: Copy + Default>(&mut self, values: &[T]) -> T {
-        let k = self.below(values.len());
-        values.get(k).copied().unwrap_or_default()
-    }
-}
 
 const FLOATS: [f64; 8] = [0.0, 0.5, 1.0, -0.0, 0.25, f64::NAN, f64::INFINITY, 1e308];
 const INTS: [i64; 7] = [0, 1, 2, -1, 7, i64::MAX, i64::MIN];
 
-fn matrix<T: Copy + Default>(stream: &mut Stream, n: usize, m: usize, pool: &[T]) -> Matrix<T> {
+fn matrix<T: Copy>(stream: &mut Stream, n: usize, m: usize, pool: &[T]) -> Matrix<T> {
     let cells = (0..n * m).map(|_| stream.pick(pool)).collect();
     Matrix::new(n, m, cells).unwrap_or_else(|e| panic!("{e}"))
 }
