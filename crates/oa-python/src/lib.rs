@@ -15,12 +15,6 @@ mod ties;
 mod tree;
 mod value;
 
-// The engine allocates many small, short-lived values (converted documents, indexes,
-// matrices): glibc's malloc was a third of the running example's profile. Only Rust's
-// own allocations go through it; Python objects keep CPython's allocator.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
 #[pyfunction]
 fn engine_version() -> &'static str {
