@@ -2,8 +2,9 @@
 
 The scoring rules are moving from Python to the Rust crate ``crates/oa-engine``,
 compiled by maturin into ``oa_core._engine`` whenever the package is installed.
-``OA_ENGINE`` picks the engine while both exist (``python``, the default, or
-``rust``); a throughput figure should say which ran.
+``OA_ENGINE`` picks the engine while both exist (``rust``, the default, or
+``python``, kept as the parity oracle until its copies of the rules are deleted); a
+throughput figure should say which ran.
 
 >>> from oa_core.build import describe_build
 >>> describe_build().startswith(("python engine", "rust engine"))
@@ -24,14 +25,14 @@ ENGINES = ("python", "rust")
 
 
 def selected_engine() -> str:
-    """The engine named by ``OA_ENGINE`` (``python`` when unset).
+    """The engine named by ``OA_ENGINE`` (``rust`` when unset).
 
     Raises
     ------
     ValueError
         When ``OA_ENGINE`` names no engine.
     """
-    name = os.environ.get("OA_ENGINE", "python").strip().lower() or "python"
+    name = os.environ.get("OA_ENGINE", "rust").strip().lower() or "rust"
     if name not in ENGINES:
         raise ValueError(f"OA_ENGINE={name!r} names no engine; use one of {', '.join(ENGINES)}")
     return name
