@@ -30,8 +30,16 @@ fn located(records: &[Record]) -> Vec<Located> {
         .collect()
 }
 
-fn paths<'py>(py: Python<'py>, records: &[Located]) -> PyResult<Vec<(String, Bound<'py, PyTuple>)>> {
-    record_paths(py, records.iter().map(|(p, path)| (p.as_str(), path.as_slice())))
+fn paths<'py>(
+    py: Python<'py>,
+    records: &[Located],
+) -> PyResult<Vec<(String, Bound<'py, PyTuple>)>> {
+    record_paths(
+        py,
+        records
+            .iter()
+            .map(|(p, path)| (p.as_str(), path.as_slice())),
+    )
 }
 
 fn bytes_of<'py, T: Copy>(

@@ -5,8 +5,7 @@
 use std::collections::BTreeMap;
 
 use oa_engine::align::refer::{
-    index_document, resolve_and_score, DocumentIndex, Mode, ResolveError, ScopeSchema,
-    ScopeScores,
+    index_document, resolve_and_score, DocumentIndex, Mode, ResolveError, ScopeSchema, ScopeScores,
 };
 use oa_engine::align::WlMode;
 use oa_engine::plan::ScopeId;
@@ -170,7 +169,14 @@ pub(crate) fn resolving<T: Send>(
             wl_lambda,
             max_matrix_cells: limits.max_matrix_cells,
         };
-        match run(schema, gold_index, &candidate_index, &ids, mode, &mut scores) {
+        match run(
+            schema,
+            gold_index,
+            &candidate_index,
+            &ids,
+            mode,
+            &mut scores,
+        ) {
             Ok(found) => Ok(Some(found)),
             // the scorer's own refusal: an interruption a custom comparator raised is
             // raised here, any other refusal leaves the documents to Python
