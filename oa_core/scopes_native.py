@@ -165,7 +165,7 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
     plan = _scoped_plan(schema)
     refer = None if plan is None else refer_plan(schema)
     resolving = None if refer is None else _resolving(schema)
-    if resolving is None:
+    if plan is None or refer is None or resolving is None:
         return None
     groups, cyclic, cycle_warnings, nodes = resolving
     found = align_scopes(refer, plan, gold, candidate, limits, groups, nodes, wl_mode,
