@@ -188,3 +188,129 @@ fn id_warnings(
     }
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::{align_scopes, IdWarning};
+    use crate::align::refer::fixture::schema;
+    use crate::align::refer::{index_document, Mode, Referential, ResolveError, ScopeScores};
+    use crate::align::{Matrix, TieRule, WlMode};
+    use crate::compare::Value;
+    use crate::plan::ScopeId;
+    use crate::score::Json;
+
+    /// C: 1 for records of the same tag, 0.5 otherwise; the documents score 0.
+    struct Tags;
+
+    fn tag(record: &Json) -> Option<&Json> {
+        match record {
+            Json::Object(entries) => entries.iter().find(|(k, _)| k == "tag").map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    impl ScopeScores for Tags {
+        fn matrix(
+            &mut self,
+            _scope: ScopeId,
+            golds: &[Json],
+            candidates: &[Json],
+            _refs: &Referential,
+            _unresolved: &BTreeSet<ScopeId>,
+        ) -> Result<Matrix<f64>, ResolveError> {
+            let data = golds
+                .iter()
+                .flat_map(|g| {
+                    candidates
+                        .iter()
+                        .map(move |c| if tag(g) == tag(c) { 1.0 } else { 0.5 })
+                })
+                .collect();
+            Ok(Matrix::new(golds.len(), candidates.len(), data)?)
+        }
+
+        fn document(
+            &mut self,
+            _refs: &Referential,
+            _unresolved: &BTreeSet<ScopeId>,
+        ) -> Result<f64, ResolveError> {
+            Ok(0.0)
+        }
+    }
+
+    fn person(id: Option<&str>, boss: Option<&str>, tag: &str) -> Json {
+        let mut fields = Vec::new();
+        if let Some(id) = id {
+            fields.push(("id".into(), Json::Leaf(Value::from(id))));
+        }
+        if let Some(boss) = boss {
+            fields.push(("boss".into(), Json::Leaf(Value::from(boss))));
+        }
+        fields.push(("tag".into(), Json::Leaf(Value::from(tag))));
+        Json::object(fields)
+    }
+
+    fn document(people: Vec<Json>) -> Json {
+        Json::object(vec![("people".into(), Json::Array(people))])
+    }
+
+    #[test]
+    fn the_report_shows_pairs_bijection_trace_and_id_warnings() {
+        let schema = schema();
+        let gold = document(vec![
+            person(Some("a"), None, "x"),
+            person(Some("b"), Some("a"), "y"),
+            person(Some("a"), None, "z"),
+            person(None, None, "w"),
+        ]);
+        let candidate = document(vec![
+            person(Some("q"), Some("p"), "y"),
+            person(Some("p"), None, "x"),
+        ]);
+        let (gold, candidate) = (
+            index_document(&gold, &schema, 64).unwrap(),
+            index_document(&candidate, &schema, 64).unwrap(),
+        );
+        let (people, teams) = (
+            schema.plan().scope_id("person").unwrap(),
+            schema.plan().scope_id("team").unwrap(),
+        );
+        let mode = Mode {
+            wl: WlMode::TieBreak,
+            wl_lambda: 0.5,
+            max_matrix_cells: 100,
+        };
+        let groups = [vec![teams], vec![people]];
+        let aligned = align_scopes(&schema, &gold, &candidate, &groups, mode, &mut Tags).unwrap();
+        let [team, person] = aligned.scopes.as_slice() else {
+            panic!("two scopes");
+        };
+        assert!(team.pairs.is_empty() && team.trace.is_none()); // no team records
+        assert_eq!(person.pairs, vec![(0, 1), (1, 0)]);
+        assert_eq!(person.rules.get(&(0, 1)), Some(&TieRule::Attributes));
+        // gold "a" is its first record's (paired), "b" maps to "q"
+        assert_eq!(person.bijection, vec![(0, Some(1)), (1, Some(0))]);
+        assert_eq!(
+            person.warnings,
+            vec![
+                IdWarning::Duplicate {
+                    gold: true,
+                    record: 2,
+                    first: 0,
+                    target: 0
+                },
+                IdWarning::Missing {
+                    gold: true,
+                    record: 3
+                },
+            ]
+        );
+        let trace = aligned.traces.get(person.trace.unwrap()).unwrap();
+        assert_eq!(trace.gold_vertices, 4);
+        let agreement = person.agreement.as_ref().unwrap();
+        assert_eq!(agreement.rounds, trace.rounds.len());
+        assert_eq!((agreement.same.rows(), agreement.same.cols()), (4, 2));
+    }
+}
