@@ -159,9 +159,44 @@ def _tie_warnings(name: str, gold: list[_Record], candidate: list[_Record],
 def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
                         wl_mode: str, wl_lambda: float) -> ScopeResolution | None:
     """Under ``OA_ENGINE=rust``, ``resolve_scopes``' result for checked documents
-    under a schema with scopes (bijections, candidate ids, ScopeAlignments, WL
-    traces, warnings), resolved in Rust; None under the Python engine or for
-    anything Rust leaves to Python (see the module)."""
+    under a schema with scopes, resolved in Rust; None under the Python engine or
+    for anything Rust leaves to Python (see the module).
+
+    Parameters
+    ----------
+    gold, candidate : JSON values
+        Checked documents (:func:`~oa_core.validation.check_json`).
+    schema : Schema
+        A parsed schema with scopes.
+    limits : Limits
+    wl_mode : str
+        A :class:`~oa_core.kinds.WLMode` value.
+    wl_lambda : float
+        The blend's lambda.
+
+    Returns
+    -------
+    tuple or None
+        ``(bijections, candidate_ids, alignments, traces, warnings)`` as
+        :func:`~oa_core.referential.resolve_scopes` returns them.
+
+    Examples
+    --------
+    >>> import os
+    >>> schema = Schema.parse({"type": "array", "order": "align", "blockBy": ["k"],
+    ...     "items": {"type": "object", "properties": {
+    ...         "id": {"type": "integer", "idScope": "p"}, "k": {"type": "string"}}}})
+    >>> engine = os.environ.get("OA_ENGINE")
+    >>> os.environ["OA_ENGINE"] = "rust"
+    >>> native_align_scopes([{"id": 1, "k": "a"}], [{"id": 2, "k": "a"}], schema, Limits(),
+    ...                     "none", 0.5) is None  # blockBy: left to Python
+    True
+    >>> os.environ["OA_ENGINE"] = "python"
+    >>> native_align_scopes([{"id": 1}], [{"id": 2}], schema, Limits(), "none", 0.5) is None
+    True
+    >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
+    ...     OA_ENGINE=engine)
+    """
     plan = _scoped_plan(schema)
     refer = None if plan is None else refer_plan(schema)
     resolving = None if refer is None else _resolving(schema)

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import oa_core
 import oa_core.referential as referential
@@ -27,6 +29,7 @@ from oa_core.options import Limits
 from oa_core.referential import ScopeAlignment
 from oa_core.schema import Schema
 from oa_core.scopes_native import native_align_scopes
+from synthetic import hostile
 
 CASES = list(bits.scoped_cases())
 RUNNING = Path(__file__).resolve().parent.parent / "sample_data" / "running_example"
@@ -134,3 +137,37 @@ def test_the_running_example_aligns_in_rust(monkeypatch: pytest.MonkeyPatch) -> 
     alignment = oa_core.align(gold, candidate, parsed)
     assert alignment.score == 0.7678571428571429
     assert alignment.wl and all(s.pairs for s in alignment.scopes.values())
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6), nested=st.booleans(),
+       mode=st.sampled_from(bits.MODES))
+def test_hostile_scoped_triples_align_the_same_in_rust(seed: int, nested: bool, mode: str,
+                                                       monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    schema, gold, candidate = hostile.triple(seed, nested=nested)
+    try:
+        parsed = Schema.parse(schema, comparators=hostile.COMPARATORS)
+    except oa_core.OAError:
+        return
+    assert (_outcome("rust", gold, candidate, parsed, mode, monkeypatch, False)
+            == _outcome("python", gold, candidate, parsed, mode, monkeypatch, False))
+
+
+def test_what_rust_leaves_to_python_falls_back_with_pythons_answer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OA_ENGINE", "rust")
+    blocked = Schema.parse({"type": "array", "order": "align", "blockBy": ["k"], "items": {
+        "type": "object", "properties": {"id": {"type": "integer", "idScope": "p"},
+                                          "k": {"type": "string", "score": "exact"}}}})
+    docs = [{"id": 1, "k": "a"}, {"id": 2, "k": "b"}]
+    assert native_align_scopes(docs, docs, blocked, Limits(), "tie_break", 0.5) is None
+    assert oa_core.align(docs, docs, blocked).scopes["p"].pairs == [(0, 0), (1, 1)]
+    plain = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
+        "id": {"type": "integer", "idScope": "p"}}}})
+    many = [{"id": k} for k in range(3)]
+    assert native_align_scopes(many, many, plain, Limits(max_matrix_cells=4), "tie_break",
+                               0.5) is None
+    with pytest.raises(oa_core.InputError, match="over the limit"):
+        oa_core.align(many, many, plain, limits=Limits(max_matrix_cells=4))
