@@ -232,3 +232,9 @@ def resolve_score(refer: ReferPlan, plan: ScorePlan, gold: Any, candidate: Any,
                   limits: Limits, groups: Sequence[Sequence[str]],
                   records: Mapping[str, str], mode: str, wl_lambda: float
                   ) -> float | None: ...
+# align_scopes: ([scope rows], [trace rows]) as crates/oa-python/src/align_scopes.rs
+# writes them (oa_core.scopes_native reads them), or None
+def align_scopes(refer: ReferPlan, plan: ScorePlan, gold: Any, candidate: Any,
+                 limits: Limits, groups: Sequence[Sequence[str]],
+                 records: Mapping[str, str], mode: str, wl_lambda: float
+                 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] | None: ...

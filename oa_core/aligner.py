@@ -46,6 +46,7 @@ from .referential import (
     resolve_scopes,
 )
 from .schema import Schema, SchemaNode
+from .scopes_native import native_align_scopes
 from .scoreonly import Unsupported, score_objects, score_with
 from .validation import check_json, schema_violations
 from .wl import WLTrace
@@ -292,9 +293,15 @@ def _resolved(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
               ) -> tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                          dict[str, ScopeAlignment], dict[str, WLTrace], list[Diagnostic]]:
     """The scopes' resolution (:func:`~oa_core.referential.resolve_scopes`;
-    ``gold_index``: the gold's index under ``parsed``, when it was made before)."""
+    ``gold_index``: the gold's index under ``parsed``, when it was made before): in
+    one Rust call under ``OA_ENGINE=rust`` (:mod:`oa_core.scopes_native`), else, or
+    where Rust leaves it to Python, in Python."""
     if not parsed.scopes:  # what resolve_scopes gives for a schema without scopes
         return {}, {}, {}, {}, []
+    found = native_align_scopes(gold, candidate, parsed, opts.limits,
+                                WLMode(opts.wl_mode).value, opts.wl_blend_lambda)
+    if found is not None:
+        return found
     record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)
     return resolve_scopes(
         index_document(gold, parsed) if gold_index is None else gold_index,

@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 
 mod align;
+mod align_scopes;
 mod compare;
 mod refer;
 mod resolve;
@@ -33,5 +34,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     refer::register(module)?;
     ties::register(module)?;
     resolve::register(module)?;
+    align_scopes::register(module)?;
     Ok(())
 }

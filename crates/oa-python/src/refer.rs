@@ -26,7 +26,7 @@ fn error(error: impl std::fmt::Display) -> PyErr {
 }
 
 /// Code points as a Python `str` (a lone surrogate kept, as Python holds it).
-fn py_text<'py>(py: Python<'py>, text: &[u32]) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn py_text<'py>(py: Python<'py>, text: &[u32]) -> PyResult<Bound<'py, PyAny>> {
     if let Some(valid) = text
         .iter()
         .map(|&c| char::from_u32(c))
@@ -36,6 +36,27 @@ fn py_text<'py>(py: Python<'py>, text: &[u32]) -> PyResult<Bound<'py, PyAny>> {
     }
     let bytes: Vec<u8> = text.iter().flat_map(|c| c.to_le_bytes()).collect();
     PyBytes::new(py, &bytes).call_method1(intern!(py, "decode"), ("utf-32-le", "surrogatepass"))
+}
+
+/// Records as (pointer, path): the path's steps are keys (`str`) and indices
+/// (`int`) from the root.
+pub(crate) fn record_paths<'py, 'r>(
+    py: Python<'py>,
+    records: impl IntoIterator<Item = (&'r str, &'r [Step])>,
+) -> PyResult<Vec<(String, Bound<'py, PyTuple>)>> {
+    records
+        .into_iter()
+        .map(|(pointer, path)| {
+            let steps: Vec<Bound<'py, PyAny>> = path
+                .iter()
+                .map(|step| match step {
+                    Step::Key(key) => Ok(PyString::new(py, key).into_any()),
+                    Step::Index(i) => Ok(i.into_pyobject(py)?.into_any()),
+                })
+                .collect::<PyResult<_>>()?;
+            Ok((pointer.to_owned(), PyTuple::new(py, steps)?))
+        })
+        .collect()
 }
 
 /// A scoped schema as referential indexing reads it.
@@ -154,21 +175,13 @@ impl NativeIndex {
         scope: &str,
     ) -> PyResult<Vec<(String, Bound<'py, PyTuple>)>> {
         let scope = self.scope(scope)?;
-        self.index
-            .scope_records(scope)
-            .iter()
-            .map(|record| {
-                let steps: Vec<Bound<'py, PyAny>> = record
-                    .path
-                    .iter()
-                    .map(|step| match step {
-                        Step::Key(key) => Ok(PyString::new(py, key).into_any()),
-                        Step::Index(i) => Ok(i.into_pyobject(py)?.into_any()),
-                    })
-                    .collect::<PyResult<_>>()?;
-                Ok((record.pointer.clone(), PyTuple::new(py, steps)?))
-            })
-            .collect()
+        record_paths(
+            py,
+            self.index
+                .scope_records(scope)
+                .iter()
+                .map(|r| (r.pointer.as_str(), r.path.as_slice())),
+        )
     }
 
     /// The indices of a scope's records whose id some reference of the document names.

@@ -5,9 +5,10 @@
 use std::collections::BTreeMap;
 
 use oa_engine::align::refer::{
-    index_document, resolve_and_score, DocumentIndex, Mode, ResolveError,
+    index_document, resolve_and_score, DocumentIndex, Mode, ResolveError, ScopeSchema, ScopeScores,
 };
 use oa_engine::align::WlMode;
+use oa_engine::plan::ScopeId;
 use oa_engine::score::{Json, ScopedDocuments, Unsupported};
 use pyo3::prelude::*;
 
@@ -55,27 +56,53 @@ fn prepare_resolved_gold(
         .map(|index| NativeGold { gold, index }))
 }
 
-/// The score of `candidate` against `gold` with every scope resolved as
-/// `oa_core.referential.resolve_for_score` resolves them: `groups`, the scopes in
-/// resolution order; `records`, each scope's record node by its pointer; `mode`, a
-/// `WLMode` value. None where Python must resolve or score them. `gold` may be a
-/// `NativeGold` made under the same `refer` and `limits`: it is then neither
-/// converted nor indexed again.
-#[pyfunction]
-#[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda))]
-#[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
-fn resolve_score(
+/// The inputs of a resolution as Python gives them: the scope schema and the
+/// scorer's plan, the documents (the gold possibly a `NativeGold`), the limits, the
+/// resolution groups, each scope's record node by pointer, the WL mode and lambda.
+pub(crate) struct Request<'a, 'py> {
+    pub refer: &'a ReferPlan,
+    pub plan: &'a ScorePlan,
+    pub gold: &'a Bound<'py, PyAny>,
+    pub candidate: &'a Bound<'py, PyAny>,
+    pub limits: &'a Bound<'py, PyAny>,
+    pub groups: Vec<Vec<String>>,
+    pub records: BTreeMap<String, String>,
+    pub mode: &'a str,
+    pub wl_lambda: f64,
+}
+
+/// What a resolution reads: the schema, both indexes, the groups, the mode and the
+/// scorer.
+pub(crate) type Resolve<'r, T> = dyn FnOnce(
+        &ScopeSchema,
+        &DocumentIndex,
+        &DocumentIndex,
+        &[Vec<ScopeId>],
+        Mode,
+        &mut dyn ScopeScores,
+    ) -> Result<T, ResolveError>
+    + Send
+    + 'r;
+
+/// `run` on the converted and indexed documents under the scorer of `plan`; None
+/// where Python must resolve them (a construct or document Rust leaves to it), an
+/// error a custom comparator raised raised as it was.
+pub(crate) fn resolving<T: Send>(
     py: Python<'_>,
-    refer: &ReferPlan,
-    plan: &ScorePlan,
-    gold: &Bound<'_, PyAny>,
-    candidate: &Bound<'_, PyAny>,
-    limits: &Bound<'_, PyAny>,
-    groups: Vec<Vec<String>>,
-    records: BTreeMap<String, String>,
-    mode: &str,
-    wl_lambda: f64,
-) -> PyResult<Option<f64>> {
+    request: Request<'_, '_>,
+    run: Box<Resolve<'_, T>>,
+) -> PyResult<Option<T>> {
+    let Request {
+        refer,
+        plan,
+        gold,
+        candidate,
+        limits,
+        groups,
+        records,
+        mode,
+        wl_lambda,
+    } = request;
     let Some(wl) = WlMode::parse(mode) else {
         return Ok(None);
     };
@@ -142,7 +169,7 @@ fn resolve_score(
             wl_lambda,
             max_matrix_cells: limits.max_matrix_cells,
         };
-        match resolve_and_score(
+        match run(
             schema,
             gold_index,
             &candidate_index,
@@ -150,16 +177,51 @@ fn resolve_score(
             mode,
             &mut scores,
         ) {
-            Ok(score) => Ok(Some(score)),
+            Ok(found) => Ok(Some(found)),
             // the scorer's own refusal: an interruption a custom comparator raised is
             // raised here, any other refusal leaves the documents to Python
             Err(ResolveError::Score(error)) => match error.downcast_ref::<Unsupported>() {
-                Some(refusal) => declined::<f64>(Err(refusal.clone())),
+                Some(refusal) => declined::<T>(Err(refusal.clone())),
                 None => Ok(None),
             },
             Err(_) => Ok(None),
         }
     })
+}
+
+/// The score of `candidate` against `gold` with every scope resolved as
+/// `oa_core.referential.resolve_for_score` resolves them: `groups`, the scopes in
+/// resolution order; `records`, each scope's record node by its pointer; `mode`, a
+/// `WLMode` value. None where Python must resolve or score them. `gold` may be a
+/// `NativeGold` made under the same `refer` and `limits`: it is then neither
+/// converted nor indexed again.
+#[pyfunction]
+#[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda))]
+#[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
+fn resolve_score(
+    py: Python<'_>,
+    refer: &ReferPlan,
+    plan: &ScorePlan,
+    gold: &Bound<'_, PyAny>,
+    candidate: &Bound<'_, PyAny>,
+    limits: &Bound<'_, PyAny>,
+    groups: Vec<Vec<String>>,
+    records: BTreeMap<String, String>,
+    mode: &str,
+    wl_lambda: f64,
+) -> PyResult<Option<f64>> {
+    let request = Request {
+        refer,
+        plan,
+        gold,
+        candidate,
+        limits,
+        groups,
+        records,
+        mode,
+        wl_lambda,
+    };
+    resolving(py, request, Box::new(resolve_and_score))
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -8,7 +8,8 @@
 //! * `order`: `resolution_order`, the scope dependency graph in groups;
 //! * `graph`: `_build_graph`, the vertices, edges and seeds of one side;
 //! * `state`, `resolve`: `resolve_for_score`, every scope paired group after group
-//!   (C and the documents' score asked of the scorer through `ScopeScores`).
+//!   (C and the documents' score asked of the scorer through `ScopeScores`);
+//! * `trace`: `resolve_scopes`, the same resolution with what `align` shows of it.
 //!
 //! The refinement of the graph is `align::wl`; the pairing of records is the tie
 //! policy's.
@@ -22,11 +23,13 @@ mod order;
 mod resolve;
 mod schema;
 mod state;
+mod trace;
 
 pub use error::ReferError;
 pub use graph::{build_graph, Edge, Graph, Resolution, Side, Vertex, VertexKind};
 pub use index::{id_key, index_document, Carrier, DocumentIndex, Record, Reference, Step};
 pub use order::{resolution_groups, Groups, ScopeWarning};
-pub use resolve::{resolve_and_score, Mode, ResolveError, ScopeScores};
+pub use resolve::{resolve_and_score, Mode, ResolveError, ScopeScores, Trace};
 pub use schema::ScopeSchema;
 pub use state::{Bijection, Referential};
+pub use trace::{align_scopes, Agreement, Aligned, IdWarning, ScopeReport};

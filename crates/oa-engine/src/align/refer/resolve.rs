@@ -25,8 +25,8 @@ use super::schema::ScopeSchema;
 use super::state::{Documents, Levels, Paired, Referential, State};
 use crate::align::{
     pair_scope, refine, settle_by_score, AlignError, Budget, Canonical, DocumentScore, Incident,
-    Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, References, Structure, WlEdge,
-    WlMode, SCORED_RECORDS,
+    Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, References, Structure, TieRule,
+    WlEdge, WlMode, SCORED_RECORDS,
 };
 use crate::plan::ScopeId;
 use crate::score::Json;
@@ -108,6 +108,13 @@ pub fn resolve_and_score(
     mode: Mode,
     scores: &mut dyn ScopeScores,
 ) -> Result<f64, ResolveError> {
+    let id_fields = id_fields(schema)?;
+    let state = resolved(schema, gold, candidate, groups, mode, scores, &id_fields)?;
+    scores.document(&state.refs, &BTreeSet::new())
+}
+
+/// Each scope's id field, by scope number; declined for a scope with `blockBy`.
+pub(super) fn id_fields(schema: &ScopeSchema) -> Result<Vec<String>, ResolveError> {
     let mut id_fields = Vec::new();
     for declared in schema.plan().scopes() {
         let scope = schema
@@ -123,12 +130,25 @@ pub fn resolve_and_score(
             return Err(ResolveError::Declined("blockBy"));
         }
     }
+    Ok(id_fields)
+}
+
+/// `_resolve`: every group paired, then the provisional label ties settled again.
+pub(super) fn resolved(
+    schema: &ScopeSchema,
+    gold: &DocumentIndex,
+    candidate: &DocumentIndex,
+    groups: &[Vec<ScopeId>],
+    mode: Mode,
+    scores: &mut dyn ScopeScores,
+    id_fields: &[String],
+) -> Result<State, ResolveError> {
     let resolver = Resolver {
         schema,
         documents: Documents {
             gold,
             candidate,
-            id_fields: &id_fields,
+            id_fields,
         },
         mode,
         scopes: groups.iter().flatten().copied().collect(),
@@ -138,8 +158,7 @@ pub fn resolve_and_score(
     for group in groups {
         resolver.group(scores, &mut budget, &mut state, group, true)?;
     }
-    let state = resolver.settle_provisional(scores, &mut budget, state, groups)?;
-    scores.document(&state.refs, &BTreeSet::new())
+    resolver.settle_provisional(scores, &mut budget, state, groups)
 }
 
 struct Resolver<'a> {
@@ -298,11 +317,12 @@ fn record_vertices(graph: &Graph, range: std::ops::Range<usize>, scope: ScopeId)
 type RawIncident<'g> = (&'static str, &'g str, &'g [u32], i64);
 
 /// A refined group: its graph, where the candidate side starts, every round.
-struct Trace {
-    graph: Graph,
-    gold_vertices: usize,
-    gold_edges: usize,
-    rounds: Vec<Vec<usize>>,
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub graph: Graph,
+    pub gold_vertices: usize,
+    pub gold_edges: usize,
+    pub rounds: Vec<Vec<usize>>,
 }
 
 impl Trace {
@@ -449,13 +469,16 @@ impl Resolver<'_> {
         }
         let compared = matrices.iter().any(|m| m.rows() * m.cols() > 0);
         let trace = if self.mode.wl != WlMode::None && compared {
-            Some(self.refine(state, group)?)
+            Some(Rc::new(self.refine(state, group)?))
         } else {
             None
         };
         for (&scope, matrix) in group.iter().zip(matrices) {
             let structure = match &trace {
-                Some(trace) if matrix.rows() * matrix.cols() > 0 => Some(trace.structure(scope)?),
+                Some(trace) if matrix.rows() * matrix.cols() > 0 => {
+                    state.traces.insert(scope, Rc::clone(trace));
+                    Some(trace.structure(scope)?)
+                }
                 _ => None,
             };
             let (gold, candidate) = self.documents.records(scope);
@@ -475,6 +498,7 @@ impl Resolver<'_> {
                     matrix,
                     structure: kept,
                 }),
+                rules: paired.pairs.iter().copied().zip(paired.rules).collect(),
                 pairs: paired.pairs,
                 label_ties: paired.label_ties,
                 rows: Rc::new(paired.rows),
@@ -584,6 +608,7 @@ impl Resolver<'_> {
             return Err(error);
         }
         (paired.pairs, paired.label_ties) = settled?;
+        paired.rules = kept_rules(&paired.rules, &paired.pairs);
         paired.provisional = !unresolved.is_empty();
         Ok(())
     }
@@ -673,6 +698,7 @@ impl Resolver<'_> {
         sorted_before.sort_unstable();
         let before = scope.pairs.clone();
         let settled = Paired {
+            rules: kept_rules(&scope.rules, &pairs),
             pairs,
             label_ties: remaining,
             ..scope.clone()
@@ -694,6 +720,18 @@ impl Resolver<'_> {
         }
         Ok(state)
     }
+}
+
+/// The rules of settled pairs: a pair kept keeps its rule, a new one is the
+/// content rule's.
+fn kept_rules(
+    rules: &BTreeMap<(usize, usize), TieRule>,
+    pairs: &Pairs,
+) -> BTreeMap<(usize, usize), TieRule> {
+    pairs
+        .iter()
+        .map(|&p| (p, rules.get(&p).copied().unwrap_or(TieRule::Content)))
+        .collect()
 }
 
 /// A scope whose label ties may be settled by the documents' score.

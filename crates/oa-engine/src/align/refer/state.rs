@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use super::index::{DocumentIndex, Record};
-use crate::align::{AlignError, Matrix, Pairs};
+use super::resolve::Trace;
+use crate::align::{AlignError, Matrix, Pairs, TieRule};
 use crate::plan::ScopeId;
 use crate::score::{IdKey, Json};
 
@@ -51,6 +52,8 @@ pub struct Paired {
     pub scope: ScopeId,
     pub levels: Rc<Levels>,
     pub pairs: Pairs,
+    /// What decided each pair (`_Paired.rules`).
+    pub rules: BTreeMap<(usize, usize), TieRule>,
     pub label_ties: Pairs,
     /// The canonical rank of each gold row and candidate column.
     pub rows: Rc<Vec<i64>>,
@@ -65,6 +68,17 @@ pub struct State {
     pub refs: Referential,
     pub paired: BTreeMap<ScopeId, Paired>,
     pub resolved: BTreeSet<ScopeId>,
+    /// The refined graph of each scope WL paired (`_State.traces`).
+    pub traces: BTreeMap<ScopeId, Rc<Trace>>,
+}
+
+/// `_mapping`'s designations: the record each shared id designates on each side,
+/// and those only the records' canonical JSON chose (sorted record indices).
+pub struct Designations {
+    pub gold: BTreeMap<IdKey, usize>,
+    pub candidate: BTreeMap<IdKey, usize>,
+    pub gold_by_label: Vec<usize>,
+    pub candidate_by_label: Vec<usize>,
 }
 
 /// The gold and candidate documents' indexes and their scopes' id fields.
@@ -101,12 +115,70 @@ impl Documents<'_> {
         levels: &Levels,
         pairs: &Pairs,
     ) -> Result<Bijection, AlignError> {
+        let (_, candidate) = self.records(scope);
+        let found = self.designations(scope, levels, pairs)?;
+        let mut mapping = Bijection::new();
+        for (key, image) in self.images(scope, &found, pairs)? {
+            let image = match image {
+                Some(j) => candidate
+                    .get(j)
+                    .and_then(|partner| self.id_of(scope, partner))
+                    .cloned(),
+                None => None,
+            };
+            mapping.insert(key, image);
+        }
+        Ok(mapping)
+    }
+
+    /// The bijection of a pairing by record: each gold id's key -> the candidate
+    /// record its designated record is paired with, when that record is its own
+    /// id's designated one (else `None`).
+    pub fn images(
+        &self,
+        scope: ScopeId,
+        found: &Designations,
+        pairs: &Pairs,
+    ) -> Result<BTreeMap<IdKey, Option<usize>>, AlignError> {
+        let (gold, candidate) = self.records(scope);
+        let mut images = BTreeMap::new();
+        for key in gold.iter().filter_map(|record| record.key.as_ref()) {
+            images.insert(key.clone(), None);
+        }
+        for &(i, j) in pairs {
+            let Some(g_key) = &gold.get(i).ok_or(AlignError::Internal("gold record"))?.key else {
+                continue;
+            };
+            if found.gold.get(g_key) != Some(&i) {
+                continue;
+            }
+            let partner = candidate
+                .get(j)
+                .ok_or(AlignError::Internal("candidate record"))?;
+            let image = match &partner.key {
+                Some(c_key) if found.candidate.get(c_key) == Some(&j) => Some(j),
+                _ => None,
+            };
+            images.insert(g_key.clone(), image);
+        }
+        Ok(images)
+    }
+
+    /// `_mapping`'s targets: gold ones first (by the pair's quality), then the
+    /// candidate's (a shared candidate id goes to the partner of a designated gold
+    /// record first).
+    pub fn designations(
+        &self,
+        scope: ScopeId,
+        levels: &Levels,
+        pairs: &Pairs,
+    ) -> Result<Designations, AlignError> {
         let (gold, candidate) = self.records(scope);
         let mut gold_priority = BTreeMap::new();
         for &(i, j) in pairs {
             gold_priority.insert(i, levels.quality(i, j)?);
         }
-        let gold_targets = targets(gold, &gold_priority);
+        let (gold_targets, gold_by_label) = targets(gold, &gold_priority);
         let chosen: BTreeSet<usize> = gold_targets.values().copied().collect();
         let mut priority = BTreeMap::new();
         for &(i, j) in pairs {
@@ -114,30 +186,13 @@ impl Documents<'_> {
             quality.extend(levels.quality(i, j)?);
             priority.insert(j, quality);
         }
-        let candidate_targets = targets(candidate, &priority);
-        let mut mapping = Bijection::new();
-        for key in gold.iter().filter_map(|record| record.key.as_ref()) {
-            mapping.insert(key.clone(), None);
-        }
-        for &(i, j) in pairs {
-            let Some(g_key) = &gold.get(i).ok_or(AlignError::Internal("gold record"))?.key else {
-                continue;
-            };
-            if gold_targets.get(g_key) != Some(&i) {
-                continue;
-            }
-            let partner = candidate
-                .get(j)
-                .ok_or(AlignError::Internal("candidate record"))?;
-            let image = match &partner.key {
-                Some(c_key) if candidate_targets.get(c_key) == Some(&j) => {
-                    self.id_of(scope, partner).cloned()
-                }
-                _ => None,
-            };
-            mapping.insert(g_key.clone(), image);
-        }
-        Ok(mapping)
+        let (candidate_targets, candidate_by_label) = targets(candidate, &priority);
+        Ok(Designations {
+            gold: gold_targets,
+            candidate: candidate_targets,
+            gold_by_label,
+            candidate_by_label,
+        })
     }
 }
 
@@ -227,9 +282,14 @@ fn tuple_order(a: &[f64], b: &[f64]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
-/// `_targets(...)[0]`: the record each id designates: among records sharing an id,
-/// the one of the highest priority, then the smallest canonical JSON, then the first.
-fn targets(records: &[Record], priority: &BTreeMap<usize, Vec<f64>>) -> BTreeMap<IdKey, usize> {
+/// `_targets`: the record each id designates: among records sharing an id, the one
+/// of the highest priority, then the smallest canonical JSON, then the first; and
+/// the designated records only canonical JSON chose (others as good, with other
+/// JSON), sorted.
+fn targets(
+    records: &[Record],
+    priority: &BTreeMap<usize, Vec<f64>>,
+) -> (BTreeMap<IdKey, usize>, Vec<usize>) {
     let mut groups: BTreeMap<&IdKey, Vec<usize>> = BTreeMap::new();
     for (index, record) in records.iter().enumerate() {
         if let Some(key) = &record.key {
@@ -239,6 +299,7 @@ fn targets(records: &[Record], priority: &BTreeMap<usize, Vec<f64>>) -> BTreeMap
     let none: Vec<f64> = Vec::new();
     let of = |k: &usize| priority.get(k).unwrap_or(&none);
     let mut chosen = BTreeMap::new();
+    let mut by_label = Vec::new();
     for (key, members) in groups {
         if let [only] = members.as_slice() {
             // an id of one record designates it, by no label (no canonical JSON made)
@@ -250,17 +311,21 @@ fn targets(records: &[Record], priority: &BTreeMap<usize, Vec<f64>>) -> BTreeMap
             .map(of)
             .max_by(|a, b| tuple_order(a, b))
             .unwrap_or(&none);
-        let winner = members
+        let top: Vec<_> = members
             .iter()
             .filter(|k| tuple_order(of(k), best) == Ordering::Equal)
             .filter_map(|&k| Some((DocumentIndex::record_key(records.get(k)?), k)))
-            .min()
-            .map(|(_, k)| k);
-        if let Some(winner) = winner {
+            .collect();
+        if let Some(&(_, winner)) = top.iter().min() {
             chosen.insert(key.clone(), winner);
+            let texts: BTreeSet<_> = top.iter().map(|(text, _)| text).collect();
+            if texts.len() > 1 {
+                by_label.push(winner);
+            }
         }
     }
-    chosen
+    by_label.sort_unstable();
+    (chosen, by_label)
 }
 
 impl State {

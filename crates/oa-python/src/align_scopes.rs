@@ -1,0 +1,250 @@
+//! `align_scopes`: a scoped document pair resolved in one call with everything
+//! `oa_core.align` shows of the resolution (`oa_engine::align::refer::align_scopes`
+//! under the scorer of `ScorePlan`), as plain Python data `oa_core.scopes_native`
+//! builds its objects from; `None` wherever Python must resolve them.
+
+use std::collections::BTreeMap;
+
+use oa_engine::align::refer::{
+    align_scopes as aligned_scopes, Aligned, IdWarning, Record, ScopeReport, Step, Trace,
+    VertexKind,
+};
+use oa_engine::align::{Matrix, Pairs};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+
+use crate::refer::{py_text, record_paths, ReferPlan};
+use crate::resolve::{resolving, Request};
+use crate::score::ScorePlan;
+
+/// A record's pointer and path.
+type Located = (String, Vec<Step>);
+
+/// Each scope's gold and candidate records, by report.
+type Sides = Vec<(Vec<Located>, Vec<Located>)>;
+
+fn located(records: &[Record]) -> Vec<Located> {
+    records
+        .iter()
+        .map(|r| (r.pointer.clone(), r.path.clone()))
+        .collect()
+}
+
+fn paths<'py>(
+    py: Python<'py>,
+    records: &[Located],
+) -> PyResult<Vec<(String, Bound<'py, PyTuple>)>> {
+    record_paths(
+        py,
+        records
+            .iter()
+            .map(|(p, path)| (p.as_str(), path.as_slice())),
+    )
+}
+
+fn bytes_of<'py, T: Copy>(
+    py: Python<'py>,
+    matrix: &Matrix<T>,
+    bits: impl Fn(T) -> [u8; 8],
+) -> Bound<'py, PyBytes> {
+    let data: Vec<u8> = matrix.data().iter().flat_map(|&v| bits(v)).collect();
+    PyBytes::new(py, &data)
+}
+
+fn pairs<'py>(py: Python<'py>, pairs: &Pairs) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, pairs.iter().copied())
+}
+
+fn warning(warning: &IdWarning) -> (&'static str, &'static str, usize, Option<(usize, usize)>) {
+    let side = |gold: bool| if gold { "gold" } else { "candidate" };
+    match *warning {
+        IdWarning::Missing { gold, record } => ("missing-id", side(gold), record, None),
+        IdWarning::Duplicate {
+            gold,
+            record,
+            first,
+            target,
+        } => ("duplicate-id", side(gold), record, Some((first, target))),
+    }
+}
+
+fn scope_tuple<'py>(
+    py: Python<'py>,
+    refer: &ReferPlan,
+    report: &ScopeReport,
+    (gold, candidate): &(Vec<Located>, Vec<Located>),
+) -> PyResult<Bound<'py, PyTuple>> {
+    let name = refer
+        .schema
+        .name(report.scope)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    let (same, depth, rounds) = match &report.agreement {
+        Some(found) => (
+            Some(bytes_of(py, &found.same, f64::to_ne_bytes)),
+            Some(bytes_of(py, &found.depth, i64::to_ne_bytes)),
+            found.rounds,
+        ),
+        None => (None, None, 0),
+    };
+    let rules: Vec<(usize, usize, &str)> = report
+        .rules
+        .iter()
+        .map(|(&(i, j), rule)| (i, j, rule.name()))
+        .collect();
+    let warnings: Vec<_> = report.warnings.iter().map(warning).collect();
+    let items: Vec<Bound<'py, PyAny>> = vec![
+        name.into_pyobject(py)?.into_any(),
+        (report.matrix.rows(), report.matrix.cols())
+            .into_pyobject(py)?
+            .into_any(),
+        bytes_of(py, &report.matrix, f64::to_ne_bytes).into_any(),
+        same.into_pyobject(py)?.into_any(),
+        depth.into_pyobject(py)?.into_any(),
+        rounds.into_pyobject(py)?.into_any(),
+        pairs(py, &report.pairs)?.into_any(),
+        pairs(py, &report.structural_pairs)?.into_any(),
+        rules.into_pyobject(py)?.into_any(),
+        pairs(py, &report.label_ties)?.into_any(),
+        (&report.gold_designations, &report.candidate_designations)
+            .into_pyobject(py)?
+            .into_any(),
+        report.bijection.clone().into_pyobject(py)?.into_any(),
+        report.trace.into_pyobject(py)?.into_any(),
+        warnings.into_pyobject(py)?.into_any(),
+        (paths(py, gold)?, paths(py, candidate)?)
+            .into_pyobject(py)?
+            .into_any(),
+    ];
+    PyTuple::new(py, items)
+}
+
+fn trace_tuple<'py>(
+    py: Python<'py>,
+    refer: &ReferPlan,
+    trace: &Trace,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let mut vertices = Vec::with_capacity(trace.graph.vertices.len());
+    for vertex in &trace.graph.vertices {
+        vertices.push(match vertex.kind {
+            VertexKind::Record { scope, index } => (
+                "record",
+                vertex.pointer.clone(),
+                Some(index),
+                refer
+                    .schema
+                    .name(scope)
+                    .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?
+                    .to_owned(),
+                vertex.label.clone(),
+            ),
+            VertexKind::Hub => (
+                "hub",
+                vertex.pointer.clone(),
+                None,
+                String::new(),
+                vertex.label.clone(),
+            ),
+        });
+    }
+    let edges = trace
+        .graph
+        .edges
+        .iter()
+        .map(|edge| {
+            Ok((
+                edge.source,
+                edge.target,
+                edge.relation.clone(),
+                py_text(py, &edge.label)?,
+            ))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let items: Vec<Bound<'py, PyAny>> = vec![
+        (trace.gold_vertices, trace.gold_edges)
+            .into_pyobject(py)?
+            .into_any(),
+        vertices.into_pyobject(py)?.into_any(),
+        edges.into_pyobject(py)?.into_any(),
+        trace.rounds.clone().into_pyobject(py)?.into_any(),
+    ];
+    PyTuple::new(py, items)
+}
+
+/// Every scope resolved as `oa_core.referential.resolve_scopes` resolves them
+/// (arguments as `resolve_score`'s), with what `oa_core.align` shows: a list of
+/// scopes in resolution order, each `(name, (rows, cols), C, b or None, rounds of
+/// agreement or None, rounds, pairs, twin pairs, [(i, j, rule)], label ties, (gold
+/// designations, candidate designations), [(gold record, candidate record or
+/// None)] one per gold id, trace index or None, [(code, document, record, (first,
+/// target) or None)], (gold records, candidate records) as (pointer, path))` (the
+/// matrices as native-endian float64 / int64 bytes), and the refined graphs
+/// `((gold vertices, gold edges), vertices, edges, rounds)`. None where Python must
+/// resolve them.
+#[pyfunction]
+#[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda))]
+#[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
+fn align_scopes<'py>(
+    py: Python<'py>,
+    refer: &ReferPlan,
+    plan: &ScorePlan,
+    gold: &Bound<'py, PyAny>,
+    candidate: &Bound<'py, PyAny>,
+    limits: &Bound<'py, PyAny>,
+    groups: Vec<Vec<String>>,
+    records: BTreeMap<String, String>,
+    mode: &str,
+    wl_lambda: f64,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let request = Request {
+        refer,
+        plan,
+        gold,
+        candidate,
+        limits,
+        groups,
+        records,
+        mode,
+        wl_lambda,
+    };
+    let found: Option<(Aligned, Sides)> = resolving(
+        py,
+        request,
+        Box::new(|schema, gold, candidate, groups, mode, scores| {
+            let aligned = aligned_scopes(schema, gold, candidate, groups, mode, scores)?;
+            let sides = aligned
+                .scopes
+                .iter()
+                .map(|report| {
+                    (
+                        located(gold.scope_records(report.scope)),
+                        located(candidate.scope_records(report.scope)),
+                    )
+                })
+                .collect();
+            Ok((aligned, sides))
+        }),
+    )?;
+    let Some((aligned, sides)) = found else {
+        return Ok(None);
+    };
+    let scopes = aligned
+        .scopes
+        .iter()
+        .zip(&sides)
+        .map(|(report, side)| scope_tuple(py, refer, report, side))
+        .collect::<PyResult<Vec<_>>>()?;
+    let traces = aligned
+        .traces
+        .iter()
+        .map(|trace| trace_tuple(py, refer, trace))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(Some(PyTuple::new(
+        py,
+        [PyList::new(py, scopes)?, PyList::new(py, traces)?],
+    )?))
+}
+
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(align_scopes, module)?)?;
+    Ok(())
+}

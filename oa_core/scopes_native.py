@@ -1,0 +1,248 @@
+"""The scopes' resolution of :func:`oa_core.align` by the Rust engine.
+
+Under ``OA_ENGINE=rust`` :func:`native_align_scopes` resolves every scope of a
+document pair in one Rust call (``oa_core._engine.align_scopes``, the resolution
+:func:`oa_core.score` makes, with everything ``align`` shows of it) and builds what
+:func:`oa_core.referential.resolve_scopes` returns from it: the bijections, the
+candidate ids, a :class:`~oa_core.referential.ScopeAlignment` per scope, the
+:class:`~oa_core.wl.WLTrace` of each scope WL paired (record vertices described by
+their JSON, as the explorer shows them) and the warnings. The pairs, rules, ties,
+designations and which records the id warnings name are Rust's; Python writes the
+texts (they quote ids and scope names as Python's ``repr`` does). Whatever Rust
+leaves to Python (``blockBy``, a scope over ``max_matrix_cells``, a document or
+comparator the plan does not take) gives None: the caller then resolves in Python.
+
+Examples
+--------
+>>> import os
+>>> from oa_core.options import Limits
+>>> from oa_core.schema import Schema
+>>> schema = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
+...     "id": {"type": "string", "idScope": "p"},
+...     "boss": {"type": "string", "ref": "p"}}}})
+>>> engine = os.environ.get("OA_ENGINE")
+>>> os.environ["OA_ENGINE"] = "rust"
+>>> found = native_align_scopes([{"id": "a"}, {"id": "b", "boss": "a"}],
+...                             [{"id": "y", "boss": "x"}, {"id": "x"}], schema, Limits(),
+...                             "tie_break", 0.5)
+>>> bijections, candidate_ids, scopes, traces, warnings = found
+>>> bijections["p"]
+{('string', 'a'): ('string', 'x'), ('string', 'b'): ('string', 'y')}
+>>> scopes["p"].pairs, traces["p"].rounds[-1]
+([(0, 1), (1, 0)], [0, 1, 1, 0])
+>>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
+...     OA_ENGINE=engine)
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ._engine import align_scopes
+from .comparators import id_key, value_kind
+from .errors import Diagnostic
+from .kinds import TieRule
+from .native import _scoped_plan
+from .options import Limits
+from .pointer import join
+from .refer_native import native_groups, refer_plan
+from .referential import ScopeAlignment
+from .schema import Schema
+from .wl import WLEdge, WLTrace, WLVertex
+
+__all__ = ["native_align_scopes"]
+
+ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
+                        dict[str, ScopeAlignment], dict[str, WLTrace], list[Diagnostic]]
+
+_LISTED = 5  # records named per tie warning
+_SHOWN = json.JSONEncoder(ensure_ascii=False, default=str)
+# A scoped schema's resolution groups, cyclic scopes, reference-cycle warnings and
+# each scope's record node pointer, or None when a scope has blockBy: once per Schema.
+_RESOLVING: weakref.WeakKeyDictionary[
+    Schema, tuple[list[list[str]], set[str], list[Diagnostic], dict[str, str]] | None] = (
+    weakref.WeakKeyDictionary())
+_MISSING = object()
+
+
+class _Record(NamedTuple):
+    pointer: str
+    value: Any
+    id: Any
+    key: tuple[str, Any] | None
+
+
+def _resolving(schema: Schema
+               ) -> tuple[list[list[str]], set[str], list[Diagnostic], dict[str, str]] | None:
+    found = _RESOLVING.get(schema, _MISSING)
+    if found is _MISSING:
+        ordered = native_groups(schema)
+        found = _RESOLVING[schema] = None if ordered is None or any(
+            decl.records.block_by for decl in schema.scopes.values()) else (
+            *ordered, {name: decl.record.pointer for name, decl in schema.scopes.items()})
+    return found  # type: ignore[return-value]
+
+
+def _records(document: Any, located: Sequence[tuple[str, tuple[Any, ...]]],
+             id_field: str) -> list[_Record]:
+    found = []
+    for pointer, path in located:
+        value = document
+        for step in path:
+            value = value[step]
+        record_id = value.get(id_field)
+        found.append(_Record(pointer, value, record_id, id_key(record_id)))
+    return found
+
+
+def _shown(value: Any) -> str:
+    """A record's display label: its JSON, cut to 80 characters."""
+    short = _SHOWN.encode(value)
+    return short if len(short) <= 80 else short[:77] + "..."
+
+
+def _trace(row: tuple[Any, ...], name: str, mode: str,
+           records: dict[str, tuple[list[_Record], list[_Record]]]) -> WLTrace:
+    (gold_vertices, gold_edges), vertices, edges, rounds = row
+    built = []
+    for k, (kind, pointer, index, scope, label) in enumerate(vertices):
+        side = "gold" if k < gold_vertices else "candidate"
+        if index is None:
+            built.append(WLVertex(side, pointer, None, None, kind, label))
+            continue
+        record = records[scope][side == "candidate"][index]
+        built.append(WLVertex(side, pointer, index, record.id, "record",
+                              _shown(record.value), scope))
+    return WLTrace(name, mode, built, [
+        WLEdge("gold" if k < gold_edges else "candidate", source, target, relation, label)
+        for k, (source, target, relation, label) in enumerate(edges)], rounds)
+
+
+def _id_warning(name: str, id_field: str, code: str, document: str, records: list[_Record],
+                record: int, linked: tuple[int, int] | None) -> Diagnostic:
+    found = records[record]
+    pointer = join(found.pointer, id_field)
+    if linked is None:
+        what = "no id" if found.id is None else (
+            f"an id of kind {value_kind(found.id)} (only strings and numbers identify)")
+        return Diagnostic(code, document, pointer, f"a {name!r} record has {what}; "
+                          "references cannot point at it")
+    first, target = (records[k].pointer for k in linked)
+    return Diagnostic(code, document, pointer, f"id {found.id!r} of scope {name!r} repeats "
+                      f"{first}; references to it resolve to {target} only")
+
+
+def _tie_warnings(name: str, gold: list[_Record], candidate: list[_Record],
+                  rules: dict[tuple[int, int], TieRule]) -> list[Diagnostic]:
+    found = []
+    for rule, how in ((TieRule.DEPTH, "by the depth of their WL agreement (the paper's "
+                       "colour bonus left them tied)"),
+                      (TieRule.CONTENT, "by the content rule (no structure tells them "
+                       "apart: they are interchangeable)")):
+        settled = sorted(p for p, r in rules.items() if r == rule)
+        if not settled:
+            continue
+        listed = ", ".join(f"{gold[i].pointer} -> {candidate[j].pointer}"
+                           for i, j in settled[:_LISTED])
+        more = f" and {len(settled) - _LISTED} more" if len(settled) > _LISTED else ""
+        found.append(Diagnostic(f"tie-{rule.value}", "gold", gold[settled[0][0]].pointer,
+                                f"{len(settled)} {name!r} record(s) tied on attributes "
+                                f"were paired {how}: {listed}{more}"))
+    return found
+
+
+def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
+                        wl_mode: str, wl_lambda: float) -> ScopeResolution | None:
+    """Under ``OA_ENGINE=rust``, ``resolve_scopes``' result for checked documents
+    under a schema with scopes, resolved in Rust; None under the Python engine or
+    for anything Rust leaves to Python (see the module).
+
+    Parameters
+    ----------
+    gold, candidate : JSON values
+        Checked documents (:func:`~oa_core.validation.check_json`).
+    schema : Schema
+        A parsed schema with scopes.
+    limits : Limits
+    wl_mode : str
+        A :class:`~oa_core.kinds.WLMode` value.
+    wl_lambda : float
+        The blend's lambda.
+
+    Returns
+    -------
+    tuple or None
+        ``(bijections, candidate_ids, alignments, traces, warnings)`` as
+        :func:`~oa_core.referential.resolve_scopes` returns them.
+
+    Examples
+    --------
+    >>> import os
+    >>> schema = Schema.parse({"type": "array", "order": "align", "blockBy": ["k"],
+    ...     "items": {"type": "object", "properties": {
+    ...         "id": {"type": "integer", "idScope": "p"}, "k": {"type": "string"}}}})
+    >>> engine = os.environ.get("OA_ENGINE")
+    >>> os.environ["OA_ENGINE"] = "rust"
+    >>> native_align_scopes([{"id": 1, "k": "a"}], [{"id": 2, "k": "a"}], schema, Limits(),
+    ...                     "none", 0.5) is None  # blockBy: left to Python
+    True
+    >>> os.environ["OA_ENGINE"] = "python"
+    >>> native_align_scopes([{"id": 1}], [{"id": 2}], schema, Limits(), "none", 0.5) is None
+    True
+    >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
+    ...     OA_ENGINE=engine)
+    """
+    plan = _scoped_plan(schema)
+    refer = None if plan is None else refer_plan(schema)
+    resolving = None if refer is None else _resolving(schema)
+    if plan is None or refer is None or resolving is None:
+        return None
+    groups, cyclic, cycle_warnings, nodes = resolving
+    found = align_scopes(refer, plan, gold, candidate, limits, groups, nodes, wl_mode,
+                         wl_lambda)
+    if found is None:
+        return None
+    scope_rows, trace_rows = found
+    group_of = {name: ", ".join(group) for group in groups for name in group}
+    records = {row[0]: (_records(gold, row[14][0], schema.scopes[row[0]].id_field),
+                        _records(candidate, row[14][1], schema.scopes[row[0]].id_field))
+               for row in scope_rows}
+    bijections: dict[str, dict[Any, Any]] = {}
+    candidate_ids: dict[str, set[Any]] = {}
+    alignments: dict[str, ScopeAlignment] = {}
+    traces: dict[str, WLTrace] = {}
+    built: dict[int, WLTrace] = {}
+    warnings = list(cycle_warnings)
+    for (name, shape, matrix, same, depth, rounds, pairs, twins, rules, label_ties,
+         (gold_labelled, candidate_labelled), images, trace, id_warnings, _) in scope_rows:
+        g_records, c_records = records[name]
+        id_field = schema.scopes[name].id_field
+        candidate_ids[name] = {r.key for r in c_records if r.key is not None}
+        bijections[name] = {g_records[i].key: None if j is None else c_records[j].key
+                            for i, j in images}
+        rule_of = {(i, j): TieRule(rule) for i, j, rule in rules}
+        if trace is not None:
+            if trace not in built:
+                built[trace] = _trace(trace_rows[trace], group_of[name], wl_mode, records)
+            traces[name] = built[trace]
+        alignments[name] = ScopeAlignment(
+            name, np.frombuffer(matrix, dtype=np.float64).reshape(shape),
+            [r.id for r in g_records], [r.id for r in c_records],
+            [r.pointer for r in g_records], [r.pointer for r in c_records],
+            pairs, twins, name in cyclic, wl_mode,
+            None if same is None else np.frombuffer(same, dtype=np.float64).reshape(shape),
+            None if depth is None else (
+                np.frombuffer(depth, dtype=np.int64).reshape(shape) / rounds),
+            {p: rule_of[p] for p in pairs}, label_ties,
+            [g_records[i].pointer for i in gold_labelled]
+            + [c_records[j].pointer for j in candidate_labelled])
+        warnings += [_id_warning(name, id_field, code, document,
+                                 g_records if document == "gold" else c_records, k, linked)
+                     for code, document, k, linked in id_warnings]
+        warnings += _tie_warnings(name, g_records, c_records, rule_of)
+    return bijections, candidate_ids, alignments, traces, warnings
