@@ -5,11 +5,12 @@
 use std::collections::BTreeMap;
 
 use oa_engine::align::refer::{
-    index_document, resolve_and_score, DocumentIndex, Mode, ResolveError,
+    index_document, resolve_and_score, DocumentIndex, Mode, ResolveError, TooBig,
 };
 use oa_engine::align::WlMode;
 use oa_engine::score::{Json, ScopedDocuments, Unsupported};
 use pyo3::prelude::*;
+use pyo3::types::IntoPyDict;
 
 use crate::compare::declined;
 use crate::refer::ReferPlan;
@@ -151,6 +152,7 @@ fn resolve_score(
             &mut scores,
         ) {
             Ok(score) => Ok(Some(score)),
+            Err(ResolveError::Limit(error)) => Python::attach(|py| Err(too_big(py, &error))),
             // the scorer's own refusal: an interruption a custom comparator raised is
             // raised here, any other refusal leaves the documents to Python
             Err(ResolveError::Score(error)) => match error.downcast_ref::<Unsupported>() {
@@ -160,6 +162,17 @@ fn resolve_score(
             Err(_) => Ok(None),
         }
     })
+}
+
+/// `_check_size`'s `oa_core.errors.InputError`: a scope over `max_matrix_cells`.
+fn too_big(py: Python<'_>, error: &TooBig) -> PyErr {
+    let raised = || -> PyResult<PyErr> {
+        let class = py.import("oa_core.errors")?.getattr("InputError")?;
+        let fix = [("fix", TooBig::FIX)].into_py_dict(py)?;
+        let made = class.call((error.pointer.as_str(), error.to_string()), Some(&fix))?;
+        Ok(PyErr::from_value(made))
+    };
+    raised().unwrap_or_else(|failed| failed)
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
