@@ -143,12 +143,12 @@ def test_a_block_over_the_limit_is_refused_alike(monkeypatch: pytest.MonkeyPatch
     assert rust == python and rust[0] == "InputError"
 
 
+# a person may have no team (the block of those without one)
 _PERSON = st.fixed_dictionaries({
     "id": st.integers(1, 6),
-    "team": st.sampled_from(["a", "b", 1, 1.0, True, None]),
     "name": st.sampled_from(["x", "y", "xy"]),
     "boss": st.integers(1, 6) | st.none(),
-}, optional={"team": st.just("c")})
+}, optional={"team": st.sampled_from(["a", "b", 1, 1.0, True, None])})
 
 _TEAMS: dict[str, Any] = {"type": "object", "properties": {"people": {
     "type": "array", "order": "align", "blockBy": "team", "items": {
