@@ -86,17 +86,16 @@ pub fn pair_blocks(
     };
     let mut pairs = Vec::new();
     let mut label_ties = Vec::new();
-    let mut ranks = [vec![0i64; n], vec![0i64; m]];
-    let mut offsets = [0i64; 2];
+    let mut sides = [Ranks::new(n), Ranks::new(m)];
     for block in blocked.blocks {
         let (rows, cols) = (block.gold.as_slice(), block.candidate.as_slice());
         if rows.is_empty() || cols.is_empty() {
             // unpaired records: one rank for the block
-            for (side, members) in [rows, cols].into_iter().enumerate() {
+            for (side, members) in sides.iter_mut().zip([rows, cols]) {
                 for &k in members {
-                    *at_rank(&mut ranks, side, k)? = offsets[side];
+                    side.set(k, side.next)?;
                 }
-                offsets[side] += 1;
+                side.next += 1;
             }
             continue;
         }
@@ -150,9 +149,9 @@ pub fn pair_blocks(
             label_ties.push((at(rows, a, "block row")?, at(cols, b, "block column")?));
         }
         // the block's canonical order, after the blocks before it (ties kept)
-        for (side, (members, local)) in [(rows, &paired.rows), (cols, &paired.cols)]
-            .into_iter()
-            .enumerate()
+        for (side, (members, local)) in sides
+            .iter_mut()
+            .zip([(rows, &paired.rows), (cols, &paired.cols)])
         {
             let dense: BTreeMap<i64, i64> = local
                 .iter()
@@ -166,9 +165,9 @@ pub fn pair_blocks(
             }
             for (&k, value) in members.iter().zip(local) {
                 let rank = dense.get(value).copied().unwrap_or(0);
-                *at_rank(&mut ranks, side, k)? = offsets[side] + rank;
+                side.set(k, side.next + rank)?;
             }
-            offsets[side] += i64::try_from(dense.len()).map_err(|_| AlignError::Overflow)?;
+            side.next += i64::try_from(dense.len()).map_err(|_| AlignError::Overflow)?;
         }
     }
     pairs.sort_unstable();
@@ -188,7 +187,7 @@ pub fn pair_blocks(
             at_pairs: Some(kept),
         },
     };
-    let [rows, cols] = ranks;
+    let [rows, cols] = sides.map(|side| side.ranks);
     Ok(Paired {
         scope: blocked.scope,
         levels: Rc::new(levels),
@@ -213,11 +212,28 @@ fn values(records: &[Record], positions: &[usize]) -> Result<Vec<Json>, AlignErr
         .collect()
 }
 
-fn at_rank(ranks: &mut [Vec<i64>; 2], side: usize, k: usize) -> Result<&mut i64, AlignError> {
-    ranks
-        .get_mut(side)
-        .and_then(|line| line.get_mut(k))
-        .ok_or(AlignError::Internal("a block record outside its scope"))
+/// One side's canonical ranks, and the rank the next block starts from.
+struct Ranks {
+    ranks: Vec<i64>,
+    next: i64,
+}
+
+impl Ranks {
+    fn new(count: usize) -> Self {
+        Ranks {
+            ranks: vec![0; count],
+            next: 0,
+        }
+    }
+
+    fn set(&mut self, k: usize, rank: i64) -> Result<(), AlignError> {
+        let slot = self
+            .ranks
+            .get_mut(k)
+            .ok_or(AlignError::Internal("a block record outside its scope"))?;
+        *slot = rank;
+        Ok(())
+    }
 }
 
 /// A block's matrix written into the scope's (`width` columns) at its rows and columns.
