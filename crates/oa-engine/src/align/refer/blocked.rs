@@ -6,7 +6,8 @@
 //! among its records). A scope of at most `SCORED_RECORDS` gold records within
 //! `max_matrix_cells` keeps its levels whole, zero across blocks (its label ties
 //! may be settled by the documents' score); a bigger one keeps them at its pairs'
-//! cells only, all that adopting its pairs reads. The canonical order of the scope
+//! cells only, all that adopting its pairs reads ([`keeps_whole`], the rule of
+//! every scope's levels). The canonical order of the scope
 //! is each block's, after the blocks before it.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -74,10 +75,8 @@ pub fn pair_blocks(
     let (gold, candidate) = (blocked.gold, blocked.candidate);
     let (n, m) = (gold.len(), candidate.len());
     let histories = context.histories.filter(|_| n > 0 && m > 0);
-    let cells = n
-        .checked_mul(m)
-        .filter(|&cells| n <= SCORED_RECORDS && cells <= context.mode.max_matrix_cells);
-    let mut filling = match cells {
+    let whole = keeps_whole(n, m, context.mode.max_matrix_cells);
+    let mut filling = match n.checked_mul(m).filter(|_| whole) {
         Some(cells) => Filling::Whole {
             matrix: vec![0.0; cells],
             structure: histories.map(|_| (vec![0.0; cells], vec![0; cells])),
@@ -135,14 +134,7 @@ pub fn pair_blocks(
             let pair = (at(rows, a, "block row")?, at(cols, b, "block column")?);
             pairs.push(pair);
             if let Filling::AtPairs(kept) = &mut filling {
-                let mut levels = vec![sub.get(a, b)?];
-                if let Some(histories) = histories {
-                    let (same, depth) = histories.agreement(pair.0, pair.1)?;
-                    // a count of rounds: exact as a float (Python's float(int))
-                    #[allow(clippy::cast_precision_loss)]
-                    levels.extend([same, depth as f64]);
-                }
-                kept.insert(pair, levels);
+                kept.insert(pair, cell_levels(sub.get(a, b)?, histories, pair)?);
             }
         }
         for &(a, b) in &paired.label_ties {
@@ -197,6 +189,32 @@ pub fn pair_blocks(
         cols: Rc::new(cols),
         provisional,
     })
+}
+
+/// Whether a scope of `gold x candidate` records keeps its levels whole: where its
+/// label ties may be settled by the documents' score (at most `SCORED_RECORDS` gold
+/// records, within `limit` cells); else only its pairs' cells are kept.
+pub fn keeps_whole(gold: usize, candidate: usize, limit: usize) -> bool {
+    gold <= SCORED_RECORDS
+        && gold
+            .checked_mul(candidate)
+            .is_some_and(|cells| cells <= limit)
+}
+
+/// The levels of the scope's cell `pair` (C given): (C, b, a) with WL, else (C).
+pub fn cell_levels(
+    c: f64,
+    histories: Option<&Histories>,
+    pair: (usize, usize),
+) -> Result<Vec<f64>, AlignError> {
+    let mut levels = vec![c];
+    if let Some(histories) = histories {
+        let (same, depth) = histories.agreement(pair.0, pair.1)?;
+        // a count of rounds: exact as a float (Python's float(int))
+        #[allow(clippy::cast_precision_loss)]
+        levels.extend([same, depth as f64]);
+    }
+    Ok(levels)
 }
 
 /// The values of the records at `positions`.

@@ -18,18 +18,18 @@ use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::blocked::{pair_blocks, BlockedScope, Context};
+use super::blocked::{cell_levels, keeps_whole, pair_blocks, BlockedScope, Context};
 use super::error::ReferError;
 use super::graph::{build_graph, Graph, Resolution, Side, VertexKind, OCCURRENCE};
 use super::histories::Histories;
 use super::index::{DocumentIndex, Record};
 use super::schema::ScopeSchema;
 use super::size::{check_size, TooBig};
-use super::state::{Documents, Levels, Paired, Referential, State};
+use super::state::{Documents, Levels, PairCells, Paired, Referential, State};
 use crate::align::{
     blocks, pair_scope, refine, settle_by_score, AlignError, Budget, Canonical, DocumentScore,
-    Incident, Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, Structure, WlEdge,
-    WlMode, SCORED_RECORDS,
+    Incident, Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, WlEdge, WlMode,
+    SCORED_RECORDS,
 };
 use crate::plan::ScopeId;
 use crate::score::Json;
@@ -322,11 +322,6 @@ struct Trace {
 }
 
 impl Trace {
-    /// `_histories(trace, scope).structure()`: the structure of the whole scope.
-    fn structure(&self, scope: ScopeId) -> Result<Structure, ResolveError> {
-        Ok(self.histories(scope)?.structure(None)?)
-    }
-
     /// `_histories(trace, scope)`: the colour histories, incident edges (kinds
     /// numbered as `oa_core.ties_native` numbers them: first seen, gold lines first)
     /// and occurrences of the scope's records.
@@ -530,7 +525,9 @@ impl Resolver<'_> {
         Ok(())
     }
 
-    /// A scope paired as a whole: `matrix` its C, `trace` its group's refinement.
+    /// A scope paired as a whole: `matrix` its C, `trace` its group's refinement. Its
+    /// levels are kept whole only where its label ties may be settled by score
+    /// (`keeps_whole`); else at its pairs' cells, all adopting the pairs reads.
     fn pair_whole(
         &self,
         scope: ScopeId,
@@ -538,14 +535,18 @@ impl Resolver<'_> {
         trace: Option<&Trace>,
         provisional: bool,
     ) -> Result<Paired, ResolveError> {
-        let structure = match trace {
-            Some(trace) if matrix.rows() * matrix.cols() > 0 => Some(trace.structure(scope)?),
+        let (n, m) = (matrix.rows(), matrix.cols());
+        let histories = match trace {
+            Some(trace) if n * m > 0 => Some(trace.histories(scope)?),
             _ => None,
         };
-        let (gold, candidate) = self.documents.records(scope);
+        let structure = histories.as_ref().map(|h| h.structure(None)).transpose()?;
+        let whole = keeps_whole(n, m, self.mode.max_matrix_cells);
         let kept = structure
             .as_ref()
+            .filter(|_| whole)
             .map(|s| (s.same.clone(), s.depth.clone()));
+        let (gold, candidate) = self.documents.records(scope);
         let paired = pair_scope(
             &matrix,
             self.mode.wl,
@@ -553,13 +554,29 @@ impl Resolver<'_> {
             structure,
             &mut Keys { gold, candidate },
         )?;
-        Ok(Paired {
-            scope,
-            levels: Rc::new(Levels {
+        let levels = if whole {
+            Levels {
                 matrix,
                 structure: kept,
                 at_pairs: None,
-            }),
+            }
+        } else {
+            let mut cells = PairCells::new();
+            for &(i, j) in &paired.pairs {
+                cells.insert(
+                    (i, j),
+                    cell_levels(matrix.get(i, j)?, histories.as_ref(), (i, j))?,
+                );
+            }
+            Levels {
+                matrix: Matrix::new(0, 0, Vec::new())?,
+                structure: None,
+                at_pairs: Some(cells),
+            }
+        };
+        Ok(Paired {
+            scope,
+            levels: Rc::new(levels),
             pairs: paired.pairs,
             label_ties: paired.label_ties,
             rows: Rc::new(paired.rows),
