@@ -142,6 +142,7 @@ fn resolve_score(
             wl,
             wl_lambda,
             max_matrix_cells: limits.max_matrix_cells,
+            describe: false,
         };
         match resolve_and_score(
             schema,

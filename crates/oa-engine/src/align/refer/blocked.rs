@@ -3,11 +3,11 @@
 //!
 //! The blocks are `align::blocks`'; each is paired as a scope of its own by the tie
 //! policy (`pair_scope`: its C, its rows and columns of b and a, the content rule
-//! among its records). A scope of at most `SCORED_RECORDS` gold records within
-//! `max_matrix_cells` keeps its levels whole, zero across blocks (its label ties
-//! may be settled by the documents' score); a bigger one keeps them at its pairs'
-//! cells only, all that adopting its pairs reads ([`keeps_whole`], the rule of
-//! every scope's levels). The canonical order of the scope
+//! among its records). For `align()`, and for a scope of at most `SCORED_RECORDS`
+//! gold records within `max_matrix_cells`, the levels are kept whole, zero across
+//! blocks (its label ties may be settled by the documents' score); otherwise at its
+//! pairs' cells only, all that adopting its pairs reads ([`keeps_whole`], the rule
+//! of every scope's levels). The canonical order of the scope
 //! is each block's, after the blocks before it.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -75,7 +75,7 @@ pub fn pair_blocks(
     let (gold, candidate) = (blocked.gold, blocked.candidate);
     let (n, m) = (gold.len(), candidate.len());
     let histories = context.histories.filter(|_| n > 0 && m > 0);
-    let whole = keeps_whole(n, m, context.mode.max_matrix_cells);
+    let whole = keeps_whole(n, m, context.mode);
     let mut filling = match n.checked_mul(m).filter(|_| whole) {
         Some(cells) => Filling::Whole {
             matrix: vec![0.0; cells],
@@ -191,14 +191,16 @@ pub fn pair_blocks(
     })
 }
 
-/// Whether a scope of `gold x candidate` records keeps its levels whole: where its
-/// label ties may be settled by the documents' score (at most `SCORED_RECORDS` gold
-/// records, within `limit` cells); else only its pairs' cells are kept.
-pub fn keeps_whole(gold: usize, candidate: usize, limit: usize) -> bool {
-    gold <= SCORED_RECORDS
-        && gold
-            .checked_mul(candidate)
-            .is_some_and(|cells| cells <= limit)
+/// Whether a scope of `gold x candidate` records keeps its levels whole: for
+/// `align()` (`mode.describe`), or where its label ties may be settled by the
+/// documents' score (at most `SCORED_RECORDS` gold records, within
+/// `max_matrix_cells`); else only its pairs' cells are kept.
+pub fn keeps_whole(gold: usize, candidate: usize, mode: Mode) -> bool {
+    mode.describe
+        || (gold <= SCORED_RECORDS
+            && gold
+                .checked_mul(candidate)
+                .is_some_and(|cells| cells <= mode.max_matrix_cells))
 }
 
 /// The levels of the scope's cell `pair` (C given): (C, b, a) with WL, else (C).
@@ -273,4 +275,25 @@ fn spread<T: Copy>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::WlMode;
+
+    #[test]
+    fn levels_are_kept_whole_for_align_or_where_ties_may_be_settled() {
+        let mode = |describe| Mode {
+            wl: WlMode::TieBreak,
+            wl_lambda: 0.5,
+            max_matrix_cells: 1000,
+            describe,
+        };
+        assert!(keeps_whole(10, 100, mode(false)));
+        assert!(!keeps_whole(10, 101, mode(false))); // over the limit: blocks only
+        assert!(!keeps_whole(SCORED_RECORDS + 1, 1, mode(false)));
+        assert!(keeps_whole(SCORED_RECORDS + 1, 1, mode(true)));
+        assert!(!keeps_whole(usize::MAX, 2, mode(false)));
+    }
 }

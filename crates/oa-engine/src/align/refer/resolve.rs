@@ -108,6 +108,11 @@ pub struct Mode {
     pub wl: WlMode,
     pub wl_lambda: f64,
     pub max_matrix_cells: usize,
+    /// What `align()` shows is wanted (`_Resolver.describe`): every scope's levels
+    /// kept whole, a blocked scope's size checked whole. Without it (a score), a
+    /// scope whose label ties cannot be settled by score keeps its levels at its
+    /// pairs only, and only each block of a blocked scope must fit the limit.
+    pub describe: bool,
 }
 
 /// The resolution of `groups` (scopes in resolution order, a cycle's together) of
@@ -454,9 +459,14 @@ impl Resolver<'_> {
             };
             let found = blocks(&values(gold), &values(candidate), properties)
                 .map_err(|error| ResolveError::Score(Arc::new(error)))?;
-            for block in &found {
-                let first = block.candidate.first().and_then(|&j| candidate.get(j));
-                check_size(block.gold.len(), block.candidate.len(), first, limit)?;
+            if self.mode.describe {
+                // its levels are kept whole
+                check_size(gold.len(), candidate.len(), candidate.first(), limit)?;
+            } else {
+                for block in &found {
+                    let first = block.candidate.first().and_then(|&j| candidate.get(j));
+                    check_size(block.gold.len(), block.candidate.len(), first, limit)?;
+                }
             }
             blocked.insert(scope, found);
         }
@@ -541,7 +551,7 @@ impl Resolver<'_> {
             _ => None,
         };
         let structure = histories.as_ref().map(|h| h.structure(None)).transpose()?;
-        let whole = keeps_whole(n, m, self.mode.max_matrix_cells);
+        let whole = keeps_whole(n, m, self.mode);
         let kept = structure
             .as_ref()
             .filter(|_| whole)
