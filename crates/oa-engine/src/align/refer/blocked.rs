@@ -18,6 +18,7 @@ use super::index::Record;
 use super::resolve::{Keys, Mode, ResolveError, ScopeScores};
 use super::state::{Levels, PairCells, Paired, Referential};
 use crate::align::error::at;
+use crate::align::lapjvsp::filled;
 use crate::align::{pair_scope, AlignError, Block, Matrix, RecordKey, RecordKeys, SCORED_RECORDS};
 use crate::plan::ScopeId;
 use crate::score::Json;
@@ -78,8 +79,11 @@ pub fn pair_blocks(
     let whole = keeps_whole(n, m, context.mode);
     let mut filling = match n.checked_mul(m).filter(|_| whole) {
         Some(cells) => Filling::Whole {
-            matrix: vec![0.0; cells],
-            structure: histories.map(|_| (vec![0.0; cells], vec![0; cells])),
+            matrix: filled(cells, 0.0)?,
+            structure: match histories {
+                Some(_) => Some((filled(cells, 0.0)?, filled(cells, 0)?)),
+                None => None,
+            },
         },
         None => Filling::AtPairs(PairCells::new()),
     };
