@@ -11,7 +11,9 @@ Run: ``python benchmarks/alignment_speed.py [--sizes 200 1000] [--repeat 5]``;
 ``--blocked 10000 100000`` scores (``oa_core.score``, each size in a process of its
 own, peak RSS reported) people who also have a team, 1,000 people a team, under
 :data:`BLOCKED_SCHEMA`, whose people are paired within their team only (``blockBy``,
-an explicit option that can change the optimum: see :mod:`oa_core.blocking`).
+an explicit option that can change the optimum: see :mod:`oa_core.blocking`);
+``--scored 10000`` scores the N-person pair with the whole scope paired exactly (the
+matrix limit raised to N x N). Both under the engine ``OA_ENGINE`` names.
 Targets on the project's 2-core machines: N=200 < 0.1 s, N=1000 < 2 s.
 """
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -185,20 +188,25 @@ def measure_primitives(n: int) -> dict[str, float]:
     return {"n": n, "cpu_s": cpu, "peak_mib": peak / 2**20, "score": value}
 
 
-def measure_blocked(n: int) -> dict[str, float]:
-    """One ``score`` of the N-person pair with teams of 1,000 under
-    :data:`BLOCKED_SCHEMA`, in a new process: wall and CPU seconds, peak RSS (the
-    2N mentorships need ``Limits.max_items`` raised past N = 50,000)."""
+def measure_scored(n: int, teams: int = 0) -> dict[str, float]:
+    """One ``score`` of the N-person pair in a new process (under the ``OA_ENGINE``
+    of this one): wall and CPU seconds, peak RSS. With ``teams``, people also have
+    one of that many teams under :data:`BLOCKED_SCHEMA` (paired within their team);
+    without, the exact pairing of the whole scope under :data:`SCHEMA`, with
+    ``Limits.max_matrix_cells`` raised to N x N. (The 2N mentorships need
+    ``Limits.max_items`` raised past N = 50,000.)"""
+    schema = "BLOCKED_SCHEMA" if teams else "SCHEMA"
     script = ("import json, resource, time, oa_core\n"
-              "from benchmarks.alignment_speed import BLOCKED_SCHEMA, make_pair\n"
-              f"gold, cand = make_pair({n}, teams=max(1, {n} // 1000))\n"
-              "schema = oa_core.Schema.parse(BLOCKED_SCHEMA)\n"
+              f"from benchmarks.alignment_speed import {schema} as schema, make_pair\n"
+              f"gold, cand = make_pair({n}, teams={teams})\n"
+              "schema = oa_core.Schema.parse(schema)\n"
+              f"limits = oa_core.Limits(max_items=max(100_000, 2 * {n}), "
+              f"max_matrix_cells=max(25_000_000, {n} * {n}))\n"
               "wall, cpu = time.perf_counter(), time.process_time()\n"
-              f"limits = oa_core.Limits(max_items=max(100_000, 2 * {n}))\n"
               "value = oa_core.score(gold, cand, schema, limits=limits)\n"
               "print(json.dumps({'wall_s': time.perf_counter() - wall, 'cpu_s': "
               "time.process_time() - cpu, 'rss_mib': resource.getrusage("
-              "resource.RUSAGE_SELF).ru_maxrss / 1024, 'score': value}))\n")
+              "resource.RUSAGE_SELF).ru_maxrss / 1024, 'score': value.hex()}))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True, cwd=Path(__file__).resolve().parents[1])
     return {"n": n, **json.loads(done.stdout.strip().splitlines()[-1])}
@@ -214,6 +222,8 @@ def main() -> None:
                         help="also align lists of this many integers (exact)")
     parser.add_argument("--blocked", type=int, nargs="*", default=[],
                         help="also score this many people paired within teams of 1,000")
+    parser.add_argument("--scored", type=int, nargs="*", default=[],
+                        help="also score this many people, the whole scope paired exactly")
     parser.add_argument("--max-matrix-cells", type=int, default=None,
                         help="raise Limits.max_matrix_cells (N=4000 and up need it)")
     args = parser.parse_args()
@@ -232,11 +242,14 @@ def main() -> None:
         row = measure_primitives(n)
         print(f"{n:,} integers (exact): {row['cpu_s']:.2f} s CPU, {row['peak_mib']:.1f} MiB "
               f"peak, score {row['score']:.4f}")
-    for n in args.blocked:
-        row = measure_blocked(n)
-        print(f"{n:,} people in teams of 1,000 (blockBy): {row['wall_s']:.1f} s wall, "
+    engine = os.environ.get("OA_ENGINE", "python")
+    for n, teams in [(n, max(1, n // 1000)) for n in args.blocked] + [
+            (n, 0) for n in args.scored]:
+        row = measure_scored(n, teams)
+        what = "in teams of 1,000 (blockBy)" if teams else "(exact, one scope)"
+        print(f"{n:,} people {what}, score() under {engine}: {row['wall_s']:.1f} s wall, "
               f"{row['cpu_s']:.1f} s CPU, {row['rss_mib']:,.0f} MiB peak RSS, score "
-              f"{row['score']:.6f}")
+              f"{row['score']}")
 
 
 if __name__ == "__main__":

@@ -201,7 +201,7 @@ def native_scoped_score(gold: Any, candidate: Any, schema: Schema, limits: Limit
 
 
 # A scoped schema's resolution groups and each scope's record node pointer, or None
-# when a scope has blockBy (resolved in Python): made once per Schema.
+# when Rust does not order its scopes: made once per Schema.
 _RESOLVING: weakref.WeakKeyDictionary[
     Schema, tuple[list[list[str]], dict[str, str]] | None] = weakref.WeakKeyDictionary()
 
@@ -236,9 +236,10 @@ def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Lim
     """Under ``OA_ENGINE=rust``, the score of checked documents under a schema with
     scopes, the scopes resolved as :func:`~oa_core.referential.resolve_for_score`
     resolves them and the final pass scored, all in one Rust call; None under the
-    Python engine or for anything Rust leaves to Python (``blockBy``, a scope over
-    ``max_matrix_cells``, whatever :func:`native_scoped_score` declines): Python then
-    resolves and scores them, and names the error. ``prepared``: the gold's
+    Python engine or for anything Rust leaves to Python (whatever
+    :func:`native_scoped_score` declines): Python then resolves and scores them, and
+    names the error. A scope, or a ``blockBy`` block, over ``max_matrix_cells`` raises
+    :class:`~oa_core.errors.InputError` here. ``prepared``: the gold's
     :func:`native_prepared_gold` under ``schema`` and ``limits`` (not converted and
     indexed again).
 
@@ -264,8 +265,7 @@ def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Lim
         return None
     if schema not in _RESOLVING:
         ordered = native_groups(schema)
-        _RESOLVING[schema] = None if ordered is None or any(
-            decl.records.block_by for decl in schema.scopes.values()) else (
+        _RESOLVING[schema] = None if ordered is None else (
             ordered[0], {name: decl.record.pointer for name, decl in schema.scopes.items()})
     resolving = _RESOLVING[schema]
     if resolving is None:

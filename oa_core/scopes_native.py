@@ -8,9 +8,11 @@ candidate ids, a :class:`~oa_core.referential.ScopeAlignment` per scope, the
 :class:`~oa_core.wl.WLTrace` of each scope WL paired (record vertices described by
 their JSON, as the explorer shows them) and the warnings. The pairs, rules, ties,
 designations and which records the id warnings name are Rust's; Python writes the
-texts (they quote ids and scope names as Python's ``repr`` does). Whatever Rust
-leaves to Python (``blockBy``, a scope over ``max_matrix_cells``, a document or
-comparator the plan does not take) gives None: the caller then resolves in Python.
+texts (they quote ids and scope names as Python's ``repr`` does). A scope (or a
+``blockBy`` block) over ``max_matrix_cells`` raises the
+:class:`~oa_core.errors.InputError` the Python resolution raises; whatever Rust
+leaves to Python (a document or comparator the plan does not take) gives None: the
+caller then resolves in Python.
 
 Examples
 --------
@@ -63,7 +65,7 @@ ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
 _LISTED = 5  # records named per tie warning
 _SHOWN = json.JSONEncoder(ensure_ascii=False, default=str)
 # A scoped schema's resolution groups, cyclic scopes, reference-cycle warnings and
-# each scope's record node pointer, or None when a scope has blockBy: once per Schema.
+# each scope's record node pointer (None under the Python engine): once per Schema.
 _RESOLVING: weakref.WeakKeyDictionary[
     Schema, tuple[list[list[str]], set[str], list[Diagnostic], dict[str, str]] | None] = (
     weakref.WeakKeyDictionary())
@@ -82,8 +84,7 @@ def _resolving(schema: Schema
     found = _RESOLVING.get(schema, _MISSING)
     if found is _MISSING:
         ordered = native_groups(schema)
-        found = _RESOLVING[schema] = None if ordered is None or any(
-            decl.records.block_by for decl in schema.scopes.values()) else (
+        found = _RESOLVING[schema] = None if ordered is None else (
             *ordered, {name: decl.record.pointer for name, decl in schema.scopes.items()})
     return found  # type: ignore[return-value]
 
@@ -188,9 +189,10 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
     ...         "id": {"type": "integer", "idScope": "p"}, "k": {"type": "string"}}}})
     >>> engine = os.environ.get("OA_ENGINE")
     >>> os.environ["OA_ENGINE"] = "rust"
-    >>> native_align_scopes([{"id": 1, "k": "a"}], [{"id": 2, "k": "a"}], schema, Limits(),
-    ...                     "none", 0.5) is None  # blockBy: left to Python
-    True
+    >>> found = native_align_scopes([{"id": 1, "k": "a"}], [{"id": 2, "k": "a"}], schema,
+    ...                             Limits(), "none", 0.5)
+    >>> found[2]["p"].pairs
+    [(0, 0)]
     >>> os.environ["OA_ENGINE"] = "python"
     >>> native_align_scopes([{"id": 1}], [{"id": 2}], schema, Limits(), "none", 0.5) is None
     True

@@ -155,19 +155,22 @@ def test_hostile_scoped_triples_align_the_same_in_rust(seed: int, nested: bool, 
             == _outcome("python", gold, candidate, parsed, mode, monkeypatch, False))
 
 
-def test_what_rust_leaves_to_python_falls_back_with_pythons_answer(
+def test_blocked_scopes_and_the_matrix_limit_are_answered_by_rust(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OA_ENGINE", "rust")
     blocked = Schema.parse({"type": "array", "order": "align", "blockBy": ["k"], "items": {
         "type": "object", "properties": {"id": {"type": "integer", "idScope": "p"},
                                           "k": {"type": "string", "score": "exact"}}}})
     docs = [{"id": 1, "k": "a"}, {"id": 2, "k": "b"}]
-    assert native_align_scopes(docs, docs, blocked, Limits(), "tie_break", 0.5) is None
+    found = native_align_scopes(docs, docs, blocked, Limits(), "tie_break", 0.5)
+    assert found is not None and found[2]["p"].pairs == [(0, 0), (1, 1)]
     assert oa_core.align(docs, docs, blocked).scopes["p"].pairs == [(0, 0), (1, 1)]
     plain = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
         "id": {"type": "integer", "idScope": "p"}}}})
     many = [{"id": k} for k in range(3)]
-    assert native_align_scopes(many, many, plain, Limits(max_matrix_cells=4), "tie_break",
-                               0.5) is None
-    with pytest.raises(oa_core.InputError, match="over the limit"):
+    with pytest.raises(oa_core.InputError, match="over the limit") as rust:
+        native_align_scopes(many, many, plain, Limits(max_matrix_cells=4), "tie_break", 0.5)
+    monkeypatch.setenv("OA_ENGINE", "python")
+    with pytest.raises(oa_core.InputError, match="over the limit") as python:
         oa_core.align(many, many, plain, limits=Limits(max_matrix_cells=4))
+    assert rust.value.to_dict() == python.value.to_dict()

@@ -4,8 +4,8 @@ Under ``OA_ENGINE=rust`` a scoped ``score()`` is resolved and scored in one Rust
 (``crates/oa-engine/src/align/refer/resolve.rs``); it must give the bits of the
 Python resolution (``oa_core.referential.resolve_for_score`` and the final pass): on
 every golden case with scopes (its frozen score, in each WL mode) and on hypothesis-
-drawn hostile scoped triples, nested scopes included. What Rust leaves to Python
-(``blockBy``, a scope over the matrix limit) falls back with Python's bits and errors.
+drawn hostile scoped triples, nested scopes included; ``blockBy`` scopes and a scope
+over the matrix limit too (Python's error), see also tests/test_rust_big_scopes.py.
 """
 
 from __future__ import annotations
@@ -45,10 +45,6 @@ def _outcome(gold: Any, candidate: Any, parsed: Schema, mode: str,
             return type(error).__name__
 
 
-def _blocked(parsed: Schema) -> bool:
-    return any(decl.records.block_by for decl in parsed.scopes.values())
-
-
 @pytest.fixture
 def rust(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OA_ENGINE", "rust")
@@ -65,9 +61,9 @@ def test_every_golden_scoped_case_scores_its_bits_in_rust(rust: None) -> None:
             found = native_resolved_score(gold, candidate, parsed, Limits(), mode, 0.5)
             if found is None:
                 declined += 1
-                # only blockBy, what the plan does not hold (a custom comparator) and
+                # only what the plan does not hold (a custom comparator) and
                 # documents the Rust scorer declines whatever the state
-                assert _blocked(parsed) or native._scoped_plan(parsed) is None or (
+                assert native._scoped_plan(parsed) is None or (
                     native_scoped_score(gold, candidate, parsed, Limits(), ScopeState())
                     is None), f"{name} [{mode}]: Rust declined"
                 continue
@@ -100,24 +96,25 @@ def test_the_public_score_takes_the_rust_path(rust: None, monkeypatch) -> None:
     assert oa_core.score(gold, candidate, schema).hex() == value.hex()
 
 
-def test_a_scope_over_the_matrix_limit_falls_back_with_the_python_error(rust: None) -> None:
+def test_a_scope_over_the_matrix_limit_raises_the_python_error(rust: None) -> None:
     schema = {"type": "array", "items": {"type": "object", "properties": {
         "id": {"type": "integer", "idScope": "p"}}}}
     docs = [{"id": k} for k in range(3)]
     parsed = Schema.parse(schema)
-    assert native_resolved_score(docs, docs, parsed, Limits(max_matrix_cells=4),
-                                 "tie_break", 0.5) is None
+    with pytest.raises(oa_core.InputError, match="over the limit") as in_rust:
+        native_resolved_score(docs, docs, parsed, Limits(max_matrix_cells=4), "tie_break", 0.5)
     with pytest.raises(oa_core.InputError, match="over the limit") as raised:
         oa_core.score(docs, docs, schema, limits=Limits(max_matrix_cells=4))
-    assert raised.value.pointer == ""
+    assert raised.value.pointer == in_rust.value.pointer == ""
+    assert str(raised.value) == str(in_rust.value)
 
 
-def test_blocked_scopes_are_left_to_python(rust: None) -> None:
+def test_blocked_scopes_are_resolved_in_rust(rust: None) -> None:
     schema = Schema.parse({"type": "array", "order": "align", "blockBy": ["k"], "items": {
         "type": "object", "properties": {"id": {"type": "integer", "idScope": "p"},
                                           "k": {"type": "string", "score": "exact"}}}})
     docs = [{"id": 1, "k": "a"}, {"id": 2, "k": "b"}]
-    assert native_resolved_score(docs, docs, schema, Limits(), "tie_break", 0.5) is None
+    assert native_resolved_score(docs, docs, schema, Limits(), "tie_break", 0.5) == 1.0
     assert oa_core.score(docs, docs, schema) == 1.0
 
 

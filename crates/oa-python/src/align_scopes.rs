@@ -205,6 +205,7 @@ fn align_scopes<'py>(
         records,
         mode,
         wl_lambda,
+        describe: true,
     };
     let found: Option<(Aligned, Sides)> = resolving(
         py,

@@ -6,11 +6,13 @@ use std::collections::BTreeMap;
 
 use oa_engine::align::refer::{
     index_document, resolve_and_score, DocumentIndex, Mode, ResolveError, ScopeSchema, ScopeScores,
+    TooBig,
 };
 use oa_engine::align::WlMode;
 use oa_engine::plan::ScopeId;
 use oa_engine::score::{Json, ScopedDocuments, Unsupported};
 use pyo3::prelude::*;
+use pyo3::types::IntoPyDict;
 
 use crate::compare::declined;
 use crate::refer::ReferPlan;
@@ -69,6 +71,8 @@ pub(crate) struct Request<'a, 'py> {
     pub records: BTreeMap<String, String>,
     pub mode: &'a str,
     pub wl_lambda: f64,
+    /// Whether what `align()` shows is wanted (`Mode::describe`).
+    pub describe: bool,
 }
 
 /// What a resolution reads: the schema, both indexes, the groups, the mode and the
@@ -102,6 +106,7 @@ pub(crate) fn resolving<T: Send>(
         records,
         mode,
         wl_lambda,
+        describe,
     } = request;
     let Some(wl) = WlMode::parse(mode) else {
         return Ok(None);
@@ -168,6 +173,7 @@ pub(crate) fn resolving<T: Send>(
             wl,
             wl_lambda,
             max_matrix_cells: limits.max_matrix_cells,
+            describe,
         };
         match run(
             schema,
@@ -178,6 +184,7 @@ pub(crate) fn resolving<T: Send>(
             &mut scores,
         ) {
             Ok(found) => Ok(Some(found)),
+            Err(ResolveError::Limit(error)) => Python::attach(|py| Err(too_big(py, &error))),
             // the scorer's own refusal: an interruption a custom comparator raised is
             // raised here, any other refusal leaves the documents to Python
             Err(ResolveError::Score(error)) => match error.downcast_ref::<Unsupported>() {
@@ -220,8 +227,20 @@ fn resolve_score(
         records,
         mode,
         wl_lambda,
+        describe: false,
     };
     resolving(py, request, Box::new(resolve_and_score))
+}
+
+/// `_check_size`'s `oa_core.errors.InputError`: a scope over `max_matrix_cells`.
+fn too_big(py: Python<'_>, error: &TooBig) -> PyErr {
+    let raised = || -> PyResult<PyErr> {
+        let class = py.import("oa_core.errors")?.getattr("InputError")?;
+        let fix = [("fix", TooBig::FIX)].into_py_dict(py)?;
+        let made = class.call((error.pointer.as_str(), error.to_string()), Some(&fix))?;
+        Ok(PyErr::from_value(made))
+    };
+    raised().unwrap_or_else(|failed| failed)
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

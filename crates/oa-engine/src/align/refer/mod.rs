@@ -10,18 +10,23 @@
 //! * `state`, `resolve`: `resolve_for_score`, every scope paired group after group
 //!   (C and the documents' score asked of the scorer through `ScopeScores`);
 //! * `trace`: `resolve_scopes`, the same resolution with what `align` shows of it.
+//! * `histories`, `blocked`, `size`: a scope's colour histories (the structure of
+//!   any block of it), a `blockBy` scope paired block by block, the size limit.
 //!
 //! The refinement of the graph is `align::wl`; the pairing of records is the tie
 //! policy's.
 
+mod blocked;
 mod error;
 #[cfg(test)]
 mod fixture;
 mod graph;
+mod histories;
 mod index;
 mod order;
 mod resolve;
 mod schema;
+mod size;
 mod state;
 mod trace;
 
@@ -31,5 +36,6 @@ pub use index::{id_key, index_document, Carrier, DocumentIndex, Record, Referenc
 pub use order::{resolution_groups, Groups, ScopeWarning};
 pub use resolve::{resolve_and_score, Mode, ResolveError, ScopeScores, Trace};
 pub use schema::ScopeSchema;
+pub use size::TooBig;
 pub use state::{Bijection, Referential};
 pub use trace::{align_scopes, Agreement, Aligned, IdWarning, ScopeReport};

@@ -9,24 +9,27 @@
 //! bijection and record pairs. The C matrices and the documents' score are the
 //! scorer's, reached through [`ScopeScores`] (this layer does not score).
 //!
-//! Declined (an error; the caller then resolves in Python, which raises what is
-//! the user's to fix): a scope with `blockBy`, a scope over `max_matrix_cells`,
-//! anything the scorer declines.
+//! A scope with `blockBy` is paired block by block (`blocked`). A scope, or a block,
+//! over `max_matrix_cells` is refused ([`TooBig`], the user's to fix); declined: an
+//! undeclared scope, anything the scorer declines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use super::blocked::{cell_levels, keeps_whole, pair_blocks, BlockedScope, Context};
 use super::error::ReferError;
 use super::graph::{build_graph, Graph, Resolution, Side, VertexKind, OCCURRENCE};
+use super::histories::Histories;
 use super::index::{DocumentIndex, Record};
 use super::schema::ScopeSchema;
-use super::state::{Documents, Levels, Paired, Referential, State};
+use super::size::{check_size, TooBig};
+use super::state::{Documents, Levels, PairCells, Paired, Referential, State};
 use crate::align::{
-    pair_scope, refine, settle_by_score, AlignError, Budget, Canonical, DocumentScore, Incident,
-    Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, References, Structure, TieRule,
-    WlEdge, WlMode, SCORED_RECORDS,
+    blocks, pair_scope, refine, settle_by_score, AlignError, Budget, Canonical, DocumentScore,
+    Incident, Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, TieRule, WlEdge,
+    WlMode, SCORED_RECORDS,
 };
 use crate::plan::ScopeId;
 use crate::score::Json;
@@ -39,6 +42,8 @@ pub enum ResolveError {
     /// The scorer declined: its own error, for the caller to read (an interruption
     /// raised by a custom comparator must reach Python as it was).
     Score(Arc<dyn std::error::Error + Send + Sync>),
+    /// A scope, or a block of one, over `max_matrix_cells`.
+    Limit(TooBig),
     /// A construct this resolution leaves to Python.
     Declined(&'static str),
 }
@@ -49,6 +54,7 @@ impl fmt::Display for ResolveError {
             ResolveError::Align(error) => write!(f, "{error}"),
             ResolveError::Refer(error) => write!(f, "{error}"),
             ResolveError::Score(error) => write!(f, "the scorer declined: {error}"),
+            ResolveError::Limit(error) => write!(f, "{error}"),
             ResolveError::Declined(what) => write!(f, "left to Python: {what}"),
         }
     }
@@ -59,6 +65,12 @@ impl std::error::Error for ResolveError {}
 impl From<AlignError> for ResolveError {
     fn from(error: AlignError) -> Self {
         ResolveError::Align(error)
+    }
+}
+
+impl From<TooBig> for ResolveError {
+    fn from(error: TooBig) -> Self {
+        ResolveError::Limit(error)
     }
 }
 
@@ -96,6 +108,11 @@ pub struct Mode {
     pub wl: WlMode,
     pub wl_lambda: f64,
     pub max_matrix_cells: usize,
+    /// What `align()` shows is wanted (`_Resolver.describe`): every scope's levels
+    /// kept whole, a blocked scope's size checked whole. Without it (a score), a
+    /// scope whose label ties cannot be settled by score keeps its levels at its
+    /// pairs only, and only each block of a blocked scope must fit the limit.
+    pub describe: bool,
 }
 
 /// The resolution of `groups` (scopes in resolution order, a cycle's together) of
@@ -108,14 +125,21 @@ pub fn resolve_and_score(
     mode: Mode,
     scores: &mut dyn ScopeScores,
 ) -> Result<f64, ResolveError> {
-    let id_fields = id_fields(schema)?;
-    let state = resolved(schema, gold, candidate, groups, mode, scores, &id_fields)?;
+    let (id_fields, block_by) = id_fields(schema)?;
+    let state = resolved(
+        schema, gold, candidate, groups, mode, scores, &id_fields, block_by,
+    )?;
     scores.document(&state.refs, &BTreeSet::new())
 }
 
-/// Each scope's id field, by scope number; declined for a scope with `blockBy`.
-pub(super) fn id_fields(schema: &ScopeSchema) -> Result<Vec<String>, ResolveError> {
+/// The id field of each scope (by scope number), and the `blockBy` properties of
+/// the scopes that have them.
+pub(super) type ScopeFields = (Vec<String>, BTreeMap<ScopeId, Vec<String>>);
+
+/// Each scope's id field and `blockBy` properties.
+pub(super) fn id_fields(schema: &ScopeSchema) -> Result<ScopeFields, ResolveError> {
     let mut id_fields = Vec::new();
+    let mut block_by = BTreeMap::new();
     for declared in schema.plan().scopes() {
         let scope = schema
             .plan()
@@ -127,13 +151,14 @@ pub(super) fn id_fields(schema: &ScopeSchema) -> Result<Vec<String>, ResolveErro
             .node(declared.records)
             .map_err(ReferError::from)?;
         if !records.array.block_by.is_empty() {
-            return Err(ResolveError::Declined("blockBy"));
+            block_by.insert(scope, records.array.block_by.clone());
         }
     }
-    Ok(id_fields)
+    Ok((id_fields, block_by))
 }
 
 /// `_resolve`: every group paired, then the provisional label ties settled again.
+#[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
 pub(super) fn resolved(
     schema: &ScopeSchema,
     gold: &DocumentIndex,
@@ -142,6 +167,7 @@ pub(super) fn resolved(
     mode: Mode,
     scores: &mut dyn ScopeScores,
     id_fields: &[String],
+    block_by: BTreeMap<ScopeId, Vec<String>>,
 ) -> Result<State, ResolveError> {
     let resolver = Resolver {
         schema,
@@ -152,6 +178,7 @@ pub(super) fn resolved(
         },
         mode,
         scopes: groups.iter().flatten().copied().collect(),
+        block_by,
     };
     let mut budget = Budget::default();
     let mut state = State::default();
@@ -166,13 +193,15 @@ struct Resolver<'a> {
     documents: Documents<'a>,
     mode: Mode,
     scopes: BTreeSet<ScopeId>,
+    /// The `blockBy` properties of the scopes that have them.
+    block_by: BTreeMap<ScopeId, Vec<String>>,
 }
 
 /// Record sort keys as UTF-8 bytes (a lone surrogate as its three bytes, as
 /// Python's `surrogatepass`): their order is the code points'.
-struct Keys<'r> {
-    gold: &'r [Record],
-    candidate: &'r [Record],
+pub(super) struct Keys<'r> {
+    pub(super) gold: &'r [Record],
+    pub(super) candidate: &'r [Record],
 }
 
 fn utf8(text: &[u32]) -> Vec<u8> {
@@ -326,10 +355,10 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// `_histories(trace, scope).structure()`: the colour histories, incident edges
-    /// (kinds numbered as `oa_core.ties_native` numbers them: first seen, gold lines
-    /// first) and occurrences of the scope's records.
-    fn structure(&self, scope: ScopeId) -> Result<Structure, ResolveError> {
+    /// `_histories(trace, scope)`: the colour histories, incident edges (kinds
+    /// numbered as `oa_core.ties_native` numbers them: first seen, gold lines first)
+    /// and occurrences of the scope's records.
+    fn histories(&self, scope: ScopeId) -> Result<Histories, ResolveError> {
         let total = self.graph.vertices.len();
         let sides = [
             record_vertices(&self.graph, 0..self.gold_vertices, scope),
@@ -414,18 +443,17 @@ impl Trace {
         let (Some(candidate_hubs), Some(gold_hubs)) = (occurrences.pop(), occurrences.pop()) else {
             return Err(AlignError::Internal("occurrences").into());
         };
-        let references = References::new(
+        let (Some(candidate), Some(gold)) = (histories.pop(), histories.pop()) else {
+            return Err(AlignError::Internal("histories").into());
+        };
+        Ok(Histories {
+            gold,
+            candidate,
             gold_lines,
             candidate_lines,
             gold_hubs,
             candidate_hubs,
-            None,
-            None,
-        )?;
-        let (Some(gold), Some(candidate)) = (histories.first(), histories.get(1)) else {
-            return Err(AlignError::Internal("histories").into());
-        };
-        Ok(Structure::new(gold, candidate, references)?)
+        })
     }
 }
 
@@ -445,65 +473,95 @@ impl Resolver<'_> {
         settle: bool,
     ) -> Result<(), ResolveError> {
         let unresolved = self.unresolved(state);
+        let values =
+            |records: &[Record]| records.iter().map(|r| r.value.clone()).collect::<Vec<_>>();
+        let mut blocked = BTreeMap::new();
         for &scope in group {
             let (gold, candidate) = self.documents.records(scope);
             let ids = candidate.iter().filter_map(|r| r.key.clone()).collect();
             state.refs.candidate_ids.insert(scope, ids);
-            let cells = gold.len().checked_mul(candidate.len());
-            if cells.map_or(true, |cells| cells > self.mode.max_matrix_cells) {
-                return Err(ResolveError::Declined("a scope over max_matrix_cells"));
+            let limit = self.mode.max_matrix_cells;
+            let Some(properties) = self.block_by.get(&scope) else {
+                check_size(gold.len(), candidate.len(), candidate.first(), limit)?;
+                continue;
+            };
+            let found = blocks(&values(gold), &values(candidate), properties)
+                .map_err(|error| ResolveError::Score(Arc::new(error)))?;
+            if self.mode.describe {
+                // its levels are kept whole
+                check_size(gold.len(), candidate.len(), candidate.first(), limit)?;
+            } else {
+                for block in &found {
+                    let first = block.candidate.first().and_then(|&j| candidate.get(j));
+                    check_size(block.gold.len(), block.candidate.len(), first, limit)?;
+                }
             }
+            blocked.insert(scope, found);
         }
+        // the scopes of a group are scored under the pairing before any of them: a
+        // blocked scope's blocks are scored after the scopes before it were adopted
+        let context = (!blocked.is_empty()).then(|| state.refs.clone());
         let mut matrices = Vec::with_capacity(group.len());
         for &scope in group {
+            if blocked.contains_key(&scope) {
+                matrices.push(None);
+                continue;
+            }
             let (gold, candidate) = self.documents.records(scope);
-            let values =
-                |records: &[Record]| records.iter().map(|r| r.value.clone()).collect::<Vec<_>>();
-            matrices.push(scores.matrix(
+            matrices.push(Some(scores.matrix(
                 scope,
                 &values(gold),
                 &values(candidate),
                 &state.refs,
                 &unresolved,
-            )?);
+            )?));
         }
-        let compared = matrices.iter().any(|m| m.rows() * m.cols() > 0);
+        let compared = matrices.iter().flatten().any(|m| m.rows() * m.cols() > 0)
+            || blocked
+                .values()
+                .flatten()
+                .any(|b| !b.gold.is_empty() && !b.candidate.is_empty());
         let trace = if self.mode.wl != WlMode::None && compared {
             Some(Rc::new(self.refine(state, group)?))
         } else {
             None
         };
         for (&scope, matrix) in group.iter().zip(matrices) {
-            let structure = match &trace {
-                Some(trace) if matrix.rows() * matrix.cols() > 0 => {
-                    state.traces.insert(scope, Rc::clone(trace));
-                    Some(trace.structure(scope)?)
-                }
-                _ => None,
-            };
             let (gold, candidate) = self.documents.records(scope);
-            let kept = structure
+            // what align() shows of the group's refinement: a scope with records on
+            // both sides (whole or blocked) keeps it
+            if let Some(trace) = trace
                 .as_ref()
-                .map(|s| (s.same.clone(), s.depth.clone()));
-            let paired = pair_scope(
-                &matrix,
-                self.mode.wl,
-                self.mode.wl_lambda,
-                structure,
-                &mut Keys { gold, candidate },
-            )?;
-            let mut scope_pairing = Paired {
-                scope,
-                levels: Rc::new(Levels {
-                    matrix,
-                    structure: kept,
-                }),
-                rules: paired.pairs.iter().copied().zip(paired.rules).collect(),
-                pairs: paired.pairs,
-                label_ties: paired.label_ties,
-                rows: Rc::new(paired.rows),
-                cols: Rc::new(paired.cols),
-                provisional: !settle,
+                .filter(|_| !gold.is_empty() && !candidate.is_empty())
+            {
+                state.traces.insert(scope, Rc::clone(trace));
+            }
+            let mut scope_pairing = match (matrix, blocked.get(&scope), &context) {
+                (Some(matrix), _, _) => {
+                    self.pair_whole(scope, matrix, trace.as_deref(), !settle)?
+                }
+                (None, Some(found), Some(refs)) => {
+                    let histories = match &trace {
+                        Some(trace) if !gold.is_empty() && !candidate.is_empty() => {
+                            Some(trace.histories(scope)?)
+                        }
+                        _ => None,
+                    };
+                    let context = Context {
+                        refs,
+                        unresolved: &unresolved,
+                        histories: histories.as_ref(),
+                        mode: self.mode,
+                    };
+                    let scope = BlockedScope {
+                        scope,
+                        gold,
+                        candidate,
+                        blocks: found,
+                    };
+                    pair_blocks(&scope, &context, scores, !settle)?
+                }
+                _ => return Err(AlignError::Internal("a scope without its matrix").into()),
             };
             if settle {
                 let mut left = self.unresolved(state);
@@ -513,6 +571,67 @@ impl Resolver<'_> {
             state.adopt(&self.documents, scope_pairing)?;
         }
         Ok(())
+    }
+
+    /// A scope paired as a whole: `matrix` its C, `trace` its group's refinement. Its
+    /// levels are kept whole only where its label ties may be settled by score
+    /// (`keeps_whole`); else at its pairs' cells, all adopting the pairs reads.
+    fn pair_whole(
+        &self,
+        scope: ScopeId,
+        matrix: Matrix<f64>,
+        trace: Option<&Trace>,
+        provisional: bool,
+    ) -> Result<Paired, ResolveError> {
+        let (n, m) = (matrix.rows(), matrix.cols());
+        let histories = match trace {
+            Some(trace) if n * m > 0 => Some(trace.histories(scope)?),
+            _ => None,
+        };
+        let structure = histories.as_ref().map(|h| h.structure(None)).transpose()?;
+        let whole = keeps_whole(n, m, self.mode);
+        let kept = structure
+            .as_ref()
+            .filter(|_| whole)
+            .map(|s| (s.same.clone(), s.depth.clone()));
+        let (gold, candidate) = self.documents.records(scope);
+        let paired = pair_scope(
+            &matrix,
+            self.mode.wl,
+            self.mode.wl_lambda,
+            structure,
+            &mut Keys { gold, candidate },
+        )?;
+        let levels = if whole {
+            Levels {
+                matrix,
+                structure: kept,
+                at_pairs: None,
+            }
+        } else {
+            let mut cells = PairCells::new();
+            for &(i, j) in &paired.pairs {
+                cells.insert(
+                    (i, j),
+                    cell_levels(matrix.get(i, j)?, histories.as_ref(), (i, j))?,
+                );
+            }
+            Levels {
+                matrix: Matrix::new(0, 0, Vec::new())?,
+                structure: None,
+                at_pairs: Some(cells),
+            }
+        };
+        Ok(Paired {
+            scope,
+            levels: Rc::new(levels),
+            rules: paired.pairs.iter().copied().zip(paired.rules).collect(),
+            pairs: paired.pairs,
+            label_ties: paired.label_ties,
+            rows: Rc::new(paired.rows),
+            cols: Rc::new(paired.cols),
+            provisional,
+        })
     }
 
     /// The group's gold and candidate reference graphs, refined together.
@@ -734,9 +853,10 @@ fn kept_rules(
         .collect()
 }
 
-/// A scope whose label ties may be settled by the documents' score.
+/// A scope whose label ties may be settled by the documents' score (its levels
+/// kept whole).
 fn settleable(documents: &Documents<'_>, paired: &Paired) -> bool {
-    documents.records(paired.scope).0.len() <= SCORED_RECORDS
+    documents.records(paired.scope).0.len() <= SCORED_RECORDS && paired.levels.at_pairs.is_none()
 }
 
 /// `score_of` of `_settle_with_later`: a pairing adopted in a copy of the state, the

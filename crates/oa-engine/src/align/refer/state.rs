@@ -26,16 +26,28 @@ pub struct Referential {
     pub record_pairs: BTreeMap<ScopeId, Vec<(String, String)>>,
 }
 
-/// A scope's levels: C, and with WL the colour bonus b and the agreement depth a.
+/// Levels kept at some cells only (`_PairCells`): (C, b, a) or (C) by cell.
+pub type PairCells = BTreeMap<(usize, usize), Vec<f64>>;
+
+/// A scope's levels: C, and with WL the colour bonus b and the agreement depth a;
+/// of a scope too big to keep whole, only at its pairs' cells (`at_pairs`; the
+/// matrices are then empty).
 #[derive(Debug)]
 pub struct Levels {
     pub matrix: Matrix<f64>,
     pub structure: Option<(Matrix<f64>, Matrix<i64>)>,
+    pub at_pairs: Option<PairCells>,
 }
 
 impl Levels {
     /// `_quality` of one pair: (1, C, b, a).
     fn quality(&self, i: usize, j: usize) -> Result<Vec<f64>, AlignError> {
+        if let Some(cells) = &self.at_pairs {
+            let kept = cells
+                .get(&(i, j))
+                .ok_or(AlignError::Internal("a level read outside the pairs"))?;
+            return Ok([1.0].into_iter().chain(kept.iter().copied()).collect());
+        }
         let mut found = vec![1.0, self.matrix.get(i, j)?];
         if let Some((same, depth)) = &self.structure {
             // a count of rounds: exact as a float (Python's float(int))

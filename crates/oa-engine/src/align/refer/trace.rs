@@ -78,8 +78,10 @@ pub fn align_scopes(
     mode: Mode,
     scores: &mut dyn ScopeScores,
 ) -> Result<Aligned, ResolveError> {
-    let id_fields = id_fields(schema)?;
-    let mut state = resolved(schema, gold, candidate, groups, mode, scores, &id_fields)?;
+    let (id_fields, block_by) = id_fields(schema)?;
+    let mut state = resolved(
+        schema, gold, candidate, groups, mode, scores, &id_fields, block_by,
+    )?;
     let documents = Documents {
         gold,
         candidate,
@@ -281,6 +283,7 @@ mod tests {
             wl: WlMode::TieBreak,
             wl_lambda: 0.5,
             max_matrix_cells: 100,
+            describe: true,
         };
         let groups = [vec![teams], vec![people]];
         let aligned = align_scopes(&schema, &gold, &candidate, &groups, mode, &mut Tags).unwrap();
