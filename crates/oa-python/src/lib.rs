@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod align;
 mod compare;
+mod errors;
 mod refer;
 mod resolve;
 mod score;
