@@ -261,13 +261,13 @@ fn comparator_error(py: Python<'_>, at: &str, error: &CompareError) -> PyResult<
     )?;
     let message = match raised {
         Some(raised) => format!(
-            "custom comparator {:?} raised {}: {}",
+            "custom comparator '{}' raised {}: {}",
             external.comparator,
             raised.get_type(py).name()?,
             raised.value(py)
         ),
         None => format!(
-            "custom comparator {:?} {}",
+            "custom comparator '{}' {}",
             external.comparator, external.message
         ),
     };
