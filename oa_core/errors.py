@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = ["PREVIEW_LIMIT", "ComparatorError", "Diagnostic", "InputError", "OAError",
-           "SchemaError", "json_prefix", "preview_json"]
+           "SchemaError", "json_prefix", "lone_surrogate", "lone_surrogate_error",
+           "preview_json"]
 
 PREVIEW_LIMIT = 100
 """Characters of JSON a message shows of one value (then "…" and the value's size)."""
@@ -123,6 +124,35 @@ INTEGER_OUT_OF_RANGE_FIX = "write it as a string if it is an identifier, or scal
 # compiled build, see setup.py, compares an int with a float by converting the int,
 # which overflows for the very integers this looks for).
 LARGEST_FLOAT_INTEGER = int(sys.float_info.max)
+
+
+def lone_surrogate(text: str) -> int | None:
+    r"""The first lone surrogate (U+D800..U+DFFF) ``text`` holds, as a code point, or
+    None: such a string has no UTF-8 form, so it is no Unicode text (a JSON text may
+    escape one, ``"\ud800"``, and a Python ``str`` may hold one).
+
+    >>> lone_surrogate("caf\u00e9"), hex(lone_surrogate("a\ud800b"))
+    (None, '0xd800')
+    """
+    if text.isascii():
+        return None  # the common case, without encoding
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return ord(text[error.start])
+    return None
+
+
+def lone_surrogate_error(point: int, *, key: bool) -> tuple[str, str]:
+    """The message and fix of a string (or, ``key``, an object key) holding the lone
+    surrogate ``point``: one wording for documents and schemas.
+
+    >>> lone_surrogate_error(0xD800, key=False)[0]
+    'a string holds a lone surrogate (U+D800), which is not Unicode text'
+    """
+    what = "an object key" if key else "a string"
+    return (f"{what} holds a lone surrogate (U+{point:04X}), which is not Unicode text",
+            "decode the source as UTF-8, or replace the character")
 
 
 @dataclass(frozen=True, slots=True)

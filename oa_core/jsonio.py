@@ -8,8 +8,9 @@ Reading is linear in the length of the text and bounded by
 :class:`~oa_core.options.Limits`: a text over ``max_input_bytes`` is refused before
 it is parsed, and a value nested deeper than ``max_depth`` is refused at its JSON
 Pointer, line and column (never a ``RecursionError``). Duplicate keys, numbers that
-are not finite (``1e400``) and integers too long for :func:`int` are refused at
-their JSON Pointer too, with line and column.
+are not finite (``1e400``), integers too long for :func:`int` and strings or keys
+holding a lone surrogate (an escaped ``\\ud800`` without its pair: no Unicode
+text) are refused at their JSON Pointer too, with line and column.
 
 Examples
 --------
@@ -55,6 +56,8 @@ from .errors import (
     InputError,
     OAError,
     SchemaError,
+    lone_surrogate,
+    lone_surrogate_error,
     preview_json,
 )
 from .options import Limits
@@ -169,7 +172,8 @@ def _first_problem(text: str, limits: Limits) -> Problem | None:
     any.
 
     Problems: a value nested deeper than ``limits.max_depth``, a repeated key in
-    one object, a number that is not finite, an integer too long for ``int()``.
+    one object, a number that is not finite, an integer too long for ``int()``, a
+    string or key holding a lone surrogate.
     One pass over the tokens; only run once the fast parser found a problem.
     """
     frames: list[_Frame] = []
@@ -190,6 +194,10 @@ def _first_problem(text: str, limits: Limits) -> Problem | None:
                 return (pointer(frames[:-1]), f"duplicate key {preview_json(key)} at "
                         f"{_line_column(text, match.start())}",
                         "keep one member of that name", (key,))
+            if isinstance(key, str) and (point := lone_surrogate(key)) is not None:
+                message, fix = lone_surrogate_error(point, key=True)
+                return (pointer(frames[:-1]), f"{message} at "
+                        f"{_line_column(text, match.start())}", fix, ())
             top.keys.add(key)
             top.key = key
             top.want_key = False
@@ -213,6 +221,12 @@ def _first_problem(text: str, limits: Limits) -> Problem | None:
                     "flatten the document, or raise Limits.max_depth", ())
         if first in "[{":
             frames.append(_Frame(first == "{"))
+        elif first == '"':
+            point = lone_surrogate(json.loads(token))
+            if point is not None:
+                message, fix = lone_surrogate_error(point, key=False)
+                return (pointer(frames), f"{message} at {_line_column(text, match.start())}",
+                        fix, ())
         elif token in ("NaN", "Infinity", "-Infinity"):
             return (pointer(frames), f"{token} is not valid JSON (numbers must be finite) "
                     f"at {_line_column(text, match.start())}",
@@ -332,7 +346,15 @@ def loads(text: str | bytes, *, document: Document = "candidate",
     if problems.found:
         raise _problem(source, limits, error, document, "a duplicate key or a number that "
                        "is not finite")
+    if _SURROGATE_ESCAPE.search(source) or lone_surrogate(source) is not None:
+        found = _first_problem(source, limits)  # a lone one, or a pair (no problem)
+        if found is not None:
+            raise _located(found, error, document)
     return value
+
+
+# An escaped surrogate (of a pair, or lone): the text is looked at closer.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _problem(source: str, limits: Limits, error: type[OAError], document: Document,

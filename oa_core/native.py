@@ -6,22 +6,21 @@ compiled once into a :class:`PreparedPlan` (kept beside the schema while it live
 and scored in Rust, the documents checked as
 :func:`~oa_core.validation.check_json` checks them while they are converted (a
 score says they pass it); a custom comparator the schema names is called back from
-Rust. Whatever the plan does not take (a value that is no plain JSON or exceeds
-the limits, a list over the matrix limit, a comparator error) gives None: Python
-then checks and scores the documents as under the Python engine
-(:func:`score_scope_free` falls back to :func:`oa_core.scoreonly.score_objects`),
-with the same bits and errors (a custom comparator's error is raised there, with
-the pointer of its ``score`` or ``keyScore``).
+Rust. Bad input is refused by Rust itself with the error the Python engine raises
+(class, document, pointer, message, fix; ``crates/oa-python/src/errors.rs``): a
+value that is no plain JSON or exceeds the limits, a list over the matrix limit, a
+comparator that raised or broke its contract (at the pointer of its ``score`` or
+``keyScore``). None is left only for a gold that violates the schema (the
+validator words that) and for a schema the plan does not hold.
 
 Documents with scopes are scored in Rust under a referential state
 (:class:`ScopeState`): the documents' score (:func:`native_scoped_score`) and a
 scope's C matrix (:func:`native_matrix`), as the scope resolution and its final pass
-ask for them; again None sends them to Python.
+ask for them, with the same errors.
 
 :func:`native_tree` is where :func:`oa_core.align` picks an engine for the match
 tree: the Rust engine records it as a node table (:mod:`oa_core.nodetable` builds
-the :class:`~oa_core.matchtree.MatchNode` tree from it); None sends it to
-:meth:`~oa_core.matchtree.Scorer.node`.
+the :class:`~oa_core.matchtree.MatchNode` tree from it), with the same errors.
 
 Examples
 --------
@@ -99,19 +98,27 @@ class PreparedPlan:
 
     def score(self, gold: Any, candidate: Any, limits: Limits,
               strict: bool = False) -> float | None:
-        """The score, or None where Python must check and score the documents (a
-        score: both pass :func:`~oa_core.validation.check_json` under ``limits``;
-        when the plan :attr:`validates`, the gold satisfies the schema, and in
-        ``strict`` mode the score is 0 for a candidate that does not).
+        """The score, or None where the plan :attr:`validates` and the gold violates
+        the schema (the validator describes it). Both documents are checked as
+        :func:`~oa_core.validation.check_json` checks them under ``limits``; in
+        ``strict`` mode the score is 0 for a candidate that violates the schema.
 
+        Raises
+        ------
+        InputError, ComparatorError
+            As the Python engine raises them: a document that is no plain JSON within
+            ``limits``, a list over ``max_matrix_cells``, a comparator that failed.
+
+        >>> from oa_core.errors import InputError
         >>> from oa_core.schema import Schema
         >>> plan = prepared_plan(Schema.parse({"type": "array", "order": "align"}))
         >>> plan.score([1, 2], [2, 1], Limits())
         1.0
-        >>> plan.score([1, 2], [2, 1], Limits(max_matrix_cells=2)) is None
-        True
-        >>> plan.score([1, float("nan")], [2, 1], Limits()) is None
-        True
+        >>> try:
+        ...     plan.score([1, float("nan")], [2, 1], Limits())
+        ... except InputError as err:
+        ...     print(err)
+        gold /1: numbers must be finite, got NaN (fix: replace it with a finite number or null)
         """
         return self.plan.score(gold, candidate, limits, strict)
 
@@ -172,10 +179,10 @@ def _scoped_plan(schema: Schema) -> ScorePlan | None:
 def native_scoped_score(gold: Any, candidate: Any, schema: Schema, limits: Limits,
                         state: ScopeState) -> float | None:
     """Under ``OA_ENGINE=rust``, ``Scorer(..., **state).node(gold, candidate,
-    schema.root, "", "").score`` for checked documents under a schema with scopes;
-    None under the Python engine or for anything the plan does not take
-    (a limit, a comparator error): Python then
-    scores them, and names the error.
+    schema.root, "", "").score`` for checked documents under a schema with scopes,
+    raising what it raises (a list over the limit, a comparator error); None under
+    the Python engine, for a schema the plan does not hold, or for a paired records
+    array reached without its pointers.
 
     ``state``: the scorer's ``bijections``, ``candidate_ids``, ``unresolved`` and
     ``record_pairs``.
@@ -236,9 +243,9 @@ def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Lim
     """Under ``OA_ENGINE=rust``, the score of checked documents under a schema with
     scopes, the scopes resolved as :func:`~oa_core.referential.resolve_for_score`
     resolves them and the final pass scored, all in one Rust call; None under the
-    Python engine or for anything Rust leaves to Python (whatever
-    :func:`native_scoped_score` declines): Python then resolves and scores them, and
-    names the error. A scope, or a ``blockBy`` block, over ``max_matrix_cells`` raises
+    Python engine or for anything Rust leaves to Python (a construct the plan does not
+    hold): Python then resolves and scores them. Errors as :func:`native_scoped_score`;
+    a scope, or a ``blockBy`` block, over ``max_matrix_cells`` raises
     :class:`~oa_core.errors.InputError` here. ``prepared``: the gold's
     :func:`native_prepared_gold` under ``schema`` and ``limits`` (not converted and
     indexed again).
@@ -279,9 +286,9 @@ def native_matrix(golds: Sequence[Any], candidates: Sequence[Any], node: SchemaN
                   schema: Schema, limits: Limits, state: ScopeState,
                   paths: Paths = None) -> np.ndarray | None:
     """Under ``OA_ENGINE=rust``, ``Scorer(..., **state).matrix(golds, candidates, node,
-    paths)`` under a schema with scopes (a scope's C matrix); None where Python must
-    make it (as :func:`native_scoped_score`; a node the plan does not hold as its
-    own, record pairs without ``paths``).
+    paths)`` under a schema with scopes (a scope's C matrix), raising what it raises;
+    None where Python must make it (as :func:`native_scoped_score`; a node the plan
+    does not hold as its own, record pairs without ``paths``).
 
     >>> import os
     >>> schema = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
@@ -310,9 +317,8 @@ def native_tree(gold: Any, candidate: Any, schema: Schema, limits: Limits,
                 state: ScopeState | None = None) -> MatchNode | None:
     """Under ``OA_ENGINE=rust``, ``Scorer(..., **state).node(gold, candidate,
     schema.root, "", "")`` (the match tree, effective weights not set) for checked
-    documents, built from the Rust engine's node table; None under the Python engine
-    or for anything the plan does not take (as :func:`native_scoped_score`): Python
-    then builds the tree, and names the error.
+    documents, built from the Rust engine's node table, raising what it raises; None
+    under the Python engine or where :func:`native_scoped_score` gives None.
 
     ``state``: the referential state of a schema with scopes (the final pass's);
     None for a schema without.
@@ -325,8 +331,12 @@ def native_tree(gold: Any, candidate: Any, schema: Schema, limits: Limits,
     >>> tree = native_tree(["a", "b"], ["b", "c"], schema, Limits())
     >>> tree.score, [(c.label, c.status.value) for c in tree.children]
     (0.3333333333333333, [('0', 'missing'), ('1', 'matched'), ('1', 'excess')])
-    >>> native_tree(["a", "b"], ["b", "c"], schema, Limits(max_matrix_cells=2)) is None
-    True
+    >>> from oa_core.errors import InputError
+    >>> try:
+    ...     native_tree(["a", "b"], ["b", "c"], schema, Limits(max_matrix_cells=2))
+    ... except InputError as err:
+    ...     print(err.message)
+    comparing 2 gold with 2 candidate elements needs 4 scores, over the limit of 2
     >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
     ...     OA_ENGINE=engine)
     """
@@ -349,17 +359,17 @@ def native_score(gold: Any, candidate: Any, schema: Schema, limits: Limits,
                  strict: bool = False) -> tuple[float, bool] | None:
     """Under ``OA_ENGINE=rust``, the score of documents under a schema the Rust engine
     plans (:meth:`PreparedPlan.score`) and whether the schema's assertions were
-    checked with it (:attr:`PreparedPlan.validates`); None under the Python engine or
-    for anything the plan does not take (see the module).
+    checked with it (:attr:`PreparedPlan.validates`), raising what
+    :meth:`PreparedPlan.score` raises; None under the Python engine, for a schema
+    the plan does not hold, or a gold the validator must describe.
 
     >>> import os
     >>> from oa_core.schema import Schema
     >>> schema = Schema.parse({"type": "array", "order": "align"})
     >>> engine = os.environ.get("OA_ENGINE")
     >>> os.environ["OA_ENGINE"] = "rust"
-    >>> native_score([1, 2], [2, 1], schema, Limits()), native_score([[1]], [], schema,
-    ...                                                              Limits(max_depth=1))
-    ((1.0, True), None)
+    >>> native_score([1, 2], [2, 1], schema, Limits())
+    (1.0, True)
     >>> os.environ["OA_ENGINE"] = "python"
     >>> native_score([1, 2], [2, 1], schema, Limits()) is None
     True
@@ -380,8 +390,11 @@ def score_scope_free(gold: Any, candidate: Any, schema: Schema, limits: Limits) 
 
     Raises
     ------
+    InputError, ComparatorError
+        Under ``OA_ENGINE=rust``, as :meth:`PreparedPlan.score`.
     Unsupported
-        As :func:`~oa_core.scoreonly.score_objects`: the full path must score them.
+        Under the Python engine (or a schema the plan does not hold), as
+        :func:`~oa_core.scoreonly.score_objects`: the full path must score them.
     """
     found = native_score(gold, candidate, schema, limits)
     return score_objects(gold, candidate, schema, limits) if found is None else found[0]

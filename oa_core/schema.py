@@ -45,7 +45,13 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError as _JSONSchemaError
 
 from .comparators import DEFAULT_FOR_KIND, ComparatorRegistry
-from .errors import LARGEST_FLOAT_INTEGER, Diagnostic, SchemaError
+from .errors import (
+    LARGEST_FLOAT_INTEGER,
+    Diagnostic,
+    SchemaError,
+    lone_surrogate,
+    lone_surrogate_error,
+)
 from .jsonio import loads
 from .pointer import join, resolve
 
@@ -301,6 +307,7 @@ class Schema:
         if not isinstance(schema, dict):
             raise SchemaError("", f"a schema must be a JSON object, got {type(schema).__name__}",
                               fix="wrap the schema in {...}")
+        _check_text(schema)
         try:
             Draft202012Validator.check_schema(schema)
         except _JSONSchemaError as exc:
@@ -326,6 +333,35 @@ class Schema:
                               "if/then/else)", fix="break the cycle: let the $ref sit "
                               "below properties or items") from None
         return parsed
+
+
+def _check_text(schema: dict[str, Any]) -> None:
+    r"""Raise :class:`SchemaError` at the first string or key of ``schema`` (in
+    document order) holding a lone surrogate: no Unicode text.
+
+    >>> try:
+    ...     _check_text({"properties": {"a\ud800": {}}})
+    ... except SchemaError as err:
+    ...     print(err.pointer, err.message)
+    /properties an object key holds a lone surrogate (U+D800), which is not Unicode text
+    """
+    stack: list[tuple[Any, str]] = [(schema, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, str):
+            point = lone_surrogate(node)
+            if point is not None:
+                message, fix = lone_surrogate_error(point, key=False)
+                raise SchemaError(pointer, message, fix=fix)
+        elif isinstance(node, dict):
+            for key in node:
+                point = lone_surrogate(key) if isinstance(key, str) else None
+                if point is not None:
+                    message, fix = lone_surrogate_error(point, key=True)
+                    raise SchemaError(pointer, message, fix=fix)
+            stack.extend((node[key], join(pointer, key)) for key in reversed(list(node)))
+        elif isinstance(node, list):
+            stack.extend((node[i], join(pointer, i)) for i in range(len(node) - 1, -1, -1))
 
 
 # Where JSON Schema (2020-12, and the older `definitions`/`additionalItems`) holds

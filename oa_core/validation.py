@@ -4,7 +4,8 @@ Three checks, each naming the JSON Pointer of the problem:
 
 * the value is JSON (dicts with string keys, lists, strings, finite numbers,
   booleans, null) within :class:`~oa_core.options.Limits` (nesting depth, items per
-  array or object, characters per string);
+  array or object, characters per string), its strings and keys Unicode text (no
+  lone surrogate: :func:`~oa_core.errors.lone_surrogate`);
 * the gold satisfies the schema's standard JSON Schema keywords (an error
   otherwise: a gold that breaks its own schema is a bug in the gold or schema);
 * the candidate's violations of those keywords are reported, not raised (by
@@ -52,6 +53,8 @@ from .errors import (
     Diagnostic,
     Document,
     InputError,
+    lone_surrogate,
+    lone_surrogate_error,
     preview_json,
 )
 from .options import Limits
@@ -59,6 +62,7 @@ from .pointer import join
 from .schema import Schema
 
 __all__ = ["check_json", "is_valid", "schema_violations", "schema_warnings"]
+
 
 
 def check_json(value: Any, document: Document, limits: Limits | None = None) -> None:
@@ -74,14 +78,15 @@ def check_json(value: Any, document: Document, limits: Limits | None = None) -> 
     limits = limits or Limits()
     if is_plain_json(value, limits):
         return  # the common case, without building a pointer per value
-    # no problem there yet, or one to describe (the conversion also declines what
-    # Python accepts: a subclass of dict, a key with a lone surrogate, ...)
+    # a problem to describe (or a document nested deeper than the Rust engine
+    # follows, which the engine refuses when it scores it)
     raise_first_problem(value, document, limits)
 
 
 def raise_first_problem(value: Any, document: Document, limits: Limits) -> None:
-    """The slow walk of :func:`check_json`: raise at the first problem, with its pointer
-    (returns when there is none)."""
+    """The slow walk of :func:`check_json`: raise at the first problem in document
+    order (an object's keys all before its values), with its pointer (returns when
+    there is none)."""
     stack: list[tuple[Any, str, int]] = [(value, "", 0)]
     while stack:
         node, pointer, depth = stack.pop()
@@ -98,15 +103,24 @@ def raise_first_problem(value: Any, document: Document, limits: Limits) -> None:
                              f"of {limits.max_string_length:,}", fix="shorten it, or raise "
                              "Limits.max_string_length (edit distances take time quadratic "
                              "in the length)", document=document)
+        if isinstance(node, str) and (point := lone_surrogate(node)) is not None:
+            message, fix = lone_surrogate_error(point, key=False)
+            raise InputError(pointer, message, fix=fix, document=document)
         if isinstance(node, dict):
+            children = []
             for key, child in node.items():
                 if not isinstance(key, str):
                     raise InputError(pointer, f"object key {preview_json(key)} is not a "
                                      "string", fix="use string keys", document=document,
                                      values=(key,))
-                stack.append((child, join(pointer, key), depth + 1))
+                if (point := lone_surrogate(key)) is not None:
+                    message, fix = lone_surrogate_error(point, key=True)
+                    raise InputError(pointer, message, fix=fix, document=document)
+                children.append((child, join(pointer, key), depth + 1))
+            stack.extend(reversed(children))  # popped in document order
         elif isinstance(node, list):
-            stack.extend((child, join(pointer, i), depth + 1) for i, child in enumerate(node))
+            stack.extend((node[i], join(pointer, i), depth + 1)
+                         for i in range(len(node) - 1, -1, -1))
         elif isinstance(node, int) and not isinstance(node, bool):
             if abs(node) > LARGEST_FLOAT_INTEGER:
                 raise InputError(pointer, f"integer {INTEGER_OUT_OF_RANGE}",

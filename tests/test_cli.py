@@ -405,27 +405,26 @@ def test_defect_02_one_internal_error_costs_one_line(pairs: Path, tmp_path: Path
     assert "Traceback" not in err
 
 
-def test_defect_15_lone_surrogates_print_escaped(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_defect_15_lone_surrogates_are_refused_where_they_are(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a lone surrogate is no Unicode text: refused at its pointer, line and column
     gold, cand, schema = (tmp_path / f"{n}.json" for n in ("gold", "cand", "schema"))
     gold.write_text('{"a": "\\ud800", "\\udfff": 1}')
     cand.write_text('{"a": "x", "\\udfff": 1}')
     schema.write_text('{"type": "object"}')
     files = [str(gold), str(cand), "--schema", str(schema)]
     proc = oa("explain", *files)
-    assert proc.returncode == 0, proc.stderr
-    assert '"\\ud800" → "x"' in proc.stdout and "/\\udfff" in proc.stdout
-    for argv in (["explain", *files], ["score", *files, "--json"]):
-        code, out, err = run(argv, capsys)
-        assert code == 0 and "\\udfff" in out, (argv, err)
-    tree = json.loads(run(["score", *files, "--json"], capsys)[1])["tree"]
-    assert tree["children"][1]["label"] == "\udfff"  # the escape reads back as the same str
-    assert "'\\ud800'" in run(["feedback", *files], capsys)[1]
+    assert proc.returncode == 2
+    assert "(gold) at /a: a string holds a lone surrogate (U+D800)" in proc.stderr
+    for argv in (["score", *files, "--json"], ["feedback", *files]):
+        code, _, err = run(argv, capsys)
+        assert code == 2 and "lone surrogate (U+D800)" in err, (argv, err)
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text('{"id": "\\ud800", "gold": {"a": "\\ud800"}, "candidate": {"a": "y"}}\n')
     out = tmp_path / "out.jsonl"
     code, _, _ = run(["batch", str(pairs), "--schema", str(schema), "-o", str(out)], capsys)
-    assert code == 0 and json.loads(out.read_text())["id"] == "\ud800"
+    error = json.loads(out.read_text())["error"]
+    assert code == 2 and error["pointer"] == "/id" and "U+D800" in error["message"]
 
 
 @pytest.mark.parametrize(("target", "reason"), [

@@ -83,10 +83,6 @@ def _outcome(engine: str, gold: Any, candidate: Any, parsed: Schema, mode: str,
             return type(error).__name__, error.pointer, str(error)
 
 
-def _blocked(parsed: Schema) -> bool:
-    return any(decl.records.block_by for decl in parsed.scopes.values())
-
-
 @pytest.mark.parametrize("mode", bits.MODES)
 def test_align_under_rust_shows_what_the_python_resolution_shows(
         mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,12 +94,14 @@ def test_align_under_rust_shows_what_the_python_resolution_shows(
         assert found == expected, f"{name} [{mode}]"
         with monkeypatch.context() as patched:
             patched.setenv("OA_ENGINE", "rust")
-            with contextlib.suppress(oa_core.OAError):
+            try:
                 answered += native_align_scopes(gold, candidate, parsed, Limits(), mode,
                                                 0.5) is not None
-    # Rust answered most of the corpus itself (the rest: blockBy, custom comparators,
-    # values the Rust scorer declines), not the Python fallback
-    assert answered >= 200  # of 271 cases (674 of 813 mode-cases when measured)
+            except oa_core.OAError:  # refused by Rust itself: answered there too
+                answered += 1
+    # Rust answered most of the corpus itself (the rest: custom comparators the plan
+    # leaves to Python), not the Python fallback
+    assert answered >= 230, answered  # of 271 cases
 
 
 def test_under_rust_the_python_resolution_does_not_run(
@@ -118,8 +116,11 @@ def test_under_rust_the_python_resolution_does_not_run(
     monkeypatch.setattr(aligner, "resolve_scopes", refused)
     ran = 0
     for name, parsed, gold, candidate in CASES[:40]:
-        if _blocked(parsed) or native_align_scopes(gold, candidate, parsed, Limits(),
-                                                   "tie_break", 0.5) is None:
+        try:
+            if native_align_scopes(gold, candidate, parsed, Limits(), "tie_break",
+                                   0.5) is None:
+                continue
+        except oa_core.OAError:  # input Rust refuses itself
             continue
         alignment = oa_core.align(gold, candidate, parsed)
         assert alignment.scopes, name

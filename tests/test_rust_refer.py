@@ -169,8 +169,8 @@ def test_a_cycle_with_fixed_lists_and_shared_ids(monkeypatch):
                        {"id": "b", "team": "u", "score": 2, "tags": ["a"], "x": [3, 1]},
                        {"id": "b", "team": None, "tags": []}, {"id": 1.0, "team": "t"},
                        {"id": {"no": "id"}}]}
-    candidate = {"people": [{"id": 1, "team": "t\ud800"}, {"id": "a", "tags": ["a", 1]}],
-                 "teams": [{"name": "t\ud800", "lead": 1}]}
+    candidate = {"people": [{"id": 1, "team": "t\u00e9"}, {"id": "a", "tags": ["a", 1]}],
+                 "teams": [{"name": "t\u00e9", "lead": 1}]}
     assert _check(monkeypatch, schema, gold, candidate, 7)
     monkeypatch.setenv("OA_ENGINE", "rust")
     groups, cyclic, warnings = _derive_groups(schema)

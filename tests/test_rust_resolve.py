@@ -162,7 +162,9 @@ def test_a_custom_comparators_interruption_passes_through_and_its_error_falls_ba
     with pytest.raises(KeyboardInterrupt):
         oa_core.score(gold, candidate, stop)
     refuse = scoped("refuse", refusing)
-    # an ordinary error: Rust declines, Python raises it with its pointer
-    assert native_resolved_score(gold, candidate, refuse, Limits(), "tie_break", 0.5) is None
+    # an ordinary error: raised by Rust as Python raises it, with its pointer
+    with pytest.raises(ComparatorError) as caught:
+        native_resolved_score(gold, candidate, refuse, Limits(), "tie_break", 0.5)
+    assert caught.value.pointer == "/items/properties/n/score"
     with pytest.raises(ComparatorError):
         oa_core.score(gold, candidate, refuse)

@@ -20,6 +20,7 @@ from oa_core.native import prepared_plan, score_scope_free
 from oa_core.options import Limits
 from oa_core.schema import Schema
 from oa_core.scoreonly import Unsupported, score_objects
+from oa_core.validation import check_json
 
 KEYS = ["a", "b", "ab", "ba", "name", "nmae", "é"]
 
@@ -93,13 +94,18 @@ def _both(gold: Any, candidate: Any, schema: Schema,
     """(Python's hex, Rust's hex); None where an engine does not score them."""
     limits = limits or Limits()
     try:
+        check_json(gold, "gold", limits)
+        check_json(candidate, "candidate", limits)
         expected: str | None = score_objects(gold, candidate, schema, limits).hex()
     except Unsupported:
         expected = None
     except oa_core.OAError as error:  # a custom key comparator's error: Python's to say
         expected = type(error).__name__
     plan = prepared_plan(schema)
-    got = None if plan is None else plan.score(gold, candidate, limits)
+    try:
+        got = None if plan is None else plan.score(gold, candidate, limits)
+    except oa_core.OAError as error:  # refused by Rust as Python refuses it
+        return expected, type(error).__name__
     return expected, None if got is None else got.hex()
 
 
@@ -126,21 +132,25 @@ def test_lists_of_anything_pair_as_python_pairs_them(gold, candidate, order):
     assert got == expected or got is None
 
 
-def test_the_plan_is_used_and_declines_what_it_does_not_hold():
+def test_the_plan_is_used_and_refuses_bad_input_itself():
     flat = Schema.parse({"type": "object", "properties": {"a": {"type": "string"}}})
     plan = prepared_plan(flat)
     assert plan is not None and prepared_plan(flat) is plan  # compiled once
     assert plan.score({"a": "x"}, {"a": "x"}, Limits()) == 1.0
-    # not plain JSON, a list over the limits, a huge integer a number rule meets
-    assert plan.score({"a": ("x",)}, {"a": "x"}, Limits()) is None
+    # not plain JSON, a list over the limits, a huge integer, nesting past the engine's
+    with pytest.raises(oa_core.InputError, match="tuple is not a JSON value"):
+        plan.score({"a": ("x",)}, {"a": "x"}, Limits())
     lists = prepared_plan(Schema.parse({"type": "array", "order": "align"}))
     assert lists is not None
-    assert lists.score([1, 2, 3], [3, 2, 1], Limits(max_matrix_cells=8)) is None
-    assert lists.score([2**2000], [1], Limits()) is None
+    with pytest.raises(oa_core.InputError, match="needs 9 scores, over the limit of 8"):
+        lists.score([1, 2, 3], [3, 2, 1], Limits(max_matrix_cells=8))
+    with pytest.raises(oa_core.InputError, match="integer beyond the range"):
+        lists.score([2**2000], [1], Limits())
     deep: Any = 1
     for _ in range(600):
         deep = [deep]
-    assert lists.score(deep, deep, Limits(max_depth=10_000)) is None
+    with pytest.raises(oa_core.InputError, match="deeper than 512 levels"):
+        lists.score(deep, deep, Limits(max_depth=10_000))
     blocked = prepared_plan(Schema.parse({"type": "array", "order": "align",
                                           "items": {"type": "object", "properties": {
                                               "k": {"type": "string"}}},

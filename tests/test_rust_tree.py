@@ -22,10 +22,12 @@ import oa_core
 from benchmarks import bits
 from oa_core._engine import match_table
 from oa_core.aligner import _final_scorer, _resolved
+from oa_core.errors import ComparatorError
 from oa_core.matchtree import MatchNode, Scorer
 from oa_core.native import ScopeState, native_tree, prepared_plan
 from oa_core.options import AlignOptions, Limits
 from oa_core.schema import Schema
+from oa_core.validation import check_json
 
 FIELDS = ("kind", "status", "label", "gold_path", "candidate_path", "schema_path", "score",
           "weight", "key_weight", "key_score", "effective_weight", "key_effective_weight",
@@ -67,8 +69,10 @@ def rust(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _python_tree(gold: Any, candidate: Any, schema: Schema) -> MatchNode | str:
-    """Scorer.node's tree, or the name of the error it raises."""
+    """Scorer.node's tree of checked documents, or the name of the error raised."""
     try:
+        check_json(gold, "gold", Limits())
+        check_json(candidate, "candidate", Limits())
         return Scorer(schema.comparators, limits=Limits()).node(gold, candidate, schema.root,
                                                                 "", "")
     except oa_core.OAError as error:
@@ -76,10 +80,14 @@ def _python_tree(gold: Any, candidate: Any, schema: Schema) -> MatchNode | str:
 
 
 def _check(gold: Any, candidate: Any, schema: Schema, name: str = "") -> bool:
-    """Python's tree against Rust's; whether Rust built one (it must decline where
-    Python raises)."""
+    """Python's tree against Rust's; whether Rust built one (it raises what Python
+    raises)."""
     expected = _python_tree(gold, candidate, schema)
-    got = native_tree(gold, candidate, schema, Limits())
+    try:
+        got = native_tree(gold, candidate, schema, Limits())
+    except oa_core.OAError as error:
+        assert expected == type(error).__name__, name
+        return False
     if got is None:
         return False
     assert isinstance(expected, MatchNode), f"{name}: Python raises {expected}"
@@ -118,6 +126,8 @@ def test_the_final_pass_with_scopes_gives_the_same_trees(monkeypatch):
         opts = AlignOptions()
         monkeypatch.setenv("OA_ENGINE", "python")
         try:
+            check_json(gold, "gold", opts.limits)
+            check_json(candidate, "candidate", opts.limits)
             bijections, candidate_ids, scopes, _, _ = _resolved(gold, candidate, schema, opts)
             scorer = _final_scorer(schema, opts, bijections, candidate_ids, scopes)
             expected = scorer.node(gold, candidate, schema.root, "", "")
@@ -188,25 +198,28 @@ def test_feedback_ops_and_deltas_are_the_same_on_the_corpus(monkeypatch):
     assert compared >= 50
 
 
-def test_what_rust_declines_is_built_by_python_with_its_errors(rust, monkeypatch):
-    # a custom comparator is called from Rust; one that fails makes Rust decline, and
-    # Python raises its ComparatorError with the pointer
+def test_what_python_refuses_rust_refuses_alike(rust, monkeypatch):
+    # a custom comparator is called from Rust; one that fails raises its
+    # ComparatorError with the pointer, from Rust as from Python
     custom = Schema.parse({"type": "string", "score": "mine"},
                           comparators={"mine": lambda g, p: 0.25})
     assert getattr(native_tree("a", "b", custom, Limits()), "similarity", None) == 0.25
     failing = Schema.parse({"type": "string", "score": "mine"},
                            comparators={"mine": lambda g, p: 1 / 0})
-    assert native_tree("a", "b", failing, Limits()) is None
+    with pytest.raises(ComparatorError):
+        native_tree("a", "b", failing, Limits())
     failures = _engines(monkeypatch, lambda: _raised(lambda: oa_core.align("a", "b", failing)))
     assert failures[0] == failures[1] and failures[0][0] == "ComparatorError"
     lists = Schema.parse({"type": "array", "order": "align"})
-    assert native_tree([1, 2, 3], [3, 2, 1], lists, Limits(max_matrix_cells=8)) is None
+    with pytest.raises(oa_core.InputError):
+        native_tree([1, 2, 3], [3, 2, 1], lists, Limits(max_matrix_cells=8))
     errors = _engines(monkeypatch, lambda: _raised(
         lambda: oa_core.align([1, 2, 3], [3, 2, 1], lists, limits=Limits(max_matrix_cells=8))))
     assert errors[0] == errors[1] and errors[0][0] == "InputError"
-    # a number rule meeting an integer beyond a float: Python's to compare (or refuse)
+    # an integer beyond a float is refused by the conversion
     gold, candidate = [2**2000], [1]  # one pair of documents: its values by identity
-    assert native_tree(gold, candidate, lists, Limits()) is None
+    with pytest.raises(oa_core.InputError):
+        native_tree(gold, candidate, lists, Limits())
     huge = _engines(monkeypatch, lambda: _view_or_error(
         lambda: oa_core.align(gold, candidate, lists)))
     assert huge[0] == huge[1]

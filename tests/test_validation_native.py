@@ -231,8 +231,6 @@ def test_keyword(raw: dict[str, Any], document: Any, valid: bool) -> None:
     {"properties": {"a": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"type": "string"}}},
     {"anyOf": [{"type": "string"}, {"type": "null"}]},
     {"enum": [math.nan]},
-    {"properties": {"\ud800": {"type": "string"}}},  # no document key holds a lone
-    {"required": ["\ud800"]},                         # surrogate natively
 ])
 def test_what_the_shape_does_not_check_goes_through_jsonschema(raw: dict[str, Any]) -> None:
     assert schema_shape(raw, ACTIVE) is None
@@ -313,13 +311,23 @@ def test_is_plain_json_equals_check_json(value: Any, depth: int, items: int,
             assert accepts
 
 
-@pytest.mark.parametrize("value", [
-    _Dict(a=1), {"\ud800": 1}, 2**1023, {"a": [_Dict()]},
-    _nested(600)])  # beyond the native nesting, within the limits
-def test_what_the_conversion_declines_python_accepts(value: Any) -> None:
+@pytest.mark.parametrize("value", [_Dict(a=1), 2**1023, {"a": [_Dict()]}])
+def test_the_conversion_takes_what_python_accepts(value: Any) -> None:
+    assert is_plain_json(value, Limits())
+    check_json(value, "gold", Limits())
+
+
+def test_a_lone_surrogate_is_refused_by_both() -> None:
+    for value in ({"\ud800": 1}, ["a\udfff"]):
+        assert not is_plain_json(value, Limits())
+        with pytest.raises(InputError, match="lone surrogate"):
+            check_json(value, "gold", Limits())
+
+
+def test_nesting_beyond_the_engine_within_the_limits_is_left_to_it() -> None:
     limits = Limits(max_depth=1000)
-    assert not is_plain_json(value, limits)
-    check_json(value, "gold", limits)  # the slow walk finds no problem
+    assert not is_plain_json(_nested(600), limits)  # the engine refuses it when scoring
+    check_json(_nested(600), "gold", limits)  # the slow walk finds no problem
 
 
 def test_check_json_still_names_the_pointer() -> None:

@@ -8,10 +8,7 @@ use oa_engine::compare::{
     Comparator, CompareError, External, ExternalError, Externals, Integer, Kind, Kinds, Number,
     Value,
 };
-use oa_engine::score::Unsupported;
-use pyo3::exceptions::{
-    PyException, PyKeyError, PyMemoryError, PyOverflowError, PyTypeError, PyValueError,
-};
+use pyo3::exceptions::{PyKeyError, PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{
@@ -278,35 +275,6 @@ impl External for PyComparator {
         })
         .map_err(|error| self.error(error))
     }
-}
-
-/// A scorer's result for Python: the value, or `None` where Python must score the
-/// documents again and raise what it raises (a custom comparator's `ComparatorError`
-/// with the pointer of its `score` or `keyScore`); but an external comparator's
-/// exception that is no `Exception` (a `KeyboardInterrupt`, a `SystemExit`) is
-/// raised at once, not swallowed.
-pub(crate) fn declined<T>(result: Result<T, Unsupported>) -> PyResult<Option<T>> {
-    let refusal = match result {
-        Ok(value) => return Ok(Some(value)),
-        Err(refusal) => refusal,
-    };
-    let Unsupported::Comparator(CompareError::External(error)) = refusal else {
-        return Ok(None);
-    };
-    let Some(raised) = error
-        .cause
-        .as_deref()
-        .and_then(|cause| (cause as &(dyn std::error::Error + 'static)).downcast_ref::<PyErr>())
-    else {
-        return Ok(None);
-    };
-    Python::attach(|py| {
-        if raised.is_instance_of::<PyException>(py) {
-            Ok(None)
-        } else {
-            Err(raised.clone_ref(py))
-        }
-    })
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

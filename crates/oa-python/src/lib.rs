@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 mod align;
 mod align_scopes;
 mod compare;
+mod errors;
 mod refer;
 mod resolve;
 mod score;

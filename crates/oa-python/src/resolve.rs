@@ -14,10 +14,10 @@ use oa_engine::score::{Json, ScopedDocuments, Unsupported};
 use pyo3::prelude::*;
 use pyo3::types::IntoPyDict;
 
-use crate::compare::declined;
+use crate::errors::declined;
 use crate::refer::ReferPlan;
 use crate::score::{documents, read_limits, ScorePlan};
-use crate::value::json;
+use crate::value::convert;
 
 /// A gold converted and indexed once under a `ReferPlan` and limits
 /// (`oa_core.PreparedGold` keeps it), so that each score converts and indexes only
@@ -50,9 +50,7 @@ fn prepare_resolved_gold(
     limits: &Bound<'_, PyAny>,
 ) -> PyResult<Option<NativeGold>> {
     let (bounds, limits) = read_limits(limits)?;
-    let Some(gold) = json(gold, bounds)? else {
-        return Ok(None);
-    };
+    let gold = convert(gold, bounds, "gold")?;
     Ok(index_document(&gold, &refer.schema, limits.max_depth)
         .ok()
         .map(|index| NativeGold { gold, index }))
@@ -114,14 +112,9 @@ pub(crate) fn resolving<T: Send>(
     let prepared = gold.cast::<NativeGold>().ok().map(Bound::get);
     let (own_gold, candidate, limits) = if prepared.is_some() {
         let (bounds, limits) = read_limits(limits)?;
-        let Some(candidate) = json(candidate, bounds)? else {
-            return Ok(None);
-        };
-        (None, candidate, limits)
+        (None, convert(candidate, bounds, "candidate")?, limits)
     } else {
-        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
-            return Ok(None);
-        };
+        let (gold, candidate, limits) = documents(gold, candidate, limits)?;
         (Some(gold), candidate, limits)
     };
     let schema = &refer.schema;

@@ -13,10 +13,11 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict};
 
-use crate::compare::{declined, PyComparator};
+use crate::compare::PyComparator;
+use crate::errors::declined;
 use crate::shape::shape;
 use crate::state::ref_state;
-use crate::value::{json, Bounds};
+use crate::value::{convert, Bounds};
 
 /// A schema construct this slice does not plan (Python scores such schemas).
 fn unsupported(what: String) -> PyErr {
@@ -289,9 +290,7 @@ impl ScorePlan {
         limits: &Bound<'_, PyAny>,
         strict: bool,
     ) -> PyResult<Option<f64>> {
-        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
-            return Ok(None);
-        };
+        let (gold, candidate, limits) = documents(gold, candidate, limits)?;
         py.detach(|| {
             if self
                 .shape
@@ -342,9 +341,7 @@ impl ScorePlan {
         else {
             return Ok(None);
         };
-        let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
-            return Ok(None);
-        };
+        let (gold, candidate, limits) = documents(gold, candidate, limits)?;
         py.detach(|| {
             let mut cache = self.lock()?;
             let mut scorer = Scorer::new(&self.plan, limits, &mut cache).with_state(&state);
@@ -387,10 +384,10 @@ impl ScorePlan {
         else {
             return Ok(None);
         };
-        let (Some(golds), Some(candidates)) = (values(golds, bounds)?, values(candidates, bounds)?)
-        else {
-            return Ok(None);
-        };
+        let (golds, candidates) = (
+            values(golds, bounds, "gold")?,
+            values(candidates, bounds, "candidate")?,
+        );
         let found = py.detach(|| -> PyResult<_> {
             let mut cache = self.lock()?;
             let mut scorer = Scorer::new(&self.plan, limits, &mut cache).with_state(&state);
@@ -469,31 +466,25 @@ pub(crate) fn read_limits(limits: &Bound<'_, PyAny>) -> PyResult<(Bounds, Limits
     Ok((bounds, limits))
 }
 
-/// A sequence of values, each converted (None: one Python must take).
-fn values(objects: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Vec<Json>>> {
-    let mut out = Vec::new();
-    for object in objects.try_iter()? {
-        match json(&object?, bounds)? {
-            Some(value) => out.push(value),
-            None => return Ok(None),
-        }
-    }
-    Ok(Some(out))
+/// A sequence of values of `document`, each converted (the first problem raised).
+fn values(objects: &Bound<'_, PyAny>, bounds: Bounds, document: &str) -> PyResult<Vec<Json>> {
+    objects
+        .try_iter()?
+        .map(|object| convert(&object?, bounds, document))
+        .collect()
 }
 
 /// Both documents converted under `limits` (an `oa_core.options.Limits`) and the
-/// scorer's limits; None where a document is no plain JSON within them (Python
-/// checks it and names what is wrong).
+/// scorer's limits; the first problem of the gold, else of the candidate, raised as
+/// `oa_core.validation.check_json` raises it.
 pub(crate) fn documents(
     gold: &Bound<'_, PyAny>,
     candidate: &Bound<'_, PyAny>,
     limits: &Bound<'_, PyAny>,
-) -> PyResult<Option<(Json, Json, Limits)>> {
+) -> PyResult<(Json, Json, Limits)> {
     let (bounds, limits) = read_limits(limits)?;
-    let (Some(gold), Some(candidate)) = (json(gold, bounds)?, json(candidate, bounds)?) else {
-        return Ok(None);
-    };
-    Ok(Some((gold, candidate, limits)))
+    let gold = convert(gold, bounds, "gold")?;
+    Ok((gold, convert(candidate, bounds, "candidate")?, limits))
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

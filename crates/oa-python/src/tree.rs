@@ -7,7 +7,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList};
 
-use crate::compare::declined;
+use crate::errors::declined;
 use crate::score::{documents, ScorePlan};
 use crate::state::ref_state;
 
@@ -182,9 +182,7 @@ fn match_table(
     record_pairs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Option<NodeTable>> {
     let plan = plan.get();
-    let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
-        return Ok(None);
-    };
+    let (gold, candidate, limits) = documents(gold, candidate, limits)?;
     let state = match (bijections, candidate_ids, unresolved) {
         (Some(bijections), Some(candidate_ids), Some(unresolved)) => {
             let pointers = &plan.pointers;

@@ -1,13 +1,15 @@
-//! Python JSON values (dict, list, str, int, float, bool, None) as the engine's
-//! [`Json`] tree, converted once per document, with `oa_core.validation.check_json`'s
-//! checks done on the way.
+//! Python JSON values as the engine's [`Json`] tree, converted once per document,
+//! with `oa_core.validation.check_json`'s checks done on the way.
 //!
-//! Only the exact JSON types within the limits are taken: a subclass, another type, a
-//! key that is not a `str`, a string with a lone surrogate as a key, NaN or an
-//! infinity, an integer of 1,024 bits or more, a string or a container over its limit,
-//! or nesting deeper than the limit gives `None`, and Python checks and scores (or
-//! refuses) the document on its own path, with its own typed errors. A `Some` is
-//! therefore a document `check_json` accepts.
+//! What `check_json` accepts is taken, exactly: `dict`, `list`, `str`, `int`, `float`
+//! (and their subclasses, as its `isinstance` tests take them), `bool` and `None`;
+//! integers of any size up to the largest float (wider ones than `i64` exactly, as
+//! [`Integer::Wide`]). The first problem in document order is refused with the
+//! pointer and the words `check_json` gives it ([`Refusal`], raised by
+//! [`convert`] as `oa_core.errors.InputError`): nesting deeper than the limit (found
+//! before recursing further), a container or a string over its limit, an object key
+//! that is not a `str` or holds a lone surrogate, a string holding a lone surrogate,
+//! NaN or an infinity, an integer beyond the float range, or a value of no JSON type.
 
 use oa_engine::compare::{Integer, Number, Value};
 use oa_engine::score::Json;
@@ -16,9 +18,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 
 use crate::compare::{integer, text};
+use crate::errors::{input_error, Refusal, Trouble};
 
 /// Nesting followed by the native engine whatever the limits say: each level costs a
-/// few stack frames, far below a thread's stack at this depth.
+/// few stack frames, far below a thread's stack at this depth. A document nested
+/// deeper under a higher `Limits.max_depth` is refused ([`Trouble::EngineDepth`]).
 pub(crate) const MAX_NESTING: usize = 512;
 
 /// The limits a document must keep to be converted (`oa_core.options.Limits`').
@@ -38,13 +42,13 @@ impl Bounds {
         string_length: usize::MAX,
     };
 
-    /// The bounds of an `oa_core.options.Limits` (its depth at most [`MAX_NESTING`]).
+    /// The bounds of an `oa_core.options.Limits`.
     pub(crate) fn of(limits: &Bound<'_, PyAny>) -> PyResult<Bounds> {
         let py = limits.py();
         let read =
             |name: &Bound<'_, PyString>| -> PyResult<usize> { limits.getattr(name)?.extract() };
         Ok(Bounds {
-            depth: read(intern!(py, "max_depth"))?.min(MAX_NESTING),
+            depth: read(intern!(py, "max_depth"))?,
             items: read(intern!(py, "max_items"))?,
             string_length: read(intern!(py, "max_string_length"))?,
         })
@@ -52,93 +56,153 @@ impl Bounds {
 }
 
 /// Whether `value` is plain JSON within `limits` (an `oa_core.options.Limits`): a yes
-/// says `oa_core.validation.check_json` accepts it; a no that this conversion does not
-/// take it (see the module), and Python looks for the problem.
+/// says `oa_core.validation.check_json` accepts it; a no that it refuses it (or that
+/// it nests deeper than the engine follows: see [`MAX_NESTING`]).
 #[pyfunction]
 pub(crate) fn is_plain_json(value: &Bound<'_, PyAny>, limits: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(json(value, Bounds::of(limits)?)?.is_some())
+    Ok(walk(value, Bounds::of(limits)?, 0)?.is_ok())
+}
+
+/// `object` as a [`Json`], or the `InputError` of its first problem in `document`
+/// (`"gold"`, `"candidate"`), as `check_json` raises it.
+pub(crate) fn convert(object: &Bound<'_, PyAny>, bounds: Bounds, document: &str) -> PyResult<Json> {
+    match walk(object, bounds, 0)? {
+        Ok(value) => Ok(value),
+        Err(refusal) => Err(input_error(object.py(), &refusal, document, bounds)?),
+    }
+}
+
+/// `object` as a [`Json`], or `None` where it is no plain JSON within `bounds`.
+pub(crate) fn json(object: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Json>> {
+    Ok(walk(object, bounds, 0)?.ok())
 }
 
 /// Bits from which an integer may exceed `int(sys.float_info.max)` (1,024 bits):
-/// Python tells those apart, at no cost to the common case.
+/// told apart exactly there, at no cost to the common case.
 const INTEGER_BITS: u64 = 1024;
 
-fn plain_integer(object: &Bound<'_, PyAny>) -> PyResult<Option<Json>> {
+fn plain_integer(object: &Bound<'_, PyAny>) -> PyResult<Result<Json, Trouble>> {
     let value = match object.extract::<i64>() {
         Ok(small) => Integer::from(small),
         Err(_) => {
             let bits: u64 = object.call_method0("bit_length")?.extract()?;
             if bits >= INTEGER_BITS {
-                return Ok(None);
+                let py = object.py();
+                let largest = py
+                    .import(intern!(py, "oa_core.errors"))?
+                    .getattr(intern!(py, "LARGEST_FLOAT_INTEGER"))?;
+                if object.call_method0(intern!(py, "__abs__"))?.gt(largest)? {
+                    return Ok(Err(Trouble::IntegerRange));
+                }
             }
             integer(object)?
         }
     };
-    Ok(Some(Json::Leaf(Value::Number(Number::Int(value)))))
+    Ok(Ok(Json::Leaf(Value::Number(Number::Int(value)))))
 }
 
-/// `object` as a [`Json`], or `None` where Python must take the document; nesting
-/// is followed at most `bounds.depth` levels down (no recursion past it).
-pub(crate) fn json(object: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Json>> {
+/// A `str`'s code points, or the first lone surrogate it holds.
+fn code_points(string: &Bound<'_, PyString>) -> PyResult<Result<Vec<u32>, u32>> {
+    let points = text(string)?;
+    match points
+        .iter()
+        .find(|&&point| (0xD800..=0xDFFF).contains(&point))
+    {
+        Some(&surrogate) => Ok(Err(surrogate)),
+        None => Ok(Ok(points)),
+    }
+}
+
+/// The conversion of `object` at nesting `level` (the root at 0): the value, or the
+/// first problem (its pointer gathered on the way back up).
+fn walk(
+    object: &Bound<'_, PyAny>,
+    bounds: Bounds,
+    level: usize,
+) -> PyResult<Result<Json, Refusal>> {
+    let refuse = |trouble: Trouble| Ok(Err(Refusal::new(trouble)));
+    // checked before anything below is looked at: no recursion past the limit
+    if level > bounds.depth {
+        return refuse(Trouble::Depth);
+    }
+    if level > MAX_NESTING {
+        return refuse(Trouble::EngineDepth);
+    }
     if object.is_none() {
-        return Ok(Some(Json::Null));
+        return Ok(Ok(Json::Null));
     }
-    if object.is_exact_instance_of::<PyBool>() {
-        return Ok(Some(Json::Leaf(Value::Boolean(object.is_truthy()?))));
+    if object.is_instance_of::<PyBool>() {
+        return Ok(Ok(Json::Leaf(Value::Boolean(object.is_truthy()?))));
     }
-    if object.is_exact_instance_of::<PyInt>() {
-        return plain_integer(object);
+    if let Ok(string) = object.cast::<PyString>() {
+        let length = string.len()?;
+        if length > bounds.string_length {
+            return refuse(Trouble::StringLength(length));
+        }
+        return Ok(match code_points(string)? {
+            Ok(points) => Ok(Json::Leaf(Value::Text(points))),
+            Err(surrogate) => Err(Refusal::new(Trouble::Surrogate {
+                surrogate,
+                key: false,
+            })),
+        });
     }
-    if let Ok(float) = object.cast_exact::<PyFloat>() {
+    if object.is_instance_of::<PyInt>() {
+        return Ok(plain_integer(object)?.map_err(Refusal::new));
+    }
+    if let Ok(float) = object.cast::<PyFloat>() {
         let value = float.value();
-        return Ok(value
-            .is_finite()
-            .then_some(Json::Leaf(Value::Number(Number::Float(value)))));
+        if !value.is_finite() {
+            return refuse(Trouble::NonFinite(value));
+        }
+        return Ok(Ok(Json::Leaf(Value::Number(Number::Float(value)))));
     }
-    if let Ok(string) = object.cast_exact::<PyString>() {
-        let code_points = text(string)?;
-        return Ok((code_points.len() <= bounds.string_length)
-            .then_some(Json::Leaf(Value::Text(code_points))));
-    }
-    // a container at the deepest level is one only while empty (its items would lie
-    // below the limit)
-    let room = |size: usize| size <= bounds.items && (bounds.depth > 0 || size == 0);
-    let below = Bounds {
-        depth: bounds.depth.saturating_sub(1),
-        ..bounds
-    };
-    if let Ok(list) = object.cast_exact::<PyList>() {
-        if !room(list.len()) {
-            return Ok(None);
+    if let Ok(list) = object.cast::<PyList>() {
+        if list.len() > bounds.items {
+            return refuse(Trouble::Items(list.len()));
         }
         let mut items = Vec::with_capacity(list.len());
-        for item in list.iter() {
-            match json(&item, below)? {
-                Some(value) => items.push(value),
-                None => return Ok(None),
+        for (index, item) in list.iter().enumerate() {
+            match walk(&item, bounds, level + 1)? {
+                Ok(value) => items.push(value),
+                Err(refusal) => return Ok(Err(refusal.below(index.to_string()))),
             }
         }
-        return Ok(Some(Json::Array(items)));
+        return Ok(Ok(Json::Array(items)));
     }
-    if let Ok(dict) = object.cast_exact::<PyDict>() {
-        if !room(dict.len()) {
-            return Ok(None);
+    if let Ok(dict) = object.cast::<PyDict>() {
+        if dict.len() > bounds.items {
+            return refuse(Trouble::Items(dict.len()));
         }
-        let mut entries = Vec::with_capacity(dict.len());
+        // every key is checked before any value (as `check_json` walks an object)
+        let mut members = Vec::with_capacity(dict.len());
         for (key, item) in dict.iter() {
-            let Ok(key) = key.cast_exact::<PyString>() else {
-                return Ok(None);
+            let Ok(name) = key.cast::<PyString>() else {
+                return refuse(Trouble::Key(key.unbind()));
             };
-            // a lone surrogate has no UTF-8 form: Python keeps such a key
-            let Ok(key) = key.to_str() else {
-                return Ok(None);
+            let name = match name.to_str() {
+                Ok(name) => name.to_owned(),
+                Err(_) => match code_points(name)? {
+                    Err(surrogate) => {
+                        return refuse(Trouble::Surrogate {
+                            surrogate,
+                            key: true,
+                        })
+                    }
+                    // not reached: a `str` without a lone surrogate has a UTF-8 form
+                    Ok(points) => points.into_iter().filter_map(char::from_u32).collect(),
+                },
             };
-            match json(&item, below)? {
-                Some(value) => entries.push((key.to_owned(), value)),
-                None => return Ok(None),
+            members.push((name, item));
+        }
+        let mut entries = Vec::with_capacity(members.len());
+        for (name, item) in members {
+            match walk(&item, bounds, level + 1)? {
+                Ok(value) => entries.push((name, value)),
+                Err(refusal) => return Ok(Err(refusal.below(name))),
             }
         }
-        return Ok(Some(Json::object(entries)));
+        return Ok(Ok(Json::object(entries)));
     }
-    Ok(None)
+    refuse(Trouble::NotJson(object.get_type().name()?.to_string()))
 }

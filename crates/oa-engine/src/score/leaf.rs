@@ -34,7 +34,9 @@ pub(super) fn score<S: Sink>(
         sink.status(row, Status::TypeMismatch);
         return Ok(0.0);
     };
-    let similarity = comparator.scalar(externals, gold, candidate)?;
+    let similarity = comparator
+        .scalar(externals, gold, candidate)
+        .map_err(|error| Unsupported::comparator_at(&node.pointer, "score", error))?;
     sink.leaf(row, name, node.threshold, Some(similarity));
     Ok(if similarity >= node.threshold {
         similarity

@@ -6,7 +6,7 @@
 use super::canonical::canonical_text;
 use super::json::Json;
 use super::sink::{ScoreOnly, Sink, Status, Step};
-use super::{Scorer, Unsupported};
+use super::{OverLimit, Scorer, Unsupported};
 use crate::align::power_of_two_scale;
 use crate::align::{
     blocks, fsum, monotone_matching, pair_unordered, Cells, Matrix, PairScores, Pairs, Strategy,
@@ -396,7 +396,11 @@ impl PairScores for ListScores<'_, '_, '_> {
             .len()
             .checked_mul(cols.len())
             .filter(|&cells| cells <= self.scorer.limits.max_matrix_cells)
-            .ok_or(Unsupported::MatrixCells)?;
+            .ok_or_else(|| {
+                let cells = rows.len().saturating_mul(cols.len());
+                let limit = self.scorer.limits.max_matrix_cells;
+                OverLimit::refusal((rows.len(), cols.len()), cells, false, limit)
+            })?;
         let (gold, candidate) = self.items(rows, cols)?;
         self.scorer.matrix(
             (&gold, &candidate),
@@ -440,6 +444,11 @@ impl PairScores for ListScores<'_, '_, '_> {
                 cells.cols.push(b);
                 cells.values.push(value);
             }
+        }
+        let limit = self.scorer.limits.max_matrix_cells;
+        if cells.values.len() > limit {
+            let sizes = (gold.len(), candidate.len());
+            return Err(OverLimit::refusal(sizes, cells.values.len(), true, limit));
         }
         Ok(Some(cells))
     }

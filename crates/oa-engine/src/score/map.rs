@@ -297,9 +297,10 @@ fn plan_map(
             .collect()
     };
     let (n, m) = (gold.len(), candidate.len());
-    let mut similarity =
-        rule.key_score
-            .matrix(plan.externals(), &texts(gold), &texts(candidate))?;
+    let mut similarity = rule
+        .key_score
+        .matrix(plan.externals(), &texts(gold), &texts(candidate))
+        .map_err(|error| Unsupported::comparator_at(&node.pointer, "keyScore", error))?;
     for cell in &mut similarity {
         if *cell < rule.key_threshold {
             *cell = 0.0;

@@ -41,9 +41,12 @@ impl Scorer<'_> {
         match (gold, candidate) {
             (Json::Null, Json::Null) => Ok(1.0),
             (Json::Null, _) | (_, Json::Null) => Ok(rule.null_score),
-            _ => Ok(self
-                .value(&mut ScoreOnly, None, step, gold, candidate, node, depth)?
-                .0),
+            _ => {
+                self.cells += 1;
+                let scored = self.value(&mut ScoreOnly, None, step, gold, candidate, node, depth);
+                self.cells -= 1;
+                Ok(scored.map_err(|error| error.in_cell(step))?.0)
+            }
         }
     }
 
@@ -176,10 +179,10 @@ impl Scorer<'_> {
             _ => {
                 for g in golds {
                     for c in candidates {
-                        out.push(
-                            self.value(&mut ScoreOnly, None, Step::Root, g, c, node, depth)?
-                                .0,
-                        );
+                        // a cell of Python's `_pairwise_matrix`, scored from the pointer ""
+                        let scored =
+                            self.value(&mut ScoreOnly, None, Step::Root, g, c, node, depth);
+                        out.push(scored.map_err(|error| error.in_cell(Step::Root))?.0);
                     }
                 }
                 Ok(out)
@@ -324,7 +327,9 @@ fn leaves(
         if rows.is_empty() || cols.is_empty() {
             continue;
         }
-        let mut similarities = comparator.matrix(externals, &gold_values, &cand_values)?;
+        let mut similarities = comparator
+            .matrix(externals, &gold_values, &cand_values)
+            .map_err(|error| Unsupported::comparator_at(&rule.pointer, "score", error))?;
         if rows.len() == golds.len() && cols.len() == width {
             // one kind on both sides: its block is the matrix
             similarities

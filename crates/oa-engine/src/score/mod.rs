@@ -62,8 +62,18 @@ pub enum Unsupported {
     Depth,
     /// A list over `max_matrix_cells`.
     MatrixCells,
-    /// A comparator refused its values (a huge integer).
+    /// A comparator refused its values (a huge integer), where no schema keyword
+    /// names it (the built-in dispatch of a bare pair).
     Comparator(CompareError),
+    /// A comparator failed on values under the schema keyword at `pointer` (a
+    /// node's `.../score` or `.../keyScore`): Python's `ComparatorError.at` there.
+    ComparatorAt {
+        pointer: String,
+        error: CompareError,
+    },
+    /// A list pair needing more scores than `max_matrix_cells` (`_solve_whole`'s
+    /// `InputError`), with the candidate pointer of the list.
+    OverLimit(Box<OverLimit>),
     /// A solver refused its matrix (a non-finite score).
     Align(AlignError),
     /// A NaN or infinite number.
@@ -83,6 +93,15 @@ impl fmt::Display for Unsupported {
             Unsupported::Depth => f.write_str("values nested deeper than the limits"),
             Unsupported::MatrixCells => f.write_str("a list over max_matrix_cells"),
             Unsupported::Comparator(error) => write!(f, "{error}"),
+            Unsupported::ComparatorAt { pointer, error } => write!(f, "{pointer}: {error}"),
+            Unsupported::OverLimit(over) => write!(
+                f,
+                "{}: {} x {} items need {} scores",
+                over.pointer(),
+                over.gold,
+                over.candidate,
+                over.cells
+            ),
             Unsupported::Align(error) => write!(f, "{error:?}"),
             Unsupported::NonFiniteNumber => f.write_str("a NaN or infinite number"),
             Unsupported::Weights => f.write_str("a NaN or infinite weight"),
@@ -93,6 +112,121 @@ impl fmt::Display for Unsupported {
 }
 
 impl std::error::Error for Unsupported {}
+
+/// A list pair over `max_matrix_cells`: its sizes, the scores it needs, and where
+/// it is in the candidate, as Python's match tree knows it (see [`Unsupported::under`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverLimit {
+    pub gold: usize,
+    pub candidate: usize,
+    /// The scores needed: every pair's, or the positive ones' (`positive`).
+    pub cells: usize,
+    /// Whether `cells` counts the positive scores of a long list paired sparsely.
+    pub positive: bool,
+    /// `max_matrix_cells`.
+    pub limit: usize,
+    /// The candidate pointer's tokens, innermost first (the error gathers them on
+    /// its way up, so the success path builds no pointer).
+    tokens: Vec<String>,
+    /// Whether the list lies below a matrix cell: Python scores a cell from the
+    /// pointer "" (`_pair_score`), so the outer tokens are not its.
+    sealed: bool,
+}
+
+impl OverLimit {
+    /// The refusal of a list pair of these sizes needing `cells` scores over `limit`.
+    pub fn refusal(
+        (gold, candidate): (usize, usize),
+        cells: usize,
+        positive: bool,
+        limit: usize,
+    ) -> Unsupported {
+        Unsupported::OverLimit(Box::new(OverLimit {
+            gold,
+            candidate,
+            cells,
+            positive,
+            limit,
+            tokens: Vec::new(),
+            sealed: false,
+        }))
+    }
+
+    /// The candidate pointer of the list (RFC 6901, `oa_core.pointer.join`'s escapes).
+    ///
+    /// ```
+    /// use oa_engine::score::{OverLimit, Step, Unsupported};
+    /// let error = OverLimit::refusal((2, 3), 6, false, 5)
+    ///     .under(Step::Index { gold: Some(0), candidate: Some(4) })
+    ///     .under(Step::Key { gold: Some("a/b"), candidate: Some("a/b") });
+    /// let Unsupported::OverLimit(over) = error else { unreachable!() };
+    /// assert_eq!(over.pointer(), "/a~1b/4");
+    /// ```
+    pub fn pointer(&self) -> String {
+        let mut out = String::new();
+        for token in self.tokens.iter().rev() {
+            out.push('/');
+            out.push_str(&token.replace('~', "~0").replace('/', "~1"));
+        }
+        out
+    }
+}
+
+impl Unsupported {
+    /// The error of a comparator on values under the schema keyword `keyword` of
+    /// `node_pointer` (`_comparator_pointer`).
+    pub fn comparator_at(node_pointer: &str, keyword: &str, error: CompareError) -> Unsupported {
+        Unsupported::ComparatorAt {
+            pointer: format!("{node_pointer}/{keyword}"),
+            error,
+        }
+    }
+
+    /// The error met below a value reached by `step` from its parent: a list over the
+    /// limit gains the candidate token of `step` (unless sealed).
+    pub fn under(mut self, step: Step<'_>) -> Unsupported {
+        if let Unsupported::OverLimit(over) = &mut self {
+            if !over.sealed {
+                match step {
+                    Step::Key {
+                        candidate: Some(key),
+                        ..
+                    } => over.tokens.push(key.to_owned()),
+                    Step::Index {
+                        candidate: Some(index),
+                        ..
+                    } => over.tokens.push(index.to_string()),
+                    _ => {}
+                }
+            }
+        }
+        self
+    }
+
+    /// The error met scoring a matrix cell reached by `step`: Python scores the
+    /// cell's values from the pointer "" (`_pair_score`), so the tokens gathered
+    /// below the cell are the list's whole pointer (the cell's own taken back).
+    pub fn in_cell(mut self, step: Step<'_>) -> Unsupported {
+        if let Unsupported::OverLimit(over) = &mut self {
+            if !over.sealed {
+                if matches!(
+                    step,
+                    Step::Key {
+                        candidate: Some(_),
+                        ..
+                    } | Step::Index {
+                        candidate: Some(_),
+                        ..
+                    }
+                ) {
+                    over.tokens.pop();
+                }
+                over.sealed = true;
+            }
+        }
+        self
+    }
+}
 
 impl From<PlanError> for Unsupported {
     fn from(error: PlanError) -> Self {
@@ -119,6 +253,10 @@ pub struct Scorer<'a> {
     limits: Limits,
     cache: &'a mut MapCache,
     refs: pairs::Referential<'a>,
+    /// Matrix cells being scored, one inside the other: Python scores a cell, and
+    /// the values of an object's slot inside one, from the pointer "" (where an
+    /// [`OverLimit`] is named).
+    cells: usize,
 }
 
 impl<'a> Scorer<'a> {
@@ -128,6 +266,7 @@ impl<'a> Scorer<'a> {
             limits,
             cache,
             refs: pairs::Referential::default(),
+            cells: 0,
         }
     }
 
@@ -212,12 +351,12 @@ impl<'a> Scorer<'a> {
                 node.null_score
             }
             _ => match (node.ty, gold, candidate) {
-                (NodeType::Object, Json::Object(g), Json::Object(c)) => {
-                    self.map(sink, row, g, c, id, depth)?
-                }
-                (NodeType::Array, Json::Array(g), Json::Array(c)) => {
-                    self.sequence(sink, row, g, c, id, depth)?
-                }
+                (NodeType::Object, Json::Object(g), Json::Object(c)) => self
+                    .map(sink, row, g, c, id, depth)
+                    .map_err(|error| self.located(error, step))?,
+                (NodeType::Array, Json::Array(g), Json::Array(c)) => self
+                    .sequence(sink, row, g, c, id, depth)
+                    .map_err(|error| self.located(error, step))?,
                 (NodeType::Object | NodeType::Array, _, _) => {
                     sink.status(row, Status::TypeMismatch);
                     0.0
@@ -228,6 +367,17 @@ impl<'a> Scorer<'a> {
         self.leave(mark);
         sink.score(row, score);
         Ok((score, row))
+    }
+
+    /// An error met below the value reached by `step`, seen from its parent: inside a
+    /// matrix cell an object's slot value is scored from the pointer "" (Python's
+    /// `_object_matrix` scores the slot as a matrix of its own).
+    fn located(&self, error: Unsupported, step: Step<'_>) -> Unsupported {
+        if self.cells > 0 && matches!(step, Step::Key { .. }) {
+            error.in_cell(Step::Root)
+        } else {
+            error.under(step)
+        }
     }
 
     /// `Scorer._unmatched`: a value on one side only, under its concrete node,
@@ -395,13 +545,27 @@ mod tests {
     }
 
     #[test]
-    fn lists_over_the_limits_are_left_to_python() {
+    fn a_document_nested_100_000_deep_is_refused_without_overflow() {
+        let mut deep = int(1);
+        for _ in 0..100_000 {
+            deep = Json::Array(vec![deep]);
+        }
+        let plan = plan(vec![Node::new(NodeType::Any)]);
+        assert_eq!(score(&plan, &deep, &deep), Err(Unsupported::Depth));
+        // taken apart level by level: dropping it whole would recurse 100,000 deep
+        while let Json::Array(mut items) = deep {
+            deep = items.pop().unwrap_or(Json::Null);
+        }
+    }
+
+    #[test]
+    fn lists_over_the_limits_are_refused_with_their_sizes() {
         let mut list = Node::new(NodeType::Array);
         list.array.order = Order::Align;
         let long = Json::Array((0..40).map(int).collect());
         assert_eq!(
             score(&plan(vec![list]), &long, &long),
-            Err(Unsupported::MatrixCells)
+            Err(OverLimit::refusal((40, 40), 1600, false, 1_000))
         );
     }
 }

@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 use super::json::Json;
 use super::matrix::{entries_at, key_groups, Entries};
 use super::refs::IdKey;
-use super::{Scorer, Unsupported};
-use crate::align::{equal_pairs_within, part, Part};
+use super::{OverLimit, Scorer, Unsupported};
+use crate::align::{equal_pairs_within, part, AlignError, Part};
 use crate::compare::{Comparator, Kind};
 use crate::plan::{Node, NodeId, NodeType, ScopeId};
 
@@ -174,8 +174,11 @@ impl Scorer<'_> {
         }
         union.sort_unstable();
         union.dedup();
-        if union.len() > self.limits.max_matrix_cells {
-            return Err(Unsupported::MatrixCells);
+        let limit = self.limits.max_matrix_cells;
+        if union.len() > limit {
+            // every cell of the union is positive (a slot weighing more than 0 is equal)
+            let sizes = (golds.len(), candidates.len());
+            return Err(OverLimit::refusal(sizes, union.len(), true, limit));
         }
         Ok(Some(union))
     }
@@ -192,9 +195,30 @@ impl Scorer<'_> {
         };
         let gold: Vec<i64> = gold.into_iter().map(&mut code).collect();
         let candidate: Vec<i64> = candidate.into_iter().map(&mut code).collect();
-        let (rows, cols) = equal_pairs_within(&gold, &candidate, self.limits.max_matrix_cells)?;
+        let limit = self.limits.max_matrix_cells;
+        let (rows, cols) = match equal_pairs_within(&gold, &candidate, limit) {
+            Ok(found) => found,
+            // more equal (so positive) pairs than the limit: counted, not made
+            Err(AlignError::Memory(_)) => {
+                let sizes = (gold.len(), candidate.len());
+                let pairs = equal_pair_count(&gold, &candidate);
+                return Err(OverLimit::refusal(sizes, pairs, true, limit));
+            }
+            Err(error) => return Err(error.into()),
+        };
         Ok(rows.into_iter().zip(cols).collect())
     }
+}
+
+/// The pairs of equal codes (a negative code equals nothing), saturating.
+fn equal_pair_count(gold: &[i64], candidate: &[i64]) -> usize {
+    let mut counts: BTreeMap<i64, usize> = BTreeMap::new();
+    for &code in candidate.iter().filter(|&&code| code >= 0) {
+        *counts.entry(code).or_insert(0) += 1;
+    }
+    gold.iter()
+        .filter_map(|code| counts.get(code))
+        .fold(0usize, |sum, &count| sum.saturating_add(count))
 }
 
 /// `_leaf_cells`' codes, or `None` where a kind on both sides is compared by a
@@ -248,7 +272,7 @@ fn one_key_set<'v>(values: &[&'v Json]) -> Option<Entries<'v>> {
 mod tests {
     use crate::compare::{Comparator, Integer, Number, StringMeasure, Value};
     use crate::plan::{Node, NodeType, Order, Plan, PlanBuilder};
-    use crate::score::{Json, Limits, MapCache, Scorer, Unsupported};
+    use crate::score::{Json, Limits, MapCache, OverLimit, Scorer, Unsupported};
 
     /// A root list (`order: align`, `blockBy` as given) of leaves under `leaf`.
     fn list_of(leaf: Node, block_by: &[&str]) -> Plan {
@@ -319,7 +343,11 @@ mod tests {
         let refused = Scorer::new(&plan, limits, &mut MapCache::default())
             .score(&lists.0, &lists.1)
             .unwrap_err();
-        assert!(matches!(refused, Unsupported::Align(_)));
+        assert!(
+            matches!(&refused, Unsupported::OverLimit(over)
+                if over.positive && over.cells > 100 && (over.gold, over.candidate) == (1001, 1000)),
+            "{refused:?}"
+        );
     }
 
     #[test]
@@ -327,7 +355,10 @@ mod tests {
         let jaro = leaf(NodeType::String, Comparator::String(StringMeasure::Jaro));
         let plan = list_of(jaro, &[]);
         let lists = long(|k| Json::Leaf(Value::from(format!("w{k}").as_str())));
-        assert_eq!(score(&plan, &lists), Err(Unsupported::MatrixCells));
+        assert_eq!(
+            score(&plan, &lists),
+            Err(OverLimit::refusal((1001, 1000), 1_001_000, false, 10_000))
+        );
     }
 
     /// A root list of records `{role, v}` (both `exact`), blocked by `block_by`.

@@ -1,0 +1,210 @@
+"""The Rust engine refuses bad input itself, with the Python engine's typed errors.
+
+Under ``OA_ENGINE=rust`` no document goes back to the Python engine to be refused:
+the conversion raises ``check_json``'s ``InputError`` (nesting, sizes, keys, lone
+surrogates, NaN, integers beyond the float range, non-JSON types), the scorer a
+list over ``max_matrix_cells`` as ``_solve_whole``'s ``InputError`` and a failing
+comparator as ``ComparatorError`` at its ``score``/``keyScore``. Each is compared
+with the Python engine's (class, document, pointer, message, fix) through
+``score``, ``align`` and ``feedback``; the golden corpus's refusals are reached with
+the Python engine's scorer replaced by a tripwire.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import oa_core
+from benchmarks import bits
+from oa_core import matchtree, scoreonly
+from oa_core.errors import LARGEST_FLOAT_INTEGER, OAError
+from oa_core.options import Limits
+
+ARRAY = {"type": "array", "order": "align"}
+OBJECT = {"type": "object", "properties": {"a": {"type": "array"}}}
+
+
+def _outcome(engine: str, monkeypatch: pytest.MonkeyPatch, call: Any) -> Any:
+    monkeypatch.setenv("OA_ENGINE", engine)
+    try:
+        return ("score", call())
+    except OAError as error:
+        cause = error.__cause__
+        return (type(error).__name__, error.document, error.pointer, error.message,
+                error.fix, getattr(error, "comparator", None),
+                None if cause is None else (type(cause).__name__, str(cause)))
+
+
+def _same(monkeypatch: pytest.MonkeyPatch, call: Any) -> Any:
+    python = _outcome("python", monkeypatch, call)
+    rust = _outcome("rust", monkeypatch, call)
+    assert rust == python
+    return rust
+
+
+class _Opaque:
+    pass
+
+
+_BAD = [
+    ("nan", [1, float("nan")], "/1"),
+    ("infinity", {"a": [float("-inf")]}, "/a/0"),
+    ("key", {"a": {3: 1}}, "/a"),
+    ("tuple", {"a": (1, 2)}, "/a"),
+    ("set", [{1}], "/0"),
+    ("object", {"x~/y": _Opaque()}, "/x~0~1y"),
+    ("huge integer", [LARGEST_FLOAT_INTEGER + 1], "/0"),
+    ("surrogate", ["ok", "a\ud800"], "/1"),
+    ("surrogate key", {"b": {"\udfff": 1}}, "/b"),
+    ("deep", [[[[[[1]]]]]], "/0/0/0/0"),
+    ("items", {"a": list(range(12))}, "/a"),
+    ("string", {"a": "x" * 40}, "/a"),
+]
+_LIMITS = Limits(max_depth=3, max_items=10, max_string_length=30)
+
+
+@pytest.mark.parametrize("which", ["gold", "candidate"])
+@pytest.mark.parametrize(("name", "value", "pointer"), _BAD, ids=[c[0] for c in _BAD])
+def test_a_bad_document_is_refused_alike(monkeypatch, which, name, value, pointer):
+    good: Any = {"a": [1]} if isinstance(value, dict) else [1]
+    gold, candidate = (value, good) if which == "gold" else (good, value)
+    for call in (lambda: oa_core.score(gold, candidate, {}, limits=_LIMITS),
+                 lambda: oa_core.align(gold, candidate, {}, limits=_LIMITS).score,
+                 lambda: oa_core.feedback(gold, candidate, {}, limits=_LIMITS).score):
+        found = _same(monkeypatch, call)
+        assert found[:3] == ("InputError", which, pointer), name
+
+
+def test_the_first_problem_in_document_order_is_named(monkeypatch):
+    # keys before values, then values in order (the Python walk agrees)
+    value = {"a": [float("nan")], "b": [float("inf")], 1: 2}
+    assert _same(monkeypatch, lambda: oa_core.score(value, value, {}))[2] == ""
+    value = {"a": [float("nan")], "b": [float("inf")]}
+    assert _same(monkeypatch, lambda: oa_core.score(value, value, {}))[2] == "/a/0"
+
+
+def test_subclasses_and_wide_integers_are_taken_exactly(monkeypatch):
+    wide = 2**200 + 1
+    gold = OrderedDict(a=[wide, 2**1023, LARGEST_FLOAT_INTEGER], b=True)
+    candidate = {"a": [wide, 2**1023 + 1, -LARGEST_FLOAT_INTEGER], "b": 1}
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": {
+        "type": "integer", "score": "exact"}}}}
+    for call in (lambda: oa_core.score(gold, candidate, schema),
+                 lambda: oa_core.score(gold, candidate, {}),
+                 lambda: oa_core.align(gold, candidate, {}).score):
+        found = _same(monkeypatch, call)
+        assert found[0] == "score"
+
+
+@pytest.mark.parametrize("schema", [ARRAY, OBJECT])
+def test_a_list_over_the_matrix_limit_is_refused_alike(monkeypatch, schema):
+    lists = [[1, 2, 3], [3, 2, 1]]
+    gold, candidate = ((lists[0], lists[1]) if schema is ARRAY
+                       else ({"a": lists[0]}, {"a": lists[1]}))
+    limits = Limits(max_matrix_cells=4)
+    for call in (lambda: oa_core.score(gold, candidate, schema, limits=limits),
+                 lambda: oa_core.align(gold, candidate, schema, limits=limits).score):
+        found = _same(monkeypatch, call)
+        assert found[:3] == ("InputError", "candidate", "" if schema is ARRAY else "/a")
+
+
+def test_a_list_inside_a_matrix_cell_is_named_from_the_cell(monkeypatch):
+    # Python scores a cell, and an object's slot in one, from the pointer "": the
+    # inner list is named at ""
+    gold = [{"a": [1, 2, 3]}, {"a": [4]}]
+    candidate = [{"a": [3, 2, 1]}, {"a": [5]}]
+    found = _same(monkeypatch, lambda: oa_core.score(gold, candidate, {"type": "array"},
+                                                     limits=Limits(max_matrix_cells=8)))
+    assert found[:3] == ("InputError", "candidate", "")
+
+
+def _raises(gold: Any, candidate: Any) -> float:
+    if gold != candidate:
+        raise KeyError(gold)
+    return 1.0
+
+
+def _above(gold: Any, candidate: Any) -> Any:
+    return 1.0 if gold == candidate else 7
+
+
+@pytest.mark.parametrize("custom", [_raises, _above])
+@pytest.mark.parametrize("keyword", ["score", "keyScore"])
+def test_a_failing_custom_comparator_is_refused_alike(monkeypatch, custom, keyword):
+    if keyword == "score":
+        schema = {"type": "object", "properties": {"n": {"type": "string", "score": "c"}}}
+        gold, candidate = {"n": "ab"}, {"n": "ax"}
+    else:
+        schema = {"type": "object", "keyScore": "c"}
+        gold, candidate = {"ab": 1}, {"ax": 1}
+    for call in (lambda: oa_core.score(gold, candidate, schema, comparators={"c": custom}),
+                 lambda: oa_core.align(gold, candidate, schema,
+                                       comparators={"c": custom}).score):
+        found = _same(monkeypatch, call)
+        assert found[0] == "ComparatorError" and found[2].endswith(keyword)
+        assert (found[6] is not None) == (custom is _raises)
+
+
+def test_an_interrupt_from_a_custom_comparator_passes_through(monkeypatch):
+    def interrupt(gold: Any, candidate: Any) -> float:
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv("OA_ENGINE", "rust")
+    schema = {"type": "object", "properties": {"n": {"type": "string", "score": "c"}}}
+    with pytest.raises(KeyboardInterrupt):
+        oa_core.score({"n": "a"}, {"n": "b"}, schema, comparators={"c": interrupt})
+
+
+def test_a_schema_with_a_lone_surrogate_is_refused():
+    with pytest.raises(oa_core.SchemaError) as caught:
+        oa_core.Schema.parse({"type": "object", "properties": {"a": {
+            "description": "x\udc00"}}})
+    assert caught.value.pointer == "/properties/a/description"
+    assert "U+DC00" in caught.value.message
+
+
+_HOSTILE = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**1100), max_value=2**1100)
+    | st.floats() | st.text(alphabet=st.sampled_from("ab\ud800\udfff~/")),
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner)
+    | st.dictionaries(st.text(alphabet="ab\ud801") | st.integers(0, 2), inner, max_size=3),
+    max_leaves=8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(gold=_HOSTILE, candidate=_HOSTILE)
+def test_hostile_values_are_scored_or_refused_alike(gold, candidate):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _same(monkeypatch, lambda: oa_core.score(gold, candidate, {},
+                                                 limits=Limits(max_depth=3)))
+
+
+def _golden_refusals() -> list[tuple[str, Any, Any, Any, Any]]:
+    refused = set()
+    for family in bits.FAMILIES:
+        for name, entry in bits.load_golden(family).items():
+            if any(isinstance(value, dict) and "error" in value
+                   for mode in entry.values() if isinstance(mode, dict)
+                   for value in mode.values()):
+                refused.add(name)
+    return [case for case in bits.corpus(**bits.GOLDEN_CORPUS) if case[0] in refused]
+
+
+def test_the_golden_refusals_come_from_rust_alone(monkeypatch):
+    def tripwire(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the Python engine ran")
+
+    monkeypatch.setenv("OA_ENGINE", "rust")
+    monkeypatch.setattr(scoreonly, "score_objects", tripwire)
+    monkeypatch.setattr(matchtree.Scorer, "node", tripwire)
+    cases = _golden_refusals()
+    assert cases
+    for name, schema, gold, candidate, comparators in cases:
+        golden = bits.load_golden(bits.family(name))[name]
+        actual = bits.public_view(bits.case(schema, gold, candidate, comparators))
+        assert bits.first_difference(golden, actual) is None, name
