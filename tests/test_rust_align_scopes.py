@@ -11,7 +11,6 @@ the feedback built on them.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 from pathlib import Path
