@@ -54,7 +54,8 @@ from .scoreonly import score_objects
 
 __all__ = ["PreparedPlan", "ScopeState", "native_matrix", "native_prepared_gold",
            "native_resolved_score",
-           "native_scoped_score", "native_score", "native_tree", "prepared_plan",
+           "native_scoped_score", "native_score", "native_tree", "native_validates",
+           "prepared_plan",
            "score_scope_free"]
 
 
@@ -273,6 +274,14 @@ def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Lim
     groups, records = resolving
     return resolve_score(refer, plan, gold if prepared is None else prepared, candidate,
                          limits, groups, records, wl_mode, wl_lambda)
+
+
+def native_validates(schema: Schema) -> bool:
+    """Whether :func:`native_resolved_score` checks the gold against the schema's
+    assertions (it then declines a gold that violates them): under
+    ``OA_ENGINE=rust``, a schema with scopes whose plan checks all of them."""
+    plan = _scoped_plan(schema)
+    return plan is not None and plan.validates
 
 
 def native_matrix(golds: Sequence[Any], candidates: Sequence[Any], node: SchemaNode,

@@ -60,7 +60,9 @@ fn prepare_resolved_gold(
 /// resolution order; `records`, each scope's record node by its pointer; `mode`, a
 /// `WLMode` value. None where Python must resolve or score them. `gold` may be a
 /// `NativeGold` made under the same `refer` and `limits`: it is then neither
-/// converted nor indexed again.
+/// converted nor indexed again. A score says both documents pass
+/// `oa_core.validation.check_json` under `limits` and, when `plan` validates, that
+/// the gold satisfies the schema.
 #[pyfunction]
 #[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda))]
 #[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
@@ -90,6 +92,11 @@ fn resolve_score(
         let Some((gold, candidate, limits)) = documents(gold, candidate, limits)? else {
             return Ok(None);
         };
+        // a gold that violates the schema is Python's to name (a prepared one was
+        // checked when it was prepared)
+        if plan.shape.as_ref().is_some_and(|shape| !shape.accepts(&gold)) {
+            return Ok(None);
+        }
         (Some(gold), candidate, limits)
     };
     let schema = &refer.schema;
