@@ -94,7 +94,11 @@ fn resolve_score(
         };
         // a gold that violates the schema is Python's to name (a prepared one was
         // checked when it was prepared)
-        if plan.shape.as_ref().is_some_and(|shape| !shape.accepts(&gold)) {
+        if plan
+            .shape
+            .as_ref()
+            .is_some_and(|shape| !shape.accepts(&gold))
+        {
             return Ok(None);
         }
         (Some(gold), candidate, limits)
