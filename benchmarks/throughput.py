@@ -29,16 +29,23 @@ work on a shared machine inflates them less than wall-clock figures would; the
 peak is the largest traced allocation (``tracemalloc``) while one pass runs.
 ``--stages`` adds a cProfile breakdown of ``score`` by pipeline stage.
 
+``--engines python rust`` measures each workload under each engine in turn, in one
+run (``OA_ENGINE`` set for each; the default is the engine ``OA_ENGINE`` selects);
+the machine's load average is printed before and after, since the machine may be
+shared.
+
 Run from the repository root::
 
     python -m benchmarks.throughput                  # every workload, 3 repeats
     python -m benchmarks.throughput --json out.json --seconds 2
+    python -m benchmarks.throughput --entries score --engines python rust
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import time
@@ -50,7 +57,7 @@ from typing import Any
 import numpy as np
 
 import oa_core
-from oa_core.build import describe_build
+from oa_core.build import ENGINES, describe_build, selected_engine, using_engine
 from oa_core.scoreonly import score_objects
 from synthetic import make_org2graph_example
 from synthetic.org2graph import sample_params
@@ -264,24 +271,33 @@ def main(argv: list[str] | None = None) -> int:
                         help="CPU seconds per repeat (at least)")
     parser.add_argument("--stages", action="store_true",
                         help="also a cProfile breakdown of score by stage")
+    parser.add_argument("--engines", nargs="+", choices=list(ENGINES),
+                        help="each workload under each of these engines (default: the "
+                             "one OA_ENGINE selects)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
     print(f"machine: {platform.machine()}, Python {platform.python_version()}; "
           "CPU time of this process (the machine may be shared)")
     print(f"engine: {describe_build()}")
-    print(f"{'workload':<10} {'entry':<13} {'pairs/s/core':>13} {'peak MiB':>9}  score sum")
+    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    print(f"{'workload':<10} {'engine':<7} {'entry':<14} {'pairs/s/core':>13} {'peak MiB':>9}"
+          "  score sum")
     rows = []
     for workload in args.workloads:
-        for entry in args.entries:
-            row = measure(workload, entry, args.repeat, args.seconds)
-            if row is None:
-                continue
-            rows.append(row)
-            print(f"{workload:<10} {entry:<13} {row['pairs_per_s']:>13,.0f} "
-                  f"{row['peak_mib']:>9.2f}  {row['score_sum']!r}")
+        for engine in args.engines or [selected_engine()]:
+            with using_engine(engine):
+                for entry in args.entries:
+                    row = measure(workload, entry, args.repeat, args.seconds)
+                    if row is None:
+                        continue
+                    rows.append(row)
+                    print(f"{workload:<10} {engine:<7} {entry:<14} "
+                          f"{row['pairs_per_s']:>13,.0f} {row['peak_mib']:>9.2f}  "
+                          f"{row['score_sum']!r}")
         if args.stages:
             for label, share in stages(workload).items():
                 print(f"    {label:<26} {share:6.1%} of score's time")
+    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

@@ -34,6 +34,7 @@ from .native import (
     native_scoped_score,
     native_score,
     native_tree,
+    native_validates,
 )
 from .options import AlignOptions, Limits
 from .referential import (
@@ -406,6 +407,18 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
             if gold_checked or not _violates(gold, parsed, "gold", opts):
                 return 0.0 if opts.strict and _violates(candidate, parsed, "candidate",
                                                         opts) else value
+    elif not opts.strict:
+        # the Rust engine converts the documents as check_json checks them, and checks
+        # the gold against the schema when its plan can (a prepared gold was): a score
+        # is then what the checked path gives; None leaves them to that path
+        found_scoped = native_resolved_score(
+            gold, candidate, parsed, opts.limits, WLMode(opts.wl_mode).value,
+            opts.wl_blend_lambda, native_gold if gold_checked else None)
+        if found_scoped is not None:
+            if not (gold_checked or native_validates(parsed)):
+                # raises the gold's violation of an assertion Rust does not check
+                _checked(gold, candidate, parsed, opts, None, describe_violations=False)
+            return found_scoped
     parsed, violations = _checked(gold, candidate, parsed, opts, None,
                                   describe_violations=False, gold_checked=gold_checked)
     if parsed.scopes:

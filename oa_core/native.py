@@ -53,7 +53,8 @@ from .scoreonly import score_objects
 
 __all__ = ["PreparedPlan", "ScopeState", "native_matrix", "native_prepared_gold",
            "native_resolved_score",
-           "native_scoped_score", "native_score", "native_tree", "prepared_plan",
+           "native_scoped_score", "native_score", "native_tree", "native_validates",
+           "prepared_plan",
            "score_scope_free"]
 
 
@@ -280,6 +281,28 @@ def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Lim
     groups, records = resolving
     return resolve_score(refer, plan, gold if prepared is None else prepared, candidate,
                          limits, groups, records, wl_mode, wl_lambda)
+
+
+def native_validates(schema: Schema) -> bool:
+    """Whether :func:`native_resolved_score` checks the gold against the schema's
+    assertions (it then declines a gold that violates them): under
+    ``OA_ENGINE=rust``, a schema with scopes whose plan checks all of them.
+
+    >>> import os
+    >>> schema = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
+    ...     "id": {"type": "integer", "idScope": "p"}, "n": {"type": "string"}}}})
+    >>> engine = os.environ.get("OA_ENGINE")
+    >>> os.environ["OA_ENGINE"] = "rust"
+    >>> native_validates(schema)
+    True
+    >>> os.environ["OA_ENGINE"] = "python"
+    >>> native_validates(schema)
+    False
+    >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
+    ...     OA_ENGINE=engine)
+    """
+    plan = _scoped_plan(schema)
+    return plan is not None and plan.validates
 
 
 def native_matrix(golds: Sequence[Any], candidates: Sequence[Any], node: SchemaNode,

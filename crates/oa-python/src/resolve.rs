@@ -115,6 +115,15 @@ pub(crate) fn resolving<T: Send>(
         (None, convert(candidate, bounds, "candidate")?, limits)
     } else {
         let (gold, candidate, limits) = documents(gold, candidate, limits)?;
+        // a gold that violates the schema is Python's to name (a prepared one was
+        // checked when it was prepared)
+        if plan
+            .shape
+            .as_ref()
+            .is_some_and(|shape| !shape.accepts(&gold))
+        {
+            return Ok(None);
+        }
         (Some(gold), candidate, limits)
     };
     let schema = &refer.schema;
@@ -194,7 +203,9 @@ pub(crate) fn resolving<T: Send>(
 /// resolution order; `records`, each scope's record node by its pointer; `mode`, a
 /// `WLMode` value. None where Python must resolve or score them. `gold` may be a
 /// `NativeGold` made under the same `refer` and `limits`: it is then neither
-/// converted nor indexed again.
+/// converted nor indexed again. A score says both documents pass
+/// `oa_core.validation.check_json` under `limits` and, when `plan` validates, that
+/// the gold satisfies the schema.
 #[pyfunction]
 #[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda))]
 #[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one

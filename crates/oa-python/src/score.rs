@@ -174,7 +174,7 @@ pub struct ScorePlan {
     pub(crate) plan: Plan,
     /// The schema's own nodes by pointer (not the implicit ones).
     pub(crate) pointers: BTreeMap<String, NodeId>,
-    shape: Option<Shape>,
+    pub(crate) shape: Option<Shape>,
     names: Vec<String>,
     cache: Mutex<MapCache>,
     /// The `SchemaNode` of each plan node, sorted by id (the match tree's rows

@@ -383,19 +383,16 @@ impl Walker<'_> {
                         .ok()
                         .and_then(|found| entries.get(found))
                 };
-                let declared: Vec<&(String, Json)> = self
-                    .schema
-                    .properties(id)?
-                    .into_iter()
-                    .filter_map(find)
-                    .collect();
-                let mut keys = declared.clone();
-                if declared.len() != entries.len() {
-                    // the undeclared keys, sorted (the entries are)
+                let declared = self.schema.properties(id)?;
+                let mut keys: Vec<&(String, Json)> = Vec::with_capacity(entries.len());
+                keys.extend(declared.iter().filter_map(|key| find(key)));
+                if keys.len() != entries.len() {
+                    // the undeclared keys, sorted (the entries are); a declared key
+                    // that is present was found above
                     keys.extend(
                         entries
                             .iter()
-                            .filter(|(key, _)| !declared.iter().any(|(known, _)| known == key)),
+                            .filter(|(key, _)| !declared.contains(&key.as_str())),
                     );
                 }
                 for (key, child) in keys {
@@ -430,6 +427,11 @@ impl Walker<'_> {
                 }
                 for (i, item) in items.iter().enumerate() {
                     let item_id = node.item(i, plan.any());
+                    if !(positional || item.is_object() || item.is_array()) {
+                        // a leaf of an unordered list: no pointer, place or position
+                        self.leaf(item, item_id, carrier, role, Some("*"))?;
+                        continue;
+                    }
                     let token = i.to_string();
                     let item_place = self.place(place, if positional { &token } else { "*" });
                     self.path.push(Step::Index(i));
