@@ -67,7 +67,8 @@ def blocks(golds: Sequence[Any], candidates: Sequence[Any],
     Raises
     ------
     InputError
-        Where a blocking value is nested deeper than the engine keys (100 levels).
+        Where a blocking value is one the engine does not key: a NaN, an integer
+        beyond the float range, a value nested deeper than 100 levels.
     """
     names = list(properties)
     keyed = _engine.blocks(golds, candidates, names)
@@ -75,6 +76,8 @@ def blocks(golds: Sequence[Any], candidates: Sequence[Any],
         keyed = _engine.blocks([_plain(g, names) for g in golds],
                                [_plain(c, names) for c in candidates], names)
     if keyed is None:
-        raise InputError("", f"a value of the blockBy properties {names} is nested deeper "
-                         "than 100 levels", fix="block by a flatter property")
+        raise InputError("", f"a value of the blockBy properties {names} cannot be keyed "
+                         "(a NaN, an integer beyond the float range, or "
+                         "nested deeper than 100 levels)",
+                         fix="block by a finite, flatter property")
     return [Block(gold, candidate) for gold, candidate in keyed]

@@ -129,7 +129,7 @@ def _ranked(links: list[tuple[int, int, str, str]], seeds: list[str]
     labels), zero-padded: the same equalities and the same order (seeds and edge
     descriptors compare field by field), in ASCII.
 
-    >>> _ranked([(0, 1, "b\ud800", "")], ["z", "a"])
+    >>> _ranked([(0, 1, "b", "")], ["z", "a"])
     ([(0, 1, '0000000000', '0000000000')], ['0000000001', '0000000000'])
     """
     def ranks(texts: set[str]) -> dict[str, str]:
