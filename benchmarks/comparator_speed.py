@@ -1,9 +1,8 @@
-"""The leaf comparators, Python beside Rust: comparisons per CPU second, one process.
+"""The leaf comparators (Rust, under both engines): comparisons per CPU second, one
+process.
 
-Every built-in comparator runs on a fixed workload through both implementations
-(``oa_core.comparators.BUILTIN_COMPARATORS``, the Python engine's, and
-``RUST_COMPARATORS``, the Rust engine's twins, which ``OA_ENGINE=rust`` selects), in two
-forms:
+Every built-in comparator (``oa_core.comparators.BUILTIN_COMPARATORS``) runs on a fixed
+workload in two forms:
 
 ``scalar``
     one ``Comparator.scalar`` call per pair (the match tree's leaves): the figure is
@@ -15,10 +14,10 @@ forms:
 Workloads, drawn from a fixed seed: strings are names and short phrases (3-40
 characters, some accented) with near copies among the candidates; numbers are
 integers and floats below 10**6, and for ``invdiff (wide)`` integers beyond 2**53,
-which both engines subtract exactly. ``python`` and ``rust`` alternate within each
-turn (their order swapped every turn); the figure is the median over the turns
-(``time.process_time``, one thread: rapidfuzz's ``cdist`` runs with ``workers=1``).
-The two implementations' results are checked to be the same bits before timing.
+which are subtracted exactly. The figure is the median over the turns
+(``time.process_time``, one thread). The two forms are checked to give the same bits
+before timing. The Python implementations (rapidfuzz and numpy) these were once timed
+beside were deleted on 2026-11-26; the figures from before are in docs/performance.md.
 
 Run from the repository root::
 
@@ -43,12 +42,11 @@ from typing import Any
 import numpy as np
 
 from oa_core.build import describe_build
-from oa_core.comparators import BUILTIN_COMPARATORS, RUST_COMPARATORS, Comparator
+from oa_core.comparators import BUILTIN_COMPARATORS, Comparator
 
 __all__ = ["IMPLEMENTATIONS", "WORKLOADS", "main", "measure", "workload"]
 
-IMPLEMENTATIONS: dict[str, dict[str, Comparator]] = {
-    "python": BUILTIN_COMPARATORS, "rust": RUST_COMPARATORS}
+IMPLEMENTATIONS: dict[str, dict[str, Comparator]] = {"rust": BUILTIN_COMPARATORS}
 
 # (label, comparator, value kind)
 WORKLOADS: list[tuple[str, str, str]] = [
@@ -133,10 +131,10 @@ def measure(turns: int = 7, pairs: int = 2000) -> dict[str, dict[str, dict[str, 
         rows, columns = golds[:SIDE], candidates[:SIDE]
         repeats = max(1, pairs // (SIDE * SIDE))
         tables = {impl: table[name] for impl, table in IMPLEMENTATIONS.items()}
-        bits = {impl: (_bits([c.scalar(g, p) for g, p in zip(golds, candidates, strict=True)]),
-                       _bits(c.matrix(rows, columns))) for impl, c in tables.items()}
-        if bits["python"] != bits["rust"]:
-            raise AssertionError(f"{label}: the implementations disagree")
+        for impl, comparator in tables.items():  # the matrix's diagonal: the first pairs
+            scalars = _bits([comparator.scalar(g, p) for g, p in zip(rows, columns, strict=True)])
+            if scalars != _bits(np.diag(comparator.matrix(rows, columns))):
+                raise AssertionError(f"{label}: {impl}'s scalar and matrix forms disagree")
         results[label] = {
             "scalar": _median_rates(partial(_scalars, golds, candidates), len(golds),
                                     tables, turns),
@@ -146,11 +144,10 @@ def measure(turns: int = 7, pairs: int = 2000) -> dict[str, dict[str, dict[str, 
 
 
 def _table(results: dict[str, dict[str, dict[str, float]]]) -> str:
-    lines = [f"{'comparator':<22}{'form':<8}{'python /s':>14}{'rust /s':>14}{'speed-up':>10}"]
+    lines = [f"{'comparator':<22}{'form':<8}{'rust /s':>14}"]
     for label, forms in results.items():
         for form, rates in forms.items():
-            lines.append(f"{label:<22}{form:<8}{rates['python']:>14,.0f}{rates['rust']:>14,.0f}"
-                         f"{rates['rust'] / rates['python']:>9.1f}x")
+            lines.append(f"{label:<22}{form:<8}{rates['rust']:>14,.0f}")
     return "\n".join(lines)
 
 

@@ -1,7 +1,9 @@
-"""The alignment solvers in Python (``oa_core.assignment``, ``oa_core.wl``) and in
-Rust (``oa_core._engine``) side by side: CPU time per call, one core, one process.
+"""The alignment solvers (Rust, ``oa_core._engine``): CPU time per call, one core,
+one process.
 
-Workloads, each checked to give the same output in both before it is timed:
+Workloads, each checked to give the same output through the Python engine's
+wrappers (``oa_core.assignment``, ``oa_core.wl``) and ``oa_core._engine`` directly
+before it is timed:
 
 ``max_weight NxN``
     :func:`~oa_core.assignment.max_weight_matching` of a similarity matrix whose
@@ -17,23 +19,19 @@ Workloads, each checked to give the same output in both before it is timed:
 ``blocks N records``
     :func:`~oa_core.blocking.blocks` of two lists of ``N`` records by two properties.
 
-The last one (``--sparse-items``, 0 to leave it out) runs the same public function
-under ``OA_ENGINE=python`` and ``OA_ENGINE=rust``, so its Rust time includes the
-dispatch. The sparse solver (:func:`~oa_core.sparse.max_weight_matching_sparse`) has
-had one implementation, Rust's, under both engines since 2026-11-26 (SciPy's could loop
-forever on graded cells); the figures from before, old beside new, are in
-docs/performance.md.
+The Python implementations these were once timed beside were deleted on 2026-11-26
+(both engines call the Rust solvers); the figures from before, Python beside Rust,
+are in docs/performance.md.
 
-Each turn runs Python then Rust (the order swapped every turn), each repeating its
-call until ``--budget`` CPU seconds (``time.process_time``) have passed; the figure
-is the median over the turns of CPU microseconds per call. The Rust times include
-the conversion of the inputs (numpy arrays, tuples) at the boundary.
+Each turn repeats a call until ``--budget`` CPU seconds (``time.process_time``) have
+passed; the figure is the median over the turns of CPU microseconds per call,
+including the conversion of the inputs (numpy arrays, tuples) at the boundary.
 
 Run from the repository root::
 
     python -m benchmarks.solver_speed                  # 5 turns, every workload
     python -m benchmarks.solver_speed --turns 3 --json out.json
-    python -m benchmarks.solver_speed --sparse-items 0   # the dense solvers only
+    python -m benchmarks.solver_speed --sparse-items 0   # no blocking row
 """
 
 from __future__ import annotations
@@ -54,7 +52,6 @@ import numpy as np
 
 import oa_core
 from oa_core import _engine, assignment, blocking, wl
-from oa_core.build import using_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX_SIZES = (8, 50, 300)
@@ -103,20 +100,13 @@ def mentorship_graph(vertices: int, seed: int = 0
 
 def wl_calls(graph: tuple[list[wl.WLVertex], list[wl.WLEdge], list[str]]
              ) -> tuple[Call, Call]:
+    """(the wrapper's call, the engine's call) of one refinement."""
     vertices, edges, seeds = graph
     links = [(e.source, e.target, e.relation, e.label) for e in edges]
     return (lambda: wl.refine(vertices, edges, seeds).rounds,
             lambda: _engine.wl_refine(len(vertices), links, seeds))
 
 
-
-
-def under(engine: str, call: Call) -> Call:
-    """``call`` made under ``OA_ENGINE=engine``."""
-    def run() -> Any:
-        with using_engine(engine):
-            return call()
-    return run
 
 
 def block_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -127,16 +117,20 @@ def block_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
 
 
 def strategy_calls(n: int) -> dict[str, tuple[Call, Call]]:
-    """The blocks of ``n`` records, as (Python call, Rust call)."""
-    calls: dict[str, tuple[Call, Call]] = {}
-    split = partial(blocking.blocks, block_records(n, 1), block_records(n, 2), ("role", "team"))
-    calls[f"blocks {n} records"] = (under("python", split), under("rust", split))
-    return calls
+    """The blocks of ``n`` records, as (wrapper call, engine call)."""
+    golds, candidates = block_records(n, 1), block_records(n, 2)
+    properties = ["role", "team"]
+
+    def wrapper() -> Any:
+        return [(b.gold, b.candidate) for b in blocking.blocks(golds, candidates, properties)]
+
+    return {f"blocks {n} records": (wrapper,
+                                    partial(_engine.blocks, golds, candidates, properties))}
 
 
 def workloads(sizes: tuple[int, ...], wl_vertices: int, sparse_items: int = 0
               ) -> dict[str, tuple[Call, Call]]:
-    """Each workload's (Python call, Rust call); the strategies' when ``sparse_items``."""
+    """Each workload's (wrapper call, engine call); the blocks' when ``sparse_items``."""
     calls: dict[str, tuple[Call, Call]] = {}
     for n in sizes:
         matrix = similarity_matrix(n)
@@ -168,18 +162,13 @@ def per_call_us(call: Call, budget: float) -> float:
 def measure(sizes: tuple[int, ...] = MATRIX_SIZES, wl_vertices: int = WL_VERTICES,
             turns: int = 5, budget: float = 0.2, sparse_items: int = 0
             ) -> dict[str, dict[str, float]]:
-    """{workload: {"python_us", "rust_us", "speedup"}}, medians over ``turns``."""
+    """{workload: {"rust_us"}}, the wrapper's medians over ``turns``."""
     results: dict[str, dict[str, float]] = {}
-    for name, (python, rust) in workloads(sizes, wl_vertices, sparse_items).items():
-        if python() != rust():
-            raise AssertionError(f"{name}: Python and Rust disagree")
-        times: dict[str, list[float]] = {"python": [], "rust": []}
-        for turn in range(turns):
-            order = [("python", python), ("rust", rust)]
-            for engine, call in order if turn % 2 == 0 else order[::-1]:
-                times[engine].append(per_call_us(call, budget))
-        py, rs = statistics.median(times["python"]), statistics.median(times["rust"])
-        results[name] = {"python_us": py, "rust_us": rs, "speedup": py / rs}
+    for name, (wrapper, engine) in workloads(sizes, wl_vertices, sparse_items).items():
+        if wrapper() != engine():
+            raise AssertionError(f"{name}: the wrapper and the engine disagree")
+        times = [per_call_us(wrapper, budget) for _ in range(turns)]
+        results[name] = {"rust_us": statistics.median(times)}
     return results
 
 
@@ -190,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="CPU seconds per engine per turn and workload")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--sparse-items", type=int, default=SPARSE_ITEMS,
-                        help="list length of the sparse and blocking rows (0: none)")
+                        help="list length of the blocking row (0: none)")
     args = parser.parse_args(argv)
     load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout
     pinned = hasattr(os, "sched_setaffinity")
@@ -204,10 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         if pinned:
             os.sched_setaffinity(0, cores)
     print(f"uptime: {load.strip()}")
-    print(f"{'workload':<24}{'python us':>12}{'rust us':>12}{'speedup':>10}")
+    print(f"{'workload':<24}{'rust us':>12}")
     for name, row in results.items():
-        print(f"{name:<24}{row['python_us']:>12.1f}{row['rust_us']:>12.1f}"
-              f"{row['speedup']:>9.1f}x")
+        print(f"{name:<24}{row['rust_us']:>12.1f}")
     if args.json:
         args.json.write_text(json.dumps({"uptime": load.strip(), "results": results},
                                         indent=2))

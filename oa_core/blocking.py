@@ -30,57 +30,15 @@ Examples
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import _engine
-from .build import selected_engine
-from .comparators import canonical_json, value_kind
+from .errors import InputError
 
-__all__ = ["Block", "block_key", "blocks"]
-
-_MISSING = ("missing",)
-
-
-def block_key(item: Any, properties: Sequence[str]) -> tuple[Any, ...]:
-    """A hashable key, equal for items whose ``properties`` hold equal values.
-
-    >>> block_key({"n": 1}, ["n"]) == block_key({"n": 1.0}, ["n"])
-    True
-    >>> block_key({"n": 1}, ["n"]) == block_key({"n": True}, ["n"])
-    False
-    """
-    if not isinstance(item, dict):
-        return tuple(_MISSING for _ in properties)
-    key: list[tuple[Any, ...]] = []
-    for name in properties:
-        if name not in item:
-            key.append(_MISSING)
-            continue
-        value = item[name]
-        kind = value_kind(value)
-        # numbers stay numbers: 1 == 1.0 and they hash alike
-        key.append((kind, canonical_json(value)) if kind in ("object", "array")
-                   else (kind, value))
-    return tuple(key)
-
-
-def _number_text(value: int | float) -> str:
-    """The same text for equal numbers (1 and 1.0), whichever one a block kept."""
-    # int | float, not float: an integer beyond float must arrive as itself (a
-    # compiled build, see setup.py, would convert an argument annotated float).
-    try:
-        as_float = float(value)
-    except OverflowError:  # an integer beyond float: equal only to itself
-        return str(value)
-    return repr(as_float) if as_float == value else str(value)
-
-
-def _order(key: tuple[Any, ...]) -> str:
-    """A sort text of a key that does not depend on which item a block met first."""
-    return canonical_json([[part[0], _number_text(part[1])] if part[0] == "number"
-                           else list(part) for part in key])
+__all__ = ["Block", "blocks"]
 
 
 @dataclass(slots=True)
@@ -91,21 +49,35 @@ class Block:
     candidate: list[int] = field(default_factory=list)
 
 
+def _plain(item: Any, properties: Sequence[str]) -> Any:
+    """``item`` reduced to its ``properties``, each value as plain JSON (a subclass of
+    a JSON type as its base type): what the engine keys."""
+    if not isinstance(item, dict):
+        return None
+    return {name: json.loads(json.dumps(item[name])) for name in properties if name in item}
+
+
 def blocks(golds: Sequence[Any], candidates: Sequence[Any],
            properties: Sequence[str]) -> list[Block]:
     """The blocks of two lists, in the order of their keys (not of the items'
     positions, so that permuting a list permutes only the positions inside blocks).
 
-    Under ``OA_ENGINE=rust`` the blocks come from ``align/blocks.rs``, except where a
-    value is one only Python keys (a NaN, a subclass of a JSON type, deep nesting).
+    The grouping is Rust's (``crates/oa-engine/src/align/blocks.rs``).
+
+    Raises
+    ------
+    InputError
+        Where a blocking value is one the engine does not key: a NaN, an integer
+        beyond the float range, a value nested deeper than 100 levels.
     """
-    if selected_engine() == "rust":
-        keyed = _engine.blocks(golds, candidates, list(properties))
-        if keyed is not None:
-            return [Block(gold, candidate) for gold, candidate in keyed]
-    found: dict[tuple[Any, ...], Block] = {}
-    for i, item in enumerate(golds):
-        found.setdefault(block_key(item, properties), Block()).gold.append(i)
-    for j, item in enumerate(candidates):
-        found.setdefault(block_key(item, properties), Block()).candidate.append(j)
-    return [found[key] for key in sorted(found, key=_order)]
+    names = list(properties)
+    keyed = _engine.blocks(golds, candidates, names)
+    if keyed is None:  # a subclass of a JSON type: as plain JSON
+        keyed = _engine.blocks([_plain(g, names) for g in golds],
+                               [_plain(c, names) for c in candidates], names)
+    if keyed is None:
+        raise InputError("", f"a value of the blockBy properties {names} cannot be keyed "
+                         "(a NaN, an integer beyond the float range, or "
+                         "nested deeper than 100 levels)",
+                         fix="block by a finite, flatter property")
+    return [Block(gold, candidate) for gold, candidate in keyed]

@@ -2,20 +2,17 @@
 
 Each comparator maps a gold and a candidate primitive to a similarity in [0, 1]
 and comes in two forms that give the same bits: a scalar form for the match tree
-and a matrix form (``rapidfuzz.process.cdist`` for strings, numpy broadcasting
-for numbers) for the score matrices that drive alignment.
+and a matrix form for the score matrices that drive alignment.
 
 Built-ins
 ---------
 strings: ``exact``, ``jaro`` (default), ``jaro_winkler``, ``levenshtein``,
-``damerau_levenshtein``, ``osa``, ``indel``, ``lcsseq`` (each rapidfuzz's
-normalized similarity); numbers: ``exact``, ``invdiff`` (default) =
-1/(1+|g-p|), ``relative`` = 1 - min(1, |g-p|/max(|g|,|p|)) (1 when both are 0);
-booleans: ``exact``.
-
-The Rust engine (``crates/oa-engine/src/compare/``) computes the same built-ins to
-the bit; ``OA_ENGINE=rust`` (see :func:`oa_core.build.selected_engine`) makes every
-registry created afterwards use them (:func:`builtin_comparators`).
+``damerau_levenshtein``, ``osa``, ``indel``, ``lcsseq`` (rapidfuzz's normalized
+similarities); numbers: ``exact``, ``invdiff`` (default) = 1/(1+|g-p|),
+``relative`` = 1 - min(1, |g-p|/max(|g|,|p|)) (1 when both are 0); booleans:
+``exact``. Both engines compute them in Rust (``crates/oa-engine/src/compare/``,
+called through ``oa_core._engine.compare_scalar`` and ``compare_matrix``); this
+module keeps the registry, the custom comparators and the JSON kinds.
 
 Examples
 --------
@@ -39,20 +36,9 @@ from functools import partial
 from typing import Any, TypeGuard
 
 import numpy as np
-from rapidfuzz import process
-from rapidfuzz.distance import (
-    OSA,
-    DamerauLevenshtein,
-    Indel,
-    Jaro,
-    JaroWinkler,
-    LCSseq,
-    Levenshtein,
-)
 
 from . import _engine
-from .build import selected_engine
-from .errors import LARGEST_FLOAT_INTEGER, ComparatorError, preview_json
+from .errors import ComparatorError, preview_json
 
 __all__ = [
     "BUILTIN_COMPARATORS",
@@ -61,9 +47,7 @@ __all__ = [
     "Comparator",
     "ComparatorRegistry",
     "Registration",
-    "builtin_comparators",
     "canonical_json",
-    "equal_matrix",
     "id_key",
     "is_number",
     "register_comparator",
@@ -168,153 +152,33 @@ class Comparator:
         return out
 
 
-def _string_comparator(name: str, scorer: Any, *, integral: bool = False) -> Comparator:
-    # The two forms must agree to the bit. cdist's batched Jaro kernels round
-    # differently from the single-pair function, so Jaro's scalar goes through cdist
-    # too (3 us a call). The edit distances (``integral``) count whole edits and
-    # divide once, the same division on both paths: their scalar calls the
-    # single-pair function (0.3 us; tests/test_throughput_paths.py checks the bits).
-    def matrix(golds: Sequence[str], cands: Sequence[str]) -> np.ndarray:
-        if not golds or not cands:
-            return np.zeros((len(golds), len(cands)), dtype=np.float64)
-        return process.cdist(list(golds), list(cands), scorer=scorer.normalized_similarity,
-                             dtype=np.float64, workers=1)
-
-    single = scorer.normalized_similarity
-
-    def scalar(g: str, p: str) -> float:
-        if integral:
-            return float(single(g, p))
-        return float(matrix([g], [p])[0, 0])
-
-    return Comparator(name, frozenset({"string"}), scalar, matrix)
-
-
-def _codes(golds: Sequence[Any], cands: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-    # Equal values get equal integer codes; the (kind, value) key keeps
-    # True apart from 1 and "1" apart from 1.
-    table: dict[tuple[str, Any], int] = {}
-    def code(v: Any) -> int:
-        return table.setdefault((value_kind(v), v), len(table))
-    return (np.fromiter((code(g) for g in golds), dtype=np.int64, count=len(golds)),
-            np.fromiter((code(p) for p in cands), dtype=np.int64, count=len(cands)))
-
-
-def _exact_scalar(g: Any, p: Any) -> float:
-    return 1.0 if value_kind(g) == value_kind(p) and g == p else 0.0
-
-
-def _exact_matrix(golds: Sequence[Any], cands: Sequence[Any]) -> np.ndarray:
-    g, p = _codes(golds, cands)
-    return equal_matrix(g, p)
-
-
-def equal_matrix(golds: np.ndarray, cands: np.ndarray) -> np.ndarray:
-    """1.0 where ``golds[i] == cands[j]``, else 0.0, written straight into float64:
-    ``(g == p).astype(float)`` makes a boolean matrix first and converts it ten times
-    slower than the comparison (0.3 s for 4,000 x 4,000)."""
-    out = np.empty((golds.size, cands.size), dtype=np.float64)
-    np.equal(golds[:, None], cands[None, :], out=out)
-    return out
-
-
-# The numeric formulas are written once, on values that may be floats or numpy
-# arrays, so the scalar and the matrix forms give the same bits. ``diff`` is
-# |g - p| as float64, taken exactly when both are integers (see _difference).
-def _invdiff(g: Any, p: Any, diff: Any) -> Any:
-    return 1.0 / (1.0 + diff)
-
-
-def _relative(g: Any, p: Any, diff: Any) -> Any:
-    scale = np.maximum(abs(g), abs(p))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ratio = np.where(scale == 0, 0.0, diff / np.where(scale == 0, 1.0, scale))
-    return 1.0 - np.minimum(1.0, ratio)
-
-
-# float64 holds every integer up to 2**53 only: beyond it, two different integers
-# may round to one float and a float difference would call them equal.
-_FLOAT_EXACT_INT = 2**53
-
-
-def _is_wide_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and (
-        abs(value) > _FLOAT_EXACT_INT)
-
-
-def _difference(g: Any, p: Any) -> np.float64:
-    """|g - p| as float64 (inf beyond the float range); the difference of two integers
-    is exact before rounding."""
-    if isinstance(g, int) and isinstance(p, int):
-        exact = abs(g - p)
-        return np.float64(exact) if exact <= LARGEST_FLOAT_INTEGER else np.float64(np.inf)
-    with np.errstate(over="ignore"):
-        return abs(np.float64(g) - np.float64(p))
-
-
-def _numeric_comparator(name: str, formula: Callable[[Any, Any, Any], Any]) -> Comparator:
-    # Any, not float: a JSON integer must reach _difference unrounded (a compiled
-    # build, see setup.py, would turn an argument annotated float into a float).
-    def scalar(g: Any, p: Any) -> float:
-        return float(formula(np.float64(g), np.float64(p), _difference(g, p)))
-
-    # Sequence[Any], not [float]: a compiled build would turn each element read as a
-    # float into one, rounding the wide integers _difference must see exactly.
-    def matrix(golds: Sequence[Any], cands: Sequence[Any]) -> np.ndarray:
-        g = np.asarray(golds, dtype=np.float64)[:, None]
-        p = np.asarray(cands, dtype=np.float64)[None, :]
-        if any(map(_is_wide_int, golds)) or any(map(_is_wide_int, cands)):
-            diff = np.array([[_difference(a, b) for b in cands] for a in golds],
-                            dtype=np.float64).reshape(len(golds), len(cands))
-        else:  # the same bits as _difference: both operands are exact in float64
-            with np.errstate(over="ignore"):
-                diff = np.abs(g - p)
-        return np.asarray(formula(g, p, diff), dtype=np.float64).reshape(len(golds), len(cands))
-
-    return Comparator(name, frozenset({"number"}), scalar, matrix)
-
-
-BUILTIN_COMPARATORS: dict[str, Comparator] = {
-    "exact": Comparator("exact", frozenset({"string", "number", "boolean"}), _exact_scalar,
-                        _exact_matrix),
-    "jaro": _string_comparator("jaro", Jaro),
-    "jaro_winkler": _string_comparator("jaro_winkler", JaroWinkler),
-    "levenshtein": _string_comparator("levenshtein", Levenshtein, integral=True),
-    "damerau_levenshtein": _string_comparator("damerau_levenshtein", DamerauLevenshtein,
-                                              integral=True),
-    "osa": _string_comparator("osa", OSA, integral=True),
-    "indel": _string_comparator("indel", Indel, integral=True),
-    "lcsseq": _string_comparator("lcsseq", LCSseq, integral=True),
-    "invdiff": _numeric_comparator("invdiff", _invdiff),
-    "relative": _numeric_comparator("relative", _relative),
+# The value kinds each built-in compares (the measures themselves are Rust's,
+# crates/oa-engine/src/compare/: the scalar and the matrix form give the same bits).
+_BUILTIN_KINDS: dict[str, frozenset[str]] = {
+    "exact": frozenset({"string", "number", "boolean"}),
+    **{name: frozenset({"string"}) for name in (
+        "jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel",
+        "lcsseq")},
+    "invdiff": frozenset({"number"}),
+    "relative": frozenset({"number"}),
 }
 
 
-
-def _rust_twin(builtin: Comparator) -> Comparator:
-    # The same name, kinds and bits (tests/test_rust_comparators.py); one call into
-    # Rust per pair, or per matrix (a writable float64 buffer, reshaped in place).
-    name = builtin.name
-
+def _builtin(name: str) -> Comparator:
+    # One call into Rust per pair, or per matrix (a writable float64 buffer, reshaped
+    # in place).
     def matrix(golds: Sequence[Any], cands: Sequence[Any]) -> np.ndarray:
         flat = np.frombuffer(_engine.compare_matrix(name, golds, cands), dtype=np.float64)
         return flat.reshape(len(golds), len(cands))
 
-    return Comparator(name, builtin.kinds, partial(_engine.compare_scalar, name), matrix)
+    return Comparator(name, _BUILTIN_KINDS[name], partial(_engine.compare_scalar, name), matrix)
 
 
-RUST_COMPARATORS: dict[str, Comparator] = {
-    name: _rust_twin(builtin) for name, builtin in BUILTIN_COMPARATORS.items()}
+BUILTIN_COMPARATORS: dict[str, Comparator] = {
+    name: _builtin(name) for name in _engine.comparator_names()}
 
-
-def builtin_comparators(engine: str | None = None) -> dict[str, Comparator]:
-    """The built-in comparators of an engine (by default the one ``OA_ENGINE`` selects).
-
-    >>> builtin_comparators("rust")["jaro"].scalar("closing", "closin") == (
-    ...     builtin_comparators("python")["jaro"].scalar("closing", "closin"))
-    True
-    """
-    return RUST_COMPARATORS if (engine or selected_engine()) == "rust" else BUILTIN_COMPARATORS
+# The same table under its former name, which oa_core.native still reads.
+RUST_COMPARATORS = BUILTIN_COMPARATORS
 
 
 DEFAULT_FOR_KIND = {"string": "jaro", "number": "invdiff", "boolean": "exact"}
@@ -421,7 +285,7 @@ class ComparatorRegistry:
     """
 
     def __init__(self, extra: dict[str, Any] | None = None) -> None:
-        self._table: dict[str, Comparator] = {**builtin_comparators(), **_GLOBAL_CUSTOM}
+        self._table: dict[str, Comparator] = {**BUILTIN_COMPARATORS, **_GLOBAL_CUSTOM}
         # Results of built-in (pure) comparisons that scorers share across calls, keyed
         # by values (e.g. an object's key pairing by its two key sets); at most
         # MEMO_LIMIT entries, cleared when full.

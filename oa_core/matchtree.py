@@ -39,7 +39,6 @@ from .comparators import (
     Comparator,
     ComparatorRegistry,
     canonical_json,
-    equal_matrix,
     id_key,
     value_kind,
 )
@@ -759,7 +758,9 @@ class Scorer:
         actual = np.fromiter(
             (table.setdefault(k, len(table)) if (k := id_key(p)) in existing else dangling
              for p in candidates), dtype=np.int64, count=len(candidates))
-        return equal_matrix(expected, actual)
+        out = np.empty((expected.size, actual.size), dtype=np.float64)
+        np.equal(expected[:, None], actual[None, :], out=out)  # no boolean matrix first
+        return out
 
     def _leaf_matrix(self, golds: Sequence[Any], candidates: Sequence[Any],
                      schema: SchemaNode) -> np.ndarray:

@@ -61,7 +61,7 @@ import itertools
 import json
 import math
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -70,14 +70,11 @@ import numpy as np
 
 from . import ties_native
 from .assignment import (
-    _SMALL_CELLS,
     Level,
     bipartite_colours,
     canonical_matching,
-    distinct_values,
     max_weight_matching,
     repair_twins,
-    row_blocks,
     tie_epsilon,
     twin_groups,
 )
@@ -626,6 +623,29 @@ def _targets(records: list[Record], priority: dict[int, tuple[float, ...]]
     return chosen, sorted(by_label)
 
 
+# Rows per block of the block-by-block passes over big matrices: a block of a
+# 10,000-column matrix is 20 MB, small next to the matrix, big enough for numpy.
+_BLOCK_ROWS = 256
+# Label matrices of at most this many cells are made in plain Python where numpy's
+# cost per call (microseconds) exceeds the work.
+_SMALL_CELLS = 1024
+
+
+def row_blocks(rows: int) -> Iterator[slice]:
+    """Slices of ``_BLOCK_ROWS`` rows covering ``range(rows)``: big matrices are
+    worked on block by block, so that a temporary is one block, not one matrix."""
+    for start in range(0, rows, _BLOCK_ROWS):
+        yield slice(start, min(start + _BLOCK_ROWS, rows))
+
+
+def distinct_values(matrix: np.ndarray) -> np.ndarray:
+    """``np.unique(matrix)``, found block by block (no flattened copy of the matrix)."""
+    parts = [np.unique(matrix[block]) for block in row_blocks(matrix.shape[0])]
+    if len(parts) == 1:  # one block: its values are already distinct and sorted
+        return parts[0]
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=matrix.dtype)
+
+
 def _check_size(gold: list[Record], candidate: list[Record], limits: Limits) -> None:
     cells = len(gold) * len(candidate)
     if cells > limits.max_matrix_cells:
@@ -927,8 +947,7 @@ def _pair_scope(matrix: np.ndarray, mode: WLMode, wl_lambda: float,
         pairs = canonical_matching(objective, None, rows, cols)
     else:  # the bonus eps * b is added block by block, never made whole
         objective = matrix
-        pairs = canonical_matching(matrix, same, rows, cols,
-                                   bonus_scale=tie_epsilon(matrix, distinct))
+        pairs = canonical_matching(matrix, same, rows, cols, bonus_scale=tie_epsilon(matrix))
     pairs = [(i, j) for i, j in pairs if matrix[i, j] > 0]
     levels: list[Level] = [same, structure.depth, structure.reference_agreement]
     pairs, decided = repair_twins(pairs, objective if mode == WLMode.BLEND else matrix,

@@ -20,7 +20,10 @@ a smaller total, ``[[0.25, 0], [1, 0.7]]``: ``1.0 + eps == 0.95 + 2 eps``, is
 refused by both: the total is checked exactly and the bonus shrunk.)
 
 :func:`equal_pairs` finds the positive pairs of an equality (a reference, an
-``exact`` comparator): a hash join of two code arrays.
+``exact`` comparator): a hash join of two code arrays. The join, the union of pair
+sets, the tie bonus and the solver are Rust's (``crates/oa-engine/src/align/``);
+:func:`positive_scores` gathers the cells for the Python engine's scorer
+(:class:`oa_core.matchtree.Scorer`), whose schema walk it follows.
 
 Examples
 --------
@@ -39,7 +42,6 @@ from typing import Any
 import numpy as np
 
 from . import _engine
-from .build import selected_engine
 from .comparators import id_key, value_kind
 from .matchtree import Scorer, key_denominator, map_score, power_of_two_scale
 from .matchtree import _comparator_for as comparator_for
@@ -57,42 +59,17 @@ def equal_pairs(gold_codes: np.ndarray, candidate_codes: np.ndarray
 
     Negative codes never match (a value that cannot be equal to anything).
     """
-    if selected_engine() == "rust":
-        found = _engine.equal_pairs(np.asarray(gold_codes, dtype=np.int64),
-                                    np.asarray(candidate_codes, dtype=np.int64))
-        return _indices(found[0]), _indices(found[1])
-    gold_codes = np.asarray(gold_codes, dtype=np.int64)
-    candidate_codes = np.asarray(candidate_codes, dtype=np.int64)
-    cand_order = np.argsort(candidate_codes, kind="stable")
-    sorted_codes = candidate_codes[cand_order]
-    start = np.searchsorted(sorted_codes, gold_codes, side="left")
-    stop = np.searchsorted(sorted_codes, gold_codes, side="right")
-    counts = np.where(gold_codes >= 0, stop - start, 0)
-    rows = np.repeat(np.arange(len(gold_codes), dtype=np.int64), counts)
-    if not rows.size:
-        return rows, rows.copy()
-    # position k of a run of equal candidates: start of its row + rank within the run
-    offsets = np.arange(rows.size, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts,
-                                                                counts)
-    cols = cand_order[np.repeat(start, counts) + offsets]
-    order = np.lexsort((cols, rows))
-    return rows[order], cols[order].astype(np.int64)
+    found = _engine.equal_pairs(np.asarray(gold_codes, dtype=np.int64),
+                                np.asarray(candidate_codes, dtype=np.int64))
+    return _indices(found[0]), _indices(found[1])
 
 
 def union_pairs(parts: list[tuple[np.ndarray, np.ndarray]], shape: tuple[int, int]
                 ) -> tuple[np.ndarray, np.ndarray]:
     """The union of several sets of pairs, sorted by row then column, without repeats."""
-    if selected_engine() == "rust":
-        found = _engine.union_pairs([(np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64))
-                                     for r, c in parts], shape)
-        return _indices(found[0]), _indices(found[1])
-    if not parts:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty.copy()
-    rows = np.concatenate([r for r, _ in parts])
-    cols = np.concatenate([c for _, c in parts])
-    flat = np.unique(rows * np.int64(shape[1]) + cols)
-    return flat // shape[1], flat % shape[1]
+    found = _engine.union_pairs([(np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64))
+                                 for r, c in parts], shape)
+    return _indices(found[0]), _indices(found[1])
 
 
 def sparse_tie_epsilon(values: np.ndarray, shape: tuple[int, int]) -> float:

@@ -7,7 +7,8 @@ signatures to integer colours, so equal colours are comparable across the sides.
 A vertex's signature is ``(own colour, sorted multiset of (direction, relation,
 label, neighbour colour))`` over its incident edges; a self-loop contributes one
 ``("loop", ...)`` descriptor. Refinement stops when the number of colours no longer
-grows; every round is kept (round 0 first, the last one stable).
+grows; every round is kept (round 0 first, the last one stable). The refinement is
+Rust's (:func:`refine`); this module keeps the graph and trace types.
 
 Examples
 --------
@@ -23,11 +24,13 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["WLEdge", "WLTrace", "WLVertex", "refine", "relabel"]
+from . import _engine
+
+__all__ = ["WLEdge", "WLTrace", "WLVertex", "refine"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,55 +96,47 @@ class WLTrace:
         return wl_html(self)
 
 
-def relabel(signatures: Sequence[Any]) -> list[int]:
-    """Intern signatures to integers: the i-th smallest distinct signature gets i.
-
-    >>> relabel([("b",), ("a",), ("b",)])
-    [1, 0, 1]
-    """
-    table = {sig: i for i, sig in enumerate(sorted(set(signatures)))}
-    return [table[sig] for sig in signatures]
-
-
 def refine(vertices: Sequence[WLVertex], edges: Sequence[WLEdge],
-           initial: Sequence[Hashable], *, scope: str = "", mode: str = "tie_break") -> WLTrace:
-    """Refine colours on the union until the partition is stable.
+           initial: Sequence[str], *, scope: str = "", mode: str = "tie_break") -> WLTrace:
+    """Refine colours on the union until the partition is stable (the rule:
+    ``crates/oa-engine/src/align/``, through ``oa_core._engine.wl_refine``).
 
     Parameters
     ----------
     vertices, edges
         The disjoint union (edges never join the two sides).
-    initial : sequence
-        A sortable seed per vertex (all equal in tie-break mode).
+    initial : sequence of str
+        A seed per vertex (all equal in tie-break mode); seeds order as strings.
+    scope, mode
+        Recorded in the trace.
 
     Returns
     -------
     WLTrace
     """
-    # each (direction, relation, label) as its rank among them: (rank, colour) pairs
-    # sort as (direction, relation, label, colour) tuples do, so the colours are the
-    # same, for a fraction of the comparisons
-    ends: list[tuple[int, tuple[str, str, str], int]] = []
-    for edge in edges:
-        if edge.source == edge.target:
-            ends.append((edge.source, ("loop", edge.relation, edge.label), edge.source))
-        else:
-            ends.append((edge.source, ("out", edge.relation, edge.label), edge.target))
-            ends.append((edge.target, ("in", edge.relation, edge.label), edge.source))
-    rank = {kind: k for k, kind in enumerate(sorted({kind for _, kind, _ in ends}))}
-    incident: list[list[tuple[int, int]]] = [[] for _ in vertices]
-    for v, kind, u in ends:
-        incident[v].append((rank[kind], u))
-    colors = relabel(list(initial))
-    trace = WLTrace(scope, mode, list(vertices), list(edges), [colors])
-    count = len(set(colors))
-    for _ in range(len(vertices)):
-        signatures = [(colors[v], tuple(sorted([(k, colors[u]) for k, u in incident[v]])))
-                      for v in range(len(vertices))]
-        new_colors = relabel(signatures)
-        new_count = len(set(new_colors))
-        if new_count <= count:
-            break
-        colors, count = new_colors, new_count
-        trace.rounds.append(colors)
-    return trace
+    links = [(e.source, e.target, e.relation, e.label) for e in edges]
+    seeds = list(initial)
+    try:
+        rounds = _engine.wl_refine(len(vertices), links, seeds)
+    except UnicodeEncodeError:  # a lone surrogate (no UTF-8 form): refine the ranks
+        rounds = _engine.wl_refine(len(vertices), *_ranked(links, seeds))
+    return WLTrace(scope, mode, list(vertices), list(edges), rounds)
+
+
+def _ranked(links: list[tuple[int, int, str, str]], seeds: list[str]
+            ) -> tuple[list[tuple[int, int, str, str]], list[str]]:
+    """The texts of a graph as their ranks among their kind (seeds, relations,
+    labels), zero-padded: the same equalities and the same order (seeds and edge
+    descriptors compare field by field), in ASCII.
+
+    >>> _ranked([(0, 1, "b", "")], ["z", "a"])
+    ([(0, 1, '0000000000', '0000000000')], ['0000000001', '0000000000'])
+    """
+    def ranks(texts: set[str]) -> dict[str, str]:
+        return {text: f"{k:010d}" for k, text in enumerate(sorted(texts))}
+
+    relation = ranks({r for _, _, r, _ in links})
+    label = ranks({lab for *_, lab in links})
+    seed = ranks(set(seeds))
+    return ([(s, t, relation[r], label[lab]) for s, t, r, lab in links],
+            [seed[text] for text in seeds])

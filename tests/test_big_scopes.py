@@ -95,22 +95,7 @@ from oa_core import assignment, referential  # noqa: E402
 @pytest.fixture(autouse=True)
 def _small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Blocks of 2 rows, so that the block-by-block passes cross block boundaries."""
-    monkeypatch.setattr(assignment, "_BLOCK_ROWS", 2)
-
-
-def plain_intern_rows(rows: np.ndarray) -> np.ndarray:
-    if rows.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    _, inverse = np.unique(rows, axis=0, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64)
-
-
-def plain_refined(cells: np.ndarray, base: int, other: np.ndarray,
-                  own: np.ndarray) -> np.ndarray:
-    """Every row's whole signature: (own colour, sorted cells * base + other)."""
-    signature = np.concatenate([np.asarray(own, dtype=np.int64)[:, None],
-                                np.sort(cells * base + other[None, :], axis=1)], axis=1)
-    return plain_intern_rows(signature)
+    monkeypatch.setattr(referential, "_BLOCK_ROWS", 2)
 
 
 def plain_groups(matrix: np.ndarray, axis: int) -> list[list[int]]:
@@ -124,20 +109,18 @@ def plain_groups(matrix: np.ndarray, axis: int) -> list[list[int]]:
 @settings(max_examples=600, deadline=None)
 @given(scope_matrices())
 def test_block_passes_equal_the_whole_matrix_formulas(case: tuple[Any, ...]) -> None:
-    matrix, same, depth, row_seed, col_seed = case
-    distinct = assignment.distinct_values(matrix)
+    matrix, same, depth, *_ = case
+    distinct = referential.distinct_values(matrix)
     # the same values (which of -0.0 and 0.0 stands for zero may differ: no comparison
     # or difference can tell them apart)
     plain = np.unique(matrix)
     assert distinct.shape == plain.shape and (distinct == plain).all()
-    labels = referential._cell_labels(matrix, same, depth, distinct)
-    # (the labels against their plain formula: tests/test_throughput_paths.py)
-    assert (assignment._intern_rows(labels) == plain_intern_rows(labels)).all()
-    own = plain_intern_rows(np.asarray(row_seed, dtype=np.int64).reshape(-1, 1))
-    other = plain_intern_rows(np.asarray(col_seed, dtype=np.int64).reshape(-1, 1))
-    if matrix.size:
-        assert (assignment._refined(labels, matrix.shape[1] + 1, other, own)
-                == plain_refined(labels, matrix.shape[1] + 1, other, own)).all()
+    # the labels made block by block against their plain formula
+    _, codes = np.unique(matrix, return_inverse=True)
+    rounds = int(depth.max(initial=0)) + 1
+    plain_labels = (codes.reshape(matrix.shape).astype(np.int64) * 2
+                    + same.astype(np.int64)) * rounds + depth
+    assert (referential._cell_labels(matrix, same, depth, distinct) == plain_labels).all()
     for axis in (0, 1):
         assert assignment.twin_groups(matrix, axis) == plain_groups(matrix, axis)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from rapidfuzz.distance import Jaro, Levenshtein
 
 import oa_core
 from oa_core import InputError, SchemaError
@@ -17,16 +16,15 @@ def leaf(type_: str, **keywords):
 @pytest.mark.parametrize(("name", "gold", "cand", "expected"), [
     ("exact", "abc", "abc", 1.0),
     ("exact", "abc", "abd", 0.0),
-    ("jaro", "closing", "closin", Jaro.normalized_similarity("closing", "closin")),
-    ("levenshtein", "kitten", "sitting", Levenshtein.normalized_similarity("kitten", "sitting")),
+    ("jaro", "closing", "closin", (6 / 7 + 1.0 + 1.0) / 3.0),  # 6 matches, 0 transpositions
+    ("levenshtein", "kitten", "sitting", 1 - 3 / 7),  # 3 edits over the longer length
 ])
 def test_string_comparators(name, gold, cand, expected):
     assert oa_core.score(gold, cand, leaf("string", score=name)) == expected
 
 
 def test_default_string_comparator_is_jaro():
-    assert oa_core.score("closing", "closin", leaf("string")) == Jaro.normalized_similarity(
-        "closing", "closin")
+    assert oa_core.score("closing", "closin", leaf("string")) == (6 / 7 + 1.0 + 1.0) / 3.0
 
 
 @pytest.mark.parametrize(("name", "gold", "cand", "expected"), [

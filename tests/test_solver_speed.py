@@ -1,5 +1,5 @@
-"""Smoke test of benchmarks/solver_speed.py: it runs, both engines agree on what it
-times, and it reports a figure per workload and engine (never timed here)."""
+"""Smoke test of benchmarks/solver_speed.py: it runs, the wrappers and the engine agree
+on what it times, and it reports a figure per workload (never timed here)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def test_workloads_agree_and_are_reported(tmp_path: Path,
     assert list(results) == ["max_weight 8x8", "max_weight 30x30", "monotone 8x8",
                              "monotone 30x30", "wl running example", "wl 60 vertices"]
     for row in results.values():
-        assert row["python_us"] > 0 and row["rust_us"] > 0
+        assert row["rust_us"] > 0
     out = tmp_path / "speed.json"
     assert solver_speed.main(["--turns", "1", "--budget", "0", "--json", str(out)]) == 0
     assert "wl 4000 vertices" in json.loads(out.read_text())["results"]

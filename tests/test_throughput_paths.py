@@ -370,8 +370,15 @@ def test_peers_benchmark_cases_and_scores() -> None:
 
 from oa_helpers import scope_matrices  # noqa: E402
 
-from oa_core.assignment import _intern_rows, bipartite_colours  # noqa: E402
+from oa_core.assignment import bipartite_colours  # noqa: E402
 from oa_core.referential import _cell_labels  # noqa: E402
+
+
+def _intern_rows(rows: np.ndarray) -> np.ndarray:
+    """The rank of each row among the distinct rows (lexicographic order)."""
+    lines = [tuple(line) for line in rows.tolist()]
+    rank = {line: k for k, line in enumerate(sorted(set(lines)))}
+    return np.array([rank[line] for line in lines], dtype=np.int64)
 
 
 def _old_labels(matrix: np.ndarray, same: np.ndarray, depth: np.ndarray) -> np.ndarray:
@@ -617,94 +624,6 @@ def test_pointers_only_above_record_arrays() -> None:
     assert checked >= 20
 
 
-# -- the twin repair of small groups in plain Python (oa_core.assignment) ---------------
-
-small_levels = st.integers(1, 5).flatmap(lambda n: st.integers(1, 5).flatmap(
-    lambda m: st.tuples(
-        st.lists(st.lists(st.lists(st.integers(0, 3).map(float) | st.sampled_from(
-            [0.5, -0.0, float("nan"), 2.0**45]), min_size=m, max_size=m), min_size=n,
-            max_size=n), min_size=0, max_size=2),
-        st.lists(st.lists(st.integers(0, 3), min_size=m, max_size=m), min_size=n,
-                 max_size=n),
-        st.integers(0, 2**32))))
-
-
-@settings(max_examples=400, deadline=None)
-@given(small_levels)
-def test_small_twin_repair_equals_numpy(case: tuple[Any, Any, int]) -> None:
-    """_greedy_small and _spread's enumeration give the numpy paths' pairs, verdicts
-    and spreads (integers, halves, -0.0, NaN, big values; a dynamic level that
-    follows the pairing)."""
-    from oa_core import assignment
-
-    static_cells, counts, seed = case
-    n, m = len(counts), len(counts[0])
-    static = [np.array(s, dtype=np.float64).reshape(n, m) for s in static_cells]
-    table = np.array(counts, dtype=np.int64)
-    rng = np.random.default_rng(seed)
-    rows = sorted(rng.choice(50, n, replace=False).tolist())
-    cols = sorted(rng.choice(50, m, replace=False).tolist())
-    at_row = {i: a for a, i in enumerate(rows)}
-    at_col = {j: b for b, j in enumerate(cols)}
-
-    def follows(pairing: dict[int, int], some_rows: list[int],
-                some_cols: list[int]) -> np.ndarray:
-        paired = len(pairing) % 3
-        return np.array([[table[at_row[i], at_col[j]] + paired for j in some_cols]
-                         for i in some_rows], dtype=np.int64).reshape(len(some_rows),
-                                                                      len(some_cols))
-
-    start = {-1: -1}
-    small = assignment._greedy(rows, cols, static, [follows], dict(start))
-    old = assignment._SMALL_CELLS
-    assignment._SMALL_CELLS = 0
-    try:
-        general = assignment._greedy(rows, cols, static, [follows], dict(start))
-    finally:
-        assignment._SMALL_CELLS = old
-    assert small == general
-    def spread(values: np.ndarray) -> str:
-        try:
-            return assignment._spread(values).hex()
-        except ValueError as exc:  # the solver refuses NaN on either path
-            return type(exc).__name__
-
-    for values in [*static, table.astype(np.float64)]:
-        quick = spread(values)
-        old_pairings = assignment._SPREAD_PAIRINGS
-        assignment._SPREAD_PAIRINGS = 0
-        try:
-            assert quick == spread(values)
-        finally:
-            assignment._SPREAD_PAIRINGS = old_pairings
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.integers(1, 9).flatmap(lambda n: st.integers(1, 9).flatmap(lambda m: st.tuples(
-    st.lists(st.lists(st.integers(-3, 40) | st.sampled_from([2**40, -(2**40)]),
-                      min_size=m, max_size=m), min_size=n, max_size=n),
-    st.lists(st.integers(0, 3), min_size=n, max_size=n),
-    st.lists(st.integers(0, 3), min_size=m, max_size=m)))))
-def test_small_colours_equal_numpy(case: tuple[Any, Any, Any]) -> None:
-    """bipartite_colours of a small matrix in plain Python integers gives the numpy
-    refinement's colours (ties, negative and large labels, twin lines)."""
-    from oa_core import assignment
-
-    lines, row_seed, col_seed = case
-    lines = [*lines, lines[0]]  # a twin row
-    row_seed = [*row_seed, row_seed[0]]
-    cells = np.array(lines, dtype=np.int64)
-    rows, cols = assignment.bipartite_colours(cells, row_seed, col_seed)
-    old = assignment._SMALL_CELLS
-    assignment._SMALL_CELLS = 0
-    try:
-        numpy_rows, numpy_cols = assignment.bipartite_colours(cells, row_seed, col_seed)
-    finally:
-        assignment._SMALL_CELLS = old
-    assert rows.dtype == numpy_rows.dtype and cols.dtype == numpy_cols.dtype
-    assert rows.tolist() == numpy_rows.tolist() and cols.tolist() == numpy_cols.tolist()
-
-
 primitive_values = (st.booleans() | st.integers(-3, 3) | st.sampled_from([0.5, 2.0])
                     | st.sampled_from(["x", "xy", "abc", ""]))
 
@@ -745,37 +664,6 @@ def test_edge_labels_written_directly(items: list[tuple[str, Any]]) -> None:
     expected = _LABEL_ROWS.encode(sorted((role, value_kind(v), canonical_json(v))
                                          for role, v in items)) if items else ""
     assert _label(items) == expected
-
-
-@settings(max_examples=300, deadline=None)
-@given(scope_matrices(), st.integers(0, 2**32))
-def test_small_twin_groups_repaired_as_with_numpy(case: tuple[Any, ...], seed: int) -> None:
-    """repair_twins of a small scope (levels read cell by cell, spreads and greedy
-    pairings in Python) gives numpy's pairs and verdicts, a level that follows the
-    pairing included."""
-    from oa_core import assignment
-
-    matrix, same, depth, row_seed, col_seed = case
-    assume(matrix.size > 0)
-    rng = np.random.default_rng(seed)
-    table = rng.integers(0, 3, size=matrix.shape)
-
-    def follows(pairing: dict[int, int], rows: list[int], cols: list[int]) -> np.ndarray:
-        shift = sum(1 for i, j in pairing.items() if table[i, j] > 0) % 2
-        return (table[np.ix_(rows, cols)] + shift).astype(np.int64)
-
-    pairs = assignment.max_weight_matching(matrix)
-    rows = np.array(row_seed, dtype=np.int64)  # colours with ties (canonical order)
-    cols = np.array(col_seed, dtype=np.int64)
-    levels = [same, depth, follows]
-    small = assignment.repair_twins(list(pairs), matrix, levels, rows, cols)
-    old = assignment._SMALL_CELLS
-    assignment._SMALL_CELLS = 0
-    try:
-        general = assignment.repair_twins(list(pairs), matrix, levels, rows, cols)
-    finally:
-        assignment._SMALL_CELLS = old
-    assert small == general
 
 
 # -- prepare_gold: a gold checked and indexed once -----------------------------------
