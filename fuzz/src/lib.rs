@@ -378,10 +378,36 @@ pub fn json(u: &mut Unstructured<'_>, depth: usize) -> Result<Json> {
     Ok(Json::object(entries))
 }
 
+/// `value` with each NaN or infinite number made null: the engine's documents hold
+/// finite numbers only (its callers refuse the others, as `oa_core` and the PyO3
+/// layer do; the scorer does not look for them everywhere).
+fn finite(value: Json) -> Json {
+    match value {
+        Json::Leaf(Value::Number(Number::Float(x))) if !x.is_finite() => Json::Null,
+        Json::Array(items) => Json::Array(items.into_iter().map(finite).collect()),
+        Json::Object(entries) => {
+            Json::Object(entries.into_iter().map(|(k, v)| (k, finite(v))).collect())
+        }
+        other => other,
+    }
+}
+
 /// A document shaped like node `id` of `plan` (its properties, items and scalar
-/// types; ids from a few values so that records look alike); when `loose`, anything
-/// now and then (a value of another type, an undeclared key of any value).
+/// types; ids from a few values so that records look alike, numbers finite); when
+/// `loose`, anything now and then (a value of another type, an undeclared key of any
+/// value, a NaN).
 pub fn document(
+    u: &mut Unstructured<'_>,
+    plan: &Plan,
+    id: NodeId,
+    depth: usize,
+    loose: bool,
+) -> Result<Json> {
+    let drawn = shaped(u, plan, id, depth, loose)?;
+    Ok(if loose { drawn } else { finite(drawn) })
+}
+
+fn shaped(
     u: &mut Unstructured<'_>,
     plan: &Plan,
     id: NodeId,
@@ -403,7 +429,7 @@ pub fn document(
             let mut entries = Vec::new();
             for (key, child) in &node.object.properties {
                 if u.ratio(3, 4)? {
-                    entries.push((key.clone(), document(u, plan, *child, depth + 1, loose)?));
+                    entries.push((key.clone(), shaped(u, plan, *child, depth + 1, loose)?));
                 }
             }
             if u.ratio(1, 4)? {
@@ -416,7 +442,7 @@ pub fn document(
                     .map(|(_, child)| *child);
                 let value = match (declared, node.object.additional) {
                     (Some(child), _) | (None, Some(child)) => {
-                        document(u, plan, child, depth + 1, loose)?
+                        shaped(u, plan, child, depth + 1, loose)?
                     }
                     (None, None) => json(u, 1)?,
                 };
@@ -427,11 +453,11 @@ pub fn document(
         NodeType::Array => {
             let mut items = Vec::new();
             for (child, _) in &node.array.prefix {
-                items.push(document(u, plan, *child, depth + 1, loose)?);
+                items.push(shaped(u, plan, *child, depth + 1, loose)?);
             }
             for _ in 0..u.int_in_range(0..=WIDTH)? {
                 items.push(match node.array.items {
-                    Some(child) => document(u, plan, child, depth + 1, loose)?,
+                    Some(child) => shaped(u, plan, child, depth + 1, loose)?,
                     None => json(u, 1)?,
                 });
             }
