@@ -59,7 +59,6 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-import math
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -111,7 +110,9 @@ _LISTED = 5  # records named per warning
 # scored is one scoring of the whole documents).
 _SCORED_TRIALS = 24
 _SCORED_RECORDS = 500
-_ENUMERATED = 5040  # pairings of a block looked through (7!) before any is scored
+# classes of pairings of a block looked through before any is scored (7!: every
+# pairing of 7 tied pairs whose records all differ)
+_ENUMERATED = 5040
 
 ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                         dict[str, "ScopeAlignment"], dict[str, WLTrace], list[Diagnostic]]
@@ -1211,6 +1212,107 @@ def _alike(scope: ScopeDecl, gold: DocumentIndex, candidate: DocumentIndex
     return key
 
 
+def _record_classes(rows: list[int], cols: list[int], levels: list[Cells],
+                    alike: Callable[[list[tuple[int, int]]], tuple[Any, ...]]
+                    ) -> tuple[list[int], list[int]]:
+    """The class of each of a block's rows and columns (numbered as first met, in the
+    given order): records of one class have the same values on every level (against
+    the other side's records) and ``alike`` keys them alike (asked of one-pair
+    pairings with the other side's first record). Exchanging two records of one class
+    in a pairing keeps the values of every level, its depth and its ``alike`` key."""
+    whole = [np.ascontiguousarray(np.asarray(level)[np.ix_(rows, cols)],
+                                  dtype=np.float64 if k < 2 else np.int64)
+             for k, level in enumerate(levels)]
+
+    def numbered(keys: list[tuple[Any, ...]]) -> list[int]:
+        seen: dict[tuple[Any, ...], int] = {}
+        return [seen.setdefault(key, len(seen)) for key in keys]
+
+    return (numbered([(alike([(i, cols[0])]), *(level[k].tobytes() for level in whole))
+                      for k, i in enumerate(rows)]),
+            numbered([(alike([(rows[0], j)]), *(level[:, k].tobytes() for level in whole))
+                      for k, j in enumerate(cols)]))
+
+
+def _class_tables(row_sizes: list[int], col_sizes: list[int], size: int, limit: int
+                  ) -> list[tuple[tuple[int, int, int], ...]] | None:
+    """Every way to pair ``size`` records of row classes of ``row_sizes`` members with
+    as many of column classes of ``col_sizes`` members, as its cells ``(row class,
+    column class, pairs)`` with pairs > 0 in row-major order; None when there are more
+    than ``limit``. Each partial table kept can be completed (so the work follows the
+    tables found): a row class takes at least what the classes after it cannot, and
+    the columns always have room for what is left (as many as the rows)."""
+    rows_from = [0] * (len(row_sizes) + 1)  # members of row classes a and after
+    for a in range(len(row_sizes) - 1, -1, -1):
+        rows_from[a] = rows_from[a + 1] + row_sizes[a]
+    found: list[tuple[tuple[int, int, int], ...]] = []
+    # (row class, next column class, taken by the row, left, row's least, row's most,
+    # cells, room left per column class, its sums from each column class on)
+    State = tuple[int, int, int, int, int, int, tuple[tuple[int, int, int], ...],
+                  tuple[int, ...], tuple[int, ...]]
+    stack: list[State] = []
+
+    def start_rows(after: int, left: int, cells: tuple[tuple[int, int, int], ...],
+                   room: tuple[int, ...]) -> None:
+        suffix = (*tuple(itertools.accumulate(reversed(room)))[::-1], 0)
+        for a in range(after, len(row_sizes)):
+            if left > rows_from[a]:
+                break  # classes a and after cannot take them all
+            stack.append((a, 0, 0, left, max(1, left - rows_from[a + 1]),
+                          min(row_sizes[a], left), cells, room, suffix))
+
+    start_rows(0, size, (), tuple(col_sizes))
+    while stack:
+        a, b, taken, left, least, most, cells, room, suffix = stack.pop()
+        if taken >= least:  # the row class may take no more
+            if left == 0:
+                found.append(cells)
+                if len(found) > limit:
+                    return None
+            else:
+                start_rows(a + 1, left, cells, room)
+        for column in range(b, len(col_sizes)):
+            if suffix[column] < least - taken:
+                break
+            for count in range(max(1, least - taken - suffix[column + 1]),
+                               min(room[column], most - taken) + 1):
+                stack.append((a, column + 1, taken + count, left - count, least, most,
+                              (*cells, (a, column, count)),
+                              (*room[:column], room[column] - count, *room[column + 1:]),
+                              suffix))
+    return found
+
+
+def _first_pairing(table: tuple[tuple[int, int, int], ...], row_class: list[int],
+                   col_class: list[int]) -> tuple[list[int], list[int]]:
+    """The first pairing (in the order of ``itertools.combinations`` of the rows, then
+    ``itertools.permutations`` of the columns) with the counts of ``table``, as row
+    and column positions: each row class's first members, each paired with the first
+    free column of a column class it still needs."""
+    need: dict[int, dict[int, int]] = {}
+    for a, b, count in table:
+        need.setdefault(a, {})[b] = count
+    wanted = {a: sum(by_col.values()) for a, by_col in need.items()}
+    chosen = []
+    for position, a in enumerate(row_class):
+        if wanted.get(a, 0):
+            wanted[a] -= 1
+            chosen.append(position)
+    members: dict[int, list[int]] = {}
+    for position, b in enumerate(col_class):
+        members.setdefault(b, []).append(position)
+    taken = dict.fromkeys(members, 0)
+    arranged = []
+    for position in chosen:
+        by_col = need[row_class[position]]
+        b = min((b for b, count in by_col.items() if count),
+                key=lambda b: members[b][taken[b]])
+        by_col[b] -= 1
+        arranged.append(members[b][taken[b]])
+        taken[b] += 1
+    return chosen, arranged
+
+
 def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, int]],
                      levels: list[Cells], score_of: Callable[[list[tuple[int, int]]],
                                                                    float],
@@ -1225,10 +1327,15 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
     with as many of its columns and of the unpaired columns as good (on C and b). A block whose
     best pairing is unique is settled (its pairs are no longer label ties); when
     several pairings share the best score the first of them is kept (the given pairing
-    first) and the block stays label-tied. A block with more pairings than ``budget``
-    has left (or more than ``_ENUMERATED`` to look through) is left as it is. Returns
-    the pairs and the label ties that remain. Pairings ``alike`` gives one key are
-    scored once (the first; they score the same) and counted once in the budget.
+    first) and the block stays label-tied. Records that no level and no ``alike`` key
+    tell apart are one class (:func:`_record_classes`), and the pairings are looked
+    through by class: those that differ only by exchanging records of one class keep
+    every level's values and the ``alike`` key, and stand for each other (the first,
+    in the order of every pairing, :func:`_first_pairing`). A block with more classes
+    of pairings than ``_ENUMERATED`` to look through, or more to score than ``budget``
+    has left, is left as it is. Returns the pairs and the label ties that remain.
+    Pairings ``alike`` gives one key are scored once (the first; they score the same)
+    and counted once in the budget.
     """
     if selected_engine() == "rust":
         current, left, budget.trials = ties_native.settle_by_score(
@@ -1243,39 +1350,57 @@ def _settle_by_score(pairs: list[tuple[int, int]], label_ties: list[tuple[int, i
     kept, ranked = levels[:2], levels[2:]  # (C, b) kept; a ranks the pairings
     for block in _tie_blocks(tied, kept):
         rows, cols = _alternatives(block, current, kept, order)
-        size = len(block)
-        if math.comb(len(rows), size) * math.perm(len(cols), size) > _ENUMERATED:
+        row_class, col_class = _record_classes(rows, cols, levels, alike)
+        row_sizes = [row_class.count(a) for a in range(max(row_class) + 1)]
+        col_sizes = [col_class.count(b) for b in range(max(col_class) + 1)]
+        tables = _class_tables(row_sizes, col_sizes, len(block), _ENUMERATED)
+        if tables is None:
             remaining += block
             continue
+        row_at = {i: k for k, i in enumerate(rows)}
+        col_at = {j: k for k, j in enumerate(cols)}
+        counts: dict[tuple[int, int], int] = {}
+        for i, j in block:
+            cell = (row_class[row_at[i]], col_class[col_at[j]])
+            counts[cell] = counts.get(cell, 0) + 1
+        own = tuple((a, b, counts[a, b]) for a, b in sorted(counts))
+        # (pairing, its class's table): the block's class first, with
+        # the block itself, then the other classes by their first pairing
+        others = sorted((_first_pairing(table, row_class, col_class), table)
+                        for table in tables if table != own)
+        trials = [(block, own)] + [
+            ([(rows[k], cols[m]) for k, m in zip(chosen, arranged, strict=True)], table)
+            for (chosen, arranged), table in others]
+        many = [any(row_sizes[a] > 1 or col_sizes[b] > 1 for a, b, _ in table)
+                for _, table in trials]
         wanted = [sorted(float(level[i, j]) for i, j in block) for level in kept]
-        trials = [block] + [
-            trial for chosen in itertools.combinations(rows, size)
-            for order in itertools.permutations(cols, size)
-            if (trial := list(zip(chosen, order, strict=True))) != block
-            and [sorted(float(level[i, j]) for i, j in trial) for level in kept] == wanted]
-        depths = [tuple(int(sum(int(level[i, j]) for i, j in trial)) for level in ranked)
-                  for trial in trials]
-        deepest = max(depths)
-        trials = [trial for trial, depth in zip(trials, depths, strict=True)
-                  if depth == deepest]
+        good = [k for k, (trial, _) in enumerate(trials)
+                if k == 0 or [sorted(float(level[i, j]) for i, j in trial)
+                              for level in kept] == wanted]
+        depths = {k: tuple(int(sum(int(level[i, j]) for i, j in trials[k][0]))
+                           for level in ranked) for k in good}
+        deepest = max(depths.values())
+        good = [k for k in good if depths[k] == deepest]
         fixed = [p for p in current if p not in set(block)]
-        if len(trials) == 1:  # the agreement depth decided
-            current = sorted(fixed + trials[0])
-            continue
         distinct: dict[tuple[Any, ...], list[int]] = {}
-        for k, trial in enumerate(trials):
-            distinct.setdefault(alike(trial), []).append(k)
+        for k in good:
+            distinct.setdefault(alike(trials[k][0]), []).append(k)
+        if len(distinct) == 1:  # the agreement depth decided: no score tells them apart
+            current = sorted(fixed + trials[good[0]][0])
+            if len(good) > 1 or many[good[0]]:
+                remaining += trials[good[0]][0]
+            continue
         if len(distinct) > budget.trials:
             remaining += block
             continue
         budget.trials -= len(distinct)
-        scored = [(score_of(sorted(fixed + trials[same[0]])), same)
+        scored = [(score_of(sorted(fixed + trials[same[0]][0])), same)
                   for same in distinct.values()]
         best = max(value for value, _ in scored)
         winners = [k for value, same in scored if value == best for k in same]
-        first = trials[min(winners)]
+        first = trials[min(winners)][0]
         current = sorted(fixed + first)
-        if len(winners) > 1:
+        if len(winners) > 1 or many[min(winners)]:
             remaining += first
     return current, sorted(remaining)
 

@@ -336,8 +336,13 @@ def test_errors_of_callbacks_and_bad_input_are_raised_not_panics():
     with pytest.raises(LookupError, match="no alike key"):
         ties_native.settle_by_score(ties, ties, [np.ones((2, 2))], refusing, 24, [0, 1], [0, 1],
                                     unkeyed)
-    with pytest.raises(ValueError, match="pairing classes"):  # one class for two pairings
+    # one class for the four one-pair pairings that tell the records' classes
+    with pytest.raises(ValueError, match="record classes"):
         _engine.settle_by_score(ties, ties, [np.ones((2, 2))], [], refusing, lambda _: [0],
+                                24, [0, 1], [0, 1])
+    with pytest.raises(ValueError, match="pairing classes"):  # one class for two pairings
+        _engine.settle_by_score(ties, ties, [np.ones((2, 2))], [], refusing,
+                                lambda found: [0] * len(found) if len(found[0]) == 1 else [],
                                 24, [0, 1], [0, 1])
     with pytest.raises(ValueError):
         ties_native.settle_by_score([(0, 0)], [(0, 0)], [np.ones((2, 2))], refusing, 24, [0],

@@ -5,7 +5,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use oa_engine::compare::{Comparator, Integer, Number, Value};
+use oa_engine::compare::{Comparator, Externals, Integer, Number, Value};
 
 #[derive(Arbitrary, Debug)]
 enum Input {
@@ -39,9 +39,10 @@ fuzz_target!(|case: (u8, Vec<Input>, Vec<Input>)| {
     let Some(comparator) = Comparator::ALL.get(usize::from(which) % Comparator::ALL.len()) else {
         return;
     };
+    let none = Externals::default(); // the built-ins only
     let gold_values: Vec<Value> = golds.iter().map(Input::value).collect();
     let candidate_values: Vec<Value> = candidates.iter().map(Input::value).collect();
-    let matrix = comparator.matrix(&gold_values, &candidate_values);
+    let matrix = comparator.matrix(&none, &gold_values, &candidate_values);
     if let Ok(cells) = &matrix {
         assert_eq!(cells.len(), golds.len() * candidates.len());
     }
@@ -49,10 +50,10 @@ fuzz_target!(|case: (u8, Vec<Input>, Vec<Input>)| {
     let mut cells = matrix.iter().flatten();
     for (g, gold) in golds.iter().zip(&gold_values) {
         if matches!(comparator, Comparator::Exact) && !g.non_finite() {
-            assert_eq!(comparator.scalar(gold, gold), Ok(1.0));
+            assert_eq!(comparator.scalar(&none, gold, gold), Ok(1.0));
         }
         for (p, candidate) in candidates.iter().zip(&candidate_values) {
-            let Ok(similarity) = comparator.scalar(gold, candidate) else {
+            let Ok(similarity) = comparator.scalar(&none, gold, candidate) else {
                 assert!(matrix.is_err());
                 continue;
             };
