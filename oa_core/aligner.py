@@ -253,9 +253,9 @@ def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
     scorer = _final_scorer(parsed, opts, bijections, candidate_ids, scopes)
     tree = native_tree(gold, candidate, parsed, opts.limits, ScopeState(
         bijections, candidate_ids, frozenset(), scorer.record_pairs) if parsed.scopes else None)
-    if tree is None:
+    if tree is None:  # the node table's tree has its effective weights already
         tree = scorer.node(gold, candidate, parsed.root, "", "")
-    _set_effective_weights(tree)
+        _set_effective_weights(tree)
     final = 0.0 if opts.strict and violations else tree.score
     return Alignment(
         score=final, tree=tree,
