@@ -37,6 +37,7 @@ The prediction scored 0.77 (deficit 0.23). Top 5 of 5 fix locations:
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 import re
@@ -356,7 +357,14 @@ class _Collector:
         else:
             if node.kind == NodeKind.SEQUENCE and self.by_position:
                 self.reorder(node)
+            in_map = node.kind == NodeKind.MAP
             for child in node.children:
+                # a perfect leaf under its own key needs nothing (the common case: no
+                # call for it)
+                if (child.score >= 1.0 and child.kind == NodeKind.LEAF
+                        and child.status == Status.MATCHED and not child.children
+                        and (not in_map or child.gold_key == child.candidate_key)):
+                    continue
                 self.walk(child, node)
 
     def holds_records(self, node: MatchNode) -> bool:
@@ -656,13 +664,28 @@ def _format(table: Mapping[str, str], name: str, /, **fields: Any) -> str:
                          document="options") from None
 
 
+@functools.lru_cache(maxsize=256)
+def _named(template: str) -> frozenset[str]:
+    """The fields ``template`` names (by their base name), or every field when it cannot
+    be read (filling it then names the error)."""
+    try:
+        return frozenset(re.split(r"[.\[]", name, maxsplit=1)[0]
+                         for _, name, _, _ in string.Formatter().parse(template)
+                         if name is not None)
+    except ValueError:
+        return _TEMPLATE_FIELDS
+
+
 def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
     key: str = op.kind
     if op.kind == OpKind.MISSING_LIST_ITEM and op.details.get("unordered") and (
             "missing-list-item.unordered" in table):
         key = "missing-list-item.unordered"
+    # a value is written out only where the template shows it (most show one side)
+    named = _named(table[key]) if key in table else _TEMPLATE_FIELDS
     fields = {"path": op.path or "(root)", "kind": op.kind, "delta": op.delta,
-              "gold": _show(op.gold, values), "candidate": _show(op.candidate, values),
+              "gold": _show(op.gold, values) if "gold" in named else "",
+              "candidate": _show(op.candidate, values) if "candidate" in named else "",
               "key": op.details.get("key", ""), "scope": op.details.get("scope", ""),
               "target": op.details.get("target", ""), **{
                   k: v for k, v in op.details.items() if isinstance(v, str | int)}}
