@@ -416,7 +416,8 @@ class _Collector:
         if node.gold is None or node.candidate_path is None or node.scope is None:
             return
         value = self.translator.target(node.scope, node.gold)
-        if id_key(value) is not None and id_key(node.candidate) == id_key(value):
+        wanted = id_key(value)
+        if wanted is not None and id_key(node.candidate) == wanted:
             return
         self.add(RepairOp(OpKind.ID_VALUE, node.candidate_path, node.gold_path,
                           node.candidate_path, node.gold, node.candidate, 0.0, value,

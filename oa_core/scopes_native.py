@@ -39,6 +39,7 @@ from __future__ import annotations
 import json
 import weakref
 from collections.abc import Sequence
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -61,6 +62,11 @@ ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                         dict[str, ScopeAlignment], dict[str, WLTrace], list[Diagnostic]]
 
 _LISTED = 5  # records named per tie warning
+# json.JSONEncoder(ensure_ascii=False, default=str).encode's C encoder, made once
+# (encode makes it at every call: half its time on a record); None where CPython has
+# none. No circular check: the documents are checked JSON.
+_ENCODE = None if c_make_encoder is None else c_make_encoder(
+    None, str, encode_basestring, None, ": ", ", ", False, False, True)
 _SHOWN = json.JSONEncoder(ensure_ascii=False, default=str)
 # A scoped schema's resolution groups, cyclic scopes, reference-cycle warnings and
 # each scope's record node pointer, or None when a scope has blockBy: once per Schema.
@@ -102,7 +108,7 @@ def _records(document: Any, located: Sequence[tuple[str, tuple[Any, ...]]],
 
 def _shown(value: Any) -> str:
     """A record's display label: its JSON, cut to 80 characters."""
-    short = _SHOWN.encode(value)
+    short = _SHOWN.encode(value) if _ENCODE is None else "".join(_ENCODE(value, 0))
     return short if len(short) <= 80 else short[:77] + "..."
 
 
