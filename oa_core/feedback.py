@@ -49,7 +49,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .aligner import Alignment, align
+from .aligner import Alignment, _repair_alignment
 from .comparators import id_key, is_number, value_kind
 from .errors import InputError, preview_json
 from .kinds import NodeKind, OpKind, Status, WLMode
@@ -779,7 +779,9 @@ def feedback(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
 
     ``gold`` may be a :class:`~oa_core.aligner.PreparedGold`, as for :func:`align`.
     """
-    alignment = align(gold, candidate, schema, **align_options)
+    # align()'s alignment without what only its reader sees (WL traces, violations
+    # outside strict mode): the same repairs, and feedback never shows the alignment
+    alignment = _repair_alignment(gold, candidate, schema, **align_options)
     return render_feedback(alignment, top_k=top_k, min_delta=min_delta, style=style,
                            templates=templates, describe_refs=describe_refs, values=values)
 

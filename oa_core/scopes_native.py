@@ -163,7 +163,8 @@ def _tie_warnings(name: str, gold: list[_Record], candidate: list[_Record],
 
 
 def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
-                        wl_mode: str, wl_lambda: float) -> ScopeResolution | None:
+                        wl_mode: str, wl_lambda: float, *,
+                        traces: bool = True) -> ScopeResolution | None:
     """Under ``OA_ENGINE=rust``, ``resolve_scopes``' result for checked documents
     under a schema with scopes, resolved in Rust; None under the Python engine or
     for anything Rust leaves to Python (see the module).
@@ -179,6 +180,9 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
         A :class:`~oa_core.kinds.WLMode` value.
     wl_lambda : float
         The blend's lambda.
+    traces : bool, optional
+        Whether to make the WL traces (False: the traces' dict is empty, for a
+        caller that never shows them).
 
     Returns
     -------
@@ -221,7 +225,7 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
     bijections: dict[str, dict[Any, Any]] = {}
     candidate_ids: dict[str, set[Any]] = {}
     alignments: dict[str, ScopeAlignment] = {}
-    traces: dict[str, WLTrace] = {}
+    found_traces: dict[str, WLTrace] = {}
     built: dict[int, WLTrace] = {}
     warnings = list(cycle_warnings)
     for (name, shape, matrix, same, depth, rounds, pairs, twins, rules, label_ties,
@@ -232,10 +236,10 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
         bijections[name] = {g_records[i].key: None if j is None else c_records[j].key
                             for i, j in images}
         rule_of = {(i, j): TieRule(rule) for i, j, rule in rules}
-        if trace is not None:
+        if trace is not None and traces:
             if trace not in built:
                 built[trace] = _trace(trace_rows[trace], group_of[name], wl_mode, records)
-            traces[name] = built[trace]
+            found_traces[name] = built[trace]
         alignments[name] = ScopeAlignment(
             name, np.frombuffer(matrix, dtype=np.float64).reshape(shape),
             [r.id for r in g_records], [r.id for r in c_records],
@@ -251,4 +255,4 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
                                  g_records if document == "gold" else c_records, k, linked)
                      for code, document, k, linked in id_warnings]
         warnings += _tie_warnings(name, g_records, c_records, rule_of)
-    return bijections, candidate_ids, alignments, traces, warnings
+    return bijections, candidate_ids, alignments, found_traces, warnings
