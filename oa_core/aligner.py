@@ -174,17 +174,33 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     return _align(gold, candidate, schema, opts, comparators, describe_violations=True)
 
 
+def _repair_alignment(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
+                      options: AlignOptions | Mapping[str, Any] | None = None, *,
+                      comparators: Mapping[str, Any] | None = None,
+                      **option_overrides: Any) -> Alignment:
+    """:func:`align` (the same arguments, the same errors) with only what repair
+    operations read (:func:`oa_core.feedback.feedback`'s alignment, never shown): no
+    WL traces (``wl`` empty where the Rust engine resolved the scopes) and the
+    candidate's schema violations only in strict mode (the only mode they change the
+    score and the repairs in)."""
+    opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
+            else AlignOptions.coerce(options, **option_overrides))
+    return _align(gold, candidate, schema, opts, comparators, describe_violations=False,
+                  traces=False)
+
+
 def _align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
            opts: AlignOptions, comparators: Mapping[str, Any] | None, *,
-           describe_violations: bool) -> Alignment:
+           describe_violations: bool, traces: bool = True) -> Alignment:
     """:func:`align`; without ``describe_violations`` the candidate's schema violations
     are looked for only in strict mode (the only mode where they change the score), and
-    the alignment's ``violations`` is then left empty."""
+    the alignment's ``violations`` is then left empty; without ``traces`` the Rust
+    engine's resolution makes no WL trace."""
     gold, gold_index, gold_checked = _unprepared(gold, schema, opts, comparators)
     parsed, violations = _checked(gold, candidate, schema, opts, comparators,
                                   describe_violations=describe_violations,
                                   gold_checked=gold_checked)
-    return _aligned(gold, candidate, parsed, opts, violations, gold_index)
+    return _aligned(gold, candidate, parsed, opts, violations, gold_index, traces=traces)
 
 
 def _unprepared(gold: Any, schema: Schema | Mapping[str, Any] | str, opts: AlignOptions,
@@ -245,24 +261,25 @@ def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
 
 
 def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
-             violations: list[Diagnostic], gold_index: DocumentIndex | None = None
-             ) -> Alignment:
+             violations: list[Diagnostic], gold_index: DocumentIndex | None = None, *,
+             traces: bool = True) -> Alignment:
     """:func:`align` once the documents are checked (``gold_index``: the gold's
-    ``index_document`` under ``parsed``, when it was made before)."""
-    bijections, candidate_ids, scopes, traces, scope_warnings = _resolved(
-        gold, candidate, parsed, opts, gold_index)
+    ``index_document`` under ``parsed``, when it was made before; ``traces``: as
+    :func:`_align`'s)."""
+    bijections, candidate_ids, scopes, wl, scope_warnings = _resolved(
+        gold, candidate, parsed, opts, gold_index, traces=traces)
     scorer = _final_scorer(parsed, opts, bijections, candidate_ids, scopes)
     tree = native_tree(gold, candidate, parsed, opts.limits, ScopeState(
         bijections, candidate_ids, frozenset(), scorer.record_pairs) if parsed.scopes else None)
-    if tree is None:
+    if tree is None:  # the node table's tree has its effective weights already
         tree = scorer.node(gold, candidate, parsed.root, "", "")
-    _set_effective_weights(tree)
+        _set_effective_weights(tree)
     final = 0.0 if opts.strict and violations else tree.score
     return Alignment(
         score=final, tree=tree,
         bijections={name: {k[1]: (None if v is None else v[1]) for k, v in m.items()}
                     for name, m in bijections.items()},
-        wl=traces, scopes=scopes, warnings=[*parsed.warnings, *scope_warnings],
+        wl=wl, scopes=scopes, warnings=[*parsed.warnings, *scope_warnings],
         violations=violations, gold=gold, candidate=candidate, schema=parsed, options=opts)
 
 
@@ -290,17 +307,18 @@ def _final_scorer(parsed: Schema, opts: AlignOptions, bijections: dict[str, dict
 
 
 def _resolved(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
-              gold_index: DocumentIndex | None = None
+              gold_index: DocumentIndex | None = None, *, traces: bool = True
               ) -> tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                          dict[str, ScopeAlignment], dict[str, WLTrace], list[Diagnostic]]:
     """The scopes' resolution (:func:`~oa_core.referential.resolve_scopes`;
     ``gold_index``: the gold's index under ``parsed``, when it was made before): in
-    one Rust call under ``OA_ENGINE=rust`` (:mod:`oa_core.scopes_native`), else, or
-    where Rust leaves it to Python, in Python."""
+    one Rust call under ``OA_ENGINE=rust`` (:mod:`oa_core.scopes_native`; without
+    ``traces``, no WL trace), else, or where Rust leaves it to Python, in Python."""
     if not parsed.scopes:  # what resolve_scopes gives for a schema without scopes
         return {}, {}, {}, {}, []
     found = native_align_scopes(gold, candidate, parsed, opts.limits,
-                                WLMode(opts.wl_mode).value, opts.wl_blend_lambda)
+                                WLMode(opts.wl_mode).value, opts.wl_blend_lambda,
+                                traces=traces)
     if found is not None:
         return found
     record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)

@@ -37,6 +37,7 @@ The prediction scored 0.77 (deficit 0.23). Top 5 of 5 fix locations:
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 import re
@@ -48,7 +49,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .aligner import Alignment, align
+from .aligner import Alignment, _repair_alignment
 from .comparators import id_key, is_number, value_kind
 from .errors import InputError, preview_json
 from .kinds import NodeKind, OpKind, Status, WLMode
@@ -356,7 +357,14 @@ class _Collector:
         else:
             if node.kind == NodeKind.SEQUENCE and self.by_position:
                 self.reorder(node)
+            in_map = node.kind == NodeKind.MAP
             for child in node.children:
+                # a perfect leaf under its own key needs nothing (the common case: no
+                # call for it)
+                if (child.score >= 1.0 and child.kind == NodeKind.LEAF
+                        and child.status == Status.MATCHED and not child.children
+                        and (not in_map or child.gold_key == child.candidate_key)):
+                    continue
                 self.walk(child, node)
 
     def holds_records(self, node: MatchNode) -> bool:
@@ -408,7 +416,8 @@ class _Collector:
         if node.gold is None or node.candidate_path is None or node.scope is None:
             return
         value = self.translator.target(node.scope, node.gold)
-        if id_key(value) is not None and id_key(node.candidate) == id_key(value):
+        wanted = id_key(value)
+        if wanted is not None and id_key(node.candidate) == wanted:
             return
         self.add(RepairOp(OpKind.ID_VALUE, node.candidate_path, node.gold_path,
                           node.candidate_path, node.gold, node.candidate, 0.0, value,
@@ -656,13 +665,28 @@ def _format(table: Mapping[str, str], name: str, /, **fields: Any) -> str:
                          document="options") from None
 
 
+@functools.lru_cache(maxsize=256)
+def _named(template: str) -> frozenset[str]:
+    """The fields ``template`` names (by their base name), or every field when it cannot
+    be read (filling it then names the error)."""
+    try:
+        return frozenset(re.split(r"[.\[]", name, maxsplit=1)[0]
+                         for _, name, _, _ in string.Formatter().parse(template)
+                         if name is not None)
+    except ValueError:
+        return _TEMPLATE_FIELDS
+
+
 def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
     key: str = op.kind
     if op.kind == OpKind.MISSING_LIST_ITEM and op.details.get("unordered") and (
             "missing-list-item.unordered" in table):
         key = "missing-list-item.unordered"
+    # a value is written out only where the template shows it (most show one side)
+    named = _named(table[key]) if key in table else _TEMPLATE_FIELDS
     fields = {"path": op.path or "(root)", "kind": op.kind, "delta": op.delta,
-              "gold": _show(op.gold, values), "candidate": _show(op.candidate, values),
+              "gold": _show(op.gold, values) if "gold" in named else "",
+              "candidate": _show(op.candidate, values) if "candidate" in named else "",
               "key": op.details.get("key", ""), "scope": op.details.get("scope", ""),
               "target": op.details.get("target", ""), **{
                   k: v for k, v in op.details.items() if isinstance(v, str | int)}}
@@ -755,7 +779,9 @@ def feedback(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
 
     ``gold`` may be a :class:`~oa_core.aligner.PreparedGold`, as for :func:`align`.
     """
-    alignment = align(gold, candidate, schema, **align_options)
+    # align()'s alignment without what only its reader sees (WL traces, violations
+    # outside strict mode): the same repairs, and feedback never shows the alignment
+    alignment = _repair_alignment(gold, candidate, schema, **align_options)
     return render_feedback(alignment, top_k=top_k, min_delta=min_delta, style=style,
                            templates=templates, describe_refs=describe_refs, values=values)
 

@@ -339,7 +339,7 @@ def native_matrix(golds: Sequence[Any], candidates: Sequence[Any], node: SchemaN
 def native_tree(gold: Any, candidate: Any, schema: Schema, limits: Limits,
                 state: ScopeState | None = None) -> MatchNode | None:
     """Under ``OA_ENGINE=rust``, ``Scorer(..., **state).node(gold, candidate,
-    schema.root, "", "")`` (the match tree, effective weights not set) for checked
+    schema.root, "", "")`` (the match tree, effective weights set) for checked
     documents, built from the Rust engine's node table, raising what it raises; None
     under the Python engine or where :func:`native_scoped_score` gives None.
 

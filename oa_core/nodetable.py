@@ -8,8 +8,9 @@ the :class:`~oa_core.schema.SchemaNode` it was compared under, and its gold and
 candidate values are taken from the documents (a child's value is its parent's
 value at the row's key or index), never copied through Rust, and so is a
 reference's ``expected`` candidate id (the image of its gold id in the scope's
-bijection, as the scorer was given it). The effective weights are left to the
-caller (:func:`oa_core.aligner.align` sets them on any tree).
+bijection, as the scorer was given it). The effective weights are set as the nodes
+are made (each a product of the shares from the root down, as
+:func:`oa_core.align` sets them on any tree).
 
 Examples
 --------
@@ -64,7 +65,8 @@ def _matrix(rows: int, cols: int, buffer: bytearray) -> np.ndarray:
 def match_tree(table: NodeTable, gold: Any, candidate: Any,
                bijections: Mapping[str, Mapping[Any, Any]] | None = None) -> MatchNode:
     """The :class:`~oa_core.matchtree.MatchNode` tree of ``table``, the node table of
-    ``candidate`` against ``gold`` (the documents it was made from).
+    ``candidate`` against ``gold`` (the documents it was made from), with its effective
+    weights set (a parent's row comes before its children's).
 
     Parameters
     ----------
@@ -78,41 +80,49 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
     Returns
     -------
     MatchNode
-        The root, as :meth:`oa_core.matchtree.Scorer.node` builds it (effective
-        weights not set).
+        The root, as :meth:`oa_core.matchtree.Scorer.node` builds it, effective
+        weights set.
     """
-    parents, schemas = table.parent, table.schema
-    gold_keys, candidate_keys = table.gold_key, table.candidate_key
-    gold_indices, candidate_indices = table.gold_index, table.candidate_index
-    columns = zip(parents, table.kind, table.status, table.label, table.gold_path,
-                  table.candidate_path, schemas, gold_keys, candidate_keys, gold_indices,
-                  candidate_indices, table.score, table.weight, table.key_weight,
-                  table.key_score, table.comparator, table.similarity, table.threshold,
-                  table.scope, table.expected, table.order, table.pairs, table.matrix,
-                  strict=True)
+    # one pass over the rows, the nodes made by positional calls (MatchNode's field
+    # order) and each parent's values and effective weight kept in flat lists: this
+    # loop is most of align()'s Python time
     nodes: list[MatchNode] = []
+    golds: list[Any] = []
+    candidates: list[Any] = []
+    effective: list[float] = []
+    kinds, statuses = _KINDS, _STATUSES
     for (parent, kind, status, label, gold_path, candidate_path, schema, gold_key,
          candidate_key, gold_index, candidate_index, score, weight, key_weight, key_score,
          comparator, similarity, threshold, scope, expected, order, pairs,
-         matrix) in columns:
+         matrix) in zip(table.parent, table.kind, table.status, table.label,
+                        table.gold_path, table.candidate_path, table.schema, table.gold_key,
+                        table.candidate_key, table.gold_index, table.candidate_index,
+                        table.score, table.weight, table.key_weight, table.key_score,
+                        table.comparator, table.similarity, table.threshold, table.scope,
+                        table.expected, table.order, table.pairs, table.matrix,
+                        strict=True):
         if parent is None:
             gold_value, candidate_value = gold, candidate
+            share, key_share = 1.0, 0.0
         else:  # the row's key (map slot) or index (list item) on each side it is on
-            above = nodes[parent]
-            gold_value = (above.gold[gold_key] if gold_key is not None
-                          else None if gold_index is None else above.gold[gold_index])
+            gold_value = (golds[parent][gold_key] if gold_key is not None
+                          else None if gold_index is None else golds[parent][gold_index])
             candidate_value = (
-                above.candidate[candidate_key] if candidate_key is not None
-                else None if candidate_index is None else above.candidate[candidate_index])
+                candidates[parent][candidate_key] if candidate_key is not None
+                else None if candidate_index is None
+                else candidates[parent][candidate_index])
+            above = effective[parent]
+            share, key_share = above * weight, above * key_weight
         node = MatchNode(
-            _KINDS[kind], _STATUSES[status], label, gold_path, candidate_path, schema.pointer,
-            gold_value, candidate_value, score=score, weight=weight, key_weight=key_weight,
-            key_score=key_score, comparator=comparator, similarity=similarity,
-            threshold=threshold, order=order, scope=scope,
-            expected=_expected(bijections, scope, gold_value) if expected else None,
-            gold_key=gold_key, candidate_key=candidate_key, schema=schema,
-            matrix=None if matrix is None else _matrix(*matrix), pairs=pairs)
+            kinds[kind], statuses[status], label, gold_path, candidate_path, schema.pointer,
+            gold_value, candidate_value, score, weight, key_weight, key_score, share,
+            key_share, comparator, similarity, threshold, order, scope,
+            _expected(bijections, scope, gold_value) if expected else None, gold_key,
+            candidate_key, [], schema, None if matrix is None else _matrix(*matrix), pairs)
         if parent is not None:
             nodes[parent].children.append(node)
         nodes.append(node)
+        golds.append(gold_value)
+        candidates.append(candidate_value)
+        effective.append(share)
     return nodes[0]

@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import weakref
 from collections.abc import Sequence
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -63,6 +64,11 @@ ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                         dict[str, ScopeAlignment], dict[str, WLTrace], list[Diagnostic]]
 
 _LISTED = 5  # records named per tie warning
+# json.JSONEncoder(ensure_ascii=False, default=str).encode's C encoder, made once
+# (encode makes it at every call: half its time on a record); None where CPython has
+# none. No circular check: the documents are checked JSON.
+_ENCODE = None if c_make_encoder is None else c_make_encoder(
+    None, str, encode_basestring, None, ": ", ", ", False, False, True)
 _SHOWN = json.JSONEncoder(ensure_ascii=False, default=str)
 # A scoped schema's resolution groups, cyclic scopes, reference-cycle warnings and
 # each scope's record node pointer (None under the Python engine): once per Schema.
@@ -103,7 +109,7 @@ def _records(document: Any, located: Sequence[tuple[str, tuple[Any, ...]]],
 
 def _shown(value: Any) -> str:
     """A record's display label: its JSON, cut to 80 characters."""
-    short = _SHOWN.encode(value)
+    short = _SHOWN.encode(value) if _ENCODE is None else "".join(_ENCODE(value, 0))
     return short if len(short) <= 80 else short[:77] + "..."
 
 
@@ -158,7 +164,8 @@ def _tie_warnings(name: str, gold: list[_Record], candidate: list[_Record],
 
 
 def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
-                        wl_mode: str, wl_lambda: float) -> ScopeResolution | None:
+                        wl_mode: str, wl_lambda: float, *,
+                        traces: bool = True) -> ScopeResolution | None:
     """Under ``OA_ENGINE=rust``, ``resolve_scopes``' result for checked documents
     under a schema with scopes, resolved in Rust; None under the Python engine or
     for anything Rust leaves to Python (see the module).
@@ -174,6 +181,9 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
         A :class:`~oa_core.kinds.WLMode` value.
     wl_lambda : float
         The blend's lambda.
+    traces : bool, optional
+        Whether to make the WL traces (False: the traces' dict is empty, for a
+        caller that never shows them).
 
     Returns
     -------
@@ -217,7 +227,7 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
     bijections: dict[str, dict[Any, Any]] = {}
     candidate_ids: dict[str, set[Any]] = {}
     alignments: dict[str, ScopeAlignment] = {}
-    traces: dict[str, WLTrace] = {}
+    found_traces: dict[str, WLTrace] = {}
     built: dict[int, WLTrace] = {}
     warnings = list(cycle_warnings)
     for (name, shape, matrix, same, depth, rounds, pairs, twins, rules, label_ties,
@@ -228,10 +238,10 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
         bijections[name] = {g_records[i].key: None if j is None else c_records[j].key
                             for i, j in images}
         rule_of = {(i, j): TieRule(rule) for i, j, rule in rules}
-        if trace is not None:
+        if trace is not None and traces:
             if trace not in built:
                 built[trace] = _trace(trace_rows[trace], group_of[name], wl_mode, records)
-            traces[name] = built[trace]
+            found_traces[name] = built[trace]
         alignments[name] = ScopeAlignment(
             name, np.frombuffer(matrix, dtype=np.float64).reshape(shape),
             [r.id for r in g_records], [r.id for r in c_records],
@@ -247,4 +257,4 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
                                  g_records if document == "gold" else c_records, k, linked)
                      for code, document, k, linked in id_warnings]
         warnings += _tie_warnings(name, g_records, c_records, rule_of)
-    return bijections, candidate_ids, alignments, traces, warnings
+    return bijections, candidate_ids, alignments, found_traces, warnings

@@ -267,3 +267,33 @@ def test_the_longest_run_in_gold_order_stays():
     assert _in_order([(0, 2), (1, 0), (2, 1), (3, 3)]) == {1, 2, 3}
     assert _in_order([]) == set()
     assert [_move_target(5, -1), _move_target(5, 2), _move_target(1, 3)] == [0, 3, 3]
+
+
+@pytest.mark.parametrize("options", [{}, {"strict": True}, {"wl_mode": "none"}])
+def test_feedback_equals_the_rendered_alignment_on_every_sample(options):
+    # feedback() aligns without what it never shows (WL traces, violations outside
+    # strict mode): its repairs and text must be those of align()'s alignment
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent / "sample_data"
+    seen = 0
+    for folder in sorted(p for p in root.iterdir() if (p / "schema.json").exists()):
+        gold, cand, schema = (json.loads((folder / f"{n}.json").read_text())
+                              for n in ("gold", "candidate", "schema"))
+        parsed = oa_core.Schema.parse(schema)
+        got = feedback(gold, cand, parsed, top_k=50, **options)
+        want = oa_core.render_feedback(oa_core.align(gold, cand, parsed, **options),
+                                       top_k=50)
+        assert got.text == want.text, folder.name
+        assert [(op.to_dict(), op.delta.hex()) for op in got.ops] == [
+            (op.to_dict(), op.delta.hex()) for op in want.ops], folder.name
+        seen += 1
+    assert seen >= 5
+
+
+def test_strict_feedback_keeps_the_violations_align_describes():
+    cand = {**GOLD, "note": 5, "mentor": 1}
+    got = feedback(GOLD, cand, PEOPLE, strict=True)
+    want = oa_core.render_feedback(oa_core.align(GOLD, cand, PEOPLE, strict=True))
+    assert "schema-violation" in {op.kind for op in got.ops}
+    assert got.text == want.text
+    assert [op.to_dict() for op in got.ops] == [op.to_dict() for op in want.ops]

@@ -21,7 +21,7 @@ from test_rust_score import documents, schemas
 import oa_core
 from benchmarks import bits
 from oa_core._engine import match_table
-from oa_core.aligner import _final_scorer, _resolved
+from oa_core.aligner import _final_scorer, _resolved, _set_effective_weights
 from oa_core.errors import ComparatorError
 from oa_core.matchtree import MatchNode, Scorer
 from oa_core.native import ScopeState, native_tree, prepared_plan
@@ -73,10 +73,12 @@ def _python_tree(gold: Any, candidate: Any, schema: Schema) -> MatchNode | str:
     try:
         check_json(gold, "gold", Limits())
         check_json(candidate, "candidate", Limits())
-        return Scorer(schema.comparators, limits=Limits()).node(gold, candidate, schema.root,
+        tree = Scorer(schema.comparators, limits=Limits()).node(gold, candidate, schema.root,
                                                                 "", "")
     except oa_core.OAError as error:
         return type(error).__name__
+    _set_effective_weights(tree)  # the node table's tree has them set
+    return tree
 
 
 def _check(gold: Any, candidate: Any, schema: Schema, name: str = "") -> bool:
@@ -131,6 +133,7 @@ def test_the_final_pass_with_scopes_gives_the_same_trees(monkeypatch):
             bijections, candidate_ids, scopes, _, _ = _resolved(gold, candidate, schema, opts)
             scorer = _final_scorer(schema, opts, bijections, candidate_ids, scopes)
             expected = scorer.node(gold, candidate, schema.root, "", "")
+            _set_effective_weights(expected)
         except oa_core.OAError:
             continue
         monkeypatch.setenv("OA_ENGINE", "rust")

@@ -5,7 +5,7 @@ use oa_engine::plan::NodeId;
 use oa_engine::score::{RefState, Row, Scorer, Table};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyDict, PyList};
+use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 
 use crate::errors::declined;
 use crate::score::{documents, ScorePlan};
@@ -86,6 +86,29 @@ where
     Ok(PyList::new(py, rows.iter().map(field))?.unbind())
 }
 
+/// A column of names from a small set (kinds, statuses, orders, comparators): one
+/// Python string per distinct name, shared by its rows, rather than one per row.
+fn names<'py, 'r, F>(py: Python<'py>, rows: &'r [Row], field: F) -> PyResult<Py<PyList>>
+where
+    F: Fn(&'r Row) -> Option<&'r str>,
+{
+    let mut made: Vec<(&'r str, Bound<'py, PyString>)> = Vec::new();
+    let mut items = Vec::with_capacity(rows.len());
+    for row in rows {
+        items.push(
+            field(row).map(|name| match made.iter().find(|(seen, _)| *seen == name) {
+                Some((_, text)) => text.clone(),
+                None => {
+                    let text = PyString::new(py, name);
+                    made.push((name, text.clone()));
+                    text
+                }
+            }),
+        );
+    }
+    Ok(PyList::new(py, items)?.unbind())
+}
+
 fn schema_node(plan: &ScorePlan, py: Python<'_>, id: NodeId) -> PyResult<Py<PyAny>> {
     let found = plan
         .schema_nodes
@@ -132,8 +155,8 @@ fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTabl
     }
     Ok(NodeTable {
         parent: column(py, rows, |row| row.parent)?,
-        kind: column(py, rows, |row| row.kind.name())?,
-        status: column(py, rows, |row| row.status.name())?,
+        kind: names(py, rows, |row| Some(row.kind.name()))?,
+        status: names(py, rows, |row| Some(row.status.name()))?,
         label: column(py, rows, |row| row.label.as_str())?,
         gold_path: column(py, rows, |row| row.gold_pointer.as_deref())?,
         candidate_path: column(py, rows, |row| row.candidate_pointer.as_deref())?,
@@ -146,7 +169,7 @@ fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTabl
         weight: column(py, rows, |row| row.weight)?,
         key_weight: column(py, rows, |row| row.key_weight)?,
         key_score: column(py, rows, |row| row.key_score)?,
-        comparator: column(py, rows, |row| {
+        comparator: names(py, rows, |row| {
             row.comparator
                 .and_then(|comparator| comparator.name_in(plan.plan.externals()))
         })?,
@@ -154,7 +177,7 @@ fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTabl
         threshold: column(py, rows, |row| row.threshold)?,
         scope: PyList::new(py, scope)?.unbind(),
         expected: column(py, rows, |row| row.expected)?,
-        order: column(py, rows, |row| row.order)?,
+        order: names(py, rows, |row| row.order)?,
         pairs: column(py, rows, |row| row.pairs.clone())?,
         matrix: PyList::new(py, matrices)?.unbind(),
         len: rows.len(),

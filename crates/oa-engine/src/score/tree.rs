@@ -97,16 +97,16 @@ impl Sink for Table {
         kind: NodeKind,
         status: Status,
     ) -> usize {
-        let base = |pointer: fn(&Row) -> &Option<String>| -> String {
+        // the parent's pointers, borrowed: a row's own are made from them
+        let (gold_base, candidate_base) =
             parent
                 .and_then(|parent| self.rows.get(parent))
-                .and_then(|row| pointer(row).clone())
-                .unwrap_or_default()
-        };
-        let (gold_base, candidate_base) = (
-            base(|row| &row.gold_pointer),
-            base(|row| &row.candidate_pointer),
-        );
+                .map_or(("", ""), |row| {
+                    (
+                        row.gold_pointer.as_deref().unwrap_or_default(),
+                        row.candidate_pointer.as_deref().unwrap_or_default(),
+                    )
+                });
         let mut row = Row {
             parent,
             kind,
@@ -143,8 +143,8 @@ impl Sink for Table {
                     (Some(key), _) | (None, Some(key)) => key.to_owned(),
                     (None, None) => String::new(),
                 };
-                row.gold_pointer = gold.map(|key| join(&gold_base, key));
-                row.candidate_pointer = candidate.map(|key| join(&candidate_base, key));
+                row.gold_pointer = gold.map(|key| join(gold_base, key));
+                row.candidate_pointer = candidate.map(|key| join(candidate_base, key));
                 row.gold_key = gold.map(str::to_owned);
                 row.candidate_key = candidate.map(str::to_owned);
             }
@@ -153,8 +153,8 @@ impl Sink for Table {
                     .or(candidate)
                     .map(|k| k.to_string())
                     .unwrap_or_default();
-                row.gold_pointer = gold.map(|k| join(&gold_base, &k.to_string()));
-                row.candidate_pointer = candidate.map(|k| join(&candidate_base, &k.to_string()));
+                row.gold_pointer = gold.map(|k| join(gold_base, &k.to_string()));
+                row.candidate_pointer = candidate.map(|k| join(candidate_base, &k.to_string()));
                 row.gold_index = gold;
                 row.candidate_index = candidate;
             }
