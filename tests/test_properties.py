@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 import oa_core
 from oa_core import OAError, apply_ops, feedback
 from oa_core.errors import ComparatorError
-from oa_core.matchtree import Scorer
 from synthetic import hostile
 
 SETTINGS = settings(deadline=None,
@@ -114,20 +113,6 @@ def test_permuting_an_align_list_keeps_the_bits(pair, rng):
     gold_shuffled = copy.deepcopy(gold)
     rng.shuffle(gold_shuffled["items"])
     assert oa_core.score(gold_shuffled, shuffled, schema) == before
-
-
-@SETTINGS
-@given(typed_pairs())
-def test_matrix_equals_node_scores_bit_for_bit(pair):
-    gold, candidate, schema = pair
-    parsed = oa_core.Schema.parse(schema)
-    record = parsed.root.properties["items"].items
-    scorer = Scorer(parsed.comparators)
-    golds, cands = gold["items"], candidate["items"]
-    matrix = scorer.matrix(golds, cands, record)
-    for i, g in enumerate(golds):
-        for j, p in enumerate(cands):
-            assert matrix[i, j] == scorer.node(g, p, record, "", "").score
 
 
 @st.composite

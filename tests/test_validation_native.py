@@ -258,12 +258,9 @@ def test_invalid_candidates_keep_their_diagnostics(running: tuple[Any, Any, Any]
         broken, parsed, "candidate")
 
 
-@pytest.mark.parametrize("engine", ["python", "rust"])
-def test_strict_score_of_an_array_only_jsonschema_judges(engine: str,
-                                                         monkeypatch: Any) -> None:
+def test_strict_score_of_an_array_only_jsonschema_judges() -> None:
     """uniqueItems over arrays holding booleans: the native verdict leaves it to
     jsonschema (unique by its sort), and a strict score follows jsonschema."""
-    monkeypatch.setenv("OA_ENGINE", engine)
     raw = {"type": "array", "uniqueItems": True}
     assert oa_core.score([[1]], [[1], [True], [1]], raw, strict=True) > 0.0
     assert oa_core.score([[1]], [[1], [1]], raw, strict=True) == 0.0
