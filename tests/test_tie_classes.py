@@ -1,26 +1,107 @@
 """The content rule looks through a block's pairings by class of records.
 
-``oa_core.referential._settle_by_score`` (and ``crates/oa-engine/src/align/settle.rs``)
-enumerate the classes of pairings (records that no level and no ``alike`` key tell
-apart are exchangeable), each standing for its first pairing. Wherever every pairing
-can be enumerated (at most 7! of them), the result must be the one of enumerating
-every pairing, which :func:`every_pairing` does here as the oracle, in both engines.
+``crates/oa-engine/src/align/settle.rs`` enumerates the classes of pairings (records
+that no level and no ``alike`` key tell apart are exchangeable), each standing for its
+first pairing. Wherever every pairing can be enumerated (at most 7! of them), the
+result must be the one of enumerating every pairing, which :func:`every_pairing` does
+here as the oracle (with the blocks and alternatives of the Python engine it replaced,
+kept here as written).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oa_core import referential
-from oa_core.referential import _Budget, _Canonical
+from oa_core import _engine
 
 Pair = tuple[int, int]
+SCORED_TRIALS = 24  # the pairings one alignment may score (align/settle.rs)
+
+
+@dataclass
+class _Canonical:
+    """Canonical ranks of a scope's gold rows and candidate columns."""
+
+    rows: list[int]
+    cols: list[int]
+
+
+@dataclass
+class _Budget:
+    trials: int = SCORED_TRIALS
+
+
+def _swappable(a: Pair, b: Pair, levels: list[Any]) -> bool:
+    """Whether two pairs can exchange partners with every level's values kept."""
+    (i, j), (k, m) = a, b
+    return all(sorted((float(level[i, m]), float(level[k, j])))
+               == sorted((float(level[i, j]), float(level[k, m]))) for level in levels)
+
+
+def _tie_blocks(label_ties: list[Pair], levels: list[Any]) -> list[list[Pair]]:
+    """The label ties in blocks of pairs that may exchange partners (connected by
+    swaps that keep every level's values), in the order of their first pair."""
+    parent = list(range(len(label_ties)))
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            k = parent[k]
+        return k
+
+    for a, b in itertools.combinations(range(len(label_ties)), 2):
+        if _swappable(label_ties[a], label_ties[b], levels):
+            parent[root(a)] = root(b)
+    found: dict[int, list[Pair]] = {}
+    for k, pair in enumerate(label_ties):
+        found.setdefault(root(k), []).append(pair)
+    return list(found.values())
+
+
+def _alternatives(block: list[Pair], current: list[Pair], levels: list[Any],
+                  order: _Canonical) -> tuple[list[int], list[int]]:
+    """The rows and columns a block's pairs may take: its own, and the unpaired ones
+    as good as a block pair's on every level (a record left out can replace it)."""
+    rows = {i for i, _ in block}
+    cols = {j for _, j in block}
+    paired_rows = {i for i, _ in current}
+    paired_cols = {j for _, j in current}
+    shape = levels[0].shape
+    for i, j in block:
+        for other in range(shape[1]):
+            if other not in paired_cols and all(level[i, other] == level[i, j]
+                                                for level in levels):
+                cols.add(other)
+        for other in range(shape[0]):
+            if other not in paired_rows and all(level[other, j] == level[i, j]
+                                                for level in levels):
+                rows.add(other)
+    return sorted(rows, key=order.rows.__getitem__), sorted(cols, key=order.cols.__getitem__)
+
+
+def settle_by_score(pairs: list[Pair], label_ties: list[Pair], levels: list[Any],
+                    score_of: Callable[[list[Pair]], float], budget: _Budget,
+                    order: _Canonical, alike: Callable[[list[Pair]], Hashable]
+                    ) -> tuple[list[Pair], list[Pair]]:
+    """The engine's settling (Rust): C and b kept by every pairing, a ranks them; Rust
+    learns which pairings ``alike`` keys alike as one class number per pairing."""
+    kept = [np.ascontiguousarray(level, dtype=np.float64) for level in levels[:2]]
+    ranked = [np.ascontiguousarray(level, dtype=np.int64) for level in levels[2:]]
+
+    def classes(found: list[list[Pair]]) -> list[int]:
+        numbers: dict[Hashable, int] = {}
+        return [numbers.setdefault(alike(trial), len(numbers)) for trial in found]
+
+    current, left, budget.trials = _engine.settle_by_score(
+        pairs, label_ties, kept, ranked, score_of, classes, budget.trials, order.rows,
+        order.cols)
+    return current, left
 
 
 def every_pairing(pairs: list[Pair], label_ties: list[Pair], levels: list[Any],
@@ -31,8 +112,8 @@ def every_pairing(pairs: list[Pair], label_ties: list[Pair], levels: list[Any],
     current = sorted(pairs)
     tied = sorted(label_ties, key=lambda p: (order.rows[p[0]], order.cols[p[1]]))
     kept, ranked = levels[:2], levels[2:]
-    for block in referential._tie_blocks(tied, kept):
-        rows, cols = referential._alternatives(block, current, kept, order)
+    for block in _tie_blocks(tied, kept):
+        rows, cols = _alternatives(block, current, kept, order)
         size = len(block)
         assert len(rows) ** size * len(cols) ** size <= 10**6  # drawn small
         wanted = [sorted(float(level[i, j]) for i, j in block) for level in kept]
@@ -89,10 +170,9 @@ def blocks(draw: st.DrawFn) -> tuple[Any, ...]:
             draw(st.integers(0, 30)), draw(st.integers(0, 2**16)))
 
 
-@pytest.mark.parametrize("engine", ["python", "rust"])
 @settings(deadline=None, max_examples=80, derandomize=True)
 @given(case=blocks())
-def test_classes_of_pairings_settle_as_every_pairing_does(engine, case):
+def test_classes_of_pairings_settle_as_every_pairing_does(case):
     pairs, ties, levels, order, gold_groups, candidate_groups, trials, salt = case
 
     def alike(trial: list[Pair]) -> Any:
@@ -102,7 +182,7 @@ def test_classes_of_pairings_settle_as_every_pairing_does(engine, case):
         return float(hash((salt, alike(trial))) % 4) / 3
 
     results = []
-    for settle in (every_pairing, referential._settle_by_score):
+    for settle in (every_pairing, settle_by_score):
         log: list[Any] = []
         budget = _Budget(trials)
 
@@ -110,10 +190,8 @@ def test_classes_of_pairings_settle_as_every_pairing_does(engine, case):
             log.append(alike(trial))
             return score_of(trial)
 
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setenv("OA_ENGINE", engine)
-            results.append((settle(pairs, ties, levels, logged, budget, order, alike),
-                            budget.trials, log))
+        results.append((settle(pairs, ties, levels, logged, budget, order, alike),
+                        budget.trials, log))
     assert results[1] == results[0]
 
 
@@ -132,13 +210,8 @@ def test_look_alike_records_past_every_pairing_settle_by_class():
         scored.append(trial)
         return sum(i // 4 == j // 4 for i, j in trial) / 8
 
-    for engine in ("python", "rust"):
-        scored.clear()
-        budget = _Budget()
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setenv("OA_ENGINE", engine)
-            pairs, left = referential._settle_by_score(
-                crossed, crossed, levels, score_of, budget,
-                _Canonical(list(range(8)), list(range(8))), alike)
-        assert pairs == [(i, i) for i in range(8)]
-        assert (len(scored), budget.trials, left) == (5, 24 - 5, pairs)
+    budget = _Budget()
+    pairs, left = settle_by_score(crossed, crossed, levels, score_of, budget,
+                                  _Canonical(list(range(8)), list(range(8))), alike)
+    assert pairs == [(i, i) for i in range(8)]
+    assert (len(scored), budget.trials, left) == (5, 24 - 5, pairs)
