@@ -9,7 +9,7 @@ the throughput benchmark's flat and list workloads, a 60-person graph of
 custom comparators) and scopes nested in arrays (hand-written cases and hostile
 triples drawn with ``nested=True``). Floats are written with :meth:`float.hex`; an
 input the engine refuses is written as its error type, pointer and message. Two dumps
-are equal exactly when the two engines agree on all of it.
+are equal exactly when the two builds agree on all of it.
 
 Run from the repository root::
 
@@ -17,7 +17,7 @@ Run from the repository root::
     python -m benchmarks.bits --out after.json       # on the new code
     python -m benchmarks.bits --compare before.json after.json
 
-It compares two engines (``OA_ENGINE``) or two versions of one, bit for bit.
+It compares two builds or two versions of the engine, bit for bit.
 
 The golden files. ``tests/golden/<family>.json.gz`` hold the corpus of
 :data:`GOLDEN_CORPUS` as :func:`public_view` gives it (the engine's public outputs:

@@ -21,24 +21,19 @@ only), :func:`oa_core.align` (the match tree and alignment) and
 ``score_prepared`` times ``score`` given each gold prepared once by
 :func:`oa_core.prepare_gold` (outside the timing: a metric scoring many candidates
 against one gold; not the issue's "parsed schema reused" row, which is ``score``);
-``score_objects`` times :func:`oa_core.scoreonly.score_objects` given the default
-limits, which is what ``score`` runs for documents with lists once it hands its
-limits on (schemas without scopes only).
 Rates are pairs per CPU second of this process (``time.process_time``), so other
 work on a shared machine inflates them less than wall-clock figures would; the
 peak is the largest traced allocation (``tracemalloc``) while one pass runs.
 ``--stages`` adds a cProfile breakdown of ``score`` by pipeline stage.
 
-``--engines python rust`` measures each workload under each engine in turn, in one
-run (``OA_ENGINE`` set for each; the default is the engine ``OA_ENGINE`` selects);
-the machine's load average is printed before and after, since the machine may be
-shared.
+The engine's version is printed (:func:`oa_core.build.describe_build`), and the
+machine's load average before and after, since the machine may be shared.
 
 Run from the repository root::
 
     python -m benchmarks.throughput                  # every workload, 3 repeats
     python -m benchmarks.throughput --json out.json --seconds 2
-    python -m benchmarks.throughput --entries score --engines python rust
+    python -m benchmarks.throughput --entries score --workloads running
 """
 
 from __future__ import annotations
@@ -57,8 +52,7 @@ from typing import Any
 import numpy as np
 
 import oa_core
-from oa_core.build import ENGINES, describe_build, selected_engine, using_engine
-from oa_core.scoreonly import score_objects
+from oa_core.build import describe_build
 from synthetic import make_org2graph_example
 from synthetic.org2graph import sample_params
 
@@ -161,7 +155,6 @@ ENTRY_POINTS: dict[str, Callable[[Any, Any, oa_core.Schema], Any]] = {
     "score": lambda g, c, s: oa_core.score(g, c, s),
     "align": lambda g, c, s: oa_core.align(g, c, s),
     "feedback": lambda g, c, s: oa_core.feedback(g, c, s, style="compact"),
-    "score_objects": lambda g, c, s: score_objects(g, c, s, oa_core.Limits()),
     "score_prepared": lambda g, c, s: oa_core.score(g, c, s),
 }
 # Entries timed on the golds prepared by oa_core.prepare_gold (before the timing)
@@ -193,26 +186,21 @@ def _peak_mib(fn: Callable[[Any, Any, oa_core.Schema], Any], pairs: Pairs,
 
 
 def measure(workload: str, entry: str = "score", repeat: int = 3,
-            seconds: float = 1.0) -> dict[str, Any] | None:
+            seconds: float = 1.0) -> dict[str, Any]:
     """Median pairs/s per core (CPU time) of ``entry`` on ``workload``, and its peak.
 
     Returns
     -------
-    dict or None
-        None for ``score_objects`` on a workload with scopes, else
+    dict
         ``workload``, ``entry``, ``pairs`` (distinct pairs cycled through),
         ``pairs_per_s`` (median), ``runs`` (every repeat), ``peak_mib``,
         ``score_sum`` (the sum of the scores, to check that a change kept them) and
-        ``engine`` (pure Python or the compiled modules, :mod:`oa_core.build`).
+        ``engine`` (the engine's version, :mod:`oa_core.build`).
     """
     pairs, raw = WORKLOADS[workload]()
     schema = oa_core.Schema.parse(raw)
     fn = ENTRY_POINTS[entry]
     scores = [oa_core.score(g, c, schema) for g, c in pairs]  # also warms imports
-    if entry == "score_objects":  # the same bits as score, or not applicable (scopes)
-        if schema.scopes:
-            return None
-        assert [fn(g, c, schema) for g, c in pairs] == scores
     if entry in PREPARED:  # the same bits as score
         pairs = [(oa_core.prepare_gold(g, schema), c) for g, c in pairs]
         assert [fn(g, c, schema) for g, c in pairs] == scores
@@ -226,19 +214,15 @@ def measure(workload: str, entry: str = "score", repeat: int = 3,
 STAGES = {
     "validation (jsonschema)": ("validation.py", "schema_violations"),
     "check_json": ("validation.py", "check_json"),
-    "index_document": ("referential.py", "index_document"),
-    # score() resolves by resolve_for_score (the same pairing without what only
-    # align shows); align and feedback by resolve_scopes
-    "resolve scopes": ("referential.py", "resolve_scopes|resolve_for_score"),
-    "match tree": ("matchtree.py", "node"),
-    "final pass, score only": ("scoreonly.py", "score_with"),
+    # one call into the Rust engine per pair: converted, checked, resolved, scored
+    "engine, no scopes": ("native.py", "native_score"),
+    "engine, scopes resolved": ("native.py", "native_resolved_score"),
 }
 
 
 def stages(workload: str, passes: int = 200) -> dict[str, float]:
-    """Share of ``score``'s CPU time per pipeline stage (cProfile cumulative times).
-    ``score`` scores its final pass without a match tree where it can (the score-only
-    stage); the match tree stage counts the passes that still build one."""
+    """Share of ``score``'s CPU time per pipeline stage (cProfile cumulative times):
+    the Python checks and the engine's call."""
     import cProfile
     import pstats
 
@@ -271,29 +255,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="CPU seconds per repeat (at least)")
     parser.add_argument("--stages", action="store_true",
                         help="also a cProfile breakdown of score by stage")
-    parser.add_argument("--engines", nargs="+", choices=list(ENGINES),
-                        help="each workload under each of these engines (default: the "
-                             "one OA_ENGINE selects)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
     print(f"machine: {platform.machine()}, Python {platform.python_version()}; "
           "CPU time of this process (the machine may be shared)")
     print(f"engine: {describe_build()}")
     print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
-    print(f"{'workload':<10} {'engine':<7} {'entry':<14} {'pairs/s/core':>13} {'peak MiB':>9}"
-          "  score sum")
+    print(f"{'workload':<10} {'entry':<14} {'pairs/s/core':>13} {'peak MiB':>9}  score sum")
     rows = []
     for workload in args.workloads:
-        for engine in args.engines or [selected_engine()]:
-            with using_engine(engine):
-                for entry in args.entries:
-                    row = measure(workload, entry, args.repeat, args.seconds)
-                    if row is None:
-                        continue
-                    rows.append(row)
-                    print(f"{workload:<10} {engine:<7} {entry:<14} "
-                          f"{row['pairs_per_s']:>13,.0f} {row['peak_mib']:>9.2f}  "
-                          f"{row['score_sum']!r}")
+        for entry in args.entries:
+            row = measure(workload, entry, args.repeat, args.seconds)
+            rows.append(row)
+            print(f"{workload:<10} {entry:<14} {row['pairs_per_s']:>13,.0f} "
+                  f"{row['peak_mib']:>9.2f}  {row['score_sum']!r}")
         if args.stages:
             for label, share in stages(workload).items():
                 print(f"    {label:<26} {share:6.1%} of score's time")

@@ -20,8 +20,8 @@ from .feedback import (
 from .kinds import NodeKind, OpKind, Status, TieRule, WLMode
 from .matchtree import MatchNode
 from .options import AlignOptions, Limits
-from .referential import ScopeAlignment
 from .schema import Schema, SchemaNode
+from .scopes import ScopeAlignment
 from .wl import WLEdge, WLTrace, WLVertex
 
 __all__ = [

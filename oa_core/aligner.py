@@ -20,35 +20,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ._engine import NativeGold
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
-from .matchtree import MatchNode, Scorer
+from .matchtree import MatchNode
 from .native import (
     ScopeState,
-    native_matrix,
+    declined,
     native_prepared_gold,
     native_resolved_score,
-    native_scoped_score,
     native_score,
     native_tree,
     native_validates,
 )
 from .options import AlignOptions, Limits
-from .referential import (
-    DocumentIndex,
-    EvaluateFn,
-    MatrixFn,
-    ScopeAlignment,
-    index_document,
-    resolve_for_score,
-    resolve_scopes,
-)
-from .schema import Schema, SchemaNode
+from .schema import Schema
+from .scopes import ScopeAlignment
 from .scopes_native import native_align_scopes
-from .scoreonly import Unsupported, score_objects, score_with
 from .validation import check_json, schema_violations
 from .wl import WLTrace
 
@@ -127,15 +115,6 @@ def _allow_depth(max_depth: int) -> None:
         sys.setrecursionlimit(needed)
 
 
-def _set_effective_weights(root: MatchNode) -> None:
-    root.effective_weight = 1.0
-    root.key_effective_weight = 0.0
-    for node in root.iter_nodes():
-        for child in node.children:
-            child.effective_weight = node.effective_weight * child.weight
-            child.key_effective_weight = node.effective_weight * child.key_weight
-
-
 def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
           options: AlignOptions | Mapping[str, Any] | None = None, *,
           comparators: Mapping[str, Any] | None = None, **option_overrides: Any) -> Alignment:
@@ -155,8 +134,8 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
 
     ``gold`` may be a :class:`PreparedGold` (:func:`prepare_gold`), as for
     :func:`score`: under the schema it was prepared with (the same :class:`Schema`
-    object) and the same limits, its checks and index are reused; else its gold is
-    checked and indexed again. The same alignment either way; its ``gold`` is then the
+    object) and the same limits, its checks are reused; else its gold is
+    checked again. The same alignment either way; its ``gold`` is then the
     prepared copy (read it, do not change it: it is shared by every alignment made
     with that :class:`PreparedGold`).
 
@@ -180,7 +159,7 @@ def _repair_alignment(gold: Any, candidate: Any, schema: Schema | Mapping[str, A
                       **option_overrides: Any) -> Alignment:
     """:func:`align` (the same arguments, the same errors) with only what repair
     operations read (:func:`oa_core.feedback.feedback`'s alignment, never shown): no
-    WL traces (``wl`` empty where the Rust engine resolved the scopes) and the
+    WL traces (``wl`` empty) and the
     candidate's schema violations only in strict mode (the only mode they change the
     score and the repairs in)."""
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
@@ -194,27 +173,25 @@ def _align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
            describe_violations: bool, traces: bool = True) -> Alignment:
     """:func:`align`; without ``describe_violations`` the candidate's schema violations
     are looked for only in strict mode (the only mode where they change the score), and
-    the alignment's ``violations`` is then left empty; without ``traces`` the Rust
-    engine's resolution makes no WL trace."""
-    gold, gold_index, gold_checked = _unprepared(gold, schema, opts, comparators)
+    the alignment's ``violations`` is then left empty; without ``traces`` the
+    resolution makes no WL trace."""
+    gold, gold_checked = _unprepared(gold, schema, opts, comparators)
     parsed, violations = _checked(gold, candidate, schema, opts, comparators,
                                   describe_violations=describe_violations,
                                   gold_checked=gold_checked)
-    return _aligned(gold, candidate, parsed, opts, violations, gold_index, traces=traces)
+    return _aligned(gold, candidate, parsed, opts, violations, traces=traces)
 
 
 def _unprepared(gold: Any, schema: Schema | Mapping[str, Any] | str, opts: AlignOptions,
-                comparators: Mapping[str, Any] | None
-                ) -> tuple[Any, DocumentIndex | None, bool]:
-    """The gold document, its index and whether it is checked: a :class:`PreparedGold`
-    's copy, with its index and checks when they hold under ``schema`` (the same
-    object), ``opts``' limits and no new comparators; else ``(gold, None, False)``
-    (a prepared gold's copy is then checked and indexed again, as a plain gold)."""
+                comparators: Mapping[str, Any] | None) -> tuple[Any, bool]:
+    """The gold document and whether it is checked: a :class:`PreparedGold`'s copy,
+    checked when its checks hold under ``schema`` (the same object), ``opts``' limits
+    and no new comparators; else ``(gold, False)`` (a prepared gold's copy is then
+    checked again, as a plain gold)."""
     if not isinstance(gold, PreparedGold):
-        return gold, None, False
-    if schema is gold.schema and opts.limits == gold.limits and not comparators:
-        return gold._gold, gold._index, True
-    return gold._gold, None, False
+        return gold, False
+    return gold._gold, (schema is gold.schema and opts.limits == gold.limits
+                        and not comparators)
 
 
 def _parsed(schema: Schema | Mapping[str, Any] | str,
@@ -261,19 +238,22 @@ def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
 
 
 def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
-             violations: list[Diagnostic], gold_index: DocumentIndex | None = None, *,
-             traces: bool = True) -> Alignment:
-    """:func:`align` once the documents are checked (``gold_index``: the gold's
-    ``index_document`` under ``parsed``, when it was made before; ``traces``: as
-    :func:`_align`'s)."""
-    bijections, candidate_ids, scopes, wl, scope_warnings = _resolved(
-        gold, candidate, parsed, opts, gold_index, traces=traces)
-    scorer = _final_scorer(parsed, opts, bijections, candidate_ids, scopes)
-    tree = native_tree(gold, candidate, parsed, opts.limits, ScopeState(
-        bijections, candidate_ids, frozenset(), scorer.record_pairs) if parsed.scopes else None)
-    if tree is None:  # the node table's tree has its effective weights already
-        tree = scorer.node(gold, candidate, parsed.root, "", "")
-        _set_effective_weights(tree)
+             violations: list[Diagnostic], *, traces: bool = True) -> Alignment:
+    """:func:`align` once the documents are checked (``traces``: as :func:`_align`'s)."""
+    if parsed.scopes:
+        bijections, candidate_ids, scopes, wl, scope_warnings = native_align_scopes(
+            gold, candidate, parsed, opts.limits, WLMode(opts.wl_mode).value,
+            opts.wl_blend_lambda, traces=traces)
+        # the final pass: every scope's records paired as resolved
+        record_pairs = {
+            parsed.scopes[name].records.pointer: (name, {
+                s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})
+            for name, s in scopes.items()}
+        tree = native_tree(gold, candidate, parsed, opts.limits, ScopeState(
+            bijections, candidate_ids, frozenset(), record_pairs))
+    else:
+        bijections, candidate_ids, scopes, wl, scope_warnings = {}, {}, {}, {}, []
+        tree = native_tree(gold, candidate, parsed, opts.limits)
     final = 0.0 if opts.strict and violations else tree.score
     return Alignment(
         score=final, tree=tree,
@@ -283,115 +263,6 @@ def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
         violations=violations, gold=gold, candidate=candidate, schema=parsed, options=opts)
 
 
-def _tree_score(scorer: Scorer, gold: Any, candidate: Any, parsed: Schema,
-                record_scores: Mapping[str, Mapping[str, float]] | None = None) -> float:
-    """``scorer.node(gold, candidate, parsed.root, "", "").score``, without the tree
-    when it can (:func:`~oa_core.scoreonly.score_with`: the same bits; given the
-    scores of record pairs known already)."""
-    try:
-        return score_with(scorer, gold, candidate, parsed, record_scores)
-    except Unsupported:  # a comparator error or a list over the limits: with its pointer
-        return scorer.node(gold, candidate, parsed.root, "", "").score
-
-
-def _final_scorer(parsed: Schema, opts: AlignOptions, bijections: dict[str, dict[Any, Any]],
-                  candidate_ids: dict[str, set[Any]],
-                  scopes: dict[str, ScopeAlignment]) -> Scorer:
-    """The scorer of the final pass: every scope's records paired as resolved."""
-    record_pairs = {
-        parsed.scopes[name].records.pointer: (name, {
-            s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})
-        for name, s in scopes.items()}
-    return Scorer(parsed.comparators, bijections=bijections, candidate_ids=candidate_ids,
-                  record_pairs=record_pairs, limits=opts.limits)
-
-
-def _resolved(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
-              gold_index: DocumentIndex | None = None, *, traces: bool = True
-              ) -> tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
-                         dict[str, ScopeAlignment], dict[str, WLTrace], list[Diagnostic]]:
-    """The scopes' resolution (:func:`~oa_core.referential.resolve_scopes`;
-    ``gold_index``: the gold's index under ``parsed``, when it was made before): in
-    one Rust call under ``OA_ENGINE=rust`` (:mod:`oa_core.scopes_native`; without
-    ``traces``, no WL trace), else, or where Rust leaves it to Python, in Python."""
-    if not parsed.scopes:  # what resolve_scopes gives for a schema without scopes
-        return {}, {}, {}, {}, []
-    found = native_align_scopes(gold, candidate, parsed, opts.limits,
-                                WLMode(opts.wl_mode).value, opts.wl_blend_lambda,
-                                traces=traces)
-    if found is not None:
-        return found
-    record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)
-    return resolve_scopes(
-        index_document(gold, parsed) if gold_index is None else gold_index,
-        index_document(candidate, parsed), parsed,
-        record_matrix, wl_mode=opts.wl_mode, wl_lambda=opts.wl_blend_lambda,
-        limits=opts.limits, evaluate=document_score)
-
-
-def _scope_callbacks(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions
-                     ) -> tuple[MatrixFn, EvaluateFn]:
-    """The record score matrix and the documents' score under a partial resolution,
-    as the scope resolution calls them."""
-
-    def record_matrix(golds: list[Any], cands: list[Any], record: SchemaNode,
-                      bijections: dict[str, dict[Any, Any]],
-                      candidate_ids: dict[str, set[Any]],
-                      unresolved: frozenset[str]) -> np.ndarray:
-        found = native_matrix(golds, cands, record, parsed, opts.limits,
-                              ScopeState(bijections, candidate_ids, unresolved))
-        if found is not None:
-            return found
-        scorer = Scorer(parsed.comparators, bijections=bijections,
-                        candidate_ids=candidate_ids, unresolved=unresolved,
-                        limits=opts.limits)
-        return scorer.matrix(golds, cands, record)
-
-    def document_score(bijections: dict[str, dict[Any, Any]],
-                       candidate_ids: dict[str, set[Any]],
-                       record_pairs: dict[str, tuple[str, dict[str, str]]],
-                       unresolved: frozenset[str]) -> float:
-        found = native_scoped_score(gold, candidate, parsed, opts.limits, ScopeState(
-            bijections, candidate_ids, unresolved, record_pairs))
-        if found is not None:
-            return found
-        scorer = Scorer(parsed.comparators, bijections=bijections,
-                        candidate_ids=candidate_ids, unresolved=unresolved,
-                        record_pairs=record_pairs, limits=opts.limits)
-        return _tree_score(scorer, gold, candidate, parsed)
-
-    return record_matrix, document_score
-
-
-def _scored_with_scopes(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
-                        gold_index: DocumentIndex | None = None,
-                        native_gold: NativeGold | None = None) -> float:
-    """``_aligned(...).tree.score`` of documents with scopes: the scopes resolved as
-    for :func:`align` (:func:`~oa_core.referential.resolve_for_score`: the same
-    pairs, without what only ``align`` shows), the final pass scored by the same
-    scorer (bijections, candidate ids, record pairs as ``_final_scorer`` makes them
-    from the alignments). ``gold_index``: the gold's ``index_document`` under
-    ``parsed``, when it was made before; ``native_gold``: its Rust counterpart."""
-    found = native_resolved_score(gold, candidate, parsed, opts.limits,
-                                  WLMode(opts.wl_mode).value, opts.wl_blend_lambda,
-                                  native_gold)
-    if found is not None:  # resolved and scored in Rust, in one call
-        return found
-    record_matrix, document_score = _scope_callbacks(gold, candidate, parsed, opts)
-    bijections, candidate_ids, record_pairs, record_scores = resolve_for_score(
-        index_document(gold, parsed) if gold_index is None else gold_index,
-        index_document(candidate, parsed), parsed,
-        record_matrix, wl_mode=opts.wl_mode, wl_lambda=opts.wl_blend_lambda,
-        limits=opts.limits, evaluate=document_score)
-    found = native_scoped_score(gold, candidate, parsed, opts.limits, ScopeState(
-        bijections, candidate_ids, frozenset(), record_pairs))
-    if found is not None:
-        return found
-    scorer = Scorer(parsed.comparators, bijections=bijections, candidate_ids=candidate_ids,
-                    record_pairs=record_pairs, limits=opts.limits)
-    return _tree_score(scorer, gold, candidate, parsed, record_scores)
-
-
 def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
           options: AlignOptions | Mapping[str, Any] | None = None, *,
           comparators: Mapping[str, Any] | None = None, **option_overrides: Any) -> float:
@@ -399,8 +270,8 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
 
     The same number as ``align(...).score``, without describing the candidate's schema
     violations unless ``strict`` is set (they change the score only then), and without
-    building a match tree (:mod:`oa_core.scoreonly`; documents with scopes once their
-    scopes are resolved).
+    building a match tree (one call into the Rust engine: documents with scopes are
+    resolved and scored in it).
 
     ``gold`` may be a :class:`PreparedGold` (:func:`prepare_gold`): under the schema
     it was prepared with (the same :class:`Schema` object) and the same limits, its
@@ -410,7 +281,7 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
     native_gold = gold._native if isinstance(gold, PreparedGold) else None
-    gold, gold_index, gold_checked = _unprepared(gold, schema, opts, comparators)
+    gold, gold_checked = _unprepared(gold, schema, opts, comparators)
     # a parsed schema without comparators is the common case: no call for it
     parsed = schema if isinstance(schema, Schema) and not comparators else _parsed(
         schema, comparators)
@@ -418,37 +289,46 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
         # the Rust engine checks the documents as check_json would while converting
         # them, and the schema's assertions when it can: a score is then theirs
         found = native_score(gold, candidate, parsed, opts.limits, opts.strict)
-        if found is not None:
-            value, validated = found
-            if validated:
-                return value
-            if gold_checked or not _violates(gold, parsed, "gold", opts):
-                return 0.0 if opts.strict and _violates(candidate, parsed, "candidate",
-                                                        opts) else value
-    elif not opts.strict:
-        # the Rust engine converts the documents as check_json checks them, and checks
-        # the gold against the schema when its plan can (a prepared gold was): a score
-        # is then what the checked path gives; None leaves them to that path
-        found_scoped = native_resolved_score(
-            gold, candidate, parsed, opts.limits, WLMode(opts.wl_mode).value,
-            opts.wl_blend_lambda, native_gold if gold_checked else None)
-        if found_scoped is not None:
-            if not (gold_checked or native_validates(parsed)):
-                # raises the gold's violation of an assertion Rust does not check
-                _checked(gold, candidate, parsed, opts, None, describe_violations=False)
-            return found_scoped
-    parsed, violations = _checked(gold, candidate, parsed, opts, None,
-                                  describe_violations=False, gold_checked=gold_checked)
-    if parsed.scopes:
-        # the prepared gold's own conversion and index hold only where its checks do
-        value = _scored_with_scopes(gold, candidate, parsed, opts, gold_index,
-                                    native_gold if gold_checked else None)
-    else:  # objects, lists and leaves: no scope to resolve, none the Rust engine took
-        try:
-            value = score_objects(gold, candidate, parsed, opts.limits)
-        except Unsupported:  # a comparator error or a list over the limits
-            value = _aligned(gold, candidate, parsed, opts, violations).score
-    return 0.0 if opts.strict and violations else value
+        if found is None:  # the gold violates an assertion the engine checks
+            raise _gold_violation(gold, parsed, opts, gold_checked)
+        value, validated = found
+        if validated:
+            return value
+        if not gold_checked and _violates(gold, parsed, "gold", opts):
+            raise _gold_violation(gold, parsed, opts, gold_checked)
+        return 0.0 if opts.strict and _violates(candidate, parsed, "candidate",
+                                                opts) else value
+    # the prepared gold's own conversion and index hold only where its checks do
+    prepared = native_gold if gold_checked else None
+    violations: list[Diagnostic] = []
+    if opts.strict:  # the candidate's violations zero the score: look for them first
+        parsed, violations = _checked(gold, candidate, parsed, opts, None,
+                                      describe_violations=False, gold_checked=gold_checked)
+        gold_checked = True
+    # the Rust engine converts the documents as check_json checks them, and checks the
+    # gold against the schema when its plan can
+    scored = native_resolved_score(gold, candidate, parsed, opts.limits,
+                                   WLMode(opts.wl_mode).value, opts.wl_blend_lambda, prepared)
+    if scored is None:  # the gold violates an assertion the engine checks
+        raise _gold_violation(gold, parsed, opts, gold_checked)
+    if not (gold_checked or native_validates(parsed)) and _violates(gold, parsed, "gold",
+                                                                    opts):
+        raise _gold_violation(gold, parsed, opts, gold_checked)
+    return 0.0 if violations else scored
+
+
+def _gold_violation(gold: Any, parsed: Schema, opts: AlignOptions,
+                    gold_checked: bool) -> Exception:
+    """The error of a gold the engine found violating the schema: its
+    :class:`InputError` (the validator names the violation), or :func:`declined`
+    where the gold was checked or the validator finds no violation (an engine bug)."""
+    errors = [] if gold_checked else _gold_errors(gold, parsed, opts)
+    return _gold_violates(errors) if errors else declined("the gold (no violation found)")
+
+
+def _gold_errors(gold: Any, parsed: Schema, opts: AlignOptions) -> list[Diagnostic]:
+    _allow_depth(opts.limits.max_depth)
+    return schema_violations(gold, parsed, "gold")
 
 
 def _violates(document: Any, parsed: Schema, which: str, opts: AlignOptions) -> bool:
@@ -477,12 +357,8 @@ class PreparedGold:
     schema: Schema
     limits: Limits
     _gold: Any = field(repr=False)
-    # index_document of _gold under schema (None without scopes: nothing to index);
-    # read only (records fill their own canonical text in once, a function of
-    # their value)
-    _index: DocumentIndex | None = field(repr=False)
-    # _gold converted and indexed by the Rust engine (OA_ENGINE=rust when prepared,
-    # scopes), else None
+    # _gold converted and indexed by the Rust engine (None without scopes: nothing
+    # to index)
     _native: NativeGold | None = field(default=None, repr=False)
 
 
@@ -527,5 +403,5 @@ def prepare_gold(gold: Any, schema: Schema | Mapping[str, Any] | str,
     if gold_errors:
         raise _gold_violates(gold_errors)
     return PreparedGold(parsed, opts.limits, frozen,
-                        index_document(frozen, parsed) if parsed.scopes else None,
-                        native_prepared_gold(frozen, parsed, opts.limits))
+                        native_prepared_gold(frozen, parsed, opts.limits)
+                        if parsed.scopes else None)

@@ -1,29 +1,23 @@
 """The scopes' resolution of :func:`oa_core.align` by the Rust engine.
 
-Under ``OA_ENGINE=rust`` :func:`native_align_scopes` resolves every scope of a
-document pair in one Rust call (``oa_core._engine.align_scopes``, the resolution
-:func:`oa_core.score` makes, with everything ``align`` shows of it) and builds what
-:func:`oa_core.referential.resolve_scopes` returns from it: the bijections, the
-candidate ids, a :class:`~oa_core.referential.ScopeAlignment` per scope, the
+:func:`native_align_scopes` resolves every scope of a document pair in one Rust call
+(``oa_core._engine.align_scopes``: the resolution :func:`oa_core.score` makes, with
+everything ``align`` shows of it) and builds from it the bijections, the candidate
+ids, a :class:`~oa_core.scopes.ScopeAlignment` per scope, the
 :class:`~oa_core.wl.WLTrace` of each scope WL paired (record vertices described by
 their JSON, as the explorer shows them) and the warnings. The pairs, rules, ties,
 designations and which records the id warnings name are Rust's; Python writes the
 texts (they quote ids and scope names as Python's ``repr`` does). A scope (or a
-``blockBy`` block) over ``max_matrix_cells`` raises the
-:class:`~oa_core.errors.InputError` the Python resolution raises; whatever Rust
-leaves to Python (a document or comparator the plan does not take) gives None: the
-caller then resolves in Python.
+``blockBy`` block) over ``max_matrix_cells`` raises an
+:class:`~oa_core.errors.InputError`.
 
 Examples
 --------
->>> import os
 >>> from oa_core.options import Limits
 >>> from oa_core.schema import Schema
 >>> schema = Schema.parse({"type": "array", "items": {"type": "object", "properties": {
 ...     "id": {"type": "string", "idScope": "p"},
 ...     "boss": {"type": "string", "ref": "p"}}}})
->>> engine = os.environ.get("OA_ENGINE")
->>> os.environ["OA_ENGINE"] = "rust"
 >>> found = native_align_scopes([{"id": "a"}, {"id": "b", "boss": "a"}],
 ...                             [{"id": "y", "boss": "x"}, {"id": "x"}], schema, Limits(),
 ...                             "tie_break", 0.5)
@@ -32,14 +26,11 @@ Examples
 {('string', 'a'): ('string', 'x'), ('string', 'b'): ('string', 'y')}
 >>> scopes["p"].pairs, traces["p"].rounds[-1]
 ([(0, 1), (1, 0)], [0, 1, 1, 0])
->>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
-...     OA_ENGINE=engine)
 """
 
 from __future__ import annotations
 
 import json
-import weakref
 from collections.abc import Sequence
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
@@ -50,12 +41,12 @@ from ._engine import align_scopes
 from .comparators import id_key, value_kind
 from .errors import Diagnostic
 from .kinds import TieRule
-from .native import _scoped_plan
+from .native import declined, prepared_plan
 from .options import Limits
 from .pointer import join
-from .refer_native import native_groups, refer_plan
-from .referential import ScopeAlignment
+from .refer_native import refer_plan, resolution
 from .schema import Schema
+from .scopes import ScopeAlignment
 from .wl import WLEdge, WLTrace, WLVertex
 
 __all__ = ["native_align_scopes"]
@@ -70,29 +61,11 @@ _LISTED = 5  # records named per tie warning
 _ENCODE = None if c_make_encoder is None else c_make_encoder(
     None, str, encode_basestring, None, ": ", ", ", False, False, True)
 _SHOWN = json.JSONEncoder(ensure_ascii=False, default=str)
-# A scoped schema's resolution groups, cyclic scopes, reference-cycle warnings and
-# each scope's record node pointer (None under the Python engine): once per Schema.
-_RESOLVING: weakref.WeakKeyDictionary[
-    Schema, tuple[list[list[str]], set[str], list[Diagnostic], dict[str, str]] | None] = (
-    weakref.WeakKeyDictionary())
-_MISSING = object()
-
-
 class _Record(NamedTuple):
     pointer: str
     value: Any
     id: Any
     key: tuple[str, Any] | None
-
-
-def _resolving(schema: Schema
-               ) -> tuple[list[list[str]], set[str], list[Diagnostic], dict[str, str]] | None:
-    found = _RESOLVING.get(schema, _MISSING)
-    if found is _MISSING:
-        ordered = native_groups(schema)
-        found = _RESOLVING[schema] = None if ordered is None else (
-            *ordered, {name: decl.record.pointer for name, decl in schema.scopes.items()})
-    return found  # type: ignore[return-value]
 
 
 def _records(document: Any, located: Sequence[tuple[str, tuple[Any, ...]]],
@@ -165,10 +138,9 @@ def _tie_warnings(name: str, gold: list[_Record], candidate: list[_Record],
 
 def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
                         wl_mode: str, wl_lambda: float, *,
-                        traces: bool = True) -> ScopeResolution | None:
-    """Under ``OA_ENGINE=rust``, ``resolve_scopes``' result for checked documents
-    under a schema with scopes, resolved in Rust; None under the Python engine or
-    for anything Rust leaves to Python (see the module).
+                        traces: bool = True) -> ScopeResolution:
+    """The scopes of checked documents under a schema with scopes, resolved in Rust
+    (see the module).
 
     Parameters
     ----------
@@ -187,38 +159,32 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
 
     Returns
     -------
-    tuple or None
-        ``(bijections, candidate_ids, alignments, traces, warnings)`` as
-        :func:`~oa_core.referential.resolve_scopes` returns them.
+    tuple
+        ``(bijections, candidate_ids, alignments, traces, warnings)``: each scope's
+        ``{gold id key: candidate id key or None}``, its candidate id keys, its
+        :class:`~oa_core.scopes.ScopeAlignment` and its :class:`~oa_core.wl.WLTrace`
+        (scopes WL paired), and the warnings (reference cycles, ids, ties).
+
+    Raises
+    ------
+    InputError, ComparatorError
+        A scope or block over ``max_matrix_cells``, a comparator that failed.
 
     Examples
     --------
-    >>> import os
     >>> schema = Schema.parse({"type": "array", "order": "align", "blockBy": ["k"],
     ...     "items": {"type": "object", "properties": {
     ...         "id": {"type": "integer", "idScope": "p"}, "k": {"type": "string"}}}})
-    >>> engine = os.environ.get("OA_ENGINE")
-    >>> os.environ["OA_ENGINE"] = "rust"
     >>> found = native_align_scopes([{"id": 1, "k": "a"}], [{"id": 2, "k": "a"}], schema,
     ...                             Limits(), "none", 0.5)
     >>> found[2]["p"].pairs
     [(0, 0)]
-    >>> os.environ["OA_ENGINE"] = "python"
-    >>> native_align_scopes([{"id": 1}], [{"id": 2}], schema, Limits(), "none", 0.5) is None
-    True
-    >>> _ = os.environ.pop("OA_ENGINE") if engine is None else os.environ.update(
-    ...     OA_ENGINE=engine)
     """
-    plan = _scoped_plan(schema)
-    refer = None if plan is None else refer_plan(schema)
-    resolving = None if refer is None else _resolving(schema)
-    if plan is None or refer is None or resolving is None:
-        return None
-    groups, cyclic, cycle_warnings, nodes = resolving
-    found = align_scopes(refer, plan, gold, candidate, limits, groups, nodes, wl_mode,
-                         wl_lambda)
-    if found is None:
-        return None
+    groups, cyclic, cycle_warnings, nodes = resolution(schema)
+    found = align_scopes(refer_plan(schema), prepared_plan(schema).plan, gold, candidate,
+                         limits, groups, nodes, wl_mode, wl_lambda)
+    if found is None:  # the documents are checked: nothing is the gold's to name
+        raise declined("to resolve the scopes")
     scope_rows, trace_rows = found
     group_of = {name: ", ".join(group) for group in groups for name in group}
     records = {row[0]: (_records(gold, row[14][0], schema.scopes[row[0]].id_field),

@@ -1,36 +1,34 @@
-"""Joint 1-dimensional Weisfeiler-Leman colour refinement on a disjoint union.
+"""The traces of joint 1-dimensional Weisfeiler-Leman colour refinement.
 
-The gold and candidate reference graphs of one scope are refined *together*:
-one intern table (Algorithm "Relabel" of the paper) maps each round's sorted
-signatures to integer colours, so equal colours are comparable across the sides.
-
-A vertex's signature is ``(own colour, sorted multiset of (direction, relation,
-label, neighbour colour))`` over its incident edges; a self-loop contributes one
-``("loop", ...)`` descriptor. Refinement stops when the number of colours no longer
-grows; every round is kept (round 0 first, the last one stable). The refinement is
-Rust's (:func:`refine`); this module keeps the graph and trace types.
+The gold and candidate reference graphs of one scope are refined *together* by the
+Rust engine (``crates/oa-engine/src/align/``, Algorithm "Relabel" of the paper): one
+intern table maps each round's sorted signatures to integer colours, so equal colours
+are comparable across the sides. A vertex's signature is ``(own colour, sorted
+multiset of (direction, relation, label, neighbour colour))`` over its incident
+edges; refinement stops when the number of colours no longer grows. Every round is
+kept (round 0 first, the last one stable) in a :class:`WLTrace`, which
+:func:`oa_core.align` returns per scope WL paired and the explorer draws.
 
 Examples
 --------
->>> vertices = [WLVertex("gold", "g0", 0, 1), WLVertex("gold", "g1", 1, 2),
-...             WLVertex("candidate", "c0", 0, 9), WLVertex("candidate", "c1", 1, 8)]
->>> edges = [WLEdge("gold", 0, 1, "mentor->mentee"), WLEdge("candidate", 3, 2, "mentor->mentee")]
->>> trace = refine(vertices, edges, ["record"] * 4)
->>> trace.rounds
-[[0, 0, 0, 0], [1, 0, 0, 1]]
->>> trace.final[0] == trace.final[3]  # gold 1 and candidate 8 are both mentors
+>>> import oa_core
+>>> schema = {"type": "array", "items": {"type": "object", "properties": {
+...     "id": {"type": "string", "idScope": "p"}, "boss": {"type": "string", "ref": "p"}}}}
+>>> found = oa_core.align([{"id": "a"}, {"id": "b", "boss": "a"}],
+...                       [{"id": "y", "boss": "x"}, {"id": "x"}], schema)
+>>> trace = found.wl["p"]
+>>> trace.rounds[-1]
+[0, 1, 1, 0]
+>>> trace.final[0] == trace.final[3]  # gold a and candidate x are both bosses
 True
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import _engine
-
-__all__ = ["WLEdge", "WLTrace", "WLVertex", "refine"]
+__all__ = ["WLEdge", "WLTrace", "WLVertex"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,49 +92,3 @@ class WLTrace:
         from .notebook.scopes import wl_html
 
         return wl_html(self)
-
-
-def refine(vertices: Sequence[WLVertex], edges: Sequence[WLEdge],
-           initial: Sequence[str], *, scope: str = "", mode: str = "tie_break") -> WLTrace:
-    """Refine colours on the union until the partition is stable (the rule:
-    ``crates/oa-engine/src/align/``, through ``oa_core._engine.wl_refine``).
-
-    Parameters
-    ----------
-    vertices, edges
-        The disjoint union (edges never join the two sides).
-    initial : sequence of str
-        A seed per vertex (all equal in tie-break mode); seeds order as strings.
-    scope, mode
-        Recorded in the trace.
-
-    Returns
-    -------
-    WLTrace
-    """
-    links = [(e.source, e.target, e.relation, e.label) for e in edges]
-    seeds = list(initial)
-    try:
-        rounds = _engine.wl_refine(len(vertices), links, seeds)
-    except UnicodeEncodeError:  # a lone surrogate (no UTF-8 form): refine the ranks
-        rounds = _engine.wl_refine(len(vertices), *_ranked(links, seeds))
-    return WLTrace(scope, mode, list(vertices), list(edges), rounds)
-
-
-def _ranked(links: list[tuple[int, int, str, str]], seeds: list[str]
-            ) -> tuple[list[tuple[int, int, str, str]], list[str]]:
-    """The texts of a graph as their ranks among their kind (seeds, relations,
-    labels), zero-padded: the same equalities and the same order (seeds and edge
-    descriptors compare field by field), in ASCII.
-
-    >>> _ranked([(0, 1, "b", "")], ["z", "a"])
-    ([(0, 1, '0000000000', '0000000000')], ['0000000001', '0000000000'])
-    """
-    def ranks(texts: set[str]) -> dict[str, str]:
-        return {text: f"{k:010d}" for k, text in enumerate(sorted(texts))}
-
-    relation = ranks({r for _, _, r, _ in links})
-    label = ranks({lab for *_, lab in links})
-    seed = ranks(set(seeds))
-    return ([(s, t, relation[r], label[lab]) for s, t, r, lab in links],
-            [seed[text] for text in seeds])

@@ -47,7 +47,7 @@ def to_html(result: Any) -> str:
     """
     from ..aligner import Alignment
     from ..feedback import Feedback
-    from ..referential import ScopeAlignment
+    from ..scopes import ScopeAlignment
     from ..wl import WLTrace
     from .alignment import alignment_html
     from .feedback import feedback_html

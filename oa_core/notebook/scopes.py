@@ -31,7 +31,7 @@ from ..kinds import TieRule
 from .html import chip, esc, score_cell, table, view
 
 if TYPE_CHECKING:
-    from ..referential import ScopeAlignment
+    from ..scopes import ScopeAlignment
     from ..wl import WLTrace
 
 __all__ = ["MAX_DRAWN", "MAX_ROUNDS", "RULES", "graph_svg", "round_html", "scope_html",
