@@ -1,5 +1,5 @@
-"""score() of documents with scopes without a match tree gives the match tree's bits
-(:func:`oa_core.scoreonly.score_with`), and its errors are the full path's."""
+"""score() of documents with scopes (no match tree kept) gives align()'s bits, and its
+errors are align()'s (type, pointer, message)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,7 @@ from benchmarks.alignment_speed import SCHEMA as GRAPH_SCHEMA
 from benchmarks.alignment_speed import make_pair
 from benchmarks.throughput import org2graph_pairs
 from oa_core.errors import InputError
-from oa_core.matchtree import Scorer
 from oa_core.options import Limits
-from oa_core.scoreonly import score_with
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 INDEX = json.loads((SAMPLES / "index.json").read_text(encoding="utf-8"))
@@ -50,36 +48,6 @@ def test_score_equals_the_match_tree_on_graphs() -> None:
     for mode in oa_core.WL_MODES:
         assert (oa_core.score(gold, candidate, GRAPH_SCHEMA, wl_mode=mode).hex()
                 == oa_core.align(gold, candidate, GRAPH_SCHEMA, wl_mode=mode).score.hex())
-
-
-def test_score_with_follows_pointers_only_for_record_pairs() -> None:
-    # a scorer without record pairs scores a scope's records as an unordered list, as
-    # Scorer.node does while the scope is being resolved
-    raw = {"type": "object", "properties": {
-        "people": {"type": "array", "order": "align", "items": {"type": "object",
-            "properties": {"id": {"type": "integer", "idScope": "p"},
-                           "name": {"type": "string", "score": "levenshtein"}}}},
-        "pairs": {"type": "array", "prefixItems": [{"type": "integer", "ref": "p"}],
-                  "prefixImportance": 1, "restImportance": 2,
-                  "items": {"type": "integer", "ref": "p"}}}}
-    schema = oa_core.Schema.parse(raw)
-    gold = {"people": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}],
-            "pairs": [1, 2, 2, None]}
-    candidate = {"people": [{"id": 9, "name": "Bobby"}, {"id": 8, "name": "Ann"}],
-                 "pairs": [8, 9, 8, None]}
-    for unresolved in (frozenset(), frozenset({"p"})):
-        scorer = Scorer(schema.comparators, bijections={"p": {("number", 1): ("number", 8),
-                                                              ("number", 2): None}},
-                        candidate_ids={"p": {("number", 8), ("number", 9)}},
-                        unresolved=unresolved, limits=Limits())
-        expected = scorer.node(gold, candidate, schema.root, "", "").score
-        assert score_with(scorer, gold, candidate, schema).hex() == expected.hex()
-        scorer.record_pairs = {"/properties/people": ("p", {"/people/0": "/people/1"})}
-        tree = scorer.node(gold, candidate, schema.root, "", "")
-        expected = tree.score
-        people = next(c for c in tree.children if c.gold_key == "people")
-        assert people.order == "scope"  # the records paired by pointer
-        assert score_with(scorer, gold, candidate, schema).hex() == expected.hex()
 
 
 @pytest.mark.parametrize("inside_records", [True, False])
