@@ -11,9 +11,9 @@ Run: ``python benchmarks/alignment_speed.py [--sizes 200 1000] [--repeat 5]``;
 ``--blocked 10000 100000`` scores (``oa_core.score``, each size in a process of its
 own, peak RSS reported) people who also have a team, 1,000 people a team, under
 :data:`BLOCKED_SCHEMA`, whose people are paired within their team only (``blockBy``,
-an explicit option that can change the optimum: see :mod:`oa_core.blocking`);
+an explicit option that can change the optimum: see ``docs/schema.md``);
 ``--scored 10000`` scores the N-person pair with the whole scope paired exactly (the
-matrix limit raised to N x N). Both under the engine ``OA_ENGINE`` names.
+matrix limit raised to N x N).
 Targets on the project's 2-core machines: N=200 < 0.1 s, N=1000 < 2 s.
 """
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import os
 import random
 import statistics
 import subprocess
@@ -109,15 +108,12 @@ def measure(n: int, repeat: int, limits: oa_core.Limits | None = None) -> dict[s
 
 # The stages of align() whose peaks are reported, as (label, module, attribute); none
 # runs inside another, but a stage may run several times (its largest peak counts).
+# tracemalloc sees Python's and numpy's allocations, not the Rust engine's own.
 STAGES = (
     ("validation and check_json", "oa_core.aligner", "schema_violations"),
-    ("index documents", "oa_core.aligner", "index_document"),
-    ("record matrices (C)", "oa_core.matchtree", "Scorer.matrix"),
-    ("WL refinement", "oa_core.referential", "refine"),
-    ("WL agreement matrices", "oa_core.referential", "_structure"),
-    ("scope pairing (colours, assignment, twins)", "oa_core.referential", "_pair_scope"),
-    ("label ties by document score", "oa_core.referential", "_settle"),
-    ("match tree (lists aligned, nodes built)", "oa_core.matchtree", "Scorer.node"),
+    ("scopes resolved (C, WL, pairing, ties, traces)", "oa_core.aligner",
+     "native_align_scopes"),
+    ("match tree (node table, MatchNode tree)", "oa_core.aligner", "native_tree"),
 )
 
 
@@ -189,8 +185,8 @@ def measure_primitives(n: int) -> dict[str, float]:
 
 
 def measure_scored(n: int, teams: int = 0) -> dict[str, float]:
-    """One ``score`` of the N-person pair in a new process (under the ``OA_ENGINE``
-    of this one): wall and CPU seconds, peak RSS. With ``teams``, people also have
+    """One ``score`` of the N-person pair in a new process: wall and CPU seconds,
+    peak RSS. With ``teams``, people also have
     one of that many teams under :data:`BLOCKED_SCHEMA` (paired within their team);
     without, the exact pairing of the whole scope under :data:`SCHEMA`, with
     ``Limits.max_matrix_cells`` raised to N x N. (The 2N mentorships need
@@ -242,12 +238,11 @@ def main() -> None:
         row = measure_primitives(n)
         print(f"{n:,} integers (exact): {row['cpu_s']:.2f} s CPU, {row['peak_mib']:.1f} MiB "
               f"peak, score {row['score']:.4f}")
-    engine = os.environ.get("OA_ENGINE", "python")
     for n, teams in [(n, max(1, n // 1000)) for n in args.blocked] + [
             (n, 0) for n in args.scored]:
         row = measure_scored(n, teams)
         what = "in teams of 1,000 (blockBy)" if teams else "(exact, one scope)"
-        print(f"{n:,} people {what}, score() under {engine}: {row['wall_s']:.1f} s wall, "
+        print(f"{n:,} people {what}, score(): {row['wall_s']:.1f} s wall, "
               f"{row['cpu_s']:.1f} s CPU, {row['rss_mib']:,.0f} MiB peak RSS, score "
               f"{row['score']}")
 

@@ -1,5 +1,4 @@
-"""The leaf comparators (Rust, under both engines): comparisons per CPU second, one
-process.
+"""The leaf comparators (Rust): comparisons per CPU second, one process.
 
 Every built-in comparator (``oa_core.comparators.BUILTIN_COMPARATORS``) runs on a fixed
 workload in two forms:

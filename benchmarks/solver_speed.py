@@ -1,27 +1,25 @@
 """The alignment solvers (Rust, ``oa_core._engine``): CPU time per call, one core,
 one process.
 
-Workloads, each checked to give the same output through the Python engine's
-wrappers (``oa_core.assignment``, ``oa_core.wl``) and ``oa_core._engine`` directly
-before it is timed:
+Workloads, each an ``oa_core._engine`` call, made twice (the same output) before it
+is timed:
 
 ``max_weight NxN``
-    :func:`~oa_core.assignment.max_weight_matching` of a similarity matrix whose
-    cells are 0 (a third of them) or two-decimal values (many ties);
+    ``_engine.max_weight_matching`` of a similarity matrix whose cells are 0 (a third
+    of them) or two-decimal values (many ties);
 ``monotone NxN``
-    :func:`~oa_core.assignment.monotone_matching` of the same matrix;
+    ``_engine.monotone_matching`` of the same matrix;
 ``wl running example``
-    :func:`~oa_core.wl.refine` on the running example's person graph (as ``align``
+    ``_engine.wl_refine`` on the running example's person graph (as ``align``
     builds it);
 ``wl V vertices``
     refinement of a union of two mentorship graphs of ``V / 2`` records each (two
     edges a record; the candidate a shuffled copy with 1% of the edges rerouted);
 ``blocks N records``
-    :func:`~oa_core.blocking.blocks` of two lists of ``N`` records by two properties.
+    ``_engine.blocks`` of two lists of ``N`` records by two properties.
 
-The Python implementations these were once timed beside were deleted on 2026-11-26
-(both engines call the Rust solvers); the figures from before, Python beside Rust,
-are in docs/performance.md.
+The Python implementations these were once timed beside were deleted on 2026-11-26;
+the figures from before, Python beside Rust, are in docs/performance.md.
 
 Each turn repeats a call until ``--budget`` CPU seconds (``time.process_time``) have
 passed; the figure is the median over the turns of CPU microseconds per call,
@@ -51,7 +49,7 @@ from typing import Any
 import numpy as np
 
 import oa_core
-from oa_core import _engine, assignment, blocking, wl
+from oa_core import _engine, wl
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX_SIZES = (8, 50, 300)
@@ -98,15 +96,11 @@ def mentorship_graph(vertices: int, seed: int = 0
     return nodes, edges, ["record"] * (2 * half)
 
 
-def wl_calls(graph: tuple[list[wl.WLVertex], list[wl.WLEdge], list[str]]
-             ) -> tuple[Call, Call]:
-    """(the wrapper's call, the engine's call) of one refinement."""
+def wl_call(graph: tuple[list[wl.WLVertex], list[wl.WLEdge], list[str]]) -> Call:
+    """The engine's call of one refinement."""
     vertices, edges, seeds = graph
     links = [(e.source, e.target, e.relation, e.label) for e in edges]
-    return (lambda: wl.refine(vertices, edges, seeds).rounds,
-            lambda: _engine.wl_refine(len(vertices), links, seeds))
-
-
+    return partial(_engine.wl_refine, len(vertices), links, seeds)
 
 
 def block_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -116,34 +110,21 @@ def block_records(n: int, seed: int = 0) -> list[dict[str, Any]]:
             for k in range(n)]
 
 
-def strategy_calls(n: int) -> dict[str, tuple[Call, Call]]:
-    """The blocks of ``n`` records, as (wrapper call, engine call)."""
-    golds, candidates = block_records(n, 1), block_records(n, 2)
-    properties = ["role", "team"]
-
-    def wrapper() -> Any:
-        return [(b.gold, b.candidate) for b in blocking.blocks(golds, candidates, properties)]
-
-    return {f"blocks {n} records": (wrapper,
-                                    partial(_engine.blocks, golds, candidates, properties))}
-
-
 def workloads(sizes: tuple[int, ...], wl_vertices: int, sparse_items: int = 0
-              ) -> dict[str, tuple[Call, Call]]:
-    """Each workload's (wrapper call, engine call); the blocks' when ``sparse_items``."""
-    calls: dict[str, tuple[Call, Call]] = {}
+              ) -> dict[str, Call]:
+    """Each workload's engine call; the blocks' when ``sparse_items``."""
+    calls: dict[str, Call] = {}
     for n in sizes:
-        matrix = similarity_matrix(n)
-        calls[f"max_weight {n}x{n}"] = (partial(assignment.max_weight_matching, matrix),
-                                        partial(_engine.max_weight_matching, matrix))
+        calls[f"max_weight {n}x{n}"] = partial(_engine.max_weight_matching,
+                                               similarity_matrix(n))
     for n in sizes:
-        matrix = similarity_matrix(n)
-        calls[f"monotone {n}x{n}"] = (partial(assignment.monotone_matching, matrix),
-                                      partial(_engine.monotone_matching, matrix))
-    calls["wl running example"] = wl_calls(running_example_graph())
-    calls[f"wl {wl_vertices} vertices"] = wl_calls(mentorship_graph(wl_vertices))
+        calls[f"monotone {n}x{n}"] = partial(_engine.monotone_matching, similarity_matrix(n))
+    calls["wl running example"] = wl_call(running_example_graph())
+    calls[f"wl {wl_vertices} vertices"] = wl_call(mentorship_graph(wl_vertices))
     if sparse_items:
-        calls.update(strategy_calls(sparse_items))
+        golds, candidates = block_records(sparse_items, 1), block_records(sparse_items, 2)
+        calls[f"blocks {sparse_items} records"] = partial(_engine.blocks, golds, candidates,
+                                                          ["role", "team"])
     return calls
 
 
@@ -162,12 +143,12 @@ def per_call_us(call: Call, budget: float) -> float:
 def measure(sizes: tuple[int, ...] = MATRIX_SIZES, wl_vertices: int = WL_VERTICES,
             turns: int = 5, budget: float = 0.2, sparse_items: int = 0
             ) -> dict[str, dict[str, float]]:
-    """{workload: {"rust_us"}}, the wrapper's medians over ``turns``."""
+    """{workload: {"rust_us"}}, the medians over ``turns``."""
     results: dict[str, dict[str, float]] = {}
-    for name, (wrapper, engine) in workloads(sizes, wl_vertices, sparse_items).items():
-        if wrapper() != engine():
-            raise AssertionError(f"{name}: the wrapper and the engine disagree")
-        times = [per_call_us(wrapper, budget) for _ in range(turns)]
+    for name, call in workloads(sizes, wl_vertices, sparse_items).items():
+        if repr(call()) != repr(call()):
+            raise AssertionError(f"{name}: two calls disagree")
+        times = [per_call_us(call, budget) for _ in range(turns)]
         results[name] = {"rust_us": statistics.median(times)}
     return results
 
@@ -176,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--budget", type=float, default=0.2,
-                        help="CPU seconds per engine per turn and workload")
+                        help="CPU seconds per turn and workload")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--sparse-items", type=int, default=SPARSE_ITEMS,
                         help="list length of the blocking row (0: none)")

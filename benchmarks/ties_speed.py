@@ -1,12 +1,11 @@
-"""The tie policy's pairing of one scope in Python and in Rust, side by side (issue 22).
+"""The tie policy of referential alignment at scale (issue 22).
 
 On :func:`benchmarks.alignment_speed.make_pair`'s org graphs of N people (a quarter
-property twins, a damaged candidate), the calls ``oa_core.score`` makes to
-``referential._pair_scope`` are recorded, checked to give the same pairs, rules,
-label ties and canonical order under ``OA_ENGINE=python`` and ``rust``, then timed
-under each (CPU time of this process, median of the repeats); so is the whole
-``oa_core.score`` (where the pairing is one part: C, WL and the final pass stay
-Python). Run from the repository root::
+property twins, a damaged candidate), the CPU seconds of :func:`oa_core.score` and
+:func:`oa_core.align` (median of the repeats, this process), and how many of the
+person scope's pairs each tie rule decided (attributes, the WL colour bonus, the
+agreement depth, the content rule; ``ScopeAlignment.rules``) with the label ties
+among them. Run from the repository root::
 
     python -m benchmarks.ties_speed --sizes 50 200 1000 --repeat 5
 """
@@ -17,17 +16,14 @@ import argparse
 import os
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import oa_core
 from benchmarks.alignment_speed import SCHEMA, make_pair
-from oa_core import referential
-from oa_core.build import using_engine
 
 __all__ = ["main", "measure"]
-
-
 
 
 def _cpu(run: Callable[[], Any], repeat: int) -> float:
@@ -39,40 +35,23 @@ def _cpu(run: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
-def _view(result: Any) -> Any:
-    pairs, rules, ties, order = result
-    return pairs, [rules[p].value for p in pairs], ties, order.rows, order.cols
-
-
-def measure(n: int, repeat: int) -> dict[str, float]:
-    """CPU seconds of the scope pairing and of ``score`` under each engine."""
+def measure(n: int, repeat: int) -> dict[str, Any]:
+    """CPU seconds of ``score`` and ``align``, the score's bits, and the pairs per tie
+    rule (and label ties) of the person scope."""
     gold, candidate = make_pair(n)
     schema = oa_core.Schema.parse(SCHEMA)
-    calls: list[tuple[Any, ...]] = []
-    original = referential._pair_scope
-
-    def recording(*args: Any) -> Any:
-        calls.append(args)
-        return original(*args)
-
-    referential._pair_scope = recording  # type: ignore[assignment]
-    try:
-        with using_engine("python"):
-            oa_core.score(gold, candidate, schema)
-    finally:
-        referential._pair_scope = original  # type: ignore[assignment]
-    out: dict[str, float] = {}
-    results = {}
-    for name in ("python", "rust"):
-        with using_engine(name):
-            results[name] = [_view(original(*args)) for args in calls]
-            out[f"pair_scope {name}"] = _cpu(lambda: [original(*a) for a in calls], repeat)
-            scores = oa_core.score(gold, candidate, schema)
-            out[f"score {name}"] = _cpu(lambda: oa_core.score(gold, candidate, schema), repeat)
-            out[f"bits {name}"] = scores
-    if results["python"] != results["rust"] or out["bits python"] != out["bits rust"]:
-        raise SystemExit(f"N={n}: the engines differ")
-    return out
+    found = oa_core.align(gold, candidate, schema)
+    value = oa_core.score(gold, candidate, schema)
+    if value.hex() != found.score.hex():
+        raise SystemExit(f"N={n}: score() and align() differ")
+    rules: Counter[str] = Counter()
+    ties = 0
+    for scope in found.scopes.values():
+        rules.update(rule.value for rule in scope.rules.values())
+        ties += len(scope.label_ties)
+    return {"score": _cpu(lambda: oa_core.score(gold, candidate, schema), repeat),
+            "align": _cpu(lambda: oa_core.align(gold, candidate, schema), repeat),
+            "bits": value, "rules": dict(sorted(rules.items())), "label ties": ties}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -84,11 +63,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"load {os.getloadavg()[0]:.1f}; CPU seconds, median of {args.repeat}")
     for n in args.sizes:
         found = measure(n, args.repeat)
-        print(f"N={n}: pair_scope python {found['pair_scope python']:.4f} rust "
-              f"{found['pair_scope rust']:.4f} "
-              f"({found['pair_scope python'] / max(found['pair_scope rust'], 1e-9):.1f}x); "
-              f"score() python {found['score python']:.4f} rust {found['score rust']:.4f}; "
-              f"same bits {found['bits rust'].hex()}")
+        print(f"N={n}: score() {found['score']:.4f} align() {found['align']:.4f}; "
+              f"pairs by rule {found['rules']}, label ties {found['label ties']}; "
+              f"score {found['bits'].hex()}")
 
 
 if __name__ == "__main__":

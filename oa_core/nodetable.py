@@ -2,7 +2,7 @@
 
 The Rust engine scores a pair of documents and records the match tree as a table
 (:class:`oa_core._engine.NodeTable`): one row per node in preorder, each naming its
-parent, with every field :meth:`oa_core.matchtree.Scorer.node` fills in. This module
+parent, with every field of a :class:`~oa_core.matchtree.MatchNode`. This module
 turns the table into the :class:`~oa_core.matchtree.MatchNode` tree: each node gets
 the :class:`~oa_core.schema.SchemaNode` it was compared under, and its gold and
 candidate values are taken from the documents (a child's value is its parent's
@@ -58,7 +58,7 @@ def _expected(bijections: Mapping[str, Mapping[Any, Any]] | None, scope: str | N
 
 
 def _matrix(rows: int, cols: int, buffer: bytearray) -> np.ndarray:
-    # a bytearray is writable, so the matrix is too, as Python's own matrices are
+    # a bytearray is writable, so the matrix is too, as an array made in numpy would be
     return np.frombuffer(buffer, dtype=np.float64).reshape(rows, cols)
 
 
@@ -80,8 +80,7 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
     Returns
     -------
     MatchNode
-        The root, as :meth:`oa_core.matchtree.Scorer.node` builds it, effective
-        weights set.
+        The root, effective weights set.
     """
     # one pass over the rows, the nodes made by positional calls (MatchNode's field
     # order) and each parent's values and effective weight kept in flat lists: this

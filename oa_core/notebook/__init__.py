@@ -1,7 +1,7 @@
 """The explorer's views in Jupyter: every result object displays itself.
 
 An :class:`~oa_core.aligner.Alignment`, a :class:`~oa_core.feedback.Feedback`, a
-:class:`~oa_core.referential.ScopeAlignment`, a :class:`~oa_core.wl.WLTrace`, a batch
+:class:`~oa_core.scopes.ScopeAlignment`, a :class:`~oa_core.wl.WLTrace`, a batch
 summary, a dataset and a scored run each have a ``_repr_html_`` that calls this
 package; :func:`show` wraps any of them (and a run comparison) for ``display``.
 The views are plain HTML and CSS (no script, no network), escape all user text and

@@ -1,5 +1,5 @@
 """A scope's record pairing in a notebook: the bijection, the ties and what settled
-them (:class:`~oa_core.referential.ScopeAlignment`), and the reference graph by WL
+them (:class:`~oa_core.scopes.ScopeAlignment`), and the reference graph by WL
 round (:class:`~oa_core.wl.WLTrace`).
 
 The graph is drawn as inline SVG (gold on the left, candidate on the right, each side
