@@ -1,18 +1,19 @@
 """Leaf comparators: similarity functions on primitive values.
 
 Each comparator maps a gold and a candidate primitive to a similarity in [0, 1]
-and comes in two forms that give the same bits: a scalar form for the match tree
-and a matrix form for the score matrices that drive alignment.
+and comes in two forms that give the same bits: a scalar form (one pair) and a
+matrix form (every pair of two lists).
 
 Built-ins
 ---------
 strings: ``exact``, ``jaro`` (default), ``jaro_winkler``, ``levenshtein``,
-``damerau_levenshtein``, ``osa``, ``indel``, ``lcsseq`` (rapidfuzz's normalized
-similarities); numbers: ``exact``, ``invdiff`` (default) = 1/(1+|g-p|),
-``relative`` = 1 - min(1, |g-p|/max(|g|,|p|)) (1 when both are 0); booleans:
-``exact``. Both engines compute them in Rust (``crates/oa-engine/src/compare/``,
-called through ``oa_core._engine.compare_scalar`` and ``compare_matrix``); this
-module keeps the registry, the custom comparators and the JSON kinds.
+``damerau_levenshtein``, ``osa``, ``indel``, ``lcsseq`` (normalized similarities,
+as rapidfuzz defines them); numbers: ``exact``, ``invdiff`` (default) =
+1/(1+|g-p|), ``relative`` = 1 - min(1, |g-p|/max(|g|,|p|)) (1 when both are 0);
+booleans: ``exact``. The Rust engine computes them (``crates/oa-engine/src/compare/``;
+from Python through ``oa_core._engine.compare_scalar`` and ``compare_matrix``); this
+module keeps the registry a schema names them in, the custom comparators (which the
+engine calls back) and the JSON kinds.
 
 Examples
 --------
@@ -29,7 +30,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -42,12 +42,9 @@ from .errors import ComparatorError, preview_json
 
 __all__ = [
     "BUILTIN_COMPARATORS",
-    "MEMO_LIMIT",
-    "RUST_COMPARATORS",
     "Comparator",
     "ComparatorRegistry",
     "Registration",
-    "canonical_json",
     "id_key",
     "is_number",
     "register_comparator",
@@ -92,20 +89,6 @@ def value_kind(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return type(value).__name__
-
-
-# One encoder for every canonical text: json.dumps with options builds a JSONEncoder
-# per call, which costs as much as encoding a small record (the same output).
-_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def canonical_json(value: Any) -> str:
-    """Key-sorted, compact JSON: equal values give equal text.
-
-    >>> canonical_json({"b": [1, "é"], "a": None})
-    '{"a":null,"b":[1,"é"]}'
-    """
-    return _CANONICAL.encode(value)
 
 
 def id_key(value: Any) -> tuple[str, Any] | None:
@@ -177,17 +160,10 @@ def _builtin(name: str) -> Comparator:
 BUILTIN_COMPARATORS: dict[str, Comparator] = {
     name: _builtin(name) for name in _engine.comparator_names()}
 
-# The same table under its former name, which oa_core.native still reads.
-RUST_COMPARATORS = BUILTIN_COMPARATORS
-
 
 DEFAULT_FOR_KIND = {"string": "jaro", "number": "invdiff", "boolean": "exact"}
 
 _GLOBAL_CUSTOM: dict[str, Comparator] = {}
-
-MEMO_LIMIT = 4096
-"""Entries of :attr:`ComparatorRegistry.memo` before it is cleared."""
-
 
 def _checked(name: str, fn: UserScalarFn) -> ScalarFn:
     # The scorer re-raises these with the pointer of the schema keyword (ComparatorError.at).
@@ -286,10 +262,6 @@ class ComparatorRegistry:
 
     def __init__(self, extra: dict[str, Any] | None = None) -> None:
         self._table: dict[str, Comparator] = {**BUILTIN_COMPARATORS, **_GLOBAL_CUSTOM}
-        # Results of built-in (pure) comparisons that scorers share across calls, keyed
-        # by values (e.g. an object's key pairing by its two key sets); at most
-        # MEMO_LIMIT entries, cleared when full.
-        self.memo: dict[tuple[Any, ...], Any] = {}
         for name, spec in (extra or {}).items():
             fn, kinds = (spec if isinstance(spec, tuple) else (spec, ("string",)))
             self._table[name] = _make_custom(name, fn, kinds)
