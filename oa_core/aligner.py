@@ -101,7 +101,7 @@ class Alignment:
 # AlignOptions() once (it is frozen): validating it costs a metric call 10 us.
 _DEFAULT_OPTIONS = AlignOptions()
 
-# Python frames one level of document nesting may take (scorer, matrix, validator).
+# Python frames one level of document nesting may take (the validator, feedback).
 _FRAMES_PER_LEVEL = 40
 
 
@@ -294,10 +294,10 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
         value, validated = found
         if validated:
             return value
-        if not gold_checked and _violates(gold, parsed, "gold", opts):
-            raise _gold_violation(gold, parsed, opts, gold_checked)
-        return 0.0 if opts.strict and _violates(candidate, parsed, "candidate",
-                                                opts) else value
+        if not gold_checked and (errors := _violations(gold, parsed, "gold", opts)):
+            raise _gold_violates(errors)
+        return 0.0 if opts.strict and _violations(candidate, parsed, "candidate",
+                                                  opts) else value
     # the prepared gold's own conversion and index hold only where its checks do
     prepared = native_gold if gold_checked else None
     violations: list[Diagnostic] = []
@@ -311,9 +311,9 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
                                    WLMode(opts.wl_mode).value, opts.wl_blend_lambda, prepared)
     if scored is None:  # the gold violates an assertion the engine checks
         raise _gold_violation(gold, parsed, opts, gold_checked)
-    if not (gold_checked or native_validates(parsed)) and _violates(gold, parsed, "gold",
-                                                                    opts):
-        raise _gold_violation(gold, parsed, opts, gold_checked)
+    if not (gold_checked or native_validates(parsed)) and (
+            errors := _violations(gold, parsed, "gold", opts)):
+        raise _gold_violates(errors)
     return 0.0 if violations else scored
 
 
@@ -322,19 +322,15 @@ def _gold_violation(gold: Any, parsed: Schema, opts: AlignOptions,
     """The error of a gold the engine found violating the schema: its
     :class:`InputError` (the validator names the violation), or :func:`declined`
     where the gold was checked or the validator finds no violation (an engine bug)."""
-    errors = [] if gold_checked else _gold_errors(gold, parsed, opts)
+    errors = [] if gold_checked else _violations(gold, parsed, "gold", opts)
     return _gold_violates(errors) if errors else declined("the gold (no violation found)")
 
 
-def _gold_errors(gold: Any, parsed: Schema, opts: AlignOptions) -> list[Diagnostic]:
+def _violations(document: Any, parsed: Schema, which: str,
+                opts: AlignOptions) -> list[Diagnostic]:
+    """How ``document`` (plain JSON within ``opts``' limits) violates the schema."""
     _allow_depth(opts.limits.max_depth)
-    return schema_violations(gold, parsed, "gold")
-
-
-def _violates(document: Any, parsed: Schema, which: str, opts: AlignOptions) -> bool:
-    """Whether ``document`` (plain JSON within ``opts``' limits) violates the schema."""
-    _allow_depth(opts.limits.max_depth)
-    return bool(schema_violations(document, parsed, which))
+    return schema_violations(document, parsed, which)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
