@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import math
 import random
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import given, settings
@@ -19,8 +19,7 @@ from hypothesis import strategies as st
 
 import oa_core
 from benchmarks import alignment_speed
-from oa_core import OAError
-from oa_core.blocking import blocks
+from oa_core import OAError, _engine
 from oa_core.errors import ComparatorError, InputError, SchemaError
 from synthetic import hostile
 
@@ -86,6 +85,18 @@ def test_block_by_on_a_string_is_a_misplaced_keyword() -> None:
 
 
 # -- keys and blocks -------------------------------------------------------------
+
+class Block(NamedTuple):
+    gold: list[int]
+    candidate: list[int]
+
+
+def blocks(golds: list[Any], candidates: list[Any], properties: list[str]) -> list[Block]:
+    """The engine's blocks of two lists (gold and candidate positions), keyed in Rust."""
+    found = _engine.blocks(golds, candidates, properties)
+    assert found is not None
+    return [Block(list(g), list(c)) for g, c in found]
+
 
 
 def test_keys_are_json_equality() -> None:
