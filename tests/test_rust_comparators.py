@@ -1,6 +1,6 @@
 """The built-in comparators (Rust, crates/oa-engine/src/compare/) on hostile input.
 
-Both engines call the same Rust measures; their rule here is that the two forms
+The engine calls the Rust measures; their rule here is that the two forms
 agree: every case runs through the scalar form and the matrix form, and both must
 give the same outcome: the same float bits (:meth:`float.hex`), or the same exception
 type. Hypothesis draws hostile strings (astral and combining characters, lone
@@ -23,9 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oa_core
-from benchmarks import bits
 from oa_core import _engine, comparators
-from oa_core.build import ENGINES
 from oa_core.comparators import BUILTIN_COMPARATORS, ComparatorRegistry
 from oa_core.errors import LARGEST_FLOAT_INTEGER
 
@@ -227,13 +225,10 @@ def test_the_rust_binding_refuses_what_it_cannot_compare() -> None:
     assert matrix.tolist() == [[1.0, 0.0]]
 
 
-# --- both engines: the same (Rust) built-ins in every registry
+# --- the same (Rust) built-ins in every registry
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_every_registry_holds_the_rust_builtins(engine: str, monkeypatch: pytest.MonkeyPatch,
-                                                running: tuple[Any, Any, Any]) -> None:
-    monkeypatch.setenv("OA_ENGINE", engine)
+def test_every_registry_holds_the_rust_builtins(running: tuple[Any, Any, Any]) -> None:
     assert ComparatorRegistry().get("jaro") is BUILTIN_COMPARATORS["jaro"]
     gold, candidate, schema = running
     parsed = oa_core.Schema.parse(schema)
@@ -241,45 +236,6 @@ def test_every_registry_holds_the_rust_builtins(engine: str, monkeypatch: pytest
     assert oa_core.score(gold, candidate, parsed) == 0.7678571428571429
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_comparator_doctests_under_each_engine(engine: str,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OA_ENGINE", engine)
+def test_comparator_doctests() -> None:
     result = doctest.testmod(comparators, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
-
-
-def _corpus_bits(name: str, schema: Any, gold: Any, candidate: Any,
-                comparators: Any) -> dict[str, Any]:
-    try:
-        parsed = oa_core.Schema.parse(schema, comparators=comparators)
-    except oa_core.OAError as error:
-        return {"refused": str(error)}
-    out: dict[str, Any] = {}
-    for mode in ("tie_break", "none"):
-        try:
-            result = oa_core.align(gold, candidate, parsed, wl_mode=mode)
-            out[mode] = [result.score.hex(), result.to_dict()]
-        except oa_core.OAError as error:
-            out[mode] = str(error)
-    return out
-
-
-def _small_corpus(case: tuple[str, Any, Any, Any, Any]) -> bool:
-    # benchmarks/bits.py's corpus without its slow tail: the sample data, a few of each
-    # workload and the hostile triples (custom comparators beside the built-ins); the
-    # whole corpus agrees too (the report gives the run)
-    workload, _, index = case[0].partition("/")
-    generated = index.isdigit() and workload in ("flat", "lists", "graph", "org2graph")
-    return not generated or int(index) < 2
-
-
-def test_corpus_is_the_same_under_both_engines(monkeypatch: pytest.MonkeyPatch) -> None:
-    cases = list(filter(_small_corpus, bits.corpus(hostile_count=10, org2graph_count=2)))
-    assert {"running_example/schema.json/candidate.json", "hostile/9", "org2graph/1",
-            "flat/1", "lists/1"} <= {case[0] for case in cases}
-    dumps = {}
-    for engine in ENGINES:
-        monkeypatch.setenv("OA_ENGINE", engine)
-        dumps[engine] = {case[0]: _corpus_bits(*case) for case in cases}
-    assert dumps["python"] == dumps["rust"]
