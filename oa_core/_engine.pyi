@@ -43,9 +43,9 @@ def repair_twins(pairs: Sequence[tuple[int, int]], matrix: ArrayLike,
                  ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], int]]: ...
 
 # --- scoring (crates/oa-python/src/score.rs)
-# A schema without scopes compiled once (its root and schema.ANY, ANY_OBJECT,
-# ANY_ARRAY); ValueError names a construct it does not plan. score() is None where
-# Python must score the documents (oa_core.native).
+# A schema compiled once (its root and schema.ANY, ANY_OBJECT, ANY_ARRAY, its scopes);
+# ValueError names a construct it does not plan. score() is None where the gold
+# violates an assertion the plan checks (oa_core.native: the validator words it).
 class ScorePlan:
     def __init__(self, root: Any, any: Any, any_object: Any, any_array: Any, raw: Any,
                  active: Collection[str], scopes: Mapping[str, Any] | None = None,
@@ -73,7 +73,7 @@ class ScorePlan:
 
 # --- validation (crates/oa-python/src/shape.rs, value.rs)
 # is_plain_json: True says oa_core.validation.check_json accepts the value under limits;
-# False that the Rust conversion declines it (Python then looks for the problem).
+# False that the Rust conversion refuses it (Python then names the problem).
 def is_plain_json(value: Any, limits: Limits) -> bool: ...
 # A schema's JSON Schema assertions checked natively; schema_shape is None when the
 # schema asserts anything the shape does not check. verdict is jsonschema's is_valid,
@@ -168,8 +168,8 @@ def pair_unordered(matrix: Sequence[Sequence[float]], gold_texts: Sequence[str],
 
 # --- referential index, WL graphs, resolution order (crates/oa-python/src/refer.rs)
 # A scoped schema's ScorePlan with each object node's properties in schema order (by
-# pointer) and each scope's id field; index() is None for a document Rust does not
-# take under the limits (oa_core.refer_native).
+# pointer) and each scope's id field (oa_core.refer_native); index() is None for a
+# document it does not index under the limits.
 class ReferPlan:
     def __init__(self, plan: ScorePlan, order: Mapping[str, Sequence[str]],
                  id_fields: Mapping[str, str]) -> None: ...
@@ -189,7 +189,7 @@ class NativeIndex:
 def resolution_groups(dependencies: Mapping[str, Collection[str]],
                       id_pointers: Mapping[str, str]
                       ) -> tuple[list[list[str]], set[str], list[tuple[str, str, str]]]: ...
-# --- the tie policy (crates/oa-python/src/ties.rs; oa_core.ties_native converts)
+# --- the tie policy's parts (crates/oa-python/src/ties.rs; for tests and benchmarks)
 SCORED_TRIALS: int
 SCORED_RECORDS: int
 ENUMERATED: int
@@ -215,13 +215,14 @@ def settle_by_score(pairs: Sequence[tuple[int, int]], label_ties: Sequence[tuple
 # --- custom comparators (crates/oa-python/src/compare.rs)
 # ScorePlan(..., comparators=): the schema's ComparatorRegistry; the custom comparators
 # the schema names are called from Rust (their Comparator.scalar and .matrix, under
-# the GIL). A custom comparator's error gives score(), score_scoped(), matrix() and
-# match_table() None (Python raises it with its pointer); a BaseException that is no
-# Exception (KeyboardInterrupt) is raised at once.
+# the GIL). A custom comparator's error is raised as a ComparatorError with the pointer
+# of its keyword; a BaseException that is no Exception (KeyboardInterrupt) is raised
+# at once.
 
 # --- the scope resolution end to end (crates/oa-python/src/resolve.rs; oa_core.native)
 # groups: the scopes in resolution order; records: scope -> its record node's pointer;
-# mode: a WLMode value. None where Python must resolve or score the documents.
+# mode: a WLMode value. None where the gold violates an assertion the plan checks
+# (oa_core.native raises any other None as an engine bug).
 # gold may be a NativeGold made under the same refer and limits (not converted and
 # indexed again).
 class NativeGold: ...

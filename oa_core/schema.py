@@ -86,7 +86,6 @@ STANDARD_KEYWORDS = frozenset({
 })
 
 _KNOWN = sorted(OA_KEYWORDS | STANDARD_KEYWORDS)
-_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
 _PRIMITIVES = frozenset({"string", "number", "integer", "boolean"})
 _MAX_DEPTH = 200
 # Keywords that never change how a node scores: a $ref beside them shares its node.
@@ -172,10 +171,6 @@ class SchemaNode:
         if node is not None:
             return node
         return self.additional if self.additional is not None else ANY
-
-    def property_weight(self, key: str) -> float:
-        """``valueWeight`` of a property; undeclared keys weigh 1."""
-        return self.weights.get(key, 1.0)
 
     def item_schema(self, index: int) -> SchemaNode:
         """The schema of the element at ``index``."""
@@ -275,11 +270,6 @@ class Schema:
         self.comparators = comparators
         self.records_of = {decl.records.pointer: decl for decl in scopes.values()}
         self.validator = Draft202012Validator(raw)
-
-    def scope_of_records(self, node: SchemaNode) -> ScopeDecl | None:
-        """The scope whose record array ``node`` is, if any."""
-        decl = self.records_of.get(node.pointer)
-        return decl if decl is not None and decl.records is node else None
 
     @classmethod
     def parse(cls, schema: Any, *, comparators: Mapping[str, Any] | None = None) -> Schema:
