@@ -1,18 +1,20 @@
-"""The Rust engine refuses bad input itself, with the Python engine's typed errors.
+"""The engine refuses bad input itself, with typed errors.
 
-Under ``OA_ENGINE=rust`` no document goes back to the Python engine to be refused:
-the conversion raises ``check_json``'s ``InputError`` (nesting, sizes, keys, lone
-surrogates, NaN, integers beyond the float range, non-JSON types), the scorer a
-list over ``max_matrix_cells`` as ``_solve_whole``'s ``InputError`` and a failing
-comparator as ``ComparatorError`` at its ``score``/``keyScore``. Each is compared
-with the Python engine's (class, document, pointer, message, fix) through
-``score``, ``align`` and ``feedback``; the golden corpus's refusals are reached with
-the Python engine's scorer replaced by a tripwire.
+The conversion raises ``check_json``'s ``InputError`` (nesting, sizes, keys, lone
+surrogates, NaN, integers beyond the float range, non-JSON types), the scorer a list
+over ``max_matrix_cells`` as an ``InputError`` and a failing comparator as a
+``ComparatorError`` at its ``score``/``keyScore``. Each outcome (class, document,
+pointer, message, fix, comparator, cause) through ``score``, ``align`` and
+``feedback`` is compared with ``tests/golden/refusals.json``, written while the
+Python engine and the Rust one both gave it (keyed by test and call, in order).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,17 +22,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import oa_core
-from benchmarks import bits
-from oa_core import matchtree, scoreonly
 from oa_core.errors import LARGEST_FLOAT_INTEGER, OAError
 from oa_core.options import Limits
+
+FROZEN = Path(__file__).resolve().parent / "golden" / "refusals.json"
+_CALLS: dict[str, int] = {}
 
 ARRAY = {"type": "array", "order": "align"}
 OBJECT = {"type": "object", "properties": {"a": {"type": "array"}}}
 
 
-def _outcome(engine: str, monkeypatch: pytest.MonkeyPatch, call: Any) -> Any:
-    monkeypatch.setenv("OA_ENGINE", engine)
+def _outcome(call: Any) -> Any:
     try:
         return ("score", call())
     except OAError as error:
@@ -40,11 +42,25 @@ def _outcome(engine: str, monkeypatch: pytest.MonkeyPatch, call: Any) -> Any:
                 None if cause is None else (type(cause).__name__, str(cause)))
 
 
-def _same(monkeypatch: pytest.MonkeyPatch, call: Any) -> Any:
-    python = _outcome("python", monkeypatch, call)
-    rust = _outcome("rust", monkeypatch, call)
-    assert rust == python
-    return rust
+def _key() -> str:
+    """The running test's id and the number of its call to :func:`_same`."""
+    test = os.environ["PYTEST_CURRENT_TEST"].rsplit(" ", 1)[0].split("::", 1)[1]
+    _CALLS[test] = _CALLS.get(test, 0) + 1
+    return f"{test}#{_CALLS[test]}"
+
+
+@pytest.fixture(autouse=True)
+def _count_calls() -> None:
+    _CALLS.clear()
+
+
+def _same(call: Any) -> Any:
+    """``call()``'s outcome, which must be the frozen one."""
+    frozen = json.loads(FROZEN.read_text(encoding="utf-8"))
+    key = _key()
+    found = _outcome(call)
+    assert json.loads(json.dumps(found)) == frozen[key], key
+    return found
 
 
 class _Opaque:
@@ -70,25 +86,25 @@ _LIMITS = Limits(max_depth=3, max_items=10, max_string_length=30)
 
 @pytest.mark.parametrize("which", ["gold", "candidate"])
 @pytest.mark.parametrize(("name", "value", "pointer"), _BAD, ids=[c[0] for c in _BAD])
-def test_a_bad_document_is_refused_alike(monkeypatch, which, name, value, pointer):
+def test_a_bad_document_is_refused_alike(which, name, value, pointer):
     good: Any = {"a": [1]} if isinstance(value, dict) else [1]
     gold, candidate = (value, good) if which == "gold" else (good, value)
     for call in (lambda: oa_core.score(gold, candidate, {}, limits=_LIMITS),
                  lambda: oa_core.align(gold, candidate, {}, limits=_LIMITS).score,
                  lambda: oa_core.feedback(gold, candidate, {}, limits=_LIMITS).score):
-        found = _same(monkeypatch, call)
+        found = _same(call)
         assert found[:3] == ("InputError", which, pointer), name
 
 
-def test_the_first_problem_in_document_order_is_named(monkeypatch):
+def test_the_first_problem_in_document_order_is_named():
     # keys before values, then values in order (the Python walk agrees)
     value = {"a": [float("nan")], "b": [float("inf")], 1: 2}
-    assert _same(monkeypatch, lambda: oa_core.score(value, value, {}))[2] == ""
+    assert _same(lambda: oa_core.score(value, value, {}))[2] == ""
     value = {"a": [float("nan")], "b": [float("inf")]}
-    assert _same(monkeypatch, lambda: oa_core.score(value, value, {}))[2] == "/a/0"
+    assert _same(lambda: oa_core.score(value, value, {}))[2] == "/a/0"
 
 
-def test_subclasses_and_wide_integers_are_taken_exactly(monkeypatch):
+def test_subclasses_and_wide_integers_are_taken_exactly():
     wide = 2**200 + 1
     gold = OrderedDict(a=[wide, 2**1023, LARGEST_FLOAT_INTEGER], b=True)
     candidate = {"a": [wide, 2**1023 + 1, -LARGEST_FLOAT_INTEGER], "b": 1}
@@ -97,28 +113,28 @@ def test_subclasses_and_wide_integers_are_taken_exactly(monkeypatch):
     for call in (lambda: oa_core.score(gold, candidate, schema),
                  lambda: oa_core.score(gold, candidate, {}),
                  lambda: oa_core.align(gold, candidate, {}).score):
-        found = _same(monkeypatch, call)
+        found = _same(call)
         assert found[0] == "score"
 
 
 @pytest.mark.parametrize("schema", [ARRAY, OBJECT])
-def test_a_list_over_the_matrix_limit_is_refused_alike(monkeypatch, schema):
+def test_a_list_over_the_matrix_limit_is_refused_alike(schema):
     lists = [[1, 2, 3], [3, 2, 1]]
     gold, candidate = ((lists[0], lists[1]) if schema is ARRAY
                        else ({"a": lists[0]}, {"a": lists[1]}))
     limits = Limits(max_matrix_cells=4)
     for call in (lambda: oa_core.score(gold, candidate, schema, limits=limits),
                  lambda: oa_core.align(gold, candidate, schema, limits=limits).score):
-        found = _same(monkeypatch, call)
+        found = _same(call)
         assert found[:3] == ("InputError", "candidate", "" if schema is ARRAY else "/a")
 
 
-def test_a_list_inside_a_matrix_cell_is_named_from_the_cell(monkeypatch):
+def test_a_list_inside_a_matrix_cell_is_named_from_the_cell():
     # Python scores a cell, and an object's slot in one, from the pointer "": the
     # inner list is named at ""
     gold = [{"a": [1, 2, 3]}, {"a": [4]}]
     candidate = [{"a": [3, 2, 1]}, {"a": [5]}]
-    found = _same(monkeypatch, lambda: oa_core.score(gold, candidate, {"type": "array"},
+    found = _same(lambda: oa_core.score(gold, candidate, {"type": "array"},
                                                      limits=Limits(max_matrix_cells=8)))
     assert found[:3] == ("InputError", "candidate", "")
 
@@ -135,7 +151,7 @@ def _above(gold: Any, candidate: Any) -> Any:
 
 @pytest.mark.parametrize("custom", [_raises, _above])
 @pytest.mark.parametrize("keyword", ["score", "keyScore"])
-def test_a_failing_custom_comparator_is_refused_alike(monkeypatch, custom, keyword):
+def test_a_failing_custom_comparator_is_refused_alike(custom, keyword):
     if keyword == "score":
         schema = {"type": "object", "properties": {"n": {"type": "string", "score": "c"}}}
         gold, candidate = {"n": "ab"}, {"n": "ax"}
@@ -145,16 +161,15 @@ def test_a_failing_custom_comparator_is_refused_alike(monkeypatch, custom, keywo
     for call in (lambda: oa_core.score(gold, candidate, schema, comparators={"c": custom}),
                  lambda: oa_core.align(gold, candidate, schema,
                                        comparators={"c": custom}).score):
-        found = _same(monkeypatch, call)
+        found = _same(call)
         assert found[0] == "ComparatorError" and found[2].endswith(keyword)
         assert (found[6] is not None) == (custom is _raises)
 
 
-def test_an_interrupt_from_a_custom_comparator_passes_through(monkeypatch):
+def test_an_interrupt_from_a_custom_comparator_passes_through():
     def interrupt(gold: Any, candidate: Any) -> float:
         raise KeyboardInterrupt
 
-    monkeypatch.setenv("OA_ENGINE", "rust")
     schema = {"type": "object", "properties": {"n": {"type": "string", "score": "c"}}}
     with pytest.raises(KeyboardInterrupt):
         oa_core.score({"n": "a"}, {"n": "b"}, schema, comparators={"c": interrupt})
@@ -178,33 +193,9 @@ _HOSTILE = st.recursive(
 
 @settings(max_examples=40, deadline=None)
 @given(gold=_HOSTILE, candidate=_HOSTILE)
-def test_hostile_values_are_scored_or_refused_alike(gold, candidate):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        _same(monkeypatch, lambda: oa_core.score(gold, candidate, {},
-                                                 limits=Limits(max_depth=3)))
-
-
-def _golden_refusals() -> list[tuple[str, Any, Any, Any, Any]]:
-    refused = set()
-    for family in bits.FAMILIES:
-        for name, entry in bits.load_golden(family).items():
-            if any(isinstance(value, dict) and "error" in value
-                   for mode in entry.values() if isinstance(mode, dict)
-                   for value in mode.values()):
-                refused.add(name)
-    return [case for case in bits.corpus(**bits.GOLDEN_CORPUS) if case[0] in refused]
-
-
-def test_the_golden_refusals_come_from_rust_alone(monkeypatch):
-    def tripwire(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("the Python engine ran")
-
-    monkeypatch.setenv("OA_ENGINE", "rust")
-    monkeypatch.setattr(scoreonly, "score_objects", tripwire)
-    monkeypatch.setattr(matchtree.Scorer, "node", tripwire)
-    cases = _golden_refusals()
-    assert cases
-    for name, schema, gold, candidate, comparators in cases:
-        golden = bits.load_golden(bits.family(name))[name]
-        actual = bits.public_view(bits.case(schema, gold, candidate, comparators))
-        assert bits.first_difference(golden, actual) is None, name
+def test_hostile_values_are_scored_or_refused_alike_by_every_entry_point(gold, candidate):
+    limits = Limits(max_depth=3)
+    found = _outcome(lambda: oa_core.score(gold, candidate, {}, limits=limits))
+    assert _outcome(lambda: oa_core.align(gold, candidate, {}, limits=limits).score) == found
+    assert _outcome(lambda: oa_core.feedback(gold, candidate, {},
+                                             limits=limits).score) == found
