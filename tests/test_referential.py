@@ -186,3 +186,19 @@ def test_relabeling_keeps_the_score_bit_for_bit(running):
     assert oa_core.score(gold, cand, schema) == 0.7678571428571429
 
 
+
+
+def test_ints_and_floats_are_one_identifier():
+    # ids and references compare as JSON numbers: 1 is 1.0 and 2**64 its float, but a
+    # reference to 2**64 + 1 names no record of the candidate's 2**64
+    schema = {"type": "array", "items": {"type": "object", "properties": {
+        "id": {"type": "number", "idScope": "p"}, "to": {"type": "number", "ref": "p"}}}}
+    big = 2**64
+    gold = [{"id": 1, "to": 1}, {"id": big, "to": big}, {"id": 2.5, "to": 2.5}]
+    candidate = [{"id": 1.0, "to": 1.0}, {"id": float(big), "to": float(big)},
+                 {"id": 2.5, "to": 2.5}]
+    result = oa_core.align(gold, candidate, schema)
+    assert result.bijections == {"p": {1: 1.0, big: float(big), 2.5: 2.5}}
+    assert result.score == 1.0
+    candidate[2]["to"] = big + 1
+    assert oa_core.align(gold, candidate, schema).score < 1.0
