@@ -1,17 +1,21 @@
-"""Custom Python comparators called from the Rust scorer (``OA_ENGINE=rust``).
+"""Custom Python comparators called from the Rust scorer.
 
 A schema naming a custom comparator (``score`` or ``keyScore``) is planned in Rust,
-which calls the registry's ``Comparator.scalar`` and ``.matrix`` back. Under either
-engine :func:`oa_core.score` must give the same ``float.hex``, or the same
+which calls the registry's ``Comparator.scalar`` and ``.matrix`` back.
+:func:`oa_core.score` must give the ``float.hex``, or the
 :class:`~oa_core.errors.ComparatorError` (type, pointer, message, cause) when a
-comparator raises or breaks its contract.
+comparator raises or breaks its contract, that the Python engine gave: frozen in
+``tests/golden/custom_outcomes.json`` (keyed by test and call, in order) while both
+engines gave the same.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,8 +24,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oa_core
-import oa_core.aligner as aligner
-import oa_core.native as native
 from benchmarks import bits
 from oa_core._engine import ScorePlan, match_table
 from oa_core.comparators import Comparator
@@ -90,10 +92,13 @@ documents = st.recursive(
     max_leaves=10)
 
 
-def _outcome(engine: str, gold: Any, candidate: Any, schema: Schema,
-             patch: pytest.MonkeyPatch) -> tuple[Any, ...]:
-    """The score's hex under ``engine``, or its error as the user sees it."""
-    patch.setenv("OA_ENGINE", engine)
+FROZEN = Path(__file__).resolve().parent / "golden" / "custom_outcomes.json"
+FROZEN_SCOPED = {mode: "0x1.8888888888888p-1" for mode in ("tie_break", "blend", "none")}
+_CALLS: dict[str, int] = {}
+
+
+def _outcome(gold: Any, candidate: Any, schema: Schema) -> tuple[Any, ...]:
+    """The score's hex, or its error as the user sees it."""
     try:
         return ("score", oa_core.score(gold, candidate, schema).hex())
     except oa_core.OAError as error:
@@ -101,11 +106,24 @@ def _outcome(engine: str, gold: Any, candidate: Any, schema: Schema,
                 error.fix, type(error.__cause__).__name__)
 
 
-def _same_under_both(gold: Any, candidate: Any, schema: Schema) -> tuple[Any, ...]:
-    with pytest.MonkeyPatch.context() as patch:
-        expected = _outcome("python", gold, candidate, schema, patch)
-        assert _outcome("rust", gold, candidate, schema, patch) == expected
-    return expected
+def _key() -> str:
+    """The running test's id and the number of its call to :func:`_same`."""
+    test = os.environ["PYTEST_CURRENT_TEST"].rsplit(" ", 1)[0].split("::", 1)[1]
+    _CALLS[test] = _CALLS.get(test, 0) + 1
+    return f"{test}#{_CALLS[test]}"
+
+
+@pytest.fixture(autouse=True)
+def _count_calls() -> None:
+    _CALLS.clear()
+
+
+def _same(gold: Any, candidate: Any, schema: Schema) -> tuple[Any, ...]:
+    """The outcome, which must be the frozen one."""
+    key = _key()
+    found = _outcome(gold, candidate, schema)
+    assert list(found) == json.loads(FROZEN.read_text(encoding="utf-8"))[key], key
+    return found
 
 
 def _fitting(raw: dict[str, Any]) -> st.SearchStrategy[Any]:
@@ -125,7 +143,7 @@ def _fitting(raw: dict[str, Any]) -> st.SearchStrategy[Any]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schemas, st.data())
-def test_random_schemas_with_custom_comparators_score_the_same(raw, data):
+def test_random_schemas_with_custom_comparators_score_as_they_align(raw, data):
     try:
         schema = Schema.parse(raw, comparators=COMPARATORS)
     except oa_core.OAError:  # e.g. a string leaf naming a number comparator
@@ -133,8 +151,13 @@ def test_random_schemas_with_custom_comparators_score_the_same(raw, data):
     assert prepared_plan(schema) is not None  # planned: the customs run from Rust
     gold = data.draw(_fitting(raw))
     candidate = data.draw(st.one_of(_fitting(raw), documents))  # may violate it
-    _same_under_both(gold, candidate, schema)
-    _same_under_both(gold, gold, schema)
+    for other in (candidate, gold):
+        try:
+            expected: tuple[Any, ...] = ("score", oa_core.align(gold, other, schema).score.hex())
+        except oa_core.OAError as error:
+            expected = (type(error).__name__, error.document, error.pointer, error.message,
+                        error.fix, type(error.__cause__).__name__)
+        assert _outcome(gold, other, schema) == expected
 
 
 PEOPLE = {"type": "object", "keyScore": "initial", "keyImportance": 1.0, "properties": {
@@ -148,15 +171,14 @@ CANDIDATE = {"nom": "Adam", "age": 37, "tags": ["notes", "maths", "x"], "ok": Fa
              "extra": 1}
 
 
-def test_leaf_and_key_comparators_of_several_kinds_are_native(monkeypatch):
+def test_leaf_and_key_comparators_of_several_kinds_are_native():
     schema = Schema.parse(PEOPLE, comparators=COMPARATORS)
     plan = prepared_plan(schema)
     assert plan is not None
     native = plan.score(GOLD, CANDIDATE, Limits())
     assert native is not None  # scored in Rust, not handed back to Python
-    monkeypatch.setenv("OA_ENGINE", "python")
     assert native.hex() == oa_core.score(GOLD, CANDIDATE, schema).hex()
-    assert _same_under_both(GOLD, CANDIDATE, schema)[0] == "score"
+    assert _same(GOLD, CANDIDATE, schema)[0] == "score"
 
 
 def _with_matrix(schema: Schema, name: str, matrix: Callable[..., np.ndarray]) -> list[int]:
@@ -174,7 +196,7 @@ def _with_matrix(schema: Schema, name: str, matrix: Callable[..., np.ndarray]) -
     return calls
 
 
-def test_a_matrix_form_is_called_for_key_pairings(monkeypatch):
+def test_a_matrix_form_is_called_for_key_pairings():
     schema = Schema.parse(PEOPLE, comparators=COMPARATORS)
     calls = _with_matrix(schema, "initial", lambda golds, cands: np.array(
         [[_initial(g, p) for p in cands] for g in golds], dtype=np.float64).reshape(
@@ -182,7 +204,7 @@ def test_a_matrix_form_is_called_for_key_pairings(monkeypatch):
     plan = prepared_plan(schema)
     assert plan is not None and plan.score(GOLD, CANDIDATE, Limits()) is not None
     assert calls == [4 * 5]  # the root's keys, once
-    _same_under_both(GOLD, CANDIDATE, schema)
+    _same(GOLD, CANDIDATE, schema)
 
 
 @pytest.mark.parametrize("matrix", [
@@ -191,7 +213,7 @@ def test_a_matrix_form_is_called_for_key_pairings(monkeypatch):
     lambda golds, cands: np.ones((len(golds), len(cands)), dtype=np.float32),
     lambda golds, cands: [[1.0] * len(cands) for _ in golds],
     lambda golds, cands: np.ones((len(golds) + 1, len(cands)))])
-def test_a_broken_matrix_form_is_a_comparator_error(matrix, monkeypatch):
+def test_a_broken_matrix_form_is_a_comparator_error(matrix):
     # (the Python engine raises a bare ValueError, TypeError or IndexError for some of
     # these, or takes 1.5 as a similarity: the Rust engine holds the form to the
     # contract of the scalar one)
@@ -218,7 +240,7 @@ def _broken(result: Any) -> Callable[[Any, Any], Any]:
     ValueError, ZeroDivisionError, float("nan"), 1.5, -0.5, "0.5", None, True,
     float("inf"), 2**2000])
 @pytest.mark.parametrize("where", ["score", "keyScore", "items"])
-def test_a_misbehaving_comparator_gives_the_same_error(result, where):
+def test_a_misbehaving_comparator_gives_the_frozen_error(result, where):
     leaf = {"type": "string", "score": "bad"}
     raw: dict[str, Any] = {
         "score": {"type": "object", "properties": {"a": leaf}},
@@ -228,14 +250,14 @@ def test_a_misbehaving_comparator_gives_the_same_error(result, where):
     schema = Schema.parse(raw, comparators={"bad": _broken(result)})
     gold, candidate = ({"a": ["x"]}, {"a": ["y"]}) if where == "items" else (
         {"a": "x"}, {"b": "y"} if where == "keyScore" else {"a": "y"})
-    outcome = _same_under_both(gold, candidate, schema)
+    outcome = _same(gold, candidate, schema)
     assert outcome[:3] == ("ComparatorError", "schema", {
         "score": "/properties/a/score", "keyScore": "/keyScore",
         "items": "/properties/a/items/score"}[where])
-    assert _same_under_both(gold, gold, schema)[0] == "score"  # equal values: 1.0
+    assert _same(gold, gold, schema)[0] == "score"  # equal values: 1.0
 
 
-def test_an_interruption_is_raised_at_once_not_retried(monkeypatch):
+def test_an_interruption_is_raised_at_once_not_retried():
     calls: list[tuple[Any, Any]] = []
 
     def interrupted(g: Any, p: Any) -> float:
@@ -244,15 +266,12 @@ def test_an_interruption_is_raised_at_once_not_retried(monkeypatch):
 
     schema = Schema.parse({"type": "object", "properties": {"a": {"score": "stop"}}},
                           comparators={"stop": interrupted})
-    for engine in ("python", "rust"):
-        monkeypatch.setenv("OA_ENGINE", engine)
-        calls.clear()
-        with pytest.raises(KeyboardInterrupt):
-            oa_core.score({"a": "x"}, {"a": "y"}, schema)
-        assert calls == [("x", "y")]
+    with pytest.raises(KeyboardInterrupt):
+        oa_core.score({"a": "x"}, {"a": "y"}, schema)
+    assert calls == [("x", "y")]
 
 
-def test_values_reach_the_comparator_as_python_gave_them(monkeypatch):
+def test_values_reach_the_comparator_as_python_gave_them():
     seen: list[tuple[Any, Any]] = []
 
     def record(g: Any, p: Any) -> float:
@@ -263,19 +282,17 @@ def test_values_reach_the_comparator_as_python_gave_them(monkeypatch):
                           comparators={"rec": (record, ("string", "number", "boolean"))})
     gold = ["e\u0301x", -2**70 - 1, 2**64, -0.0, 1e300, True, 7]
     candidate = ["\U0001f600", 2**70, -(2**64), 0.0, -1e-300, False, 7.0]
-    got = {}
-    for engine in ("python", "rust"):
-        monkeypatch.setenv("OA_ENGINE", engine)
-        seen.clear()
-        got[engine] = oa_core.score(gold, candidate, schema).hex()
-        pairs = {(repr(g), type(g), repr(p), type(p)) for g, p in seen}
-        if engine == "python":
-            expected = pairs
-    assert got["rust"] == got["python"] and pairs == expected
+    _same(gold, candidate, schema)
+    # the values as the documents hold them (the same values and types), each item
+    # against its own at least
+    assert {(repr(g), type(g)) for g, _ in seen} <= {(repr(g), type(g)) for g in gold}
+    assert {(repr(p), type(p)) for _, p in seen} <= {(repr(p), type(p)) for p in candidate}
+    assert {(repr(g), repr(p)) for g, p in zip(gold, candidate, strict=True)} <= {
+        (repr(g), repr(p)) for g, p in seen}
     assert prepared_plan(schema) is not None
 
 
-def test_custom_key_pairings_are_not_kept_across_calls(monkeypatch):
+def test_custom_key_pairings_are_not_kept_across_calls():
     counts: list[int] = []
 
     def keys(g: str, p: str) -> float:
@@ -285,19 +302,13 @@ def test_custom_key_pairings_are_not_kept_across_calls(monkeypatch):
     schema = Schema.parse({"type": "object", "keyScore": "keys"},
                           comparators={"keys": keys})
     gold, candidate = {"ab": 1, "b": 2}, {"ax": 1, "c": 2, "d": 3}
-    per_engine = {}
-    for engine in ("python", "rust"):
-        monkeypatch.setenv("OA_ENGINE", engine)
-        counts.clear()
-        scores = {oa_core.score(gold, candidate, schema).hex() for _ in range(3)}
-        per_engine[engine] = (scores, len(counts))
-    assert per_engine["rust"] == per_engine["python"]
-    assert per_engine["rust"][1] == 3 * 2 * 3  # every call pairs the keys again
+    scores = {_same(gold, candidate, schema) for _ in range(3)}
+    assert len(scores) == 1
+    assert len(counts) == 3 * 2 * 3  # every call pairs the keys again
 
 
 @pytest.mark.parametrize("key_score", ["initial", "jaro"])  # custom: no shared memo
-def test_scores_are_deterministic_across_dict_order_and_threads(key_score, monkeypatch):
-    monkeypatch.setenv("OA_ENGINE", "rust")
+def test_scores_are_deterministic_across_dict_order_and_threads(key_score):
     schema = Schema.parse({**PEOPLE, "keyScore": key_score}, comparators=COMPARATORS)
     expected = oa_core.score(GOLD, CANDIDATE, schema).hex()
     reversed_gold = dict(reversed(list(GOLD.items())))
@@ -326,7 +337,7 @@ def test_a_comparator_may_score_under_its_own_schema():
         "a": {"type": "string", "score": "nested"}}}, comparators={"nested": nested})
     outcome: list[Any] = []
     # a thread, so that a deadlock fails the test instead of hanging the suite
-    worker = threading.Thread(target=lambda: outcome.append(_same_under_both(
+    worker = threading.Thread(target=lambda: outcome.append(_same(
         {"a": "xy", "d": 1}, {"a": "xz", "d": 1}, schema)), daemon=True)
     worker.start()
     worker.join(timeout=120)
@@ -346,36 +357,15 @@ SCOPED_CANDIDATE = {"people": [{"id": 7, "name": "Bobby", "bos": None},
 
 
 @pytest.mark.parametrize("mode", ["tie_break", "blend", "none"])
-def test_scoped_documents_call_the_customs_from_rust(mode, monkeypatch):
-    answered: list[bool] = []
-
-    def counted(function: Callable[..., Any]) -> Callable[..., Any]:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            found = function(*args, **kwargs)
-            answered.append(found is not None)
-            return found
-        return call
-
-    for name in ("native_matrix", "native_scoped_score", "native_resolved_score"):
-        monkeypatch.setattr(aligner, name, counted(getattr(native, name)))
+def test_scoped_documents_call_the_customs_from_rust(mode):
     schema = Schema.parse(SCOPED, comparators=COMPARATORS)
-    got = {}
-    for engine in ("python", "rust"):
-        monkeypatch.setenv("OA_ENGINE", engine)
-        answered.clear()
-        got[engine] = oa_core.score(SCOPED_GOLD, SCOPED_CANDIDATE, schema,
-                                    wl_mode=mode).hex()
-    assert got["rust"] == got["python"]
-    assert answered and all(answered)  # under rust: C matrices and scores from Rust
+    found = oa_core.score(SCOPED_GOLD, SCOPED_CANDIDATE, schema, wl_mode=mode).hex()
+    assert found == FROZEN_SCOPED[mode]
     raising = Schema.parse(SCOPED, comparators={**COMPARATORS, "initial": _broken(
         ValueError)})
-    errors = set()
-    for engine in ("python", "rust"):
-        monkeypatch.setenv("OA_ENGINE", engine)
-        with pytest.raises(ComparatorError) as caught:
-            oa_core.score(SCOPED_GOLD, SCOPED_CANDIDATE, raising, wl_mode=mode)
-        errors.add((caught.value.pointer, caught.value.message))
-    assert len(errors) == 1 and errors.pop()[0] == "/properties/people/items/keyScore"
+    with pytest.raises(ComparatorError) as caught:
+        oa_core.score(SCOPED_GOLD, SCOPED_CANDIDATE, raising, wl_mode=mode)
+    assert caught.value.pointer == "/properties/people/items/keyScore"
 
 
 def test_a_plan_without_the_registry_refuses_a_custom_name():
@@ -390,14 +380,13 @@ def _rows(node: Any) -> Iterator[tuple[str, str | None, str, float]]:
         yield from _rows(child)
 
 
-def test_the_match_tree_names_a_custom_comparator(monkeypatch):
+def test_the_match_tree_names_a_custom_comparator():
     schema = Schema.parse(PEOPLE, comparators=COMPARATORS)
     plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, (),
                      comparators=schema.comparators)
     table = match_table(plan, GOLD, CANDIDATE, Limits())
     assert table is not None
     rows = list(zip(table.label, table.comparator, table.status, table.score, strict=True))
-    monkeypatch.setenv("OA_ENGINE", "python")
     assert rows == list(_rows(oa_core.align(GOLD, CANDIDATE, schema).tree))
     assert ("name ~ nom", "length") in {row[:2] for row in rows}
     broken = Schema.parse(PEOPLE, comparators={**COMPARATORS, "near": (
@@ -412,7 +401,7 @@ _HOSTILE = [c for c in bits.corpus(hostile_count=120, org2graph_count=0, nested_
             if bits.family(c[0]) == "hostile"]
 
 
-def test_the_hostile_corpus_comparators_give_the_same_outcome():
+def test_the_hostile_corpus_comparators_give_the_frozen_outcome():
     native = 0
     for _, raw, gold, candidate, comparators in _HOSTILE:
         try:
@@ -423,7 +412,7 @@ def test_the_hostile_corpus_comparators_give_the_same_outcome():
         text = json.dumps(raw)
         if plan is None or not any(f'"{name}"' in text for name in comparators):
             continue  # scopes are Python's; built-ins are tested elsewhere
-        _same_under_both(gold, candidate, schema)
+        _same(gold, candidate, schema)
         native += plan.score(gold, candidate, Limits()) is not None
     assert native >= 5
 
@@ -433,9 +422,7 @@ def test_a_custom_comparator_error_keeps_its_cause():
         raise LookupError("no such thing")
 
     schema = Schema.parse({"type": "string", "score": "bad"}, comparators={"bad": bad})
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("OA_ENGINE", "rust")
-        with pytest.raises(ComparatorError) as caught:
-            oa_core.score("a", "b", schema)
+    with pytest.raises(ComparatorError) as caught:
+        oa_core.score("a", "b", schema)
     assert isinstance(caught.value.__cause__, LookupError)
     assert caught.value.pointer == "/score" and caught.value.comparator == "bad"
