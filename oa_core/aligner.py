@@ -289,12 +289,18 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
         # the Rust engine checks the documents as check_json would while converting
         # them, and the schema's assertions when it can: a score is then theirs
         found = native_score(gold, candidate, parsed, opts.limits, opts.strict)
+        judged = opts.strict  # whether the engine gave the candidate's strict verdict
+        if found is None and opts.strict:
+            # the engine may leave the candidate's verdict to the validator (an
+            # assertion it cannot judge, e.g. uniqueItems over mixed kinds)
+            found, judged = native_score(gold, candidate, parsed, opts.limits), False
         if found is None:  # the gold violates an assertion the engine checks
             raise _gold_violation(gold, parsed, opts, gold_checked)
         value, validated = found
-        if validated:
+        if validated and (judged or not opts.strict):
             return value
-        if not gold_checked and (errors := _violations(gold, parsed, "gold", opts)):
+        if not (gold_checked or validated) and (
+                errors := _violations(gold, parsed, "gold", opts)):
             raise _gold_violates(errors)
         return 0.0 if opts.strict and _violations(candidate, parsed, "candidate",
                                                   opts) else value
