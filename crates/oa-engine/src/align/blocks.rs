@@ -12,6 +12,7 @@
 //! that text is the one `blocking.py` sorts by (`_order`), written from the value
 //! the block met first.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use crate::compare::{Number, Value};
@@ -56,9 +57,9 @@ pub enum Part {
 /// assert_eq!(found, vec![(vec![2], vec![]), (vec![0], vec![1]), (vec![1], vec![0]),
 ///                        (vec![], vec![2])]);
 /// ```
-pub fn blocks(
-    golds: &[Json],
-    candidates: &[Json],
+pub fn blocks<G: Borrow<Json>>(
+    golds: &[G],
+    candidates: &[G],
     properties: &[String],
 ) -> Result<Vec<Block>, Unsupported> {
     // (key -> position in `found`), `found` in the order blocks were met
@@ -66,6 +67,7 @@ pub fn blocks(
     let mut found: Vec<(Vec<u32>, Block)> = Vec::new();
     for (side, items) in [golds, candidates].into_iter().enumerate() {
         for (k, item) in items.iter().enumerate() {
+            let item = item.borrow();
             let key = properties
                 .iter()
                 .map(|name| part(field(item, name)))

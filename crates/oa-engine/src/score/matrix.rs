@@ -7,6 +7,7 @@
 //! rule of the node as given (before `concrete`); any other pair is scored as a
 //! node.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use super::json::Json;
@@ -75,10 +76,10 @@ impl Scorer<'_> {
     /// assert_eq!(matrix.get(0, 0), Ok(1.0));
     /// assert_eq!(matrix.get(1, 1), Ok(0.0)); // a null: the node's nullScore
     /// ```
-    pub fn score_matrix(
+    pub fn score_matrix<G: Borrow<Json>>(
         &mut self,
-        golds: &[Json],
-        candidates: &[Json],
+        golds: &[G],
+        candidates: &[G],
         node: NodeId,
         paths: Option<Paths<'_>>,
     ) -> Result<Matrix<f64>, Unsupported> {
@@ -87,8 +88,10 @@ impl Scorer<'_> {
             .checked_mul(candidates.len())
             .ok_or(Unsupported::MatrixCells)?;
         if self.blockwise(node) {
-            let (g, c): (Vec<&Json>, Vec<&Json>) =
-                (golds.iter().collect(), candidates.iter().collect());
+            let (g, c): (Vec<&Json>, Vec<&Json>) = (
+                golds.iter().map(Borrow::borrow).collect(),
+                candidates.iter().map(Borrow::borrow).collect(),
+            );
             self.place(None);
             return Ok(Matrix::new(
                 golds.len(),
@@ -108,7 +111,7 @@ impl Scorer<'_> {
                     return Err(Unsupported::Untracked); // fewer pointers than values
                 }
                 self.place(place);
-                data.push(self.cell(g, c, node, 0, Step::Root)?);
+                data.push(self.cell(g.borrow(), c.borrow(), node, 0, Step::Root)?);
             }
         }
         self.place(None);

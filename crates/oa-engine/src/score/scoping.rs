@@ -77,8 +77,8 @@ impl ScopeScores for ScopedDocuments<'_> {
     fn matrix(
         &mut self,
         scope: ScopeId,
-        golds: &[Json],
-        candidates: &[Json],
+        golds: &[&Json],
+        candidates: &[&Json],
         refs: &Referential,
         unresolved: &BTreeSet<ScopeId>,
     ) -> Result<Matrix<f64>, ResolveError> {

@@ -227,13 +227,13 @@ pub fn cell_levels(
 }
 
 /// The values of the records at `positions`.
-fn values(records: &[Record], positions: &[usize]) -> Result<Vec<Json>, AlignError> {
+fn values<'r>(records: &'r [Record], positions: &[usize]) -> Result<Vec<&'r Json>, AlignError> {
     positions
         .iter()
         .map(|&k| {
             records
                 .get(k)
-                .map(|record| record.value.clone())
+                .map(|record| &record.value)
                 .ok_or(AlignError::Internal("block record"))
         })
         .collect()

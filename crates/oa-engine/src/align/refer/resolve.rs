@@ -88,8 +88,8 @@ pub trait ScopeScores {
     fn matrix(
         &mut self,
         scope: ScopeId,
-        golds: &[Json],
-        candidates: &[Json],
+        golds: &[&Json],
+        candidates: &[&Json],
         refs: &Referential,
         unresolved: &BTreeSet<ScopeId>,
     ) -> Result<Matrix<f64>, ResolveError>;
@@ -472,9 +472,10 @@ impl Resolver<'_> {
         group: &[ScopeId],
         settle: bool,
     ) -> Result<(), ResolveError> {
+        fn values(records: &[Record]) -> Vec<&Json> {
+            records.iter().map(|r| &r.value).collect()
+        }
         let unresolved = self.unresolved(state);
-        let values =
-            |records: &[Record]| records.iter().map(|r| r.value.clone()).collect::<Vec<_>>();
         let mut blocked = BTreeMap::new();
         for &scope in group {
             let (gold, candidate) = self.documents.records(scope);

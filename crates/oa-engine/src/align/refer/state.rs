@@ -186,19 +186,32 @@ impl Documents<'_> {
         pairs: &Pairs,
     ) -> Result<Designations, AlignError> {
         let (gold, candidate) = self.records(scope);
-        let mut gold_priority = BTreeMap::new();
+        // each record's partner: a priority is only read for a record whose id is
+        // shared, so it is made there and nowhere else
+        let (mut gold_partner, mut candidate_partner) =
+            (vec![None; gold.len()], vec![None; candidate.len()]);
         for &(i, j) in pairs {
-            gold_priority.insert(i, levels.quality(i, j)?);
+            if let Some(slot) = gold_partner.get_mut(i) {
+                *slot = Some(j);
+            }
+            if let Some(slot) = candidate_partner.get_mut(j) {
+                *slot = Some(i);
+            }
         }
-        let (gold_targets, gold_by_label) = targets(gold, &gold_priority);
+        let (gold_targets, gold_by_label) = targets(gold, |i| match gold_partner.get(i) {
+            Some(&Some(j)) => levels.quality(i, j),
+            _ => Ok(Vec::new()),
+        })?;
         let chosen: BTreeSet<usize> = gold_targets.values().copied().collect();
-        let mut priority = BTreeMap::new();
-        for &(i, j) in pairs {
-            let mut quality = vec![if chosen.contains(&i) { 1.0 } else { 0.0 }];
-            quality.extend(levels.quality(i, j)?);
-            priority.insert(j, quality);
-        }
-        let (candidate_targets, candidate_by_label) = targets(candidate, &priority);
+        let (candidate_targets, candidate_by_label) =
+            targets(candidate, |j| match candidate_partner.get(j) {
+                Some(&Some(i)) => {
+                    let mut quality = vec![if chosen.contains(&i) { 1.0 } else { 0.0 }];
+                    quality.extend(levels.quality(i, j)?);
+                    Ok(quality)
+                }
+                _ => Ok(Vec::new()),
+            })?;
         Ok(Designations {
             gold: gold_targets,
             candidate: candidate_targets,
@@ -300,8 +313,8 @@ fn tuple_order(a: &[f64], b: &[f64]) -> Ordering {
 /// JSON), sorted.
 fn targets(
     records: &[Record],
-    priority: &BTreeMap<usize, Vec<f64>>,
-) -> (BTreeMap<IdKey, usize>, Vec<usize>) {
+    priority: impl Fn(usize) -> Result<Vec<f64>, AlignError>,
+) -> Result<(BTreeMap<IdKey, usize>, Vec<usize>), AlignError> {
     let mut groups: BTreeMap<&IdKey, Vec<usize>> = BTreeMap::new();
     for (index, record) in records.iter().enumerate() {
         if let Some(key) = &record.key {
@@ -309,7 +322,6 @@ fn targets(
         }
     }
     let none: Vec<f64> = Vec::new();
-    let of = |k: &usize| priority.get(k).unwrap_or(&none);
     let mut chosen = BTreeMap::new();
     let mut by_label = Vec::new();
     for (key, members) in groups {
@@ -318,15 +330,19 @@ fn targets(
             chosen.insert(key.clone(), *only);
             continue;
         }
-        let best = members
+        let ranked = members
             .iter()
-            .map(of)
+            .map(|&k| Ok((k, priority(k)?)))
+            .collect::<Result<Vec<_>, AlignError>>()?;
+        let best = ranked
+            .iter()
+            .map(|(_, p)| p)
             .max_by(|a, b| tuple_order(a, b))
             .unwrap_or(&none);
-        let top: Vec<_> = members
+        let top: Vec<_> = ranked
             .iter()
-            .filter(|k| tuple_order(of(k), best) == Ordering::Equal)
-            .filter_map(|&k| Some((DocumentIndex::record_key(records.get(k)?), k)))
+            .filter(|(_, p)| tuple_order(p, best) == Ordering::Equal)
+            .filter_map(|&(k, _)| Some((DocumentIndex::record_key(records.get(k)?), k)))
             .collect();
         if let Some(&(_, winner)) = top.iter().min() {
             chosen.insert(key.clone(), winner);
@@ -337,7 +353,7 @@ fn targets(
         }
     }
     by_label.sort_unstable();
-    (chosen, by_label)
+    Ok((chosen, by_label))
 }
 
 impl State {

@@ -217,8 +217,8 @@ mod tests {
         fn matrix(
             &mut self,
             _scope: ScopeId,
-            golds: &[Json],
-            candidates: &[Json],
+            golds: &[&Json],
+            candidates: &[&Json],
             _refs: &Referential,
             _unresolved: &BTreeSet<ScopeId>,
         ) -> Result<Matrix<f64>, ResolveError> {
