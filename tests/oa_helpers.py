@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,3 +51,30 @@ The prediction scored 0.77 (deficit 0.23). Top 5 of 5 fix locations:
 4. /people: list is missing item {'id': 6, 'name': 'Eve', 'role': 'Intern'}. Adding it recovers +0.042.
 5. /agenda/2: expected 'closing', got 'closin'. Fixing this recovers +0.003.
 The deficit is spread across multiple issue types (missing-list-item, primitive-value, extraneous-list-item)."""  # noqa: E501
+
+
+class FrozenOutcomes:
+    """Outcomes frozen in a JSON file (written while the Python engine and the Rust
+    one both gave them), keyed by the running test's id and the number of its call.
+
+    Call :meth:`reset` before each test (an autouse fixture), then
+    :meth:`expected` once per outcome, in the order the outcomes were frozen.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._calls: dict[str, int] = {}
+
+    def reset(self) -> None:
+        self._calls.clear()
+
+    def key(self) -> str:
+        """The running test's id and the number of this call (from 1)."""
+        test = os.environ["PYTEST_CURRENT_TEST"].rsplit(" ", 1)[0].split("::", 1)[1]
+        self._calls[test] = self._calls.get(test, 0) + 1
+        return f"{test}#{self._calls[test]}"
+
+    def expected(self) -> tuple[str, Any]:
+        """(key, frozen outcome) of the next call of the running test."""
+        key = self.key()
+        return key, json.loads(self.path.read_text(encoding="utf-8"))[key]

@@ -12,7 +12,6 @@ engines gave the same.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oa_helpers import FrozenOutcomes
 
 import oa_core
 from benchmarks import bits
@@ -92,9 +92,8 @@ documents = st.recursive(
     max_leaves=10)
 
 
-FROZEN = Path(__file__).resolve().parent / "golden" / "custom_outcomes.json"
+FROZEN = FrozenOutcomes(Path(__file__).resolve().parent / "golden" / "custom_outcomes.json")
 FROZEN_SCOPED = {mode: "0x1.8888888888888p-1" for mode in ("tie_break", "blend", "none")}
-_CALLS: dict[str, int] = {}
 
 
 def _outcome(gold: Any, candidate: Any, schema: Schema) -> tuple[Any, ...]:
@@ -106,23 +105,16 @@ def _outcome(gold: Any, candidate: Any, schema: Schema) -> tuple[Any, ...]:
                 error.fix, type(error.__cause__).__name__)
 
 
-def _key() -> str:
-    """The running test's id and the number of its call to :func:`_same`."""
-    test = os.environ["PYTEST_CURRENT_TEST"].rsplit(" ", 1)[0].split("::", 1)[1]
-    _CALLS[test] = _CALLS.get(test, 0) + 1
-    return f"{test}#{_CALLS[test]}"
-
-
 @pytest.fixture(autouse=True)
 def _count_calls() -> None:
-    _CALLS.clear()
+    FROZEN.reset()
 
 
 def _same(gold: Any, candidate: Any, schema: Schema) -> tuple[Any, ...]:
     """The outcome, which must be the frozen one."""
-    key = _key()
+    key, frozen = FROZEN.expected()
     found = _outcome(gold, candidate, schema)
-    assert list(found) == json.loads(FROZEN.read_text(encoding="utf-8"))[key], key
+    assert list(found) == frozen, key
     return found
 
 

@@ -12,7 +12,6 @@ Python engine and the Rust one both gave it (keyed by test and call, in order).
 from __future__ import annotations
 
 import json
-import os
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oa_helpers import FrozenOutcomes
 
 import oa_core
 from oa_core.errors import LARGEST_FLOAT_INTEGER, OAError
 from oa_core.options import Limits
 
-FROZEN = Path(__file__).resolve().parent / "golden" / "refusals.json"
-_CALLS: dict[str, int] = {}
+FROZEN = FrozenOutcomes(Path(__file__).resolve().parent / "golden" / "refusals.json")
 
 ARRAY = {"type": "array", "order": "align"}
 OBJECT = {"type": "object", "properties": {"a": {"type": "array"}}}
@@ -42,24 +41,16 @@ def _outcome(call: Any) -> Any:
                 None if cause is None else (type(cause).__name__, str(cause)))
 
 
-def _key() -> str:
-    """The running test's id and the number of its call to :func:`_same`."""
-    test = os.environ["PYTEST_CURRENT_TEST"].rsplit(" ", 1)[0].split("::", 1)[1]
-    _CALLS[test] = _CALLS.get(test, 0) + 1
-    return f"{test}#{_CALLS[test]}"
-
-
 @pytest.fixture(autouse=True)
 def _count_calls() -> None:
-    _CALLS.clear()
+    FROZEN.reset()
 
 
 def _same(call: Any) -> Any:
     """``call()``'s outcome, which must be the frozen one."""
-    frozen = json.loads(FROZEN.read_text(encoding="utf-8"))
-    key = _key()
+    key, frozen = FROZEN.expected()
     found = _outcome(call)
-    assert json.loads(json.dumps(found)) == frozen[key], key
+    assert json.loads(json.dumps(found)) == frozen, key
     return found
 
 

@@ -5,6 +5,7 @@
 //! failed (`ComparatorError.at` the schema keyword naming it). The engine says what
 //! and where; this module only words it.
 
+use oa_engine::align::refer::grouped;
 use oa_engine::compare::CompareError;
 use oa_engine::score::{OverLimit, Unsupported};
 use pyo3::exceptions::{PyException, PyMemoryError, PyRuntimeError};
@@ -70,19 +71,6 @@ fn pointer<'t>(tokens: impl DoubleEndedIterator<Item = &'t String>) -> String {
     out
 }
 
-/// `n` with thousands separators (Python's `f"{n:,}"`).
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (k, digit) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
 fn errors_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     py.import(intern!(py, "oa_core.errors"))
 }
@@ -122,16 +110,16 @@ pub(crate) fn input_error(
         Trouble::Items(count) => (
             format!(
                 "{} items, over the limit of {}",
-                grouped(*count),
-                grouped(bounds.items)
+                grouped(*count as u128),
+                grouped(bounds.items as u128)
             ),
             "split the document, or raise Limits.max_items",
         ),
         Trouble::StringLength(length) => (
             format!(
                 "a string of {} characters, over the limit of {}",
-                grouped(*length),
-                grouped(bounds.string_length)
+                grouped(*length as u128),
+                grouped(bounds.string_length as u128)
             ),
             "shorten it, or raise Limits.max_string_length (edit distances take time \
              quadratic in the length)",
@@ -191,15 +179,15 @@ pub(crate) fn input_error(
 /// `_solve_whole`'s (or `_solve_sparse`'s) `InputError` of a list over the limit.
 fn over_limit(py: Python<'_>, over: &OverLimit) -> PyResult<PyErr> {
     let needs = if over.positive {
-        format!("{} positive scores", grouped(over.cells))
+        format!("{} positive scores", grouped(over.cells as u128))
     } else {
-        format!("{} scores", grouped(over.cells))
+        format!("{} scores", grouped(over.cells as u128))
     };
     let message = format!(
         "comparing {} gold with {} candidate elements needs {needs}, over the limit of {}",
         over.gold,
         over.candidate,
-        grouped(over.limit)
+        grouped(over.limit as u128)
     );
     let fix = if over.positive {
         "raise Limits.max_matrix_cells if the memory is there, or split the list"

@@ -36,6 +36,6 @@ pub use index::{id_key, index_document, Carrier, DocumentIndex, Record, Referenc
 pub use order::{resolution_groups, Groups, ScopeWarning};
 pub use resolve::{resolve_and_score, Mode, ResolveError, ScopeScores, Trace};
 pub use schema::ScopeSchema;
-pub use size::TooBig;
+pub use size::{grouped, TooBig};
 pub use state::{Bijection, Referential};
 pub use trace::{align_scopes, Agreement, Aligned, IdWarning, ScopeReport};

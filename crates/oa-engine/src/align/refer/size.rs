@@ -40,8 +40,8 @@ impl fmt::Display for TooBig {
 
 impl std::error::Error for TooBig {}
 
-/// Python's `f"{n:,}"`: thousands separated by commas.
-fn grouped(n: u128) -> String {
+/// Python's `f"{n:,}"`: thousands separated by commas (every count a message shows).
+pub fn grouped(n: u128) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (k, digit) in digits.chars().enumerate() {
