@@ -77,7 +77,7 @@ fn linear_sum_assignment(
         .map_err(value_error)
 }
 
-/// `oa_core.assignment.max_weight_matching`.
+/// `align::max_weight_matching`: the largest total, then the most genuine pairs.
 #[pyfunction]
 #[pyo3(signature = (matrix, bonus = None))]
 fn max_weight_matching(
@@ -91,7 +91,7 @@ fn max_weight_matching(
         .map_err(value_error)
 }
 
-/// `oa_core.assignment.canonical_matching`.
+/// `align::canonical_matching`: the assignment in the colours' canonical order.
 #[pyfunction]
 #[pyo3(signature = (matrix, bonus, row_colours, col_colours, *, bonus_scale = 1.0))]
 fn canonical_matching(
@@ -116,7 +116,7 @@ fn canonical_matching(
     .map_err(value_error)
 }
 
-/// `oa_core.assignment.monotone_matching`.
+/// `align::monotone_matching`: the monotone DP of fixed-order lists.
 #[pyfunction]
 fn monotone_matching(py: Python<'_>, matrix: &Bound<'_, PyAny>) -> PyResult<Vec<(usize, usize)>> {
     let cells = float_matrix(py, matrix)?;
@@ -124,13 +124,13 @@ fn monotone_matching(py: Python<'_>, matrix: &Bound<'_, PyAny>) -> PyResult<Vec<
         .map_err(value_error)
 }
 
-/// `oa_core.assignment.tie_epsilon`.
+/// `align::tie_epsilon` of a float matrix.
 #[pyfunction]
 fn tie_epsilon(py: Python<'_>, matrix: &Bound<'_, PyAny>) -> PyResult<f64> {
     Ok(align::tie_epsilon(&float_matrix(py, matrix)?))
 }
 
-/// `oa_core.assignment.bipartite_colours` of an int64 label matrix.
+/// `align::bipartite_colours` of an int64 label matrix.
 #[pyfunction]
 fn bipartite_colours(
     py: Python<'_>,
@@ -143,7 +143,7 @@ fn bipartite_colours(
         .map_err(value_error)
 }
 
-/// `oa_core.assignment.twin_groups` (`axis` 0: rows, 1: columns).
+/// `align::twin_groups` (`axis` 0: rows, 1: columns).
 #[pyfunction]
 fn twin_groups(
     py: Python<'_>,
@@ -214,7 +214,7 @@ impl DynamicLevel for PyLevel<'_> {
     }
 }
 
-/// `oa_core.assignment.repair_twins`: levels are matrices or callables
+/// `align::repair_twins`: levels are matrices or callables
 /// `level(partner, rows, cols)`; returns the pairs and the verdicts.
 #[pyfunction]
 #[pyo3(signature = (pairs, matrix, levels, row_colours, col_colours, *, passes = 2))]

@@ -170,16 +170,15 @@ fn trace_tuple<'py>(
     PyTuple::new(py, items)
 }
 
-/// Every scope resolved as `oa_core.referential.resolve_scopes` resolves them
-/// (arguments as `resolve_score`'s), with what `oa_core.align` shows: a list of
-/// scopes in resolution order, each `(name, (rows, cols), C, b or None, rounds of
-/// agreement or None, rounds, pairs, twin pairs, [(i, j, rule)], label ties, (gold
-/// designations, candidate designations), [(gold record, candidate record or
-/// None)] one per gold id, trace index or None, [(code, document, record, (first,
-/// target) or None)], (gold records, candidate records) as (pointer, path))` (the
-/// matrices as native-endian float64 / int64 bytes), and the refined graphs
-/// `((gold vertices, gold edges), vertices, edges, rounds)`. None where Python must
-/// resolve them.
+/// Every scope resolved as `resolve_score` resolves them (arguments as its own), with
+/// what `oa_core.align` shows: a list of scopes in resolution order, each `(name,
+/// (rows, cols), C, b or None, rounds of agreement or None, rounds, pairs, twin pairs,
+/// [(i, j, rule)], label ties, (gold designations, candidate designations), [(gold
+/// record, candidate record or None)] one per gold id, trace index or None, [(code,
+/// document, record, (first, target) or None)], (gold records, candidate records) as
+/// (pointer, path))` (the matrices as native-endian float64 / int64 bytes), and the
+/// refined graphs `((gold vertices, gold edges), vertices, edges, rounds)`. None where
+/// Python must resolve them.
 #[pyfunction]
 #[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda))]
 #[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one

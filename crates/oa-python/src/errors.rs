@@ -1,7 +1,7 @@
 //! The engine's refusals raised as `oa_core.errors`' typed errors, with the class,
 //! document, pointer, message and fix the Python checks give them: a document that
 //! is no plain JSON within the limits ([`Refusal`], `check_json`'s `InputError`), a
-//! list over `max_matrix_cells` (`_solve_whole`'s `InputError`), a comparator that
+//! list over `max_matrix_cells` (an `InputError`), a comparator that
 //! failed (`ComparatorError.at` the schema keyword naming it). The engine says what
 //! and where; this module only words it.
 
@@ -176,7 +176,7 @@ pub(crate) fn input_error(
     typed(py, "InputError", (at, message).into_pyobject(py)?, &kwargs)
 }
 
-/// `_solve_whole`'s (or `_solve_sparse`'s) `InputError` of a list over the limit.
+/// The `InputError` of a list whose dense matrix (or positive cells) is over the limit.
 fn over_limit(py: Python<'_>, over: &OverLimit) -> PyResult<PyErr> {
     let needs = if over.positive {
         format!("{} positive scores", grouped(over.cells as u128))
@@ -276,7 +276,7 @@ fn error_comparator(error: &CompareError) -> String {
 
 /// A scorer's result for Python: the value; `None` only for a records array paired
 /// by pointer reached without its pointers (the caller's to provide); else the
-/// refusal raised as the typed error the Python engine raises (see the module),
+/// refusal raised as its typed `oa_core.errors` class (see the module),
 /// and an engine fault as a `RuntimeError` (a `MemoryError` for a matrix that does
 /// not fit).
 pub(crate) fn declined<T>(result: Result<T, Unsupported>) -> PyResult<Option<T>> {

@@ -189,7 +189,7 @@ impl NativeIndex {
         Ok(self.index.named_records(self.scope(scope)?))
     }
 
-    /// `_record_key` of a scope's records: (canonical JSON with lists in order,
+    /// The keys of a scope's records: (canonical JSON with lists in order,
     /// canonical JSON).
     fn record_keys<'py>(
         &self,
@@ -300,7 +300,7 @@ impl NativeIndex {
     }
 }
 
-/// `_derive_groups`: the resolution groups, the cyclic scopes and the
+/// The resolution groups, the cyclic scopes and the
 /// `reference-cycle` warnings (code, pointer, message) of scopes with these
 /// dependencies (name -> names) and id-node pointers (name -> pointer).
 #[pyfunction]

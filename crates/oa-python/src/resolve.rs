@@ -198,14 +198,13 @@ pub(crate) fn resolving<T: Send>(
     })
 }
 
-/// The score of `candidate` against `gold` with every scope resolved as
-/// `oa_core.referential.resolve_for_score` resolves them: `groups`, the scopes in
-/// resolution order; `records`, each scope's record node by its pointer; `mode`, a
+/// The score of `candidate` against `gold` with every scope resolved group by group (C,
+/// then the WL bonus b, the agreement depth a, the content rule): `groups`, the scopes
+/// in resolution order; `records`, each scope's record node by its pointer; `mode`, a
 /// `WLMode` value. None where Python must resolve or score them. `gold` may be a
-/// `NativeGold` made under the same `refer` and `limits`: it is then neither
-/// converted nor indexed again. A score says both documents pass
-/// `oa_core.validation.check_json` under `limits` and, when `plan` validates, that
-/// the gold satisfies the schema.
+/// `NativeGold` made under the same `refer` and `limits`: it is then neither converted
+/// nor indexed again. A score says both documents pass `oa_core.validation.check_json`
+/// under `limits` and, when `plan` validates, that the gold satisfies the schema.
 #[pyfunction]
 #[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda))]
 #[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
@@ -236,7 +235,8 @@ fn resolve_score(
     resolving(py, request, Box::new(resolve_and_score))
 }
 
-/// `_check_size`'s `oa_core.errors.InputError`: a scope over `max_matrix_cells`.
+/// A `TooBig` refusal as `oa_core.errors.InputError`: a scope whose C matrix is over
+/// `max_matrix_cells`, the user's to fix.
 fn too_big(py: Python<'_>, error: &TooBig) -> PyErr {
     let raised = || -> PyResult<PyErr> {
         let class = py.import("oa_core.errors")?.getattr("InputError")?;

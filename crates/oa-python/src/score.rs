@@ -181,7 +181,7 @@ pub struct ScorePlan {
     /// name plan nodes).
     pub(crate) schema_nodes: Vec<(NodeId, Py<PyAny>)>,
     /// Whether `cache` is used: not when a custom comparator pairs some object's
-    /// keys, whose pairings Python keeps for one score only (`Scorer.key_slots`).
+    /// keys, whose pairings Python keeps for one score only.
     memo_keys: bool,
 }
 

@@ -1,6 +1,6 @@
-//! The referential state of `oa_core.matchtree.Scorer` (its `bijections`,
-//! `candidate_ids`, `unresolved` and `record_pairs` arguments) as the engine's
-//! [`RefState`], converted once per call.
+//! The referential state a document is scored under (the scopes' `bijections`,
+//! `candidate_ids`, `unresolved` and `record_pairs`, as Python passes them) as the
+//! engine's [`RefState`], converted once per call.
 //!
 //! Python's identifier keys are `id_key`'s `(kind, value)` tuples. Anything that is
 //! not one of these forms gives `None` (Python then scores under its own state).

@@ -1,6 +1,6 @@
 //! Python bindings of the pairing strategies of `oa_engine::align`: the sparse solver
-//! and its equality cells (`oa_core/sparse.py`), `blockBy` blocks
-//! (`oa_core/blocking.py`), and `pair_unordered` over a given score matrix.
+//! and its equality cells, `blockBy` blocks, and `pair_unordered` over a given score
+//! matrix.
 //!
 //! Integer arrays come in as int64 buffers (numpy arrays) or sequences of ints and
 //! go out as bytearrays of native int64 (wrapped by numpy without a copy); every
@@ -63,7 +63,7 @@ type PairedLists = (Vec<(usize, usize)>, Option<Vec<Vec<f64>>>);
 
 type IndexBytes<'py> = (Bound<'py, PyByteArray>, Bound<'py, PyByteArray>);
 
-/// `oa_core.sparse.equal_pairs`: rows and columns as int64 bytearrays.
+/// `align::equal_pairs`: rows and columns as int64 bytearrays.
 #[pyfunction]
 fn equal_pairs<'py>(
     py: Python<'py>,
@@ -78,7 +78,7 @@ fn equal_pairs<'py>(
     Ok((int64_bytes(py, &rows)?, int64_bytes(py, &cols)?))
 }
 
-/// `oa_core.sparse.union_pairs` of `(rows, cols)` parts: int64 bytearrays.
+/// `align::union_pairs` of `(rows, cols)` parts: int64 bytearrays.
 #[pyfunction]
 fn union_pairs<'py>(
     py: Python<'py>,
@@ -99,7 +99,7 @@ fn union_pairs<'py>(
     Ok((int64_bytes(py, &rows)?, int64_bytes(py, &cols)?))
 }
 
-/// `oa_core.sparse.sparse_tie_epsilon`.
+/// `align::sparse_tie_epsilon` of the given cells.
 #[pyfunction]
 fn sparse_tie_epsilon(
     py: Python<'_>,
@@ -109,7 +109,7 @@ fn sparse_tie_epsilon(
     Ok(align::sparse_tie_epsilon(&floats(py, values)?, shape))
 }
 
-/// `oa_core.sparse.max_weight_matching_sparse`.
+/// `align::max_weight_matching_sparse`: the dense optimum from the positive cells only.
 #[pyfunction]
 fn max_weight_matching_sparse(
     py: Python<'_>,
@@ -163,7 +163,7 @@ fn keyed_items(items: &Bound<'_, PyAny>, properties: &[String]) -> PyResult<Opti
     Ok(Some(keyed))
 }
 
-/// `oa_core.blocking.blocks` as `(gold positions, candidate positions)` per block,
+/// `align::blocks`' `blockBy` blocks as `(gold positions, candidate positions)` per block,
 /// or `None` where a value is one only Python keys (a NaN, a subclass, a value
 /// nested deeper than the bounds, a property name with a lone surrogate).
 #[pyfunction]

@@ -113,7 +113,8 @@ type Paired = (
     Vec<i64>,
 );
 
-/// `_pair_scope` of `oa_core/referential.py`.
+/// One scope's pairing by the tie policy (`oa_engine::align`'s `pair_scope`): C, then
+/// b, then a, then the content rule.
 #[pyfunction]
 fn pair_scope<'py>(
     py: Python<'py>,
@@ -173,9 +174,10 @@ fn pair_scope<'py>(
 /// The settled pairs, the label ties that remain and the trials left of the budget.
 type Settled = (Vec<(usize, usize)>, Vec<(usize, usize)>, usize);
 
-/// `_settle_by_score` of `oa_core/referential.py`.
+/// The content rule's settling of one scope's label ties by the documents' score
+/// (`oa_engine::align`'s `settle_by_score`), within the trials left of the budget.
 #[pyfunction]
-#[allow(clippy::too_many_arguments)] // the Python function's arguments, unpacked
+#[allow(clippy::too_many_arguments)] // the settling's inputs, as Python passes them
 fn settle_by_score<'py>(
     py: Python<'py>,
     pairs: Vec<(usize, usize)>,

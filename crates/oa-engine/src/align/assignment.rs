@@ -1,5 +1,5 @@
 //! Order-agnostic matching of two collections: the maximum-weight assignment with
-//! its tie rules (paper, section "Sequences"; `oa_core/assignment.py`).
+//! its tie rules (paper, section "Sequences").
 //!
 //! Only genuine matches are returned: a chosen pair of similarity 0 is dropped.
 //! Among optimal matchings of equal total, the one with more genuine matches is

@@ -1,5 +1,5 @@
 //! Blocking: the opt-in split of an unordered list into blocks paired on their own
-//! (`blockBy`, `oa_core/blocking.py`).
+//! (`blockBy`).
 //!
 //! An item may be paired only with an item of the other side whose values of the
 //! `blockBy` properties are equal: strings equal as text, numbers equal as numbers
@@ -9,8 +9,8 @@
 //!
 //! The blocks come in the order of a text of their key, not of the items'
 //! positions, so that permuting a list permutes only the positions inside blocks;
-//! that text is the one `blocking.py` sorts by (`_order`), written from the value
-//! the block met first.
+//! that text (`order_text`) is written from the value the block met first, and
+//! sorted as Python's `sorted` sorts strings (by code point).
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
@@ -133,7 +133,7 @@ pub fn part(value: Option<&Json>) -> Result<Part, Unsupported> {
     })
 }
 
-/// `blocking.py`'s `_order` of `item`'s key: the canonical text of the list of
+/// The sort text of `item`'s block key: the canonical text of the list of
 /// `[kind, value]` per property, numbers as the text of their float when one equals
 /// them (1 and 1.0 alike), objects and arrays as their canonical text.
 fn order_text(item: &Json, properties: &[String]) -> Result<Vec<u32>, Unsupported> {

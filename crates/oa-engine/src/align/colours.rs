@@ -1,6 +1,6 @@
 //! Colour refinement of a complete bipartite graph with labelled cells: the
-//! canonical order of a scope's rows and columns (`bipartite_colours` in
-//! `oa_core/assignment.py`).
+//! canonical order of a scope's rows and columns, so that permuting a list permutes
+//! the pairing with it.
 //!
 //! A row's colour becomes (its colour, the sorted multiset of `label * (m + 1) +
 //! column colour`), a column's likewise, until the number of colours stops growing.

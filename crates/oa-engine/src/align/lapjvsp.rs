@@ -4,11 +4,10 @@
 //! Written from R. Jonker and A. Volgenant, "A shortest augmenting path algorithm
 //! for dense and sparse linear assignment problems", Computing 38 (1987): column
 //! reduction, reduction transfer, two rounds of augmenting row reduction, then one
-//! augmentation per row left free. The sparse solver (`super::sparse`) must return
-//! the pairs `oa_core/sparse.py` returns, and those come from SciPy's
-//! `min_weight_full_bipartite_matching`, the same method; where the paper leaves a
-//! choice open it is made as SciPy makes it (checked against SciPy on tie-heavy
-//! graphs by tests/test_rust_strategy.py):
+//! augmentation per row left free. The sparse solver (`super::sparse`) returns the
+//! pairs SciPy's `min_weight_full_bipartite_matching` returns, the same method; where
+//! the paper leaves a choice open it is made as SciPy makes it (checked against SciPy
+//! on tie-heavy graphs by tests/test_rust_strategy.py):
 //!
 //! * each row's edges are read by increasing column (CSR order);
 //! * a column's reduction goes to the first row of lowest cost, and columns are then
@@ -227,7 +226,7 @@ impl Solver<'_> {
     /// back to be reduced at once. When the lowering is lost to rounding (a gap of
     /// the dummy weight next to a dual near 1) and the displaced row takes the column
     /// back the same way, the state repeats exactly and the two rows would trade the
-    /// column forever (SciPy's loop does: `oa_core/sparse.py` hangs there); such a
+    /// column forever (SciPy's loop does, and hangs there); such a
     /// row, and any row past [`REDUCTIONS_PER_ROW`] immediate reductions a row on
     /// average, waits for the augmentation instead, which ends.
     fn augmenting_row_reduction(&mut self, count: usize) -> Result<usize, AlignError> {

@@ -1,8 +1,8 @@
 //! Alignment: assignment of list items, the monotone DP of fixed-order lists, and
 //! Weisfeiler-Leman refinement for referential alignment.
 //!
-//! Each rule is one module; their outputs equal `oa_core/assignment.py` and
-//! `oa_core/wl.py` pair for pair and bit for bit (tests/test_rust_alignment.py):
+//! Each rule is one module; their outputs are pinned pair for pair and bit for bit
+//! by tests/test_rust_alignment.py (WL rounds equal `oa_core/wl.py`'s):
 //!
 //! * `lsa`: the rectangular assignment solver, with SciPy's ties;
 //! * `assignment`: `max_weight_matching` (genuine pairs, the bonus for more of
@@ -13,8 +13,8 @@
 //!   repair of the tie policy;
 //! * `policy`: the tie policy's ordered rules, the one place their order lives;
 //! * `structure`, `pairing`, `settle`: one scope's agreement matrices, its pairing
-//!   by the tie policy, and label ties settled by the documents' score
-//!   (`_pair_scope` and `_settle_by_score` of `oa_core/referential.py`);
+//!   by the tie policy (C, then b, then a, then the content rule), and label ties
+//!   settled by the documents' score;
 //! * `strategy`: the one entry point pairing an unordered list, densely, from its
 //!   positive cells (`sparse`, solved by `lapjvsp`) or block by block (`blocks`);
 //! * `refer`: referential alignment's document index, WL graphs and resolution order;

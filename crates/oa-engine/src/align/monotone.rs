@@ -4,8 +4,8 @@
 //! It maximizes (total similarity, number of matches) lexicographically over
 //! matchings whose pairs increase in both indices; only positive cells may match.
 //! The way back prefers a match, then skipping the gold element (a missing one),
-//! then skipping the candidate's. The totals are the same float additions, in the
-//! same order, as `oa_core/assignment.py`'s.
+//! then skipping the candidate's. The totals are float additions in one fixed
+//! order, so the same matrix always gives the same bits.
 
 use super::assignment::Pairs;
 use super::error::{at, AlignError};

@@ -1,5 +1,5 @@
-//! The pairing of one scope's records by the tie policy (`_pair_scope` in
-//! `oa_core/referential.py`), lexicographically: C, then b, then a, then the content
+//! The pairing of one scope's records by the tie policy, lexicographically: C, then
+//! the WL bonus b, then the agreement depth a, then the content
 //! rule ([`super::policy`] lists them).
 //!
 //! Rows and columns are put in a canonical order first: the colour refinement of the

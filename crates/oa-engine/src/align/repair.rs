@@ -1,9 +1,8 @@
-//! The twin repair of referential alignment's tie policy (`repair_twins` in
-//! `oa_core/assignment.py`): twins (identical rows, or identical columns, of the
-//! score matrix) can swap partners without changing any total, so within each
-//! twin group the pairing is solved again, maximizing the tie levels (the colour
-//! bonus b, the agreement depth a, then the reference agreement through the
-//! pairing) lexicographically.
+//! The twin repair of referential alignment's tie policy: twins (identical rows, or
+//! identical columns, of the score matrix) can swap partners without changing any
+//! total, so within each twin group the pairing is solved again, maximizing the tie
+//! levels (the colour bonus b, the agreement depth a, then the reference agreement
+//! through the pairing) lexicographically.
 //!
 //! Groups whose levels depend on the pairing are paired greedily, the best cell
 //! first (the most constrained, as in individualization-refinement), the levels

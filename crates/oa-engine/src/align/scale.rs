@@ -1,5 +1,6 @@
-//! `power_of_two_scale` (`oa_core/matchtree.py`): weights divided by the power of two
-//! that brings the largest into [1, 2). Exact, so only overflow and underflow change.
+//! `power_of_two_scale`: weights divided by the power of two that brings the largest
+//! into [1, 2). Exact, so only overflow and underflow change: the scaled problem has
+//! the same optima and the same ties.
 
 /// `math.frexp(x)[1] - 1` for a finite `x > 0`: the exponent e with 2**e <= x < 2**(e+1).
 fn exponent(x: f64) -> i32 {

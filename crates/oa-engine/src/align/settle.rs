@@ -1,5 +1,4 @@
-//! The content rule's settling of label ties by the documents' score
-//! (`_settle_by_score` in `oa_core/referential.py`).
+//! The content rule's settling of label ties by the documents' score.
 //!
 //! Within each block of label-tied pairs (pairs that can exchange partners with the
 //! values of C and b kept), among the pairings that keep the values of C and b (as
@@ -42,10 +41,10 @@ impl Default for Budget {
 pub trait DocumentScore {
     /// The documents' score with the scope's records paired by `pairs` (sorted).
     fn score(&mut self, pairs: &[(usize, usize)]) -> Result<f64, AlignError>;
-    /// One class per block pairing in `trials` (`_alike` of `oa_core/referential.py`):
-    /// pairings of one class give the documents the same score. A pairing's class is
-    /// that of the multiset of its pairs' (gold record, candidate record) classes: the
-    /// records' classes are read off one-pair pairings.
+    /// One class per block pairing in `trials`, so that pairings known to score alike
+    /// are scored once: pairings of one class give the documents the same score. A
+    /// pairing's class is that of the multiset of its pairs' (gold record, candidate
+    /// record) classes: the records' classes are read off one-pair pairings.
     fn alike(&mut self, trials: &[Pairs]) -> Result<Vec<usize>, AlignError>;
 }
 

@@ -1,5 +1,4 @@
-//! Exact assignment of long lists from their positive pairs only
-//! (`oa_core/sparse.py`).
+//! Exact assignment of long lists from their positive pairs only.
 //!
 //! A pair of similarity 0 is never matched, so the best pairing of two long lists
 //! depends only on the pairs that score above 0. When those are few (references
@@ -8,8 +7,8 @@
 //!
 //! [`max_weight_matching_sparse`] finds the optimum of
 //! [`max_weight_matching`](super::max_weight_matching) (the largest total, then the
-//! most genuine pairs, by the same bonus rule) and the very pairs `sparse.py`
-//! returns: the complete blocks of one value are paired in order, the rest by
+//! most genuine pairs, by the same bonus rule), and among tied optima always the
+//! same pairs: the complete blocks of one value are paired in order, the rest by
 //! [LAPJVsp](super::lapjvsp) on the classic reduction that lets an element stay
 //! unmatched. [`equal_pairs`] and [`union_pairs`] find the cells of equalities.
 
@@ -20,7 +19,7 @@ use super::lapjvsp::{filled, min_weight_perfect_matching, Edge, Graph};
 use super::scale::power_of_two_scale;
 
 /// The weight of "unmatched" in the reduction: the smallest positive float, which
-/// vanishes next to any total of real pairs (`_DUMMY` of `sparse.py`).
+/// vanishes next to any total of real pairs, so it never outweighs a genuine pair.
 const DUMMY: f64 = 5e-324;
 
 /// No cell (a dummy edge of the reduction).
@@ -142,7 +141,8 @@ pub fn sparse_tie_epsilon(values: &[f64], shape: (usize, usize)) -> f64 {
 
 /// The best pairing of a `shape` matrix given by its cells (0 elsewhere): pairs
 /// sorted by row, of the largest total of `values`, and among those of the most
-/// pairs, the pairs `oa_core.sparse.max_weight_matching_sparse` returns.
+/// pairs, those SciPy's `min_weight_full_bipartite_matching` picks on the same
+/// reduction (see `lapjvsp`).
 ///
 /// Cells of value 0 or less are dropped (never matched). Errors on lengths that
 /// differ, a cell outside the matrix or given twice, or a value that is NaN or

@@ -1,5 +1,5 @@
-//! The pairing of an unordered list, one entry point over its three strategies
-//! (`Scorer._solve` and `_solve_whole` of `oa_core/matchtree.py`).
+//! The pairing of an unordered list, one entry point over its three strategies, so
+//! that the scorer and the match tree choose between them the same way.
 //!
 //! * [`Strategy::Dense`]: every pair scored, the assignment of the whole matrix;
 //! * [`Strategy::Sparse`]: a long list paired from its positive cells only, when

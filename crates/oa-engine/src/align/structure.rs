@@ -1,7 +1,7 @@
-//! What WL found for one scope, or one block of it (`_Structure` in
-//! `oa_core/referential.py`): the agreement matrices b and a made from the
-//! records' colour histories, their final colours, and the reference agreement
-//! through a pairing (the content rule's first step) made from their incident edges.
+//! What WL found for one scope, or one block of it: the matrices of the WL bonus b and
+//! the agreement depth a, made from the records' colour histories, their final
+//! colours, and the reference agreement through a pairing (the content rule's first
+//! step), made from their incident edges.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,5 @@
-//! Twin groups: identical rows, or identical columns, of a matrix, bit for bit
-//! (`twin_groups` in `oa_core/assignment.py`): permuting twins among their partners
+//! Twin groups: identical rows, or identical columns, of a matrix, bit for bit:
+//! permuting twins among their partners
 //! keeps every total, so the tie policy re-pairs them.
 
 use super::error::AlignError;

@@ -122,8 +122,7 @@ impl Integer {
     }
 
     /// |self - other| as a float: exact before one rounding, and infinite beyond the
-    /// largest float (not rounded down to it), as `_difference` in
-    /// `oa_core/comparators.py`.
+    /// largest float (not rounded down to it).
     pub fn abs_diff_f64(&self, other: &Integer) -> f64 {
         if let (Integer::Small(a), Integer::Small(b)) = (self, other) {
             // i128 holds any difference of two i64; the cast rounds to nearest, ties to even

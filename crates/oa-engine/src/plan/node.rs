@@ -170,7 +170,7 @@ impl Node {
         }
     }
 
-    /// The comparator of a leaf for values of `kind` (`_comparator_for`): the schema's
+    /// The comparator of a leaf for values of `kind`: the schema's
     /// own where it compares that kind, none for a typed node whose comparator does
     /// not (a type mismatch), else the kind's default.
     pub fn comparator_for(&self, kind: Kind) -> Option<Comparator> {

@@ -1,4 +1,4 @@
-//! A leaf's score (`Scorer._score_leaf`): its comparator's similarity, 0 below the
+//! A leaf's score: its comparator's similarity, 0 below the
 //! threshold; 0 when the kinds differ or no comparator compares the gold's kind.
 
 use super::json::Json;

@@ -1,4 +1,4 @@
-//! Lists and tuples (`Scorer._score_sequence`, `_score_tail`, `_solve`): prefixItems
+//! Lists and tuples: prefixItems
 //! positions averaged by weight, the tail's items paired by the list's order
 //! (assignment in the canonical order for `align`, the monotone DP for `fixed`), a
 //! pair matched when its score is positive, the rest missing or excess.
@@ -113,7 +113,7 @@ impl Scorer<'_> {
             / (prefix_importance + rest_importance))
     }
 
-    /// `_score_tail`: the items from `offset` on, paired as the list's order says
+    /// The items from `offset` on, paired as the list's order says
     /// (or by record pointers, for a scope's records array in the main pass),
     /// sharing `share` of the list's score.
     #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
@@ -236,7 +236,7 @@ impl Scorer<'_> {
         })
     }
 
-    /// The tail's children, as `_score_tail` orders them: matched and missing items
+    /// The tail's children, in the match tree's order: matched and missing items
     /// by gold index, then the excess ones.
     #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
     fn tail_rows<S: Sink>(
@@ -284,7 +284,7 @@ impl Scorer<'_> {
         Ok(())
     }
 
-    /// The pairs of two lists (`_solve`) and their score matrix, `None` where Python
+    /// The pairs of two lists and their score matrix, `None` where Python
     /// keeps none (a long list paired from its positive cells, or paired block by
     /// block and long); `offset`: the index of their first items in their lists;
     /// `block_by`: the list's `blockBy` properties.
@@ -327,7 +327,7 @@ impl Scorer<'_> {
         Ok((paired.pairs, paired.matrix))
     }
 
-    /// `Scorer.matrix`: every pair's score of the items at `rows` and `cols` of
+    /// The score matrix: every pair's score of the items at `rows` and `cols` of
     /// `lists` (see [`Scorer::cell`]).
     #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
     fn matrix(
@@ -390,7 +390,7 @@ impl<'v> ListScores<'_, '_, 'v> {
 impl PairScores for ListScores<'_, '_, '_> {
     type Error = Unsupported;
 
-    /// `_solve_whole`'s matrix: refused over `max_matrix_cells`.
+    /// The whole score matrix: refused over `max_matrix_cells`.
     fn matrix(&mut self, rows: &[usize], cols: &[usize]) -> Result<Matrix<f64>, Unsupported> {
         let cells = rows
             .len()
@@ -412,7 +412,7 @@ impl PairScores for ListScores<'_, '_, '_> {
         )
     }
 
-    /// `positive_scores`: the cells of [`Scorer::equal_cells`] scored as the
+    /// The cells of [`Scorer::equal_cells`] scored as the
     /// matrix scores them, the positive ones kept.
     fn positive_cells(
         &mut self,

@@ -1,9 +1,9 @@
-//! Objects (`Scorer._score_map` and `map_score`, paper Eq. dict): keys paired by the
+//! Objects (paper Eq. dict): keys paired by the
 //! key comparator alone (assignment), then the key term and the weighted values.
 //!
 //! What depends only on the two key sets (the slots, their scaled weights, the key
 //! term) is planned once per (node, gold keys, candidate keys) and kept in a
-//! [`MapCache`], as `scoreonly._plan` keeps it in the comparator memo.
+//! [`MapCache`]: many objects of a list share their key sets.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -246,7 +246,7 @@ fn no_key() -> Unsupported {
     Unsupported::Align(crate::align::AlignError::Internal("a slot without a key"))
 }
 
-/// `_score_map`'s shares of the slots: of the value term by weight (over their exact
+/// The shares of the slots: of the value term by weight (over their exact
 /// sum), of the key term `1/d` per matched pair and what the `d - k` matched pairs
 /// cannot reach shared by the unmatched keys.
 fn shares<S: Sink>(sink: &mut S, plan: &MapPlan, rows: &[S::Row]) -> Result<(), Unsupported> {
@@ -281,7 +281,7 @@ fn shares<S: Sink>(sink: &mut S, plan: &MapPlan, rows: &[S::Row]) -> Result<(), 
     Ok(())
 }
 
-/// `key_slots` then `scoreonly._plan`: matched pairs by gold key, unmatched gold
+/// `key_slots`, then the plan: matched pairs by gold key, unmatched gold
 /// keys, unmatched candidate keys; weights and importances scaled by powers of two.
 fn plan_map(
     plan: &Plan,

@@ -1,8 +1,8 @@
-//! The matrix face (`Scorer.matrix`): the scores of every gold-candidate pair of two
+//! The matrix face ([`Scorer::score_matrix`]): the scores of every gold-candidate pair of two
 //! collections under one node, equal bit for bit to the pairs' node scores, as the
 //! cost matrix of list and scope alignment (a scope's C matrix).
 //!
-//! A cell follows `Scorer.matrix`'s rules: an identifier's cells are 1, and so are
+//! A cell follows the matrix rules: an identifier's cells are 1, and so are
 //! those of a reference to a scope still being resolved; a null meets the null
 //! rule of the node as given (before `concrete`); any other pair is scored as a
 //! node.
@@ -51,7 +51,7 @@ impl Scorer<'_> {
         }
     }
 
-    /// `Scorer.matrix(golds, candidates, node, paths)` under the scorer's state:
+    /// The scores of `golds` x `candidates` under `node` and the scorer's state:
     /// row-major scores. `paths` are the values' pointers; without them, a records
     /// array paired by pointer below `node` is refused ([`Unsupported::Untracked`]).
     ///
@@ -131,8 +131,8 @@ impl Scorer<'_> {
             })
     }
 
-    /// Row-major `value` of every pair under `node` at `depth`, as `Scorer.matrix`
-    /// computes it (`_object_matrix`, `_leaf_matrix`): objects grouped by key set
+    /// Row-major `value` of every pair under `node` at `depth`, computed in bulk:
+    /// objects grouped by key set
     /// with their key slots planned once per pair of groups, a leaf slot's values
     /// compared in one comparator pass per kind, then `map_score` per cell, operand
     /// for operand as [`Scorer::map`]. The pointers are not followed (see
@@ -182,7 +182,7 @@ impl Scorer<'_> {
             _ => {
                 for g in golds {
                     for c in candidates {
-                        // a cell of Python's `_pairwise_matrix`, scored from the pointer ""
+                        // a matrix cell, scored from the pointer ""
                         let scored =
                             self.value(&mut ScoreOnly, None, Step::Root, g, c, node, depth);
                         out.push(scored.map_err(|error| error.in_cell(Step::Root))?.0);
@@ -194,7 +194,7 @@ impl Scorer<'_> {
     }
 
     /// [`Scorer::block`] of objects, into `out` (zeros, row-major). Each slot's block
-    /// is weighted and added into `out` before the next is made (`_map_matrix`: one
+    /// is weighted and added into `out` before the next is made (one
     /// slot matrix alive at a time), then `map_score` is finished in place.
     fn objects(
         &mut self,

@@ -2,9 +2,9 @@
 //! key alignment (Eq. dict), lists by assignment or the monotone DP, tuples by
 //! position, leaves by their comparators, and the null and type-mismatch rules.
 //!
-//! The arithmetic is `oa_core/scoreonly.py`'s (`Scorer.node` of `matchtree.py`),
-//! operand for operand and in the same order, exact sums where Python uses
-//! `math.fsum`, so the result has the same bits. Whatever this slice does not cover
+//! The arithmetic is fixed operand for operand and in order, with exact sums equal
+//! to Python's `math.fsum`, so a score has the same bits on every run and equals
+//! the frozen outcomes the tests compare with. Whatever this slice does not cover
 //! returns [`Unsupported`], and Python takes its own path.
 
 mod canonical;
@@ -48,8 +48,8 @@ pub struct Limits {
 }
 
 /// Unordered lists with more gold x candidate pairs than this are paired from
-/// their positive cells when equalities give them (`SPARSE_FROM_CELLS` of
-/// `oa_core/matchtree.py`; see [`crate::align::Strategy`]).
+/// their positive cells when equalities give them: below it a full matrix is cheap
+/// enough (see [`crate::align::Strategy`]).
 pub const SPARSE_FROM_CELLS: usize = 1_000_000;
 
 /// Why the documents are not scored here: Python's path scores them (and reports
@@ -71,8 +71,8 @@ pub enum Unsupported {
         pointer: String,
         error: CompareError,
     },
-    /// A list pair needing more scores than `max_matrix_cells` (`_solve_whole`'s
-    /// `InputError`), with the candidate pointer of the list.
+    /// A list pair needing more scores than `max_matrix_cells` (an `InputError`
+    /// in Python), with the candidate pointer of the list.
     OverLimit(Box<OverLimit>),
     /// A solver refused its matrix (a non-finite score).
     Align(AlignError),
@@ -129,7 +129,7 @@ pub struct OverLimit {
     /// its way up, so the success path builds no pointer).
     tokens: Vec<String>,
     /// Whether the list lies below a matrix cell: Python scores a cell from the
-    /// pointer "" (`_pair_score`), so the outer tokens are not its.
+    /// pointer "", so the outer tokens are not its.
     sealed: bool,
 }
 
@@ -174,7 +174,7 @@ impl OverLimit {
 
 impl Unsupported {
     /// The error of a comparator on values under the schema keyword `keyword` of
-    /// `node_pointer` (`_comparator_pointer`).
+    /// `node_pointer`.
     pub fn comparator_at(node_pointer: &str, keyword: &str, error: CompareError) -> Unsupported {
         Unsupported::ComparatorAt {
             pointer: format!("{node_pointer}/{keyword}"),
@@ -204,7 +204,7 @@ impl Unsupported {
     }
 
     /// The error met scoring a matrix cell reached by `step`: Python scores the
-    /// cell's values from the pointer "" (`_pair_score`), so the tokens gathered
+    /// cell's values from the pointer "", so the tokens gathered
     /// below the cell are the list's whole pointer (the cell's own taken back).
     pub fn in_cell(mut self, step: Step<'_>) -> Unsupported {
         if let Unsupported::OverLimit(over) = &mut self {
@@ -298,7 +298,7 @@ impl<'a> Scorer<'a> {
         Ok(score)
     }
 
-    /// `Scorer.node`: the null rule, then objects, lists and leaves; the score and
+    /// One node: the null rule, then objects, lists and leaves; the score and
     /// the node's row in `sink`.
     #[allow(clippy::too_many_arguments)] // the recursion's state, passed down as is
     fn value<S: Sink>(
@@ -370,8 +370,8 @@ impl<'a> Scorer<'a> {
     }
 
     /// An error met below the value reached by `step`, seen from its parent: inside a
-    /// matrix cell an object's slot value is scored from the pointer "" (Python's
-    /// `_object_matrix` scores the slot as a matrix of its own).
+    /// matrix cell an object's slot value is scored from the pointer "" (the slot is
+    /// scored as a matrix of its own).
     fn located(&self, error: Unsupported, step: Step<'_>) -> Unsupported {
         if self.cells > 0 && matches!(step, Step::Key { .. }) {
             error.in_cell(Step::Root)
@@ -380,7 +380,7 @@ impl<'a> Scorer<'a> {
         }
     }
 
-    /// `Scorer._unmatched`: a value on one side only, under its concrete node,
+    /// A value on one side only, under its concrete node,
     /// scoring `score` (its row; nothing is looked up for a sink keeping nothing).
     #[allow(clippy::too_many_arguments)] // a row's fields, given at once
     fn unmatched<S: Sink>(
@@ -399,7 +399,7 @@ impl<'a> Scorer<'a> {
         }
         let id = self.concrete(id, value, value)?;
         let node = self.plan.node(id)?;
-        // `_node_kind`: an identifier or a reference whatever its value
+        // an identifier or a reference whatever its value
         let kind = if node.id_scope.is_some() {
             NodeKind::Id
         } else if node.reference.is_some() {

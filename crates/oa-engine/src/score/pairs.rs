@@ -1,5 +1,4 @@
-//! Where values are, and a scope's records paired by where they are
-//! (`Scorer._tail_pairs`, `holds_paired_records` and `scoreonly._inside`).
+//! Where values are, and a scope's records paired by where they are.
 //!
 //! In the main pass a scope's record arrays are paired by the resolved record
 //! pairs, keyed by the records' JSON Pointers. The pointers of the values being
@@ -174,7 +173,7 @@ impl<'a> Scorer<'a> {
         Ok(false)
     }
 
-    /// `_tail_pairs` of a records array paired by pointer (None: the list is not):
+    /// The tail pairs of a records array paired by pointer (None: the list is not):
     /// its scope, and each gold record with the candidate record its pointer is
     /// paired with, and the items that are no records aligned among themselves,
     /// unordered.

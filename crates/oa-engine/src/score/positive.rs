@@ -1,12 +1,12 @@
 //! The pairs of two long lists that can score above 0, found by equality without
-//! scoring every pair (`positive_scores` of `oa_core/sparse.py`).
+//! scoring every pair (`positive_scores`).
 //!
-//! Only nodes whose scores come from equalities are taken, as Python takes them:
-//! references, primitives compared `exact` (booleans by default), and objects of
-//! one key set per side, with no key term, whose values are such (or nested such
-//! objects). Anything else (a string compared by Jaro, an identifier worth 1
-//! everywhere, a null that scores `nullScore` > 0, objects of several key sets)
-//! gives `None`, and the list is paired densely, as Python pairs it.
+//! Only nodes whose scores come from equalities are taken, since only for them does
+//! equality find every positive pair: references, primitives compared `exact` (booleans
+//! by default), and objects of one key set per side, with no key term, whose values are
+//! such (or nested such objects). Anything else (a string compared by Jaro, an
+//! identifier worth 1 everywhere, a null that scores `nullScore` > 0, objects of
+//! several key sets) gives `None`, and the list is paired densely.
 //!
 //! The pairs found hold every positive cell and may hold cells of 0 (an object
 //! whose one slot agrees, the others not); the caller scores them as the dense
@@ -41,7 +41,7 @@ type Keys = (Vec<Option<Key>>, Vec<Option<Key>>);
 
 impl Scorer<'_> {
     /// Every `(i, j)` whose cell under `node` can be positive, sorted, or `None`
-    /// where Python's `positive_scores` finds none (the dense way then).
+    /// where equalities cannot give them (the dense way then).
     pub(super) fn equal_cells(
         &mut self,
         golds: &[&Json],
@@ -92,8 +92,8 @@ impl Scorer<'_> {
         Ok(None)
     }
 
-    /// `_ref_cells`' codes: a gold reference keyed by the candidate id it expects
-    /// (dangling where it has no image, equal to nothing where its image is no
+    /// The codes of reference cells: a gold reference keyed by the candidate id it
+    /// expects (dangling where it has no image, equal to nothing where its image is no
     /// candidate id), a candidate one by its id (dangling where no record has it).
     fn reference_keys(
         &self,
@@ -130,7 +130,7 @@ impl Scorer<'_> {
         Ok((gold_keys, cand_keys))
     }
 
-    /// `_object_cells`: one key set per side, no slot and no key term that makes
+    /// One key set per side, no slot and no key term that makes
     /// every pair positive; the union of the slots' cells (a slot weighing 0, or
     /// of a key on one side only, adds exactly 0).
     fn object_cells(
@@ -221,7 +221,7 @@ fn equal_pair_count(gold: &[i64], candidate: &[i64]) -> usize {
         .fold(0usize, |sum, &count| sum.saturating_add(count))
 }
 
-/// `_leaf_cells`' codes, or `None` where a kind on both sides is compared by a
+/// The codes of leaf cells, or `None` where a kind on both sides is compared by a
 /// comparator other than `exact`: nulls alike, a leaf by its value where its kind
 /// is compared `exact`, else equal to nothing (a type mismatch scores 0).
 fn leaf_keys(

@@ -1,5 +1,5 @@
-//! The referential state a document is scored under (`Scorer`'s `bijections`,
-//! `candidate_ids`, `unresolved` and `record_pairs` in `oa_core/matchtree.py`), and
+//! The referential state a document is scored under (the scopes' bijections, the
+//! candidate's ids, the scopes still unresolved and the record pairs), and
 //! the two rules that read it: an identifier field is worth 1, and a reference
 //! scores 1 iff the candidate's value is the image of the gold's under its scope's
 //! bijection and exists among the candidate's ids (paper III.C).
@@ -121,7 +121,7 @@ pub struct RefState {
     record_pairs: BTreeMap<NodeId, RecordPairs>,
 }
 
-/// What the reference rule found (`Scorer.ref_score`).
+/// What the reference rule found ([`RefState::ref_score`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RefOutcome {
     pub score: f64,
@@ -176,7 +176,7 @@ impl RefState {
             .is_some_and(|state| state.unresolved)
     }
 
-    /// `Scorer.ref_score`: an unresolved scope's references match; two nulls agree
+    /// The reference rule (paper III.C): an unresolved scope's references match; two nulls agree
     /// and one scores `null_score`; a gold reference to no known id agrees only
     /// with a candidate one to no candidate id; else the candidate value must be
     /// the gold's image and exist.

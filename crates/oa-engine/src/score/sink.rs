@@ -21,7 +21,7 @@ pub enum NodeKind {
 }
 
 impl NodeKind {
-    /// `_node_kind` of `matchtree.py` for a node that is neither an id nor a reference.
+    /// The kind of a node that is neither an id nor a reference, by its JSON type.
     pub fn of(value: &Json) -> NodeKind {
         match value {
             Json::Object(_) => NodeKind::Map,

@@ -1,6 +1,6 @@
-//! The match tree as a node table (issue 22): one row per node of the tree
-//! `Scorer.node` builds (`oa_core/matchtree.py`), in preorder, each naming its
-//! parent, with the fields `MatchNode` holds, filled in by the same recursion that
+//! The match tree as a node table (issue 22): one row per node of the match tree,
+//! in preorder, each naming its parent, with the fields `oa_core.matchtree.MatchNode`
+//! holds, filled in by the same recursion that
 //! scores (the [`Table`] sink) and so with the same bits.
 
 use super::json::Json;
@@ -241,7 +241,7 @@ impl Sink for Table {
 
 impl Scorer<'_> {
     /// The match tree of `candidate` against `gold` under the plan's root
-    /// (`Scorer.node(gold, candidate, root, "", "")`), as a node table.
+    /// (pointers empty at the root), as a node table.
     ///
     /// ```
     /// use oa_engine::compare::{Number, Value};
@@ -424,7 +424,7 @@ mod tests {
             .table(&gold, &candidate)
             .unwrap();
         // root, record, then the matched slot (id) before the missing one (boss: still
-        // a reference, as `_unmatched` kinds it)
+        // a reference: an unmatched value takes its node's kind)
         let found: Vec<_> = table
             .rows()
             .iter()

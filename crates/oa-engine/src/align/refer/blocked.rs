@@ -1,5 +1,5 @@
-//! A scope whose records array has `blockBy`, paired block by block
-//! (`_Resolver._pair_blocks` of `oa_core/referential.py`).
+//! A scope whose records array has `blockBy`, paired block by block: records of
+//! different blocks never pair, so each block is a small scope of its own.
 //!
 //! The blocks are `align::blocks`'; each is paired as a scope of its own by the tie
 //! policy (`pair_scope`: its C, its rows and columns of b and a, the content rule
@@ -66,7 +66,7 @@ enum Filling {
     AtPairs(PairCells),
 }
 
-/// `_pair_blocks`: the pairing of a blocked scope (label ties not settled yet).
+/// The pairing of a blocked scope (label ties not settled yet).
 pub fn pair_blocks(
     blocked: &BlockedScope<'_>,
     context: &Context<'_>,

@@ -1,4 +1,4 @@
-//! `_build_graph`: one side's part of the WL reference graph of a group of scopes.
+//! One side's part of the WL reference graph of a group of scopes.
 //!
 //! Every record of the group is a vertex (scopes by name, records in order); a
 //! nested scope adds a hub per occurrence of its record array, linked to its
@@ -11,7 +11,7 @@
 //! scalars, and its references out of the group (into a scope not resolved yet:
 //! `["dangling"]` when no record has the id; into a resolved one: the gold id's
 //! image under the bijection, `["unmatched"]` for none, or the candidate id as
-//! written), as the canonical rows of `_label`. Seeds: `scope|` (the scope only when
+//! written), as the canonical rows of `label`. Seeds: `scope|` (the scope only when
 //! the group holds several), with the record's own label in blend mode; `|` for hubs.
 //!
 //! Texts are code points (a string may hold a lone surrogate, as in Python).
@@ -112,7 +112,7 @@ fn quoted(text: Vec<u32>) -> Vec<u32> {
     canonical_text(&Json::Leaf(Value::Text(text))).unwrap_or_default()
 }
 
-/// `_label`: the sorted rows (role, kind, canonical JSON) as a compact JSON list of
+/// The sorted rows (role, kind, canonical JSON) as a compact JSON list of
 /// string triples; "" for no rows.
 fn label(items: &[(&str, Item<'_>)]) -> Vec<u32> {
     if items.is_empty() {
@@ -158,7 +158,7 @@ struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// `_carrier_label`.
+    /// A carrier's label: its references and exact scalars as canonical rows.
     fn carrier_label(&self, carrier: &Carrier) -> Vec<u32> {
         let mut items: Vec<(&str, Item<'_>)> = carrier
             .scalars
@@ -332,7 +332,7 @@ pub fn build_graph(
     Ok(())
 }
 
-/// `_occurrence_hubs`: a hub per occurrence of a nested scope's record array (the
+/// A hub per occurrence of a nested scope's record array (the
 /// records' parent pointer), in the order met, with an edge to each of its records
 /// labelled by the occurrence's place (its positions in fixed-order lists are scored:
 /// structure too).

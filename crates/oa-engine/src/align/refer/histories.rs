@@ -1,6 +1,6 @@
-//! A scope's colour histories and incident edges (`_Histories` of
-//! `oa_core/referential.py`): what the structure of the whole scope, or of any
-//! block of its records, is made from, without the scope's n x m agreement matrices.
+//! A scope's colour histories and incident edges: what the structure of the whole
+//! scope, or of any block of its records, is made from, without the scope's n x m
+//! agreement matrices.
 
 use crate::align::{AlignError, Incident, Matrix, References, Structure};
 

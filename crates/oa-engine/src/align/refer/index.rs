@@ -1,5 +1,6 @@
 //! `index_document`: the records of every scope and the reference carriers of one
-//! document, in the order `oa_core/referential.py` collects them.
+//! document, in the order a walk of the document meets them (keys in schema order,
+//! see below).
 //!
 //! A *carrier* is the nearest enclosing object that is an array item (the root
 //! object for what lies outside any array). It collects the references below it
@@ -101,7 +102,8 @@ impl DocumentIndex {
     }
 
     /// The indices of a scope's records whose id some reference of the document names
-    /// (`_alike`'s `named`: such an id matters to the score, any other id does not).
+    /// (such an id matters to the score, any other id does not: `Documents::alike`
+    /// leaves the others out).
     pub fn named_records(&self, scope: ScopeId) -> Vec<usize> {
         let named: BTreeSet<IdKey> = self
             .carriers()
@@ -118,7 +120,7 @@ impl DocumentIndex {
             .collect()
     }
 
-    /// `_record_key`: a record's canonical JSON with every list in the order of its
+    /// A record's canonical JSON with every list in the order of its
     /// items' canonical JSON (when the text holds a list at all), then as written.
     pub fn record_key(record: &Record) -> (Vec<u32>, Vec<u32>) {
         let text = canonical(&record.value);
@@ -142,7 +144,7 @@ fn canonical(value: &Json) -> Vec<u32> {
     canonical_text(value).unwrap_or_default()
 }
 
-/// `_order_free`: `value` with every list sorted by its items' canonical text.
+/// `value` with every list sorted by its items' canonical text.
 fn order_free(value: &Json) -> Json {
     match value {
         Json::Object(entries) => Json::Object(

@@ -1,15 +1,15 @@
 //! Referential alignment's data side (paper III.D): the records and reference
 //! carriers of a document, the scopes' resolution order, and the WL reference graph
-//! of one group of scopes, each as `oa_core/referential.py` makes them.
+//! of one group of scopes.
 //!
 //! * `schema`: what the index reads of the plan beyond the scorer's nodes (the
 //!   properties in schema order, each scope's id field, the nested scopes);
 //! * `index`: `index_document`, the records of every scope and the carriers;
 //! * `order`: `resolution_order`, the scope dependency graph in groups;
-//! * `graph`: `_build_graph`, the vertices, edges and seeds of one side;
-//! * `state`, `resolve`: `resolve_for_score`, every scope paired group after group
+//! * `graph`: `build_graph`, the vertices, edges and seeds of one side;
+//! * `state`, `resolve`: the resolution, every scope paired group after group
 //!   (C and the documents' score asked of the scorer through `ScopeScores`);
-//! * `trace`: `resolve_scopes`, the same resolution with what `align` shows of it.
+//! * `trace`: `align_scopes`, the same resolution with what `align` shows of it.
 //! * `histories`, `blocked`, `size`: a scope's colour histories (the structure of
 //!   any block of it), a `blockBy` scope paired block by block, the size limit.
 //!

@@ -3,7 +3,8 @@
 //! a scope referencing itself) form one group, aligned together, with a warning.
 //! Groups come dependencies first; among the groups ready at a step, the one with
 //! the smallest scope name (networkx's lexicographical topological sort of the
-//! condensation, as `oa_core/referential.py` ran it).
+//! condensation: kept so that the order, and every pairing that depends on it, do
+//! not change).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,7 +29,7 @@ pub struct Groups {
     pub warnings: Vec<ScopeWarning>,
 }
 
-/// `_derive_groups` from each scope's dependencies and the pointer of each scope's
+/// The resolution groups from each scope's dependencies and the pointer of each scope's
 /// id node.
 ///
 /// ```

@@ -1,4 +1,4 @@
-//! `resolve_for_score` of `oa_core/referential.py`: every scope's pairing, group
+//! The resolution a score reads: every scope's pairing, group
 //! after group in resolution order, then the label ties scored while some scope was
 //! unresolved settled again; the resolution the final scoring pass reads.
 //!
@@ -108,7 +108,7 @@ pub struct Mode {
     pub wl: WlMode,
     pub wl_lambda: f64,
     pub max_matrix_cells: usize,
-    /// What `align()` shows is wanted (`_Resolver.describe`): every scope's levels
+    /// What `align()` shows is wanted: every scope's levels
     /// kept whole, a blocked scope's size checked whole. Without it (a score), a
     /// scope whose label ties cannot be settled by score keeps its levels at its
     /// pairs only, and only each block of a blocked scope must fit the limit.
@@ -157,7 +157,7 @@ pub(super) fn id_fields(schema: &ScopeSchema) -> Result<ScopeFields, ResolveErro
     Ok((id_fields, block_by))
 }
 
-/// `_resolve`: every group paired, then the provisional label ties settled again.
+/// Every group paired, then the provisional label ties settled again.
 #[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
 pub(super) fn resolved(
     schema: &ScopeSchema,
@@ -242,7 +242,7 @@ impl RecordKeys for Keys<'_> {
     }
 }
 
-/// `_document_score`: the documents' score with one scope's records paired by the
+/// The documents' score with one scope's records paired by the
 /// pairs given. The scorer's own error is kept aside (the settling sees an internal
 /// error and stops).
 struct TrialScore<'s, 'd> {
@@ -342,7 +342,7 @@ fn record_vertices(graph: &Graph, range: std::ops::Range<usize>, scope: ScopeId)
         .collect()
 }
 
-/// An incident edge as `_incident` writes it: (direction, relation, label, other).
+/// An incident edge: (direction, relation, label, other).
 type RawIncident<'g> = (&'static str, &'g str, &'g [u32], i64);
 
 /// A refined group: its graph, where the candidate side starts, every round.
@@ -355,8 +355,8 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// `_histories(trace, scope)`: the colour histories, incident edges (kinds
-    /// numbered as `oa_core.ties_native` numbers them: first seen, gold lines first)
+    /// The scope's colour histories, incident edges (kinds numbered as first seen,
+    /// gold lines first)
     /// and occurrences of the scope's records.
     fn histories(&self, scope: ScopeId) -> Result<Histories, ResolveError> {
         let total = self.graph.vertices.len();
@@ -462,7 +462,7 @@ impl Resolver<'_> {
         self.scopes.difference(&state.resolved).copied().collect()
     }
 
-    /// `_Resolver.group`: pair the scopes of one group into `state`; with `settle`,
+    /// Pair the scopes of one group into `state`; with `settle`,
     /// label ties are settled by the documents' score right away.
     fn group(
         &self,
@@ -688,7 +688,7 @@ impl Resolver<'_> {
         })
     }
 
-    /// `_settle`: settle `paired`'s label ties by the documents' score.
+    /// Settle `paired`'s label ties by the documents' score.
     fn settle(
         &self,
         scores: &mut dyn ScopeScores,
@@ -763,7 +763,7 @@ impl Resolver<'_> {
         Ok(state)
     }
 
-    /// `_settle_with_later`: each pairing tried with the groups after the scope
+    /// Each pairing tried with the groups after the scope
     /// resolved again; the best one wins only if it beats the current resolution.
     fn settle_with_later(
         &self,
@@ -860,8 +860,8 @@ fn settleable(documents: &Documents<'_>, paired: &Paired) -> bool {
     documents.records(paired.scope).0.len() <= SCORED_RECORDS && paired.levels.at_pairs.is_none()
 }
 
-/// `score_of` of `_settle_with_later`: a pairing adopted in a copy of the state, the
-/// groups after it resolved again, the documents scored; each outcome kept.
+/// The trials of settling with the later groups: a pairing adopted in a copy of the
+/// state, the groups after it resolved again, the documents scored; each outcome kept.
 struct Trials<'s, 'r> {
     resolver: &'s Resolver<'r>,
     scores: &'s mut dyn ScopeScores,

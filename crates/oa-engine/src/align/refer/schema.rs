@@ -2,7 +2,7 @@
 //! object node's properties in schema order (the plan keeps them sorted, but a
 //! carrier's references are read in schema order, and that order directs its
 //! edges), each scope's id field, the scope whose records each array holds, and the
-//! nested scopes (`_nested_scopes`).
+//! nested scopes.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -144,7 +144,7 @@ fn reachable(plan: &Plan, starts: &[NodeId]) -> Result<BTreeSet<NodeId>, ReferEr
     Ok(seen)
 }
 
-/// `_below_another_array`: whether `records` is reached through the items (or
+/// Whether `records` is reached through the items (or
 /// prefix items) of an array node other than itself.
 fn below_another_array(
     plan: &Plan,

@@ -1,6 +1,6 @@
-//! The size limit of a scope's pairing (`_check_size` of `oa_core/referential.py`):
-//! a scope, or a block of a `blockBy` scope, whose C matrix would hold more than
-//! `Limits.max_matrix_cells` scores is refused, an error that is the user's to fix.
+//! The size limit of a scope's pairing: a scope, or a block of a `blockBy` scope, whose
+//! C matrix would hold more than `Limits.max_matrix_cells` scores is refused, an error
+//! that is the user's to fix.
 
 use std::fmt;
 
@@ -53,7 +53,7 @@ pub fn grouped(n: u128) -> String {
     out
 }
 
-/// `_check_size`: refused when `gold x candidate` records are over `limit` scores;
+/// Refused when `gold x candidate` records are over `limit` scores;
 /// `first`, the first candidate record (its array names the place).
 pub fn check_size(
     gold: usize,

@@ -1,5 +1,4 @@
-//! A resolution in progress (`_State`, `_Paired`, `_mapping`, `_targets`,
-//! `_quality` and `_alike` of `oa_core/referential.py`): each paired scope's pairs
+//! A resolution in progress: each paired scope's pairs
 //! and levels, what the scorer reads of them (bijections, candidate ids, record
 //! pairs), and which pairings of a settling score alike.
 
@@ -40,7 +39,7 @@ pub struct Levels {
 }
 
 impl Levels {
-    /// `_quality` of one pair: (1, C, b, a).
+    /// The quality of one pair, compared lexicographically: (1, C, b, a).
     fn quality(&self, i: usize, j: usize) -> Result<Vec<f64>, AlignError> {
         if let Some(cells) = &self.at_pairs {
             let kept = cells
@@ -84,7 +83,7 @@ pub struct State {
     pub traces: BTreeMap<ScopeId, Rc<Trace>>,
 }
 
-/// `_mapping`'s designations: the record each shared id designates on each side,
+/// The designations: the record each shared id designates on each side,
 /// and those only the records' canonical JSON chose (sorted record indices).
 pub struct Designations {
     pub gold: BTreeMap<IdKey, usize>,
@@ -176,7 +175,7 @@ impl Documents<'_> {
         Ok(images)
     }
 
-    /// `_mapping`'s targets: gold ones first (by the pair's quality), then the
+    /// The targets: gold ones first (by the pair's quality), then the
     /// candidate's (a shared candidate id goes to the partner of a designated gold
     /// record first).
     pub fn designations(
@@ -222,7 +221,7 @@ impl Documents<'_> {
 }
 
 impl Documents<'_> {
-    /// `_alike`: one class per pairing of `trials` (numbered as first met), equal for
+    /// One class per pairing of `trials` (numbered as first met), equal for
     /// pairings that pair the same records up to what nothing scored tells apart
     /// (each record as its array and its JSON up to list order, its id left out where
     /// no reference of its document names it), which give the documents one score.
@@ -254,11 +253,12 @@ impl Documents<'_> {
     }
 }
 
-/// A record as `_alike` sees it: its array's pointer and its JSON up to list order.
+/// A record as `Documents::alike` sees it: its array's pointer and its JSON up to
+/// list order.
 type AlikeKey = (String, Vec<u32>);
 
-/// One side of a scope for `_alike`: its records, those a reference names, and the
-/// keys made so far.
+/// One side of a scope for `Documents::alike`: its records, those a reference names,
+/// and the keys made so far.
 type AlikeSide<'r> = (&'r [Record], BTreeSet<usize>, BTreeMap<usize, AlikeKey>);
 
 fn alike_key(side: &mut AlikeSide<'_>, k: usize, field: &str) -> Result<AlikeKey, AlignError> {
@@ -307,7 +307,7 @@ fn tuple_order(a: &[f64], b: &[f64]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
-/// `_targets`: the record each id designates: among records sharing an id, the one
+/// The record each id designates: among records sharing an id, the one
 /// of the highest priority, then the smallest canonical JSON, then the first; and
 /// the designated records only canonical JSON chose (others as good, with other
 /// JSON), sorted.

@@ -1,10 +1,10 @@
-//! `resolve_scopes` of `oa_core/referential.py`: the resolution `resolve_and_score`
-//! makes, with everything `oa_core.align` shows of it: per scope what a
-//! `ScopeAlignment` holds (C, b, a, the pairs, twins, the rule that decided each
-//! pair, label ties and designations), the bijection by record, the refined graph
-//! of its group (a `WLTrace`), and the records the `missing-id` and `duplicate-id`
-//! warnings name. The texts of the warnings and the records' display labels are
-//! the caller's (they quote the documents' values as Python writes them).
+//! `align_scopes`: the resolution `resolve_and_score` makes, with everything
+//! `oa_core.align` shows of it: per scope what a `ScopeAlignment` holds (C, b, a, the
+//! pairs, twins, the rule that decided each pair, label ties and designations), the
+//! bijection by record, the refined graph of its group (a `WLTrace`), and the records
+//! the `missing-id` and `duplicate-id` warnings name. The texts of the warnings and the
+//! records' display labels are the caller's (they quote the documents' values as Python
+//! writes them).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -26,7 +26,7 @@ pub struct Agreement {
     pub rounds: usize,
 }
 
-/// A record an `_id_warnings` warning names, on one side (`gold`: true).
+/// A record a `missing-id` or `duplicate-id` warning names, on one side (`gold`: true).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdWarning {
     /// The record has no identifier (no id, or one of a kind that identifies nothing).
@@ -68,7 +68,7 @@ pub struct Aligned {
     pub traces: Vec<Trace>,
 }
 
-/// `resolve_scopes`' resolution of `groups` (resolution order, a cycle's scopes
+/// The resolution of `groups` (resolution order, a cycle's scopes
 /// together), scope by scope in that order.
 pub fn align_scopes(
     schema: &ScopeSchema,
@@ -162,7 +162,7 @@ fn report(
     })
 }
 
-/// `_id_warnings`: each record without an identifier, and each record whose id
+/// Each record without an identifier, and each record whose id
 /// repeats an earlier record's (with that record and the id's designated one).
 fn id_warnings(
     records: &[super::index::Record],
