@@ -23,6 +23,7 @@
 mod assignment;
 mod blocks;
 mod colours;
+mod distinct;
 mod error;
 mod fsum;
 #[cfg(test)]

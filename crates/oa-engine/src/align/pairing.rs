@@ -14,8 +14,9 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::assignment::{
-    canonical_matching, distinct_values, max_weight_matching, tie_epsilon, Pairs,
+    canonical_matching, canonical_matching_by, epsilon_of, max_weight_matching, Pairs,
 };
+use super::distinct::Distinct;
 use super::error::{at, check_len, AlignError};
 use super::matrix::Matrix;
 use super::policy::{TieRule, BY_LABELS};
@@ -136,9 +137,11 @@ pub fn pair_scope(
     } = structure;
     matrix.check_same_shape(&same, "colour agreement")?;
     matrix.check_same_shape(&depth, "depth agreement")?;
+    // the distinct values of C, found once: the labels' ranks and the tie epsilon
+    let distinct = Distinct::of(matrix.data());
     let (rows, cols) = {
         // the labels live only as long as the colour refinement (n x m of them)
-        let labels = cell_labels(matrix, &same, &depth)?;
+        let labels = cell_labels(matrix, &distinct, &same, &depth)?;
         super::colours::bipartite_colours(&labels, &gold_colours, &candidate_colours)?
     };
     let rows = with_keys(&rows, true, keys)?;
@@ -157,7 +160,18 @@ pub fn pair_scope(
     let mut pairs = if blend {
         canonical_matching(&objective, None, 1.0, &rows, &cols)?
     } else {
-        canonical_matching(matrix, Some(&same), tie_epsilon(matrix), &rows, &cols)?
+        let eps = epsilon_of(&distinct, matrix);
+        let width = same.cols();
+        let bonus = |i: usize, j: usize| {
+            let cell = i.checked_mul(width).and_then(|k| k.checked_add(j));
+            Ok(eps
+                * at(
+                    same.data(),
+                    cell.ok_or(AlignError::Internal("bonus"))?,
+                    "bonus",
+                )?)
+        };
+        canonical_matching_by(matrix, Some(bonus), &rows, &cols)?
     };
     let mut genuine = Vec::with_capacity(pairs.len());
     for (i, j) in pairs {
@@ -222,16 +236,15 @@ fn identity(count: usize) -> Result<Vec<i64>, AlignError> {
 /// distinct values * 2 + b) * rounds + a` (wrapping as numpy's int64 does).
 fn cell_labels(
     matrix: &Matrix<f64>,
+    distinct: &Distinct,
     same: &Matrix<f64>,
     depth: &Matrix<i64>,
 ) -> Result<Matrix<i64>, AlignError> {
-    // -0.0 and 0.0 are one value, as for np.searchsorted
-    let distinct = distinct_values(matrix);
     let rounds = depth.data().iter().copied().max().unwrap_or(0).max(0) + 1;
     let mut labels = Vec::with_capacity(matrix.data().len());
     for ((&c, &b), &a) in matrix.data().iter().zip(same.data()).zip(depth.data()) {
-        let rank = i64::try_from(distinct.partition_point(|&d| d < c))
-            .map_err(|_| AlignError::Internal("rank"))?;
+        // -0.0 and 0.0 are one value, as for np.searchsorted
+        let rank = i64::try_from(distinct.rank(c)?).map_err(|_| AlignError::Internal("rank"))?;
         let bonus = i64::from(b != 0.0);
         labels.push(
             rank.wrapping_mul(2)
