@@ -48,7 +48,7 @@ mod wl;
 
 pub use assignment::{canonical_matching, max_weight_matching, tie_epsilon, Pairs, BONUS_TRIES};
 pub use blocks::{blocks, part, Block, Part};
-pub use colours::bipartite_colours;
+pub use colours::{bipartite_colours, CellLabels};
 pub use error::AlignError;
 pub use fsum::fsum;
 pub use lsa::linear_sum_assignment;
@@ -56,7 +56,7 @@ pub use matrix::Matrix;
 pub use monotone::monotone_matching;
 pub use pairing::{pair_scope, twin_pairs, RecordKey, RecordKeys, ScopePairing, WlMode};
 pub use policy::{TieRule, BY_LABELS, TIE_RULES};
-pub use repair::{repair_twins, DynamicLevel, Level, Repaired};
+pub use repair::{repair_twins, CellLevel, DynamicLevel, Level, Repaired};
 pub use scale::power_of_two_scale;
 pub use settle::{
     settle_by_score, Budget, Canonical, DocumentScore, Levels, ENUMERATED, SCORED_RECORDS,
