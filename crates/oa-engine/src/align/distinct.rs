@@ -13,6 +13,9 @@ use super::error::AlignError;
 /// bits, which differ in their low bits, spread over the table.
 const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// Below this many cells a sort is cheaper than a table (a small scope's matrix).
+const HASHED_FROM_CELLS: usize = 1024;
+
 /// The bits of -0.0.
 const NEGATIVE_ZERO: u64 = 0x8000_0000_0000_0000;
 
@@ -63,6 +66,9 @@ fn key(value: f64) -> u64 {
 impl Distinct {
     /// The distinct values of `cells`.
     pub(crate) fn of(cells: &[f64]) -> Self {
+        if cells.len() < HASHED_FROM_CELLS {
+            return Self::sorted(cells);
+        }
         let mut table = Table::with_capacity(64);
         let mut found: Vec<f64> = Vec::new();
         let mut negative_zero = false;
@@ -156,6 +162,7 @@ mod tests {
     #[test]
     fn values_and_ranks_match_the_sort() -> Result<(), AlignError> {
         let mut cells: Vec<f64> = (0..5000).map(|k| f64::from(k % 997) / 7.0).collect();
+        assert!(cells.len() >= HASHED_FROM_CELLS);
         cells.extend([-0.0, 0.0, -1.5, 1e300, -1e-300, 0.0]);
         let found = Distinct::of(&cells);
         assert!(found.table.is_some());
@@ -178,7 +185,8 @@ mod tests {
 
     #[test]
     fn a_nan_sorts_every_cell() -> Result<(), AlignError> {
-        let cells = [1.0, f64::NAN, 0.5, f64::NAN];
+        let mut cells = vec![1.0, f64::NAN, 0.5, f64::NAN];
+        cells.extend((0..HASHED_FROM_CELLS).map(|_| 1.0));
         let found = Distinct::of(&cells);
         assert!(found.table.is_none());
         assert_eq!(found.values().len(), 4);
