@@ -6,13 +6,15 @@
 //!
 //! * `lsa`: the rectangular assignment solver, with SciPy's ties;
 //! * `assignment`: `max_weight_matching` (genuine pairs, the bonus for more of
-//!   them), `canonical_matching`, `tie_epsilon`;
+//!   them), `canonical_matching` (its cost built in one buffer), `tie_epsilon`;
+//! * `distinct`: a score matrix's distinct values and each cell's rank among them;
 //! * `monotone`: the order-sensitive DP with gaps;
 //! * `wl`: joint 1-WL refinement, every round kept;
 //! * `colours`, `twins`, `repair`: the canonical order, twin groups and the twin
 //!   repair of the tie policy;
 //! * `policy`: the tie policy's ordered rules, the one place their order lives;
-//! * `structure`, `pairing`, `settle`: one scope's agreement matrices, its pairing
+//! * `structure`, `pairing`, `settle`: one scope's agreements (b and a read from
+//!   the colour histories, never held as n x m matrices in the pairing), its pairing
 //!   by the tie policy (C, then b, then a, then the content rule), and label ties
 //!   settled by the documents' score;
 //! * `strategy`: the one entry point pairing an unordered list, densely, from its
