@@ -9,9 +9,10 @@
 
 use std::borrow::Cow;
 
+use super::distinct::Distinct;
 use super::error::{at, check_len, AlignError};
 use super::fsum::fsum;
-use super::lsa::linear_sum_assignment;
+use super::lsa::{linear_sum_assignment, solve_oriented};
 use super::matrix::Matrix;
 
 /// Bonuses tried for more genuine pairs before the first optimum is kept: each try
@@ -31,8 +32,13 @@ pub type Pairs = Vec<(usize, usize)>;
 /// assert_eq!(tie_epsilon(&m), 0.1);
 /// ```
 pub fn tie_epsilon(matrix: &Matrix<f64>) -> f64 {
+    epsilon_of(&Distinct::of(matrix.data()), matrix)
+}
+
+/// [`tie_epsilon`] of `matrix`, whose distinct values are `distinct`.
+pub(crate) fn epsilon_of(distinct: &Distinct, matrix: &Matrix<f64>) -> f64 {
     let cells = matrix.rows() * matrix.cols() + 1;
-    gap_over(&distinct_values(matrix), cells as f64)
+    gap_over(distinct.values(), cells as f64)
 }
 
 /// The smallest gap between sorted distinct values (1 when there is none) over
@@ -48,17 +54,6 @@ pub(super) fn gap_over(distinct: &[f64], cells_and_one: f64) -> f64 {
         .reduce(f64::min)
         .unwrap_or(1.0);
     gap / cells_and_one
-}
-
-/// The distinct values of `matrix`, sorted (`np.unique`: -0.0 and 0.0 are one value,
-/// whose gaps to the others are equal).
-pub(crate) fn distinct_values(matrix: &Matrix<f64>) -> Vec<f64> {
-    let mut values = matrix.data().to_vec();
-    // unstable: equal values are interchangeable, and a few distinct scores among
-    // many cells sort in near-linear time
-    values.sort_unstable_by(f64::total_cmp);
-    values.dedup_by(|a, b| a == b);
-    values
 }
 
 /// The maximum-weight assignment of `matrix` (plus `bonus`, for the solver only), its
@@ -136,6 +131,46 @@ pub fn canonical_matching(
     row_colours: &[i64],
     col_colours: &[i64],
 ) -> Result<Pairs, AlignError> {
+    let Some(extra) = bonus else {
+        return canonical_matching_by(
+            matrix,
+            None::<fn(usize, usize) -> _>,
+            row_colours,
+            col_colours,
+        );
+    };
+    matrix.check_same_shape(extra, "bonus")?;
+    let width = extra.cols();
+    let scaled = |i: usize, j: usize| {
+        let cell = i.checked_mul(width).and_then(|k| k.checked_add(j));
+        Ok(bonus_scale
+            * at(
+                extra.data(),
+                cell.ok_or(AlignError::Internal("bonus"))?,
+                "bonus",
+            )?)
+    };
+    canonical_matching_by(matrix, Some(scaled), row_colours, col_colours)
+}
+
+/// [`canonical_matching`] with the (scaled) bonus of cell `(i, j)` of `matrix` read
+/// from `bonus(i, j)`, so that no bonus matrix need exist.
+///
+/// The solver's cost (the permuted, signed objective, transposed when there are more
+/// rows than columns) is built in one buffer, the only copy of the matrix made; a
+/// matrix that needs more than that (a non-finite cell, or a zero pair chosen, whose
+/// bonus for genuine pairs needs the objective again) is solved by
+/// [`max_weight_matching`] of the permuted matrices, which gives the same first
+/// assignment.
+pub(crate) fn canonical_matching_by<B>(
+    matrix: &Matrix<f64>,
+    bonus: Option<B>,
+    row_colours: &[i64],
+    col_colours: &[i64],
+) -> Result<Pairs, AlignError>
+where
+    B: Fn(usize, usize) -> Result<f64, AlignError>,
+{
     let (n, m) = (matrix.rows(), matrix.cols());
     check_len("row colours", n, row_colours.len())?;
     check_len("column colours", m, col_colours.len())?;
@@ -144,29 +179,99 @@ pub fn canonical_matching(
     }
     let row_order = stable_order(row_colours);
     let col_order = stable_order(col_colours);
+    let back = |pairs: Pairs| -> Result<Pairs, AlignError> {
+        let mut pairs = pairs
+            .into_iter()
+            .map(|(a, b)| {
+                Ok((
+                    at(&row_order, a, "row order")?,
+                    at(&col_order, b, "column order")?,
+                ))
+            })
+            .collect::<Result<Pairs, AlignError>>()?;
+        pairs.sort_unstable();
+        Ok(pairs)
+    };
+    if let Some(cost) = oriented_cost(matrix, bonus.as_ref(), &row_order, &col_order)? {
+        let first = solve_oriented(&cost, n > m)?;
+        drop(cost);
+        let mut pairs = Vec::with_capacity(first.len());
+        for &(a, b) in &first {
+            let (i, j) = (
+                at(&row_order, a, "row order")?,
+                at(&col_order, b, "column order")?,
+            );
+            if matrix.get(i, j)? > 0.0 {
+                pairs.push((a, b));
+            }
+        }
+        let nonzero = matrix.data().iter().filter(|v| **v != 0.0).count();
+        if !(pairs.len() < n.min(m) && nonzero > pairs.len()) {
+            return back(pairs);
+        }
+    }
     let permuted = matrix.permuted(&row_order, &col_order)?;
-    let scaled = match bonus {
+    let scaled = match &bonus {
         None => None,
-        Some(extra) => {
-            matrix.check_same_shape(extra, "bonus")?;
-            Some(
-                extra
-                    .permuted(&row_order, &col_order)?
-                    .map(|b| bonus_scale * b),
-            )
+        Some(bonus) => {
+            let mut cells = Vec::with_capacity(n * m);
+            for &i in &row_order {
+                for &j in &col_order {
+                    cells.push(bonus(i, j)?);
+                }
+            }
+            Some(Matrix::new(n, m, cells)?)
         }
     };
-    let mut pairs = max_weight_matching(&permuted, scaled.as_ref())?
-        .into_iter()
-        .map(|(i, j)| {
-            Ok((
-                at(&row_order, i, "row order")?,
-                at(&col_order, j, "column order")?,
-            ))
-        })
-        .collect::<Result<Pairs, AlignError>>()?;
-    pairs.sort_unstable();
-    Ok(pairs)
+    back(max_weight_matching(&permuted, scaled.as_ref())?)
+}
+
+/// Rows and columns handled together when the cost is built transposed (a tile of
+/// each fits in the cache).
+const TILE: usize = 32;
+
+/// The cost [`max_weight_matching`]'s solver minimizes for the permuted matrix plus
+/// the bonus: `-(c + bonus)` (`-c` without a bonus), transposed when there are more
+/// rows than columns; `None` when a cell or a sum is not finite.
+fn oriented_cost<B>(
+    matrix: &Matrix<f64>,
+    bonus: Option<&B>,
+    row_order: &[usize],
+    col_order: &[usize],
+) -> Result<Option<Matrix<f64>>, AlignError>
+where
+    B: Fn(usize, usize) -> Result<f64, AlignError>,
+{
+    let (n, m) = (row_order.len(), col_order.len());
+    let cells = n.checked_mul(m).ok_or(AlignError::Internal("cost shape"))?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(cells)
+        .map_err(|_| AlignError::Memory("the assignment's cost matrix"))?;
+    data.resize(cells, 0.0);
+    let transpose = n > m;
+    let mut finite = true;
+    for a0 in (0..n).step_by(TILE) {
+        for b0 in (0..m).step_by(TILE) {
+            for (a, &i) in row_order.iter().enumerate().skip(a0).take(TILE) {
+                let line = matrix.row(i)?;
+                for (b, &j) in col_order.iter().enumerate().skip(b0).take(TILE) {
+                    let c = at(line, j, "permuted column")?;
+                    let objective = match bonus {
+                        None => c,
+                        Some(bonus) => c + bonus(i, j)?,
+                    };
+                    finite &= c.is_finite() && objective.is_finite();
+                    let k = if transpose { b * n + a } else { a * m + b };
+                    *data.get_mut(k).ok_or(AlignError::Internal("cost cell"))? = -objective;
+                }
+            }
+        }
+    }
+    if !finite {
+        return Ok(None);
+    }
+    let (rows, cols) = if transpose { (m, n) } else { (n, m) };
+    Ok(Some(Matrix::new(rows, cols, data)?))
 }
 
 /// The indices of `keys` sorted by key, equal keys in index order (`argsort(kind="stable")`).

@@ -11,6 +11,38 @@ use super::error::{at, check_len, AlignError};
 use super::matrix::Matrix;
 use super::wl::{colour_count, relabel};
 
+/// The labels of a complete bipartite graph's cells, read a line at a time (only
+/// lines sharing a colour are read: most are told apart by their seeds).
+pub trait CellLabels {
+    /// The (rows, columns).
+    fn shape(&self) -> (usize, usize);
+    /// The labels of row `i` into `out` (one per column).
+    fn row(&self, i: usize, out: &mut [i64]) -> Result<(), AlignError>;
+    /// The labels of column `j` into `out` (one per row).
+    fn column(&self, j: usize, out: &mut [i64]) -> Result<(), AlignError>;
+}
+
+impl CellLabels for Matrix<i64> {
+    fn shape(&self) -> (usize, usize) {
+        (self.rows(), self.cols())
+    }
+
+    fn row(&self, i: usize, out: &mut [i64]) -> Result<(), AlignError> {
+        let line = Matrix::row(self, i)?;
+        check_len("label row", line.len(), out.len())?;
+        out.copy_from_slice(line);
+        Ok(())
+    }
+
+    fn column(&self, j: usize, out: &mut [i64]) -> Result<(), AlignError> {
+        check_len("label column", self.rows(), out.len())?;
+        for (i, cell) in out.iter_mut().enumerate() {
+            *cell = self.get(i, j)?;
+        }
+        Ok(())
+    }
+}
+
 /// The row and column colours of `cells` refined from `row_seed` and `col_seed`.
 ///
 /// ```
@@ -20,11 +52,11 @@ use super::wl::{colour_count, relabel};
 ///            (vec![1, 0], vec![1, 0]));
 /// ```
 pub fn bipartite_colours(
-    cells: &Matrix<i64>,
+    cells: &dyn CellLabels,
     row_seed: &[i64],
     col_seed: &[i64],
 ) -> Result<(Vec<usize>, Vec<usize>), AlignError> {
-    let (n, m) = (cells.rows(), cells.cols());
+    let (n, m) = cells.shape();
     check_len("row seeds", n, row_seed.len())?;
     check_len("column seeds", m, col_seed.len())?;
     let mut rows = relabel(row_seed);
@@ -32,11 +64,10 @@ pub fn bipartite_colours(
     if n == 0 || m == 0 {
         return Ok((rows, cols));
     }
-    let columns = cells.transposed();
     let mut counts = (colour_count(&rows), colour_count(&cols));
     for _ in 0..n + m {
-        let new_rows = refined(cells, m, &cols, &rows)?;
-        let new_cols = refined(&columns, n, &rows, &cols)?;
+        let new_rows = refined(cells, true, &cols, &rows)?;
+        let new_cols = refined(cells, false, &rows, &cols)?;
         let new_counts = (colour_count(&new_rows), colour_count(&new_cols));
         (rows, cols) = (new_rows, new_cols);
         if new_counts == counts {
@@ -47,12 +78,13 @@ pub fn bipartite_colours(
     Ok((rows, cols))
 }
 
-/// One step for the lines of `lines`: the rank of (own colour, sorted `cell * (other
-/// lines + 1) + other colour`). A line alone in its colour is told apart by the colour,
-/// so only lines that share one build a signature.
+/// One step for the rows (`by_rows`) or the columns of `cells`: the rank of (own
+/// colour, sorted `cell * (other lines + 1) + other colour`). A line alone in its
+/// colour is told apart by the colour, so only lines that share one build a
+/// signature.
 fn refined(
-    lines: &Matrix<i64>,
-    others: usize,
+    cells: &dyn CellLabels,
+    by_rows: bool,
     other: &[usize],
     own: &[usize],
 ) -> Result<Vec<usize>, AlignError> {
@@ -62,12 +94,18 @@ fn refined(
             *count += 1;
         }
     }
+    let others = other.len();
     let base = i64::try_from(others + 1).map_err(|_| AlignError::Internal("base"))?;
+    let mut line = vec![0i64; others];
     let mut keys: Vec<(usize, Vec<i64>)> = Vec::with_capacity(own.len());
     for (k, &colour) in own.iter().enumerate() {
         let signature = if at(&members, colour, "colour size")? > 1 {
-            let mut signature = lines
-                .row(k)?
+            if by_rows {
+                cells.row(k, &mut line)?;
+            } else {
+                cells.column(k, &mut line)?;
+            }
+            let mut signature = line
                 .iter()
                 .zip(other)
                 .map(|(&cell, &o)| {

@@ -74,6 +74,25 @@ pub fn linear_sum_assignment(
     } else {
         matrix.map(sign)
     };
+    solve_oriented(&cost, transpose)
+}
+
+/// [`linear_sum_assignment`] minimizing `cost`, the matrix already signed and, when
+/// `transposed`, transposed (rows <= columns): the pairs `(row, column)` of the
+/// matrix before it was transposed, sorted. A caller that builds the cost itself
+/// (permuted, with a bonus) saves the solver's copy.
+pub(crate) fn solve_oriented(
+    cost: &Matrix<f64>,
+    transpose: bool,
+) -> Result<Vec<(usize, usize)>, AlignError> {
+    if cost.rows() == 0 || cost.cols() == 0 {
+        return Ok(Vec::new());
+    }
+    if cost.rows() > cost.cols() {
+        return Err(AlignError::Internal(
+            "a cost matrix with more rows than columns",
+        ));
+    }
     if let Some(k) = cost
         .data()
         .iter()
@@ -83,7 +102,7 @@ pub fn linear_sum_assignment(
         let (row, col) = if transpose { (j, i) } else { (i, j) };
         return Err(AlignError::NotFinite { row, col });
     }
-    let col4row = Solver::new(&cost).solve()?;
+    let col4row = Solver::new(cost).solve()?;
     let mut pairs = col4row
         .into_iter()
         .enumerate()

@@ -6,13 +6,15 @@
 //!
 //! * `lsa`: the rectangular assignment solver, with SciPy's ties;
 //! * `assignment`: `max_weight_matching` (genuine pairs, the bonus for more of
-//!   them), `canonical_matching`, `tie_epsilon`;
+//!   them), `canonical_matching` (its cost built in one buffer), `tie_epsilon`;
+//! * `distinct`: a score matrix's distinct values and each cell's rank among them;
 //! * `monotone`: the order-sensitive DP with gaps;
 //! * `wl`: joint 1-WL refinement, every round kept;
 //! * `colours`, `twins`, `repair`: the canonical order, twin groups and the twin
 //!   repair of the tie policy;
 //! * `policy`: the tie policy's ordered rules, the one place their order lives;
-//! * `structure`, `pairing`, `settle`: one scope's agreement matrices, its pairing
+//! * `structure`, `pairing`, `settle`: one scope's agreements (b and a read from
+//!   the colour histories, never held as n x m matrices in the pairing), its pairing
 //!   by the tie policy (C, then b, then a, then the content rule), and label ties
 //!   settled by the documents' score;
 //! * `strategy`: the one entry point pairing an unordered list, densely, from its
@@ -23,6 +25,7 @@
 mod assignment;
 mod blocks;
 mod colours;
+mod distinct;
 mod error;
 mod fsum;
 #[cfg(test)]
@@ -47,7 +50,7 @@ mod wl;
 
 pub use assignment::{canonical_matching, max_weight_matching, tie_epsilon, Pairs, BONUS_TRIES};
 pub use blocks::{blocks, part, Block, Part};
-pub use colours::bipartite_colours;
+pub use colours::{bipartite_colours, CellLabels};
 pub use error::AlignError;
 pub use fsum::fsum;
 pub use lsa::linear_sum_assignment;
@@ -55,7 +58,7 @@ pub use matrix::Matrix;
 pub use monotone::monotone_matching;
 pub use pairing::{pair_scope, twin_pairs, RecordKey, RecordKeys, ScopePairing, WlMode};
 pub use policy::{TieRule, BY_LABELS, TIE_RULES};
-pub use repair::{repair_twins, DynamicLevel, Level, Repaired};
+pub use repair::{repair_twins, CellLevel, DynamicLevel, Level, Repaired};
 pub use scale::power_of_two_scale;
 pub use settle::{
     settle_by_score, Budget, Canonical, DocumentScore, Levels, ENUMERATED, SCORED_RECORDS,

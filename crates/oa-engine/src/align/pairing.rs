@@ -14,14 +14,16 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::assignment::{
-    canonical_matching, distinct_values, max_weight_matching, tie_epsilon, Pairs,
+    canonical_matching, canonical_matching_by, epsilon_of, max_weight_matching, Pairs,
 };
+use super::colours::{bipartite_colours, CellLabels};
+use super::distinct::Distinct;
 use super::error::{at, check_len, AlignError};
 use super::matrix::Matrix;
 use super::policy::{TieRule, BY_LABELS};
 use super::repair::{repair_twins, Level};
 use super::settle::SCORED_RECORDS;
-use super::structure::{filled, ReferenceAgreement, Structure};
+use super::structure::{filled, ReferenceAgreement, Structure, StructureLevel};
 use super::twins::{twin_groups, Axis};
 use super::wl::{colour_count, relabel};
 
@@ -127,37 +129,48 @@ pub fn pair_scope(
             cols: identity(m)?,
         });
     };
-    let Structure {
-        same,
-        depth,
-        gold_colours,
-        candidate_colours,
-        references,
-    } = structure;
-    matrix.check_same_shape(&same, "colour agreement")?;
-    matrix.check_same_shape(&depth, "depth agreement")?;
+    if structure.shape() != (n, m) {
+        return Err(AlignError::Mismatch {
+            what: "colour agreement",
+            expected: (n, m),
+            got: structure.shape(),
+        });
+    }
+    let same = |i: usize, j: usize| structure.same(i, j);
+    // the distinct values of C, found once: the labels' ranks and the tie epsilon
+    let distinct = Distinct::of(matrix.data());
     let (rows, cols) = {
-        // the labels live only as long as the colour refinement (n x m of them)
-        let labels = cell_labels(matrix, &same, &depth)?;
-        super::colours::bipartite_colours(&labels, &gold_colours, &candidate_colours)?
+        let labels = ScopeLabels {
+            matrix,
+            distinct: &distinct,
+            structure: &structure,
+            rounds: structure.deepest()?.max(0) + 1,
+        };
+        bipartite_colours(
+            &labels,
+            &structure.gold_colours,
+            &structure.candidate_colours,
+        )?
     };
     let rows = with_keys(&rows, true, keys)?;
     let cols = with_keys(&cols, false, keys)?;
     let blend = mode == WlMode::Blend;
     let objective = if blend {
-        let cells = matrix
-            .data()
-            .iter()
-            .zip(same.data())
-            .map(|(c, b)| (1.0 - wl_lambda) * c + wl_lambda * b);
-        Cow::Owned(Matrix::new(n, m, cells.collect())?)
+        let mut cells = Vec::with_capacity(n * m);
+        for i in 0..n {
+            for (j, c) in matrix.row(i)?.iter().enumerate() {
+                cells.push((1.0 - wl_lambda) * c + wl_lambda * same(i, j)?);
+            }
+        }
+        Cow::Owned(Matrix::new(n, m, cells)?)
     } else {
         Cow::Borrowed(matrix)
     };
     let mut pairs = if blend {
         canonical_matching(&objective, None, 1.0, &rows, &cols)?
     } else {
-        canonical_matching(matrix, Some(&same), tie_epsilon(matrix), &rows, &cols)?
+        let eps = epsilon_of(&distinct, matrix);
+        canonical_matching_by(matrix, Some(|i, j| Ok(eps * same(i, j)?)), &rows, &cols)?
     };
     let mut genuine = Vec::with_capacity(pairs.len());
     for (i, j) in pairs {
@@ -165,13 +178,21 @@ pub fn pair_scope(
             genuine.push((i, j));
         }
     }
-    let mut agreement = ReferenceAgreement(&references);
-    // the levels own b and a (as floats): no copy of an n x m matrix is kept beside them
-    let depth_level = depth.map(|v| v as f64);
-    drop(depth);
+    let mut agreement = ReferenceAgreement(&structure.references);
+    // b and a are read at the twin groups' cells only: no n x m matrix of them
+    let (b, a) = (
+        StructureLevel {
+            structure: &structure,
+            depth: false,
+        },
+        StructureLevel {
+            structure: &structure,
+            depth: true,
+        },
+    );
     let mut levels = [
-        Level::Static(same),
-        Level::Static(depth_level),
+        Level::Cells(&b),
+        Level::Cells(&a),
         Level::Dynamic(&mut agreement),
     ];
     let decided;
@@ -190,9 +211,6 @@ pub fn pair_scope(
         .copied()
         .collect();
     if n <= SCORED_RECORDS {
-        let Some(Level::Static(same)) = levels.first() else {
-            return Err(AlignError::Internal("the colour level"));
-        };
         let open = open_choices(&pairs, matrix, same, &objective)?;
         for (pair, rule) in pairs.iter().zip(rules.iter_mut()) {
             if open.contains(pair) {
@@ -219,28 +237,51 @@ fn identity(count: usize) -> Result<Vec<i64>, AlignError> {
 }
 
 /// One label per cell, equal for cells equal in C, b and a: `(rank of C among its
-/// distinct values * 2 + b) * rounds + a` (wrapping as numpy's int64 does).
-fn cell_labels(
-    matrix: &Matrix<f64>,
-    same: &Matrix<f64>,
-    depth: &Matrix<i64>,
-) -> Result<Matrix<i64>, AlignError> {
-    // -0.0 and 0.0 are one value, as for np.searchsorted
-    let distinct = distinct_values(matrix);
-    let rounds = depth.data().iter().copied().max().unwrap_or(0).max(0) + 1;
-    let mut labels = Vec::with_capacity(matrix.data().len());
-    for ((&c, &b), &a) in matrix.data().iter().zip(same.data()).zip(depth.data()) {
-        let rank = i64::try_from(distinct.partition_point(|&d| d < c))
-            .map_err(|_| AlignError::Internal("rank"))?;
+/// distinct values * 2 + b) * rounds + a` (wrapping as numpy's int64 does), made a
+/// line at a time as the colour refinement reads them.
+struct ScopeLabels<'a> {
+    matrix: &'a Matrix<f64>,
+    distinct: &'a Distinct,
+    structure: &'a Structure,
+    /// The largest a plus one.
+    rounds: i64,
+}
+
+impl ScopeLabels<'_> {
+    fn label(&self, c: f64, b: f64, a: i64) -> Result<i64, AlignError> {
+        // -0.0 and 0.0 are one value, as for np.searchsorted
+        let rank =
+            i64::try_from(self.distinct.rank(c)?).map_err(|_| AlignError::Internal("rank"))?;
         let bonus = i64::from(b != 0.0);
-        labels.push(
-            rank.wrapping_mul(2)
-                .wrapping_add(bonus)
-                .wrapping_mul(rounds)
-                .wrapping_add(a),
-        );
+        Ok(rank
+            .wrapping_mul(2)
+            .wrapping_add(bonus)
+            .wrapping_mul(self.rounds)
+            .wrapping_add(a))
     }
-    Matrix::new(matrix.rows(), matrix.cols(), labels)
+}
+
+impl CellLabels for ScopeLabels<'_> {
+    fn shape(&self) -> (usize, usize) {
+        (self.matrix.rows(), self.matrix.cols())
+    }
+
+    fn row(&self, i: usize, out: &mut [i64]) -> Result<(), AlignError> {
+        self.structure.depth_row(i, out)?;
+        for ((j, cell), &c) in out.iter_mut().enumerate().zip(self.matrix.row(i)?) {
+            *cell = self.label(c, self.structure.same(i, j)?, *cell)?;
+        }
+        Ok(())
+    }
+
+    fn column(&self, j: usize, out: &mut [i64]) -> Result<(), AlignError> {
+        check_len("label column", self.matrix.rows(), out.len())?;
+        for (i, cell) in out.iter_mut().enumerate() {
+            let c = self.matrix.get(i, j)?;
+            *cell = self.label(c, self.structure.same(i, j)?, self.structure.depth(i, j)?)?;
+        }
+        Ok(())
+    }
 }
 
 /// Ranks refining `colours` by the records' keys (asked only for records sharing a
@@ -332,7 +373,7 @@ fn line_ids(matrix: &Matrix<f64>, axis: Axis) -> Result<Vec<usize>, AlignError> 
 fn open_choices(
     pairs: &[(usize, usize)],
     matrix: &Matrix<f64>,
-    same: &Matrix<f64>,
+    same: impl Fn(usize, usize) -> Result<f64, AlignError>,
     twins_of: &Matrix<f64>,
 ) -> Result<BTreeSet<(usize, usize)>, AlignError> {
     let mut found = BTreeSet::new();
@@ -362,16 +403,16 @@ fn open_choices(
     let free_rows: Vec<usize> = (0..n).filter(|r| !paired_rows.contains(r)).collect();
     let free_cols: Vec<usize> = (0..m).filter(|c| !paired_cols.contains(c)).collect();
     for (&(i, j), &v) in pairs.iter().zip(&values) {
-        let b = same.get(i, j)?;
+        let b = same(i, j)?;
         let mut open = false;
         for &c in &free_cols {
             open |= matrix.get(i, c)? == v
-                && same.get(i, c)? == b
+                && same(i, c)? == b
                 && at(&col_key, c, "column")? != at(&col_key, j, "column")?;
         }
         for &r in &free_rows {
             open |= matrix.get(r, j)? == v
-                && same.get(r, j)? == b
+                && same(r, j)? == b
                 && at(&row_key, r, "row")? != at(&row_key, i, "row")?;
         }
         if open {
@@ -386,9 +427,10 @@ fn open_choices(
                 continue;
             }
             let mut kept = true;
-            for level in [matrix, same] {
-                let (il, kj) = (level.get(i, l)?, level.get(k, j)?);
-                let (ij, kl) = (level.get(i, j)?, level.get(k, l)?);
+            let score = |r: usize, c: usize| matrix.get(r, c);
+            for level in [&score as &dyn Fn(usize, usize) -> _, &same] {
+                let (il, kj) = (level(i, l)?, level(k, j)?);
+                let (ij, kl) = (level(i, j)?, level(k, l)?);
                 kept &= smaller(il, kj) == smaller(ij, kl) && larger(il, kj) == larger(ij, kl);
             }
             if kept {
@@ -490,11 +532,11 @@ mod tests {
         let c = Matrix::new(1, 2, vec![0.5, 0.5])?;
         let same = Matrix::new(1, 2, vec![0.0, 0.0])?;
         let twins_of = Matrix::new(1, 2, vec![0.5, 0.25])?;
-        let open = open_choices(&[(0, 0)], &c, &same, &twins_of)?;
+        let open = open_choices(&[(0, 0)], &c, |i, j| same.get(i, j), &twins_of)?;
         assert_eq!(open.into_iter().collect::<Vec<_>>(), vec![(0, 0)]);
         let swap = Matrix::new(2, 2, vec![0.5, 0.25, 0.25, 0.5])?;
         let none = Matrix::new(2, 2, vec![0.0; 4])?;
-        assert!(open_choices(&[(0, 0), (1, 1)], &swap, &none, &swap)?.is_empty());
+        assert!(open_choices(&[(0, 0), (1, 1)], &swap, |i, j| none.get(i, j), &swap)?.is_empty());
         assert_eq!((smaller(-0.0, 0.0), larger(1.0, 2.0)), (-0.0, 2.0));
         Ok(())
     }

@@ -41,9 +41,20 @@ pub trait DynamicLevel {
     ) -> Result<Matrix<f64>, AlignError>;
 }
 
-/// One tie level: fixed values per cell, or values computed from the pairing.
+/// A level of fixed values per cell read only where a group needs them (a big
+/// scope's n x m matrix of them need not exist).
+pub trait CellLevel {
+    /// The (rows, columns) of the whole level.
+    fn shape(&self) -> (usize, usize);
+    /// The values of `rows x cols`.
+    fn cells(&self, rows: &[usize], cols: &[usize]) -> Result<Matrix<f64>, AlignError>;
+}
+
+/// One tie level: fixed values per cell (held, or read from a [`CellLevel`]), or
+/// values computed from the pairing.
 pub enum Level<'a> {
     Static(Matrix<f64>),
+    Cells(&'a dyn CellLevel),
     Dynamic(&'a mut dyn DynamicLevel),
 }
 
@@ -64,8 +75,16 @@ pub fn repair_twins(
     check_len("row colours", matrix.rows(), row_colours.len())?;
     check_len("column colours", matrix.cols(), col_colours.len())?;
     for level in levels.iter() {
-        if let Level::Static(values) = level {
-            matrix.check_same_shape(values, "static level")?;
+        match level {
+            Level::Static(values) => matrix.check_same_shape(values, "static level")?,
+            Level::Cells(values) if values.shape() != (matrix.rows(), matrix.cols()) => {
+                return Err(AlignError::Mismatch {
+                    what: "static level",
+                    expected: (matrix.rows(), matrix.cols()),
+                    got: values.shape(),
+                })
+            }
+            _ => {}
         }
     }
     let mut partner: BTreeMap<usize, usize> = pairs.iter().copied().collect();
@@ -162,6 +181,7 @@ fn repair_group(
     for level in levels.iter_mut() {
         subs.push(match level {
             Level::Static(values) => values.permuted(rows, cols)?,
+            Level::Cells(values) => values.cells(rows, cols)?,
             Level::Dynamic(level) => shaped(level.values(partner, rows, cols)?, rows, cols)?,
         });
     }

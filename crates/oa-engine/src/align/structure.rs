@@ -1,13 +1,13 @@
-//! What WL found for one scope, or one block of it: the matrices of the WL bonus b and
-//! the agreement depth a, made from the records' colour histories, their final
-//! colours, and the reference agreement through a pairing (the content rule's first
-//! step), made from their incident edges.
+//! What WL found for one scope, or one block of it: the WL bonus b and the
+//! agreement depth a of any gold x candidate cell, read from the records' colour
+//! histories and final colours, and the reference agreement through a pairing (the
+//! content rule's first step), made from their incident edges.
 
 use std::collections::BTreeMap;
 
 use super::error::{at, check_len, AlignError};
 use super::matrix::Matrix;
-use super::repair::DynamicLevel;
+use super::repair::{CellLevel, DynamicLevel};
 
 /// One edge incident to a record: `kind` names its (direction, role, label) (equal
 /// kinds for equal triples, on both sides), `other` its other end in the scope's
@@ -19,13 +19,14 @@ pub struct Incident {
     pub other: i64,
 }
 
-/// The structure of gold records x candidate records.
+/// The structure of gold records x candidate records: b and a of any cell, read
+/// from the records' colour histories (rounds x records, small) rather than kept as
+/// two n x m matrices, which a big scope cannot afford beside its C.
 #[derive(Debug, Clone)]
 pub struct Structure {
-    /// b: 1.0 where the last round's colours are equal.
-    pub same: Matrix<f64>,
-    /// The number of rounds in which the two records share a colour.
-    pub depth: Matrix<i64>,
+    /// The colour histories, round 0 first.
+    gold: Matrix<i64>,
+    candidate: Matrix<i64>,
     /// The last round's colours of the gold and candidate records.
     pub gold_colours: Vec<i64>,
     pub candidate_colours: Vec<i64>,
@@ -60,8 +61,9 @@ impl Structure {
     /// let none = References::new(vec![vec![]; 2], vec![vec![]], vec![-1; 2], vec![-1],
     ///                            None, None).unwrap();
     /// let s = Structure::new(&gold, &candidate, none).unwrap();
-    /// assert_eq!(s.same.data(), &[0.0, 1.0]);
-    /// assert_eq!(s.depth.data(), &[1, 2]);
+    /// assert_eq!(s.same_matrix().unwrap().data(), &[0.0, 1.0]);
+    /// assert_eq!(s.depth_matrix().unwrap().data(), &[1, 2]);
+    /// assert_eq!((s.same(1, 0).unwrap(), s.depth(0, 0).unwrap()), (1.0, 1));
     /// ```
     pub fn new(
         gold: &Matrix<i64>,
@@ -72,40 +74,139 @@ impl Structure {
         let (n, m) = (gold.cols(), candidate.cols());
         check_len("gold edges", n, references.gold_edges.len())?;
         check_len("candidate edges", m, references.candidate_edges.len())?;
-        let cells = n.checked_mul(m).ok_or(AlignError::Shape {
+        n.checked_mul(m).ok_or(AlignError::Shape {
             rows: n,
             cols: m,
             len: 0,
         })?;
-        let mut depth = filled(cells, 0i64)?;
-        for r in 0..gold.rows() {
-            let (g, c) = (gold.row(r)?, candidate.row(r)?);
-            for (cells, colour) in depth.chunks_mut(m.max(1)).zip(g) {
-                for (cell, other) in cells.iter_mut().zip(c) {
-                    *cell += i64::from(colour == other);
-                }
-            }
-        }
         let last = |history: &Matrix<i64>, count: usize| match history.rows().checked_sub(1) {
             Some(r) => history.row(r).map(<[i64]>::to_vec),
             None => filled(count, 0), // no round: nothing told apart
         };
         let (gold_colours, candidate_colours) = (last(gold, n)?, last(candidate, m)?);
-        let mut same = filled(0, 0.0)?;
-        same.try_reserve_exact(cells)
-            .map_err(|_| AlignError::Internal("memory"))?;
-        for &g in &gold_colours {
-            for &c in &candidate_colours {
-                same.push(if gold.rows() > 0 && g == c { 1.0 } else { 0.0 });
-            }
-        }
         Ok(Self {
-            same: Matrix::new(n, m, same)?,
-            depth: Matrix::new(n, m, depth)?,
+            gold: gold.clone(),
+            candidate: candidate.clone(),
             gold_colours,
             candidate_colours,
             references,
         })
+    }
+
+    /// The number of gold records (rows) and candidate records (columns).
+    pub fn shape(&self) -> (usize, usize) {
+        (self.gold.cols(), self.candidate.cols())
+    }
+
+    /// b of gold record i and candidate record j: 1.0 where their last colours are
+    /// equal (0.0 without rounds).
+    pub fn same(&self, i: usize, j: usize) -> Result<f64, AlignError> {
+        let equal = at(&self.gold_colours, i, "gold colour")?
+            == at(&self.candidate_colours, j, "candidate colour")?;
+        Ok(if self.gold.rows() > 0 && equal {
+            1.0
+        } else {
+            0.0
+        })
+    }
+
+    /// a of gold record i and candidate record j: the number of rounds in which
+    /// their colours are equal.
+    pub fn depth(&self, i: usize, j: usize) -> Result<i64, AlignError> {
+        let mut depth = 0;
+        for r in 0..self.gold.rows() {
+            depth += i64::from(self.gold.get(r, i)? == self.candidate.get(r, j)?);
+        }
+        Ok(depth)
+    }
+
+    /// a of gold record i and every candidate record, into `out` (zeros first).
+    pub fn depth_row(&self, i: usize, out: &mut [i64]) -> Result<(), AlignError> {
+        check_len("depth row", self.candidate.cols(), out.len())?;
+        out.fill(0);
+        for r in 0..self.gold.rows() {
+            let colour = self.gold.get(r, i)?;
+            for (cell, other) in out.iter_mut().zip(self.candidate.row(r)?) {
+                *cell += i64::from(colour == *other);
+            }
+        }
+        Ok(())
+    }
+
+    /// The largest a of any cell (0 without cells): the rounds in which some gold
+    /// and some candidate record share a colour, at most.
+    pub fn deepest(&self) -> Result<i64, AlignError> {
+        let (n, m) = self.shape();
+        if n == 0 || m == 0 {
+            return Ok(0);
+        }
+        let mut row = filled(m, 0i64)?;
+        let mut deepest = 0;
+        let most = i64::try_from(self.gold.rows()).map_err(|_| AlignError::Internal("rounds"))?;
+        for i in 0..n {
+            self.depth_row(i, &mut row)?;
+            deepest = row.iter().copied().fold(deepest, i64::max);
+            if deepest == most {
+                break; // no cell agrees in more rounds than there are
+            }
+        }
+        Ok(deepest)
+    }
+
+    /// b of every cell (n x m).
+    pub fn same_matrix(&self) -> Result<Matrix<f64>, AlignError> {
+        let (n, m) = self.shape();
+        let mut cells = filled(0, 0.0)?;
+        cells
+            .try_reserve_exact(n * m)
+            .map_err(|_| AlignError::Internal("memory"))?;
+        for &g in &self.gold_colours {
+            for &c in &self.candidate_colours {
+                cells.push(if self.gold.rows() > 0 && g == c {
+                    1.0
+                } else {
+                    0.0
+                });
+            }
+        }
+        Matrix::new(n, m, cells)
+    }
+
+    /// a of every cell (n x m).
+    pub fn depth_matrix(&self) -> Result<Matrix<i64>, AlignError> {
+        let (n, m) = self.shape();
+        let mut cells = filled(n * m, 0i64)?;
+        for (i, row) in cells.chunks_mut(m.max(1)).enumerate().take(n) {
+            self.depth_row(i, row)?;
+        }
+        Matrix::new(n, m, cells)
+    }
+}
+
+/// b (`Depth(false)`) or a (`Depth(true)`) of a structure as a tie level of the
+/// twin repair, read at its groups' cells only.
+pub(crate) struct StructureLevel<'a> {
+    pub structure: &'a Structure,
+    pub depth: bool,
+}
+
+impl CellLevel for StructureLevel<'_> {
+    fn shape(&self) -> (usize, usize) {
+        self.structure.shape()
+    }
+
+    fn cells(&self, rows: &[usize], cols: &[usize]) -> Result<Matrix<f64>, AlignError> {
+        let mut values = Vec::with_capacity(rows.len() * cols.len());
+        for &i in rows {
+            for &j in cols {
+                values.push(if self.depth {
+                    self.structure.depth(i, j)? as f64
+                } else {
+                    self.structure.same(i, j)?
+                });
+            }
+        }
+        Matrix::new(rows.len(), cols.len(), values)
     }
 }
 
@@ -380,7 +481,9 @@ mod tests {
         assert!(Structure::new(&history, &history, one).is_err());
         let empty = Matrix::new(0, 2, Vec::new())?;
         let s = Structure::new(&empty, &empty, refs()?)?;
-        assert_eq!(s.same.data(), &[0.0; 4]);
+        assert_eq!(s.same_matrix()?.data(), &[0.0; 4]);
+        assert_eq!(s.depth_matrix()?.data(), &[0; 4]);
+        assert_eq!(s.deepest()?, 0);
         Ok(())
     }
 }

@@ -7,6 +7,7 @@
 //! [`strings`], [`numbers`] (with exact integers in [`integer`]) and here (`exact`
 //! and the kind check).
 
+pub mod batch;
 pub mod custom;
 pub mod integer;
 pub mod numbers;
@@ -262,6 +263,9 @@ impl Comparator {
             if let (Comparator::Number(_), Value::Number(number)) = (self, value) {
                 number.to_f64()?;
             }
+        }
+        if let Some(out) = batch::text_matrix(self, externals, golds, candidates)? {
+            return Ok(out);
         }
         let mut out = matrix_buffer(golds.len(), candidates.len())?;
         if let Comparator::String(measure) = self {

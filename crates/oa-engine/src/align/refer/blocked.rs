@@ -120,8 +120,8 @@ pub fn pair_blocks(
         {
             spread(matrix, &sub, rows, cols, m)?;
             if let (Some((same, depth)), Some(found)) = (whole.as_mut(), &structure) {
-                spread(same, &found.same, rows, cols, m)?;
-                spread(depth, &found.depth, rows, cols, m)?;
+                spread(same, &found.same_matrix()?, rows, cols, m)?;
+                spread(depth, &found.depth_matrix()?, rows, cols, m)?;
             }
         }
         let paired = pair_scope(

@@ -101,16 +101,13 @@ mod tests {
         };
         let whole = histories.structure(None).unwrap();
         let block = histories.structure(Some((&[2, 0], &[1]))).unwrap();
-        assert_eq!(block.same.data(), &[0.0, 1.0]);
-        assert_eq!(block.depth.data(), &[1, 2]);
-        assert_eq!(whole.depth.get(2, 1).unwrap(), 1);
-        assert_eq!(whole.depth.get(0, 1).unwrap(), 2);
+        assert_eq!(block.same_matrix().unwrap().data(), &[0.0, 1.0]);
+        assert_eq!(block.depth_matrix().unwrap().data(), &[1, 2]);
+        assert_eq!(whole.depth(2, 1).unwrap(), 1);
+        assert_eq!(whole.depth(0, 1).unwrap(), 2);
         assert!(histories.structure(Some((&[3], &[0]))).is_err());
         for (i, j) in [(0, 0), (0, 1), (1, 1), (2, 1), (2, 0)] {
-            let expected = (
-                whole.same.get(i, j).unwrap(),
-                whole.depth.get(i, j).unwrap(),
-            );
+            let expected = (whole.same(i, j).unwrap(), whole.depth(i, j).unwrap());
             assert_eq!(histories.agreement(i, j).unwrap(), expected);
         }
     }

@@ -594,7 +594,8 @@ impl Resolver<'_> {
         let kept = structure
             .as_ref()
             .filter(|_| whole)
-            .map(|s| (s.same.clone(), s.depth.clone()));
+            .map(|s| Ok::<_, AlignError>((s.same_matrix()?, s.depth_matrix()?)))
+            .transpose()?;
         let (gold, candidate) = self.documents.records(scope);
         let paired = pair_scope(
             &matrix,

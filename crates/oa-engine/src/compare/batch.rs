@@ -1,0 +1,361 @@
+//! The similarity matrix of many texts, each distinct pair of texts compared once.
+//!
+//! A built-in comparator's similarity of two texts depends on the two texts only, so
+//! a gold text repeated in the list has the row of its first occurrence, and a
+//! candidate text repeated has the column of its first: a big list of names with
+//! repeats (twins, common names, a handful of roles) is compared distinct text
+//! against distinct text, with the same bits as every pair compared.
+
+use rapidfuzz::distance::jaro;
+
+use super::{Comparator, CompareError, Externals, StringMeasure, Value};
+
+/// Below this many cells a matrix is compared pair by pair: finding the distinct
+/// texts costs more than it saves.
+pub const DISTINCT_FROM_CELLS: usize = 4096;
+
+/// The row-major similarities of `golds` x `candidates` under `comparator` (a
+/// built-in one, whose kind check the caller made) when every value is a text and
+/// the matrix has at least [`DISTINCT_FROM_CELLS`] cells; `None` otherwise.
+///
+/// ```
+/// use oa_engine::compare::{batch::text_matrix, Comparator, Externals, StringMeasure, Value};
+/// let names: Vec<Value> = ["ann", "bob", "ann"].into_iter().map(Value::from).collect();
+/// let many: Vec<Value> = names.iter().cycle().take(3000).cloned().collect();
+/// let jaro = Comparator::String(StringMeasure::Jaro);
+/// let externals = Externals::default();
+/// let out = text_matrix(jaro, &externals, &names, &many).unwrap().unwrap();
+/// assert_eq!(out.len(), 9000);
+/// assert_eq!(out[3000], 0.0); // "bob" x "ann"
+/// assert_eq!(out[6001], out[1]); // the second "ann" has the first's row
+/// ```
+pub fn text_matrix(
+    comparator: Comparator,
+    externals: &Externals,
+    golds: &[Value],
+    candidates: &[Value],
+) -> Result<Option<Vec<f64>>, CompareError> {
+    let cells = golds.len().saturating_mul(candidates.len());
+    if cells < DISTINCT_FROM_CELLS || matches!(comparator, Comparator::External(_)) {
+        return Ok(None);
+    }
+    let (Some(gold_texts), Some(candidate_texts)) = (texts(golds), texts(candidates)) else {
+        return Ok(None);
+    };
+    let too_large = || CompareError::MatrixTooLarge {
+        rows: golds.len(),
+        columns: candidates.len(),
+    };
+    let columns = Distinct::of(&candidate_texts);
+    let rows = Distinct::of(&gold_texts);
+    let mut out = Vec::new();
+    out.try_reserve_exact(cells).map_err(|_| too_large())?;
+    let width = candidates.len();
+    let others: Vec<&[u32]> = columns.texts(&candidate_texts);
+    let mut jaro: Option<Jaro> = None;
+    let mut row = Vec::with_capacity(others.len());
+    for (i, (&first, gold)) in rows.first.iter().zip(golds).enumerate() {
+        if first < i {
+            // the row of the text's first occurrence, already in `out`
+            let start = first * width;
+            if start + width > out.len() {
+                return Err(too_large());
+            }
+            out.extend_from_within(start..start + width);
+            continue;
+        }
+        row.clear();
+        match (comparator, gold) {
+            (Comparator::String(StringMeasure::Jaro), Value::Text(text)) => {
+                jaro.get_or_insert_with(|| Jaro::new(&others))
+                    .extend_row(text, &others, &mut row);
+            }
+            (Comparator::String(measure), Value::Text(text)) => {
+                measure.extend_row(text, &others, &mut row);
+            }
+            _ => {
+                for &k in &columns.leads {
+                    let candidate = candidates.get(k).ok_or_else(too_large)?;
+                    row.push(comparator.scalar(externals, gold, candidate)?);
+                }
+            }
+        }
+        for &c in &columns.slot {
+            out.push(*row.get(c).ok_or_else(too_large)?);
+        }
+    }
+    Ok(Some(out))
+}
+
+/// Jaro of short texts against fixed candidates, bit for bit rapidfuzz's
+/// `jaro::BatchComparator::similarity` (the word-sized path of its
+/// `similarity_with_pm`, written over the candidates' characters numbered once, so
+/// that a gold text's pattern vector is an array, not a hash map); a pair whose
+/// window is wider than a word goes to rapidfuzz itself.
+struct Jaro {
+    /// The candidates' characters, numbered (sorted, for the gold's look-up).
+    alphabet: Vec<u32>,
+    /// Each candidate as numbers of its characters.
+    candidates: Vec<Vec<u32>>,
+    /// The gold's pattern vector: the positions (< 64) of each character number.
+    pattern: Vec<u64>,
+}
+
+impl Jaro {
+    fn new(candidates: &[&[u32]]) -> Self {
+        let mut alphabet: Vec<u32> = candidates.iter().flat_map(|t| t.iter().copied()).collect();
+        alphabet.sort_unstable();
+        alphabet.dedup();
+        let numbered = candidates
+            .iter()
+            .map(|t| {
+                t.iter()
+                    .map(|c| alphabet.binary_search(c).map_or(u32::MAX, |k| k as u32))
+                    .collect()
+            })
+            .collect();
+        let pattern = vec![0; alphabet.len()];
+        Self {
+            alphabet,
+            candidates: numbered,
+            pattern,
+        }
+    }
+
+    /// The Jaro similarity of `gold` to each candidate (in the order given to
+    /// [`Jaro::new`], which `texts` repeats), appended to `out`.
+    fn extend_row(&mut self, gold: &[u32], texts: &[&[u32]], out: &mut Vec<f64>) {
+        self.pattern.fill(0);
+        for (position, c) in gold.iter().take(64).enumerate() {
+            if let Ok(k) = self.alphabet.binary_search(c) {
+                if let Some(bits) = self.pattern.get_mut(k) {
+                    *bits |= 1 << position;
+                }
+            }
+        }
+        let mut slow: Option<jaro::BatchComparator<u32>> = None;
+        for (candidate, text) in self.candidates.iter().zip(texts) {
+            let value = match word_jaro(&self.pattern, gold, candidate) {
+                Some(value) => value,
+                None => slow
+                    .get_or_insert_with(|| jaro::BatchComparator::new(gold.iter().copied()))
+                    .similarity(text.iter().copied()),
+            };
+            out.push(value);
+        }
+    }
+}
+
+/// rapidfuzz's `similarity_with_pm` (score cutoff 0) for a window within one word,
+/// or `None` beyond.
+fn word_jaro(pattern: &[u64], gold: &[u32], candidate: &[u32]) -> Option<f64> {
+    let (len1_orig, len2_orig) = (gold.len(), candidate.len());
+    if len1_orig == 0 && len2_orig == 0 {
+        return Some(1.0);
+    }
+    if len1_orig == 0 || len2_orig == 0 {
+        return Some(0.0); // the length filter
+    }
+    let look = |c: u32| pattern.get(c as usize).copied().unwrap_or(0);
+    if len1_orig == 1 && len2_orig == 1 {
+        // one character each: equal or not (a gold character outside the
+        // candidates' alphabet has no bit, and equals no candidate's)
+        let first = candidate.first().map_or(0, |&c| look(c));
+        return Some(if first & 1 != 0 { 1.0 } else { 0.0 });
+    }
+    let (mut len1, mut len2) = (len1_orig, len2_orig);
+    let bound;
+    if len2 > len1 {
+        bound = len2 / 2 - 1;
+        len2 = len2.min(len1 + bound);
+    } else {
+        bound = len1 / 2 - 1;
+        len1 = len1.min(len2 + bound);
+    }
+    if len1 > 64 || len2 > 64 {
+        return None;
+    }
+    let window = candidate.get(..len2)?;
+    let (mut p_flag, mut t_flag) = (0u64, 0u64);
+    let mut bound_mask: u64 = if bound + 1 >= 64 {
+        u64::MAX
+    } else {
+        (1 << (bound + 1)) - 1
+    };
+    for (j, &c) in window.iter().enumerate() {
+        let pm_j = look(c) & bound_mask & !p_flag;
+        p_flag |= pm_j & pm_j.wrapping_neg();
+        t_flag |= u64::from(pm_j != 0) << j;
+        bound_mask = if j < bound {
+            (bound_mask << 1) | 1
+        } else {
+            bound_mask << 1
+        };
+    }
+    let common = p_flag.count_ones() as usize;
+    if common == 0 {
+        return Some(0.0); // the common character filter
+    }
+    let mut transpositions = 0usize;
+    while t_flag != 0 {
+        let j = t_flag.trailing_zeros() as usize;
+        let lowest = p_flag & p_flag.wrapping_neg();
+        let c = window.get(j).copied()?;
+        transpositions += usize::from(look(c) & lowest == 0);
+        t_flag &= t_flag - 1;
+        p_flag ^= lowest;
+    }
+    transpositions /= 2;
+    let mut sim = 0.0;
+    sim += common as f64 / len1_orig as f64;
+    sim += common as f64 / len2_orig as f64;
+    sim += (common as f64 - transpositions as f64) / common as f64;
+    Some(sim / 3.0)
+}
+
+/// The texts of `values`, or `None` when one is not a text.
+fn texts(values: &[Value]) -> Option<Vec<&[u32]>> {
+    values
+        .iter()
+        .map(|value| match value {
+            Value::Text(text) => Some(text.as_slice()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The distinct texts of a list.
+struct Distinct {
+    /// Each text's first occurrence.
+    first: Vec<usize>,
+    /// Each text's number among the distinct texts.
+    slot: Vec<usize>,
+    /// The first occurrence of each distinct text, in order.
+    leads: Vec<usize>,
+}
+
+impl Distinct {
+    fn of(texts: &[&[u32]]) -> Self {
+        let mut order: Vec<(&[u32], usize)> = texts.iter().copied().zip(0..).collect();
+        // among equal texts the first occurrence sorts first
+        order.sort_unstable();
+        let mut first = vec![0usize; texts.len()];
+        let mut lead: Option<(&[u32], usize)> = None;
+        for (text, k) in order {
+            let leader = match lead {
+                Some((seen, leader)) if seen == text => leader,
+                _ => k,
+            };
+            lead = Some((text, leader));
+            if let Some(cell) = first.get_mut(k) {
+                *cell = leader;
+            }
+        }
+        let mut slot = Vec::with_capacity(texts.len());
+        let mut leads = Vec::new();
+        for (k, &leader) in first.iter().enumerate() {
+            if leader == k {
+                slot.push(leads.len());
+                leads.push(k);
+            } else {
+                // a later occurrence: its leader, earlier, has its slot
+                let number = slot.get(leader).copied().unwrap_or(0);
+                slot.push(number);
+            }
+        }
+        Self { first, slot, leads }
+    }
+
+    /// The distinct texts, in order.
+    fn texts<'t>(&self, texts: &[&'t [u32]]) -> Vec<&'t [u32]> {
+        self.leads
+            .iter()
+            .filter_map(|&k| texts.get(k).copied())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::StringMeasure;
+
+    #[test]
+    fn word_jaro_is_rapidfuzz_bit_for_bit() {
+        // a small alphabet (many matches and transpositions), lengths across the
+        // one-word limit, and characters only one side has
+        let mut state: u64 = 7;
+        let mut draw = |below: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % below
+        };
+        let mut texts: Vec<Vec<u32>> = Vec::new();
+        for _ in 0..400 {
+            let len = match draw(4) {
+                0 => draw(4),
+                1 => draw(12),
+                2 => draw(40),
+                _ => draw(140),
+            };
+            let letters = 2 + draw(5) as u32;
+            texts.push(
+                (0..len)
+                    .map(|_| 97 + draw(u64::from(letters)) as u32)
+                    .collect(),
+            );
+        }
+        texts.push(vec![0x1F600, 97]);
+        let candidates: Vec<&[u32]> = texts.iter().map(Vec::as_slice).collect();
+        let mut fast = Jaro::new(candidates.get(..300).unwrap_or(&[]));
+        let mut row = Vec::new();
+        for gold in &candidates {
+            row.clear();
+            fast.extend_row(gold, candidates.get(..300).unwrap_or(&[]), &mut row);
+            for (value, candidate) in row.iter().zip(&candidates) {
+                let expected = StringMeasure::Jaro.similarity(gold, candidate);
+                assert_eq!(
+                    value.to_bits(),
+                    expected.to_bits(),
+                    "{gold:?} {candidate:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn distinct_texts_every_pair_bit_for_bit() -> Result<(), CompareError> {
+        let words = [
+            "martha", "marhta", "", "dixon", "dicksonx", "martha", "jones",
+        ];
+        let word = |k: usize| Value::from(words.get(k % words.len()).copied().unwrap_or(""));
+        let golds: Vec<Value> = (0..70).map(word).collect();
+        let candidates: Vec<Value> = (0..90).map(|k| word(k * 3)).collect();
+        let externals = Externals::default();
+        for comparator in Comparator::ALL {
+            if !comparator.compares(crate::compare::Kind::String) {
+                continue;
+            }
+            let out = text_matrix(comparator, &externals, &golds, &candidates)?
+                .ok_or(CompareError::IntegerTooLarge)?;
+            let mut k = 0;
+            for g in &golds {
+                for c in &candidates {
+                    let one = comparator.scalar(&externals, g, c)?;
+                    assert_eq!(out.get(k).map(|v| v.to_bits()), Some(one.to_bits()));
+                    k += 1;
+                }
+            }
+        }
+        let few = [Value::from("a")];
+        let jaro = Comparator::String(StringMeasure::Jaro);
+        assert_eq!(text_matrix(jaro, &externals, &few, &few)?, None);
+        let numbers = vec![Value::Boolean(true); 100];
+        assert_eq!(
+            text_matrix(Comparator::Exact, &externals, &numbers, &numbers)?,
+            None
+        );
+        Ok(())
+    }
+}
