@@ -27,7 +27,9 @@ impl Json {
     pub fn object(mut entries: Vec<(String, Json)>) -> Json {
         // stable: of equal keys the last one given comes last, and is kept (moved
         // into the first one's place, in place)
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        // byte by byte, inline: `str`'s own order (bytes, then length) without a
+        // `memcmp` call per comparison of these short keys
+        entries.sort_by(|a, b| a.0.bytes().cmp(b.0.bytes()));
         entries.dedup_by(|later, kept| {
             let same = later.0 == kept.0;
             if same {
