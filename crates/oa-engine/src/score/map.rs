@@ -77,29 +77,6 @@ impl Hasher for Fnv {
             self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
         }
     }
-
-    fn write_u64(&mut self, word: u64) {
-        // a word at a time: FNV's step on the whole word
-        self.0 = (self.0 ^ word).wrapping_mul(0x0100_0000_01b3);
-    }
-}
-
-/// A key's length and its first and last eight bytes: the cache compares the key
-/// sets themselves, so their hash only has to tell the usual sets apart cheaply.
-fn fingerprint(key: &str) -> u64 {
-    let bytes = key.as_bytes();
-    let head = word(bytes.iter());
-    let tail = word(bytes.iter().rev());
-    head ^ tail.rotate_left(29) ^ (bytes.len() as u64).rotate_left(53)
-}
-
-/// The first eight bytes of `bytes` (zeros past its end) as a word.
-fn word<'a>(bytes: impl Iterator<Item = &'a u8>) -> u64 {
-    let mut eight = [0u8; 8];
-    for (slot, byte) in eight.iter_mut().zip(bytes) {
-        *slot = *byte;
-    }
-    u64::from_le_bytes(eight)
 }
 
 /// Objects' key alignments by node and key sets. Only looked up (never iterated),
@@ -115,7 +92,7 @@ fn keys_hash(node: NodeId, gold: &[(String, Json)], candidate: &[(String, Json)]
     node.hash(&mut hasher);
     gold.len().hash(&mut hasher);
     for (key, _) in gold.iter().chain(candidate) {
-        hasher.write_u64(fingerprint(key));
+        key.hash(&mut hasher);
     }
     hasher.finish()
 }
