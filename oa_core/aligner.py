@@ -280,24 +280,27 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     """
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
-    native_gold = gold._native if isinstance(gold, PreparedGold) else None
-    gold, gold_checked = _unprepared(gold, schema, opts, comparators)
-    # a parsed schema without comparators is the common case: no call for it
+    # a plain gold, a parsed schema without comparators: the common case, no call
+    native_gold, gold_checked = None, False
+    if isinstance(gold, PreparedGold):
+        native_gold = gold._native
+        gold, gold_checked = _unprepared(gold, schema, opts, comparators)
     parsed = schema if isinstance(schema, Schema) and not comparators else _parsed(
         schema, comparators)
     if not parsed.scopes:
         # the Rust engine checks the documents as check_json would while converting
         # them, and the schema's assertions when it can: a score is then theirs
-        found = native_score(gold, candidate, parsed, opts.limits, opts.strict)
-        judged = opts.strict  # whether the engine gave the candidate's strict verdict
-        if found is None and opts.strict:
+        strict = opts.strict
+        found = native_score(gold, candidate, parsed, opts.limits, strict)
+        judged = strict  # whether the engine gave the candidate's strict verdict
+        if found is None and strict:
             # the engine may leave the candidate's verdict to the validator (an
             # assertion it cannot judge, e.g. uniqueItems over mixed kinds)
             found, judged = native_score(gold, candidate, parsed, opts.limits), False
         if found is None:  # the gold violates an assertion the engine checks
             raise _gold_violation(gold, parsed, opts, gold_checked)
         value, validated = found
-        if validated and (judged or not opts.strict):
+        if validated and (judged or not strict):
             return value
         if not (gold_checked or validated) and (
                 errors := _violations(gold, parsed, "gold", opts)):

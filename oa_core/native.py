@@ -86,16 +86,18 @@ class PreparedPlan:
     ----------
     plan : ScorePlan
         The compiled nodes (``len(plan)`` of them).
+    validates : bool
+        Whether :meth:`score` checks the schema's JSON Schema assertions too (all
+        of them are ones ``crates/oa-engine/src/score/shape.rs`` checks: no
+        ``pattern``, ``multipleOf``, ``$ref`` or combinator); read from the plan
+        once (a metric asks at every score).
     """
 
     plan: ScorePlan
+    validates: bool = field(init=False)
 
-    @property
-    def validates(self) -> bool:
-        """Whether :meth:`score` checks the schema's JSON Schema assertions too (all
-        of them are ones ``crates/oa-engine/src/score/shape.rs`` checks: no
-        ``pattern``, ``multipleOf``, ``$ref`` or combinator)."""
-        return self.plan.validates
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "validates", self.plan.validates)
 
     def score(self, gold: Any, candidate: Any, limits: Limits,
               strict: bool = False) -> float | None:
@@ -125,13 +127,21 @@ class PreparedPlan:
         return self.plan.score(gold, candidate, limits, strict)
 
 
-# A schema's plan, compiled once per Schema. A plan holds the schema's custom
-# comparators, not the schema (a comparator function that refers to its schema keeps
-# both alive).
-_PLANS: weakref.WeakKeyDictionary[Schema, PreparedPlan] = weakref.WeakKeyDictionary()
+# A schema's plan, compiled once per Schema, by the schema's id beside a weak
+# reference to it (a WeakKeyDictionary makes a reference at every lookup: a metric
+# looks up at every score). A plan holds the schema's custom comparators, not the
+# schema (a comparator function that refers to its schema keeps both alive).
+_PLANS: dict[int, tuple[weakref.ref[Schema], PreparedPlan]] = {}
 # The keywords jsonschema acts on (a schema using one the plan does not check is
 # validated in Python).
 _ASSERTING = frozenset(Draft202012Validator.VALIDATORS)
+
+
+def _forget(key: int, reference: weakref.ref[Schema]) -> None:
+    """Drops the plan of a schema that died (unless the id holds a newer one's)."""
+    found = _PLANS.get(key)
+    if found is not None and found[0] is reference:
+        del _PLANS[key]
 
 
 def prepared_plan(schema: Schema) -> PreparedPlan:
@@ -143,15 +153,18 @@ def prepared_plan(schema: Schema) -> PreparedPlan:
         When the engine does not plan the schema (:func:`declined`: every parsed
         schema is planned).
     """
-    found = _PLANS.get(schema)
-    if found is None:
-        try:
-            plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, _ASSERTING,
-                             schema.scopes, comparators=schema.comparators)
-        except ValueError as err:
-            raise declined(f"to plan the schema ({err})") from err
-        found = _PLANS[schema] = PreparedPlan(plan)
-    return found
+    key = id(schema)
+    found = _PLANS.get(key)
+    if found is not None and found[0]() is schema:
+        return found[1]
+    try:
+        plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, _ASSERTING,
+                         schema.scopes, comparators=schema.comparators)
+    except ValueError as err:
+        raise declined(f"to plan the schema ({err})") from err
+    prepared = PreparedPlan(plan)
+    _PLANS[key] = (weakref.ref(schema, lambda reference: _forget(key, reference)), prepared)
+    return prepared
 
 
 def native_prepared_gold(gold: Any, schema: Schema, limits: Limits) -> NativeGold:
@@ -260,5 +273,5 @@ def native_score(gold: Any, candidate: Any, schema: Schema, limits: Limits,
     (1.0, True)
     """
     plan = prepared_plan(schema)
-    value = plan.score(gold, candidate, limits, strict)
+    value = plan.plan.score(gold, candidate, limits, strict)
     return None if value is None else (value, plan.validates)

@@ -34,10 +34,7 @@ fn error(error: CompareError) -> PyErr {
 /// one); UTF-32 with `surrogatepass` keeps it as the code point Python indexes.
 pub(crate) fn text(string: &Bound<'_, PyString>) -> PyResult<Vec<u32>> {
     if let Ok(utf8) = string.to_str() {
-        // sized once: collecting from `chars` would grow the vector from a quarter
-        let mut code_points = Vec::with_capacity(utf8.len());
-        code_points.extend(utf8.chars().map(u32::from));
-        return Ok(code_points);
+        return Ok(utf8_points(utf8));
     }
     let encoded = string.call_method1("encode", ("utf-32-le", "surrogatepass"))?;
     let bytes: &[u8] = encoded.extract()?;
@@ -46,6 +43,18 @@ pub(crate) fn text(string: &Bound<'_, PyString>) -> PyResult<Vec<u32>> {
         .filter_map(|unit| unit.try_into().ok())
         .map(u32::from_le_bytes)
         .collect())
+}
+
+/// The code points of a string with a UTF-8 form.
+pub(crate) fn utf8_points(utf8: &str) -> Vec<u32> {
+    if utf8.is_ascii() {
+        // a byte per code point: copied without decoding
+        return utf8.bytes().map(u32::from).collect();
+    }
+    // sized once: collecting from `chars` would grow the vector from a quarter
+    let mut code_points = Vec::with_capacity(utf8.len());
+    code_points.extend(utf8.chars().map(u32::from));
+    code_points
 }
 
 /// A Python `int` of any size, through its two's complement bytes when beyond `i64`.

@@ -17,7 +17,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 
-use crate::compare::{integer, text};
+use crate::compare::{integer, text, utf8_points};
 use crate::errors::{input_error, Refusal, Trouble};
 
 /// Nesting followed by the native engine whatever the limits say: each level costs a
@@ -60,13 +60,13 @@ impl Bounds {
 /// it nests deeper than the engine follows: see [`MAX_NESTING`]).
 #[pyfunction]
 pub(crate) fn is_plain_json(value: &Bound<'_, PyAny>, limits: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(walk(value, Bounds::of(limits)?, 0)?.is_ok())
+    Ok(walk(value, Bounds::of(limits)?, 0, &mut Vec::new())?.is_ok())
 }
 
 /// `object` as a [`Json`], or the `InputError` of its first problem in `document`
 /// (`"gold"`, `"candidate"`), as `check_json` raises it.
 pub(crate) fn convert(object: &Bound<'_, PyAny>, bounds: Bounds, document: &str) -> PyResult<Json> {
-    match walk(object, bounds, 0)? {
+    match walk(object, bounds, 0, &mut Vec::new())? {
         Ok(value) => Ok(value),
         Err(refusal) => Err(input_error(object.py(), &refusal, document, bounds)?),
     }
@@ -74,7 +74,7 @@ pub(crate) fn convert(object: &Bound<'_, PyAny>, bounds: Bounds, document: &str)
 
 /// `object` as a [`Json`], or `None` where it is no plain JSON within `bounds`.
 pub(crate) fn json(object: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Json>> {
-    Ok(walk(object, bounds, 0)?.ok())
+    Ok(walk(object, bounds, 0, &mut Vec::new())?.ok())
 }
 
 /// Bits from which an integer may exceed `int(sys.float_info.max)` (1,024 bits):
@@ -103,6 +103,10 @@ fn plain_integer(object: &Bound<'_, PyAny>) -> PyResult<Result<Json, Trouble>> {
 
 /// A `str`'s code points, or the first lone surrogate it holds.
 fn code_points(string: &Bound<'_, PyString>) -> PyResult<Result<Vec<u32>, u32>> {
+    // a string with a UTF-8 form holds no lone surrogate: only the others are searched
+    if let Ok(utf8) = string.to_str() {
+        return Ok(Ok(utf8_points(utf8)));
+    }
     let points = text(string)?;
     match points
         .iter()
@@ -114,11 +118,14 @@ fn code_points(string: &Bound<'_, PyString>) -> PyResult<Result<Vec<u32>, u32>> 
 }
 
 /// The conversion of `object` at nesting `level` (the root at 0): the value, or the
-/// first problem (its pointer gathered on the way back up).
-fn walk(
-    object: &Bound<'_, PyAny>,
+/// first problem (its pointer gathered on the way back up). `pending`: the values of
+/// the objects being converted, one stack for the whole document (no vector per
+/// object), each object's in reverse above its parent's.
+fn walk<'py>(
+    object: &Bound<'py, PyAny>,
     bounds: Bounds,
     level: usize,
+    pending: &mut Vec<Bound<'py, PyAny>>,
 ) -> PyResult<Result<Json, Refusal>> {
     let refuse = |trouble: Trouble| Ok(Err(Refusal::new(trouble)));
     // checked before anything below is looked at: no recursion past the limit
@@ -163,7 +170,7 @@ fn walk(
         }
         let mut items = Vec::with_capacity(list.len());
         for (index, item) in list.iter().enumerate() {
-            match walk(&item, bounds, level + 1)? {
+            match walk(&item, bounds, level + 1, pending)? {
                 Ok(value) => items.push(value),
                 Err(refusal) => return Ok(Err(refusal.below(index.to_string()))),
             }
@@ -175,7 +182,8 @@ fn walk(
             return refuse(Trouble::Items(dict.len()));
         }
         // every key is checked before any value (as `check_json` walks an object)
-        let mut members = Vec::with_capacity(dict.len());
+        let base = pending.len();
+        let mut entries = Vec::with_capacity(dict.len());
         for (key, item) in dict.iter() {
             let Ok(name) = key.cast::<PyString>() else {
                 return refuse(Trouble::Key(key.unbind()));
@@ -193,13 +201,18 @@ fn walk(
                     Ok(points) => points.into_iter().filter_map(char::from_u32).collect(),
                 },
             };
-            members.push((name, item));
+            entries.push((name, Json::Null));
+            pending.push(item);
         }
-        let mut entries = Vec::with_capacity(members.len());
-        for (name, item) in members {
-            match walk(&item, bounds, level + 1)? {
-                Ok(value) => entries.push((name, value)),
-                Err(refusal) => return Ok(Err(refusal.below(name))),
+        // popped in document order
+        if let Some(values) = pending.get_mut(base..) {
+            values.reverse();
+        }
+        for (name, value) in &mut entries {
+            let Some(item) = pending.pop() else { break };
+            match walk(&item, bounds, level + 1, pending)? {
+                Ok(converted) => *value = converted,
+                Err(refusal) => return Ok(Err(refusal.below(std::mem::take(name)))),
             }
         }
         return Ok(Ok(Json::object(entries)));

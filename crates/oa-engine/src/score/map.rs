@@ -140,8 +140,9 @@ impl Scorer<'_> {
         let Some(plan) = self.map_plan(gold, candidate, id)? else {
             return Ok(1.0); // map_score of no slot
         };
-        // every slot's value first (an unsupported value stops the whole)
-        let mut values = Vec::with_capacity(plan.slots.len());
+        // `map_score`: the sum from 0.0 of `weight * value` in slot order (an
+        // unsupported value stops the whole)
+        let mut total = 0.0;
         let mut rows = Vec::with_capacity(plan.slots.len());
         for slot in &plan.slots {
             let (g, c) = (
@@ -169,13 +170,13 @@ impl Scorer<'_> {
                 }
                 (None, None) => return Err(no_key()),
             };
-            values.push(value);
+            total += slot.weight * value;
             rows.push(child);
         }
         if S::RECORDS {
             shares(sink, &plan, &rows)?;
         }
-        Ok(plan.score(&values))
+        Ok(plan.finish(total))
     }
 
     /// The plan of two objects' key sets under `id` (None: no slot, the score is 1),
@@ -211,15 +212,6 @@ impl MapPlan {
         self.slots
             .iter()
             .map(|slot| (slot.gold, slot.candidate, slot.node))
-    }
-
-    /// `map_score` of the slots' values (0 for an unmatched slot), in slot order.
-    pub(super) fn score(&self, values: &[f64]) -> f64 {
-        let mut total = 0.0;
-        for (weight, value) in self.weights().zip(values) {
-            total += weight * value;
-        }
-        self.finish(total)
     }
 
     /// The slots' key similarities (0 for an unmatched key), in slot order.

@@ -86,7 +86,7 @@ impl Scorer<'_> {
         let cells = golds
             .len()
             .checked_mul(candidates.len())
-            .ok_or(Unsupported::MatrixCells)?;
+            .ok_or_else(out_of_matrix)?;
         if self.blockwise(node) {
             let (g, c): (Vec<&Json>, Vec<&Json>) = (
                 golds.iter().map(Borrow::borrow).collect(),
@@ -147,7 +147,7 @@ impl Scorer<'_> {
         let cells = golds
             .len()
             .checked_mul(candidates.len())
-            .ok_or(Unsupported::MatrixCells)?;
+            .ok_or_else(out_of_matrix)?;
         let mut out = Vec::new();
         out.try_reserve_exact(cells)
             .map_err(|_| Unsupported::MatrixCells)?;
@@ -215,7 +215,7 @@ impl Scorer<'_> {
                 };
                 let Some(plan) = self.map_plan(gold_entries, cand_entries, node)? else {
                     for cell in at() {
-                        *out.get_mut(cell).ok_or(Unsupported::MatrixCells)? = 1.0;
+                        *out.get_mut(cell).ok_or_else(out_of_matrix)? = 1.0;
                     }
                     continue; // map_score of no slot
                 };
@@ -233,15 +233,15 @@ impl Scorer<'_> {
                     let matched = gold.is_some() && candidate.is_some();
                     for (k, cell) in at().enumerate() {
                         let value = if matched {
-                            *block.get(k).ok_or(Unsupported::MatrixCells)?
+                            *block.get(k).ok_or_else(out_of_matrix)?
                         } else {
                             0.0
                         };
-                        *out.get_mut(cell).ok_or(Unsupported::MatrixCells)? += weight * value;
+                        *out.get_mut(cell).ok_or_else(out_of_matrix)? += weight * value;
                     }
                 }
                 for cell in at() {
-                    let total = out.get_mut(cell).ok_or(Unsupported::MatrixCells)?;
+                    let total = out.get_mut(cell).ok_or_else(out_of_matrix)?;
                     *total = plan.finish(*total);
                 }
             }
@@ -284,14 +284,20 @@ pub(super) fn entries_at<'v>(
             Some(Json::Object(entries)) => entries
                 .get(entry)
                 .map(|(_, value)| value)
-                .ok_or(Unsupported::MatrixCells),
+                .ok_or_else(out_of_matrix),
             _ => Err(Unsupported::MatrixCells),
         })
         .collect()
 }
 
+/// The error of a cell out of its matrix, built only when met (`ok_or` would build
+/// and drop one for every cell found).
+fn out_of_matrix() -> Unsupported {
+    Unsupported::MatrixCells
+}
+
 fn cell_of(out: &mut [f64], i: usize, j: usize, width: usize) -> Result<&mut f64, Unsupported> {
-    out.get_mut(i * width + j).ok_or(Unsupported::MatrixCells)
+    out.get_mut(i * width + j).ok_or_else(out_of_matrix)
 }
 
 /// [`Scorer::block`] of a leaf node: `leaf::score` of each pair, with one comparator
@@ -348,7 +354,7 @@ fn leaves(
             for (b, &j) in cols.iter().enumerate() {
                 let similarity = *similarities
                     .get(a * cols.len() + b)
-                    .ok_or(Unsupported::MatrixCells)?;
+                    .ok_or_else(out_of_matrix)?;
                 *cell_of(out, i, j, width)? = threshold(similarity);
             }
         }
@@ -373,7 +379,7 @@ fn leaves(
 
 /// A zero matrix, or [`Unsupported::MatrixCells`] where the memory is not there.
 fn zeros(rows: usize, cols: usize) -> Result<Vec<f64>, Unsupported> {
-    let cells = rows.checked_mul(cols).ok_or(Unsupported::MatrixCells)?;
+    let cells = rows.checked_mul(cols).ok_or_else(out_of_matrix)?;
     let mut out = Vec::new();
     out.try_reserve_exact(cells)
         .map_err(|_| Unsupported::MatrixCells)?;

@@ -283,14 +283,6 @@ pub struct Shape {
     nodes: Vec<ShapeNode>,
 }
 
-fn entry<'a, T>(entries: &'a [(String, T)], key: &str) -> Option<&'a T> {
-    entries
-        .binary_search_by(|(name, _)| name.as_str().cmp(key))
-        .ok()
-        .and_then(|at| entries.get(at))
-        .map(|(_, value)| value)
-}
-
 impl Shape {
     /// The shape of `nodes` (the root first); `None` when a child index points
     /// nowhere or there is no root.
@@ -304,9 +296,12 @@ impl Shape {
                     && node.items.as_ref().map_or(true, valid)
                     && node.additional.as_ref().map_or(true, valid)
             });
-        // sorted, so a key's subschema is found by binary search
+        // sorted (and the required keys once each), as an object's entries are: one
+        // merge pass pairs them
         for node in &mut nodes {
             node.properties.sort_by(|a, b| a.0.cmp(&b.0));
+            node.required.sort();
+            node.required.dedup();
         }
         sound.then_some(Shape { nodes })
     }
@@ -326,43 +321,56 @@ impl Shape {
     /// assert_eq!(shape.verdict(&Json::Array(vec![Json::Null, Json::Null])), Some(false));
     /// assert_eq!(shape.verdict(&Json::Array(vec![Json::Array(vec![])])), Some(false));
     /// ```
-    pub fn verdict(&self, document: &Json) -> Option<bool> {
+    pub fn verdict<'d>(&self, document: &'d Json) -> Option<bool> {
         let mut unsure = false;
-        let mut pending = vec![(document, 0usize)];
-        while let Some((value, id)) = pending.pop() {
-            let Some(node) = self.nodes.get(id) else {
+        // the containers left to visit (a leaf is judged where it is met, and the
+        // next container without a push: no allocation for a flat document)
+        let mut pending = Vec::new();
+        let mut next = Some((document, 0usize));
+        while let Some((value, id)) = next.take().or_else(|| pending.pop()) {
+            let Some(node) = self.own(value, id, &mut unsure) else {
                 return Some(false);
             };
-            if !node.types.admit(value) {
-                return Some(false);
-            }
-            for assertion in &node.assertions {
-                match assertion.verdict(value) {
-                    Some(true) => {}
-                    Some(false) => return Some(false),
-                    None => unsure = true,
+            let mut visit = |child: &'d Json, id: usize| -> bool {
+                if matches!(child, Json::Object(_) | Json::Array(_)) {
+                    match next {
+                        None => next = Some((child, id)),
+                        Some(_) => pending.push((child, id)),
+                    }
+                    return true;
                 }
-            }
+                self.own(child, id, &mut unsure).is_some()
+            };
             match value {
                 Json::Object(entries) => {
-                    if !node
-                        .required
-                        .iter()
-                        .all(|key| entry(entries, key).is_some())
-                    {
-                        return Some(false);
-                    }
+                    // the entries, the properties and the required keys are all
+                    // sorted: one merge pass pairs them
+                    let mut properties = node.properties.iter().peekable();
+                    let mut required = node.required.iter().peekable();
                     for (key, child) in entries {
-                        if let Some(id) = entry(&node.properties, key).or(node.additional.as_ref())
-                        {
-                            pending.push((child, *id));
+                        while properties.next_if(|(name, _)| name < key).is_some() {}
+                        let schema = match properties.peek() {
+                            Some((name, id)) if name == key => Some(id),
+                            _ => node.additional.as_ref(),
+                        };
+                        if let Some(name) = required.next_if(|name| *name <= key) {
+                            if name != key {
+                                return Some(false); // a required key before it is absent
+                            }
                         }
+                        if schema.is_some_and(|id| !visit(child, *id)) {
+                            return Some(false);
+                        }
+                    }
+                    if required.next().is_some() {
+                        return Some(false);
                     }
                 }
                 Json::Array(items) => {
                     for (k, item) in items.iter().enumerate() {
                         match node.prefix.get(k).copied().or(node.items) {
-                            Some(child) => pending.push((item, child)),
+                            Some(child) if !visit(item, child) => return Some(false),
+                            Some(_) => {}
                             None => break,
                         }
                     }
@@ -371,6 +379,23 @@ impl Shape {
             }
         }
         (!unsure).then_some(true)
+    }
+
+    /// The subschema `id` when `value` itself satisfies its assertions (not looking
+    /// below it), else None; `unsure` set where `jsonschema` may judge one otherwise.
+    fn own(&self, value: &Json, id: usize, unsure: &mut bool) -> Option<&ShapeNode> {
+        let node = self.nodes.get(id)?;
+        if !node.types.admit(value) {
+            return None;
+        }
+        for assertion in &node.assertions {
+            match assertion.verdict(value) {
+                Some(true) => {}
+                Some(false) => return None,
+                None => *unsure = true,
+            }
+        }
+        Some(node)
     }
 
     /// Whether `document` surely satisfies every assertion ([`Shape::verdict`] is
