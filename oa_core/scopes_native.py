@@ -178,7 +178,7 @@ def resolved_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
     >>> found = resolved_scopes([{"id": "a"}], [{"id": "b"}], schema, Limits(),
     ...                         "tie_break", 0.5, tree=True)
     >>> [r.pointer for r in found.records["p"][1]], len(found.table)
-    (['/0'], 4)
+    (['/0'], 3)
     """
     groups, _, _, nodes = resolution(schema)
     found = align_scopes(refer_plan(schema), prepared_plan(schema).plan, gold, candidate,
