@@ -1,13 +1,16 @@
 """The scopes' resolution of :func:`oa_core.align` by the Rust engine.
 
-:func:`native_align_scopes` resolves every scope of a document pair in one Rust call
+:func:`resolved_scopes` resolves every scope of a document pair in one Rust call
 (``oa_core._engine.align_scopes``: the resolution :func:`oa_core.score` makes, with
-everything ``align`` shows of it) and builds from it the bijections, the candidate
-ids, a :class:`~oa_core.scopes.ScopeAlignment` per scope, the
+everything ``align`` shows of it, and the documents' node table under it when asked:
+the documents are converted once for both); :func:`native_align_scopes`
+(:func:`scope_resolution`) builds from it the bijections, the candidate ids, a
+:class:`~oa_core.scopes.ScopeAlignment` per scope, the
 :class:`~oa_core.wl.WLTrace` of each scope WL paired (record vertices described by
 their JSON, as the explorer shows them) and the warnings. The pairs, rules, ties,
 designations and which records the id warnings name are Rust's; Python writes the
-texts (they quote ids and scope names as Python's ``repr`` does). A scope (or a
+texts (they quote ids and scope names as Python's ``repr`` does);
+:func:`scope_records` takes only what repair operations read. A scope (or a
 ``blockBy`` block) over ``max_matrix_cells`` raises an
 :class:`~oa_core.errors.InputError`.
 
