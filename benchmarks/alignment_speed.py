@@ -111,9 +111,10 @@ def measure(n: int, repeat: int, limits: oa_core.Limits | None = None) -> dict[s
 # tracemalloc sees Python's and numpy's allocations, not the Rust engine's own.
 STAGES = (
     ("validation and check_json", "oa_core.aligner", "schema_violations"),
-    ("scopes resolved (C, WL, pairing, ties, traces)", "oa_core.aligner",
-     "native_align_scopes"),
-    ("match tree (node table, MatchNode tree)", "oa_core.aligner", "native_tree"),
+    ("scopes resolved (C, WL, pairing, ties, traces) and the node table", "oa_core.aligner",
+     "resolved_scopes"),
+    ("scope alignments, traces and warnings built", "oa_core.aligner", "scope_resolution"),
+    ("match tree (MatchNode tree)", "oa_core.aligner", "match_tree"),
 )
 
 

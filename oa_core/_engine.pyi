@@ -233,9 +233,13 @@ def resolve_score(refer: ReferPlan, plan: ScorePlan, gold: Any, candidate: Any,
                   limits: Limits, groups: Sequence[Sequence[str]],
                   records: Mapping[str, str], mode: str, wl_lambda: float
                   ) -> float | None: ...
-# align_scopes: ([scope rows], [trace rows]) as crates/oa-python/src/align_scopes.rs
-# writes them (oa_core.scopes_native reads them), or None
+# align_scopes: ([scope rows], [trace rows] (none without traces), the NodeTable of
+# the documents under the resolution (with tree) or None) as
+# crates/oa-python/src/align_scopes.rs writes them (oa_core.scopes_native reads
+# them), or None
 def align_scopes(refer: ReferPlan, plan: ScorePlan, gold: Any, candidate: Any,
                  limits: Limits, groups: Sequence[Sequence[str]],
-                 records: Mapping[str, str], mode: str, wl_lambda: float
-                 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]] | None: ...
+                 records: Mapping[str, str], mode: str, wl_lambda: float, *,
+                 traces: bool = True, tree: bool = False
+                 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]],
+                            NodeTable | None] | None: ...

@@ -18,14 +18,13 @@ import copy
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._engine import NativeGold
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode
 from .native import (
-    ScopeState,
     declined,
     native_prepared_gold,
     native_resolved_score,
@@ -33,10 +32,17 @@ from .native import (
     native_tree,
     native_validates,
 )
+from .nodetable import match_tree
 from .options import AlignOptions, Limits
 from .schema import Schema
 from .scopes import ScopeAlignment
-from .scopes_native import native_align_scopes
+from .scopes_native import (
+    Resolved,
+    ScopeRecords,
+    resolved_scopes,
+    scope_records,
+    scope_resolution,
+)
 from .validation import check_json, schema_violations
 from .wl import WLTrace
 
@@ -150,36 +156,16 @@ def align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     """
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
-    return _align(gold, candidate, schema, opts, comparators, describe_violations=True)
-
-
-def _repair_alignment(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
-                      options: AlignOptions | Mapping[str, Any] | None = None, *,
-                      comparators: Mapping[str, Any] | None = None,
-                      **option_overrides: Any) -> Alignment:
-    """:func:`align` (the same arguments, the same errors) with only what repair
-    operations read (:func:`oa_core.feedback.feedback`'s alignment, never shown): no
-    WL traces (``wl`` empty) and the
-    candidate's schema violations only in strict mode (the only mode they change the
-    score and the repairs in)."""
-    opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
-            else AlignOptions.coerce(options, **option_overrides))
-    return _align(gold, candidate, schema, opts, comparators, describe_violations=False,
-                  traces=False)
+    return _align(gold, candidate, schema, opts, comparators)
 
 
 def _align(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
-           opts: AlignOptions, comparators: Mapping[str, Any] | None, *,
-           describe_violations: bool, traces: bool = True) -> Alignment:
-    """:func:`align`; without ``describe_violations`` the candidate's schema violations
-    are looked for only in strict mode (the only mode where they change the score), and
-    the alignment's ``violations`` is then left empty; without ``traces`` the
-    resolution makes no WL trace."""
+           opts: AlignOptions, comparators: Mapping[str, Any] | None) -> Alignment:
+    """:func:`align` given its options."""
     gold, gold_checked = _unprepared(gold, schema, opts, comparators)
     parsed, violations = _checked(gold, candidate, schema, opts, comparators,
-                                  describe_violations=describe_violations,
-                                  gold_checked=gold_checked)
-    return _aligned(gold, candidate, parsed, opts, violations, traces=traces)
+                                  describe_violations=True, gold_checked=gold_checked)
+    return _aligned(gold, candidate, parsed, opts, violations)
 
 
 def _unprepared(gold: Any, schema: Schema | Mapping[str, Any] | str, opts: AlignOptions,
@@ -238,29 +224,82 @@ def _checked(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
 
 
 def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
-             violations: list[Diagnostic], *, traces: bool = True) -> Alignment:
-    """:func:`align` once the documents are checked (``traces``: as :func:`_align`'s)."""
+             violations: list[Diagnostic]) -> Alignment:
+    """:func:`align` once the documents are checked."""
     if parsed.scopes:
-        bijections, candidate_ids, scopes, wl, scope_warnings = native_align_scopes(
-            gold, candidate, parsed, opts.limits, WLMode(opts.wl_mode).value,
-            opts.wl_blend_lambda, traces=traces)
-        # the final pass: every scope's records paired as resolved
-        record_pairs = {
-            parsed.scopes[name].records.pointer: (name, {
-                s.gold_paths[i]: s.candidate_paths[j] for i, j in s.pairs})
-            for name, s in scopes.items()}
-        tree = native_tree(gold, candidate, parsed, opts.limits, ScopeState(
-            bijections, candidate_ids, frozenset(), record_pairs))
+        wl_mode = WLMode(opts.wl_mode).value
+        # the resolution and the match tree under it, from one conversion of the
+        # documents
+        found = resolved_scopes(gold, candidate, parsed, opts.limits, wl_mode,
+                                opts.wl_blend_lambda, tree=True)
+        bijections, _, scopes, wl, scope_warnings = scope_resolution(found, parsed, wl_mode)
+        tree = _tree_of(found, gold, candidate, bijections)
     else:
-        bijections, candidate_ids, scopes, wl, scope_warnings = {}, {}, {}, {}, []
+        bijections, scopes, wl, scope_warnings = {}, {}, {}, []
         tree = native_tree(gold, candidate, parsed, opts.limits)
     final = 0.0 if opts.strict and violations else tree.score
     return Alignment(
-        score=final, tree=tree,
-        bijections={name: {k[1]: (None if v is None else v[1]) for k, v in m.items()}
-                    for name, m in bijections.items()},
+        score=final, tree=tree, bijections=_shown_bijections(bijections),
         wl=wl, scopes=scopes, warnings=[*parsed.warnings, *scope_warnings],
         violations=violations, gold=gold, candidate=candidate, schema=parsed, options=opts)
+
+
+class _RepairInputs(NamedTuple):
+    """What :func:`oa_core.feedback.feedback`'s repair operations read of an
+    alignment (:func:`_repair_inputs`): :class:`Alignment`'s fields of these names,
+    each scope's records as :class:`~oa_core.scopes_native.ScopeRecords` (or its
+    :class:`~oa_core.scopes.ScopeAlignment`, which has them)."""
+
+    score: float
+    tree: MatchNode
+    bijections: dict[str, dict[Any, Any]]
+    scopes: Mapping[str, ScopeRecords | ScopeAlignment]
+    violations: list[Diagnostic]
+    gold: Any
+    schema: Schema
+    options: AlignOptions
+
+
+def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
+                   options: AlignOptions | Mapping[str, Any] | None = None, *,
+                   comparators: Mapping[str, Any] | None = None,
+                   **option_overrides: Any) -> _RepairInputs:
+    """:func:`align` (the same arguments, the same errors, the same tree, bijections
+    and records) with only what repair operations read: no WL traces, cost matrices
+    or warnings, and the candidate's schema violations only in strict mode (the only
+    mode they change the score and the repairs in)."""
+    opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
+            else AlignOptions.coerce(options, **option_overrides))
+    gold, gold_checked = _unprepared(gold, schema, opts, comparators)
+    parsed, violations = _checked(gold, candidate, schema, opts, comparators,
+                                  describe_violations=False, gold_checked=gold_checked)
+    scopes: Mapping[str, ScopeRecords]
+    if parsed.scopes:
+        found = resolved_scopes(gold, candidate, parsed, opts.limits,
+                                WLMode(opts.wl_mode).value, opts.wl_blend_lambda,
+                                traces=False, tree=True)
+        bijections, scopes = scope_records(found)
+        tree = _tree_of(found, gold, candidate, bijections)
+    else:
+        bijections, scopes = {}, {}
+        tree = native_tree(gold, candidate, parsed, opts.limits)
+    return _RepairInputs(0.0 if opts.strict and violations else tree.score, tree,
+                         _shown_bijections(bijections), scopes, violations, gold, parsed,
+                         opts)
+
+
+def _tree_of(found: Resolved, gold: Any, candidate: Any,
+             bijections: dict[str, dict[Any, Any]]) -> MatchNode:
+    """The match tree of a resolution made with its table."""
+    if found.table is None:
+        raise declined("to build the match tree")
+    return match_tree(found.table, gold, candidate, bijections)
+
+
+def _shown_bijections(bijections: dict[str, dict[Any, Any]]) -> dict[str, dict[Any, Any]]:
+    """:attr:`Alignment.bijections` (ids) from bijections of id keys."""
+    return {name: {k[1]: (None if v is None else v[1]) for k, v in m.items()}
+            for name, m in bijections.items()}
 
 
 def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,

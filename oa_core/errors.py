@@ -243,6 +243,8 @@ def json_prefix(value: Any, length: int, *, python: bool = False) -> str:
     >>> json_prefix({"a": [1, 2, 3]}, 9), json_prefix([1], 9)
     ('{"a": [1,', '[1]')
     """
+    if not isinstance(value, dict | list):  # one piece (most values a message shows)
+        return _scalar(value, length, python)[:length]
     pieces: list[str] = []
     total = 0
     for piece in _pieces(value, length, python):

@@ -49,7 +49,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .aligner import Alignment, _repair_alignment
+from .aligner import Alignment, _repair_inputs, _RepairInputs
 from .comparators import id_key, is_number, value_kind
 from .errors import InputError, preview_json
 from .kinds import NodeKind, OpKind, Status, WLMode
@@ -102,6 +102,8 @@ DEFAULT_TEMPLATES: Mapping[str, str] = MappingProxyType({
 })
 
 _COMPACT = "{path} {kind} +{delta:.3f}"
+# what the repairs read: an alignment, or feedback()'s inputs made without the rest
+_Aligned = Alignment | _RepairInputs
 _MAX_SHOWN_VALUE = 160
 
 
@@ -203,7 +205,7 @@ class _Translator:
     too: its own value unless a record will have that id, else a fresh one.
     """
 
-    def __init__(self, alignment: Alignment) -> None:
+    def __init__(self, alignment: _Aligned) -> None:
         self.schema = alignment.schema
         self.mapping: dict[str, dict[Any, Any]] = {}
         self.taken: dict[str, set[tuple[str, Any]]] = {}
@@ -276,7 +278,7 @@ class _Translator:
         return value
 
 
-def _describe_target(alignment: Alignment, scope: str, gold_id: Any, values: str) -> str:
+def _describe_target(alignment: _Aligned, scope: str, gold_id: Any, values: str) -> str:
     """The gold record a reference should reach, by its properties."""
     decl = alignment.schema.scopes[scope]
     wanted = id_key(gold_id)
@@ -291,7 +293,7 @@ def _describe_target(alignment: Alignment, scope: str, gold_id: Any, values: str
 
 
 class _Collector:
-    def __init__(self, alignment: Alignment, describe_refs: bool, values: str) -> None:
+    def __init__(self, alignment: _Aligned, describe_refs: bool, values: str) -> None:
         self.alignment = alignment
         self.describe_refs = describe_refs
         self.values = values
@@ -594,7 +596,7 @@ def repair_ops(alignment: Alignment, *, describe_refs: bool = False,
     return _ranked_ops(alignment, describe_refs, _template_table(templates), values)
 
 
-def _ranked_ops(alignment: Alignment, describe_refs: bool, table: Mapping[str, str],
+def _ranked_ops(alignment: _Aligned, describe_refs: bool, table: Mapping[str, str],
                 values: str) -> list[RepairOp]:
     """:func:`repair_ops` given the checked template table."""
     if values not in VALUE_STYLES:
@@ -728,6 +730,14 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
         How values are written: Python literals as in the paper's figure (default),
         or JSON.
     """
+    _check_rendering(top_k, min_delta, style, describe_refs)
+    return _rendered(alignment, top_k, min_delta, style, _template_table(templates),
+                     describe_refs, values)
+
+
+def _check_rendering(top_k: int, min_delta: float, style: str, describe_refs: bool) -> None:
+    """Refuse :func:`render_feedback`'s bad options (``values`` is checked with the
+    operations)."""
     if style not in ("text", "compact", "json"):
         raise InputError("/style", f"style must be text, compact or json, got {style!r}",
                          fix="pick one of text, compact, json", document="options")
@@ -742,7 +752,11 @@ def render_feedback(alignment: Alignment, *, top_k: int = 5, min_delta: float = 
         raise InputError("/describe_refs", f"describe_refs must be true or false, got "
                          f"{describe_refs!r}", fix="pass describe_refs=True or False",
                          document="options")
-    table = _template_table(templates)
+
+
+def _rendered(alignment: _Aligned, top_k: int, min_delta: float, style: str,
+              table: Mapping[str, str], describe_refs: bool, values: str) -> Feedback:
+    """:func:`render_feedback` given checked arguments and template table."""
     ops = _ranked_ops(alignment, describe_refs, table, values)
     eligible = [op for op in ops if op.delta > 0 and op.delta >= min_delta]
     shown = eligible[:top_k]
@@ -779,11 +793,13 @@ def feedback(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
 
     ``gold`` may be a :class:`~oa_core.aligner.PreparedGold`, as for :func:`align`.
     """
-    # align()'s alignment without what only its reader sees (WL traces, violations
-    # outside strict mode): the same repairs, and feedback never shows the alignment
-    alignment = _repair_alignment(gold, candidate, schema, **align_options)
-    return render_feedback(alignment, top_k=top_k, min_delta=min_delta, style=style,
-                           templates=templates, describe_refs=describe_refs, values=values)
+    # align()'s alignment without what only its reader sees (traces, matrices,
+    # warnings, violations outside strict mode): the same repairs, and feedback never
+    # shows the alignment
+    inputs = _repair_inputs(gold, candidate, schema, **align_options)
+    _check_rendering(top_k, min_delta, style, describe_refs)
+    return _rendered(inputs, top_k, min_delta, style, _template_table(templates),
+                     describe_refs, values)
 
 
 def load_templates(path: str | Path) -> dict[str, str]:

@@ -83,12 +83,9 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
         The root, effective weights set.
     """
     # one pass over the rows, the nodes made by positional calls (MatchNode's field
-    # order) and each parent's values and effective weight kept in flat lists: this
+    # order), each child's values and effective weight read off its parent node: this
     # loop is most of align()'s Python time
     nodes: list[MatchNode] = []
-    golds: list[Any] = []
-    candidates: list[Any] = []
-    effective: list[float] = []
     kinds, statuses = _KINDS, _STATUSES
     for (parent, kind, status, label, gold_path, candidate_path, schema, gold_key,
          candidate_key, gold_index, candidate_index, score, weight, key_weight, key_score,
@@ -101,27 +98,26 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
                         table.expected, table.order, table.pairs, table.matrix,
                         strict=True):
         if parent is None:
+            above = None
             gold_value, candidate_value = gold, candidate
             share, key_share = 1.0, 0.0
         else:  # the row's key (map slot) or index (list item) on each side it is on
-            gold_value = (golds[parent][gold_key] if gold_key is not None
-                          else None if gold_index is None else golds[parent][gold_index])
+            above = nodes[parent]
+            gold_value = (above.gold[gold_key] if gold_key is not None
+                          else None if gold_index is None else above.gold[gold_index])
             candidate_value = (
-                candidates[parent][candidate_key] if candidate_key is not None
+                above.candidate[candidate_key] if candidate_key is not None
                 else None if candidate_index is None
-                else candidates[parent][candidate_index])
-            above = effective[parent]
-            share, key_share = above * weight, above * key_weight
+                else above.candidate[candidate_index])
+            share = above.effective_weight * weight
+            key_share = above.effective_weight * key_weight
         node = MatchNode(
             kinds[kind], statuses[status], label, gold_path, candidate_path, schema.pointer,
             gold_value, candidate_value, score, weight, key_weight, key_score, share,
             key_share, comparator, similarity, threshold, order, scope,
             _expected(bijections, scope, gold_value) if expected else None, gold_key,
             candidate_key, [], schema, None if matrix is None else _matrix(*matrix), pairs)
-        if parent is not None:
-            nodes[parent].children.append(node)
+        if above is not None:
+            above.children.append(node)
         nodes.append(node)
-        golds.append(gold_value)
-        candidates.append(candidate_value)
-        effective.append(share)
     return nodes[0]

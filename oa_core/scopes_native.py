@@ -1,13 +1,16 @@
 """The scopes' resolution of :func:`oa_core.align` by the Rust engine.
 
-:func:`native_align_scopes` resolves every scope of a document pair in one Rust call
+:func:`resolved_scopes` resolves every scope of a document pair in one Rust call
 (``oa_core._engine.align_scopes``: the resolution :func:`oa_core.score` makes, with
-everything ``align`` shows of it) and builds from it the bijections, the candidate
-ids, a :class:`~oa_core.scopes.ScopeAlignment` per scope, the
+everything ``align`` shows of it, and the documents' node table under it when asked:
+the documents are converted once for both); :func:`native_align_scopes`
+(:func:`scope_resolution`) builds from it the bijections, the candidate ids, a
+:class:`~oa_core.scopes.ScopeAlignment` per scope, the
 :class:`~oa_core.wl.WLTrace` of each scope WL paired (record vertices described by
 their JSON, as the explorer shows them) and the warnings. The pairs, rules, ties,
 designations and which records the id warnings name are Rust's; Python writes the
-texts (they quote ids and scope names as Python's ``repr`` does). A scope (or a
+texts (they quote ids and scope names as Python's ``repr`` does);
+:func:`scope_records` takes only what repair operations read. A scope (or a
 ``blockBy`` block) over ``max_matrix_cells`` raises an
 :class:`~oa_core.errors.InputError`.
 
@@ -37,7 +40,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._engine import align_scopes
+from ._engine import NodeTable, align_scopes
 from .comparators import id_key, value_kind
 from .errors import Diagnostic
 from .kinds import TieRule
@@ -49,7 +52,8 @@ from .schema import Schema
 from .scopes import ScopeAlignment
 from .wl import WLEdge, WLTrace, WLVertex
 
-__all__ = ["native_align_scopes"]
+__all__ = ["Resolved", "ScopeRecords", "native_align_scopes", "resolved_scopes", "scope_records",
+           "scope_resolution"]
 
 ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                         dict[str, ScopeAlignment], dict[str, WLTrace], list[Diagnostic]]
@@ -61,6 +65,15 @@ _LISTED = 5  # records named per tie warning
 _ENCODE = None if c_make_encoder is None else c_make_encoder(
     None, str, encode_basestring, None, ": ", ", ", False, False, True)
 _SHOWN = json.JSONEncoder(ensure_ascii=False, default=str)
+class ScopeRecords(NamedTuple):
+    """One scope's records as repair operations read them (a
+    :class:`~oa_core.scopes.ScopeAlignment` has the same attributes)."""
+
+    gold_ids: list[Any]
+    candidate_ids: list[Any]
+    gold_paths: list[str]
+
+
 class _Record(NamedTuple):
     pointer: str
     value: Any
@@ -78,6 +91,13 @@ def _records(document: Any, located: Sequence[tuple[str, tuple[Any, ...]]],
         record_id = value.get(id_field)
         found.append(_Record(pointer, value, record_id, id_key(record_id)))
     return found
+
+
+def _bijection(images: Sequence[tuple[int, int | None]], gold: list[_Record],
+               candidate: list[_Record]) -> dict[Any, Any]:
+    """A scope's ``{gold id key: candidate id key or None}`` from its images (gold
+    record, candidate record or None)."""
+    return {gold[i].key: None if j is None else candidate[j].key for i, j in images}
 
 
 def _shown(value: Any) -> str:
@@ -136,6 +156,71 @@ def _tie_warnings(name: str, gold: list[_Record], candidate: list[_Record],
     return found
 
 
+class Resolved(NamedTuple):
+    """The Rust resolution of a document pair as ``oa_core._engine.align_scopes``
+    gives it, each scope's (gold, candidate) records, and the match table scored under
+    the resolution (None unless asked for)."""
+
+    scope_rows: list[tuple[Any, ...]]
+    trace_rows: list[tuple[Any, ...]]
+    records: dict[str, tuple[list[_Record], list[_Record]]]
+    table: NodeTable | None
+
+
+def resolved_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
+                    wl_mode: str, wl_lambda: float, *, traces: bool = True,
+                    tree: bool = False) -> Resolved:
+    """The scopes of checked documents under a schema with scopes resolved in Rust
+    (arguments as :func:`native_align_scopes`'), with the documents' node table under
+    the resolution when ``tree`` is set (one conversion of the documents for both).
+
+    Examples
+    --------
+    >>> schema = Schema.parse({"type": "array", "items": {"type": "object",
+    ...     "properties": {"id": {"type": "string", "idScope": "p"}}}})
+    >>> found = resolved_scopes([{"id": "a"}], [{"id": "b"}], schema, Limits(),
+    ...                         "tie_break", 0.5, tree=True)
+    >>> [r.pointer for r in found.records["p"][1]], len(found.table)
+    (['/0'], 3)
+    """
+    groups, _, _, nodes = resolution(schema)
+    found = align_scopes(refer_plan(schema), prepared_plan(schema).plan, gold, candidate,
+                         limits, groups, nodes, wl_mode, wl_lambda, traces=traces, tree=tree)
+    if found is None:  # the documents are checked: nothing is the gold's to name
+        raise declined("to resolve the scopes")
+    scope_rows, trace_rows, table = found
+    records = {row[0]: (_records(gold, row[14][0], schema.scopes[row[0]].id_field),
+                        _records(candidate, row[14][1], schema.scopes[row[0]].id_field))
+               for row in scope_rows}
+    return Resolved(scope_rows, trace_rows, records, table)
+
+
+def scope_records(found: Resolved) -> tuple[dict[str, dict[Any, Any]],
+                                            dict[str, ScopeRecords]]:
+    """Each scope's bijection (``{gold id key: candidate id key or None}``) and its
+    :class:`ScopeRecords`: what repair operations read of a resolution.
+
+    Examples
+    --------
+    >>> schema = Schema.parse({"type": "array", "items": {"type": "object",
+    ...     "properties": {"id": {"type": "string", "idScope": "p"}}}})
+    >>> found = resolved_scopes([{"id": "a"}], [{"id": "b"}], schema, Limits(),
+    ...                         "tie_break", 0.5)
+    >>> scope_records(found)
+    ({'p': {('string', 'a'): ('string', 'b')}}, {'p': ScopeRecords(gold_ids=['a'], \
+candidate_ids=['b'], gold_paths=['/0'])})
+    """
+    bijections: dict[str, dict[Any, Any]] = {}
+    records: dict[str, ScopeRecords] = {}
+    for row in found.scope_rows:
+        name, images = row[0], row[11]
+        g_records, c_records = found.records[name]
+        bijections[name] = _bijection(images, g_records, c_records)
+        records[name] = ScopeRecords([r.id for r in g_records], [r.id for r in c_records],
+                                     [r.pointer for r in g_records])
+    return bijections, records
+
+
 def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
                         wl_mode: str, wl_lambda: float, *,
                         traces: bool = True) -> ScopeResolution:
@@ -180,16 +265,16 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
     >>> found[2]["p"].pairs
     [(0, 0)]
     """
-    groups, cyclic, cycle_warnings, nodes = resolution(schema)
-    found = align_scopes(refer_plan(schema), prepared_plan(schema).plan, gold, candidate,
-                         limits, groups, nodes, wl_mode, wl_lambda)
-    if found is None:  # the documents are checked: nothing is the gold's to name
-        raise declined("to resolve the scopes")
-    scope_rows, trace_rows = found
+    return scope_resolution(resolved_scopes(gold, candidate, schema, limits, wl_mode,
+                                            wl_lambda, traces=traces), schema, wl_mode)
+
+
+def scope_resolution(found: Resolved, schema: Schema, wl_mode: str) -> ScopeResolution:
+    """:func:`native_align_scopes`'s answer from a resolution (its traces those
+    ``found`` holds)."""
+    groups, cyclic, cycle_warnings, _ = resolution(schema)
     group_of = {name: ", ".join(group) for group in groups for name in group}
-    records = {row[0]: (_records(gold, row[14][0], schema.scopes[row[0]].id_field),
-                        _records(candidate, row[14][1], schema.scopes[row[0]].id_field))
-               for row in scope_rows}
+    records = found.records
     bijections: dict[str, dict[Any, Any]] = {}
     candidate_ids: dict[str, set[Any]] = {}
     alignments: dict[str, ScopeAlignment] = {}
@@ -197,16 +282,17 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
     built: dict[int, WLTrace] = {}
     warnings = list(cycle_warnings)
     for (name, shape, matrix, same, depth, rounds, pairs, twins, rules, label_ties,
-         (gold_labelled, candidate_labelled), images, trace, id_warnings, _) in scope_rows:
+         (gold_labelled, candidate_labelled), images, trace, id_warnings,
+         _) in found.scope_rows:
         g_records, c_records = records[name]
         id_field = schema.scopes[name].id_field
         candidate_ids[name] = {r.key for r in c_records if r.key is not None}
-        bijections[name] = {g_records[i].key: None if j is None else c_records[j].key
-                            for i, j in images}
+        bijections[name] = _bijection(images, g_records, c_records)
         rule_of = {(i, j): TieRule(rule) for i, j, rule in rules}
-        if trace is not None and traces:
+        if trace is not None and found.trace_rows:
             if trace not in built:
-                built[trace] = _trace(trace_rows[trace], group_of[name], wl_mode, records)
+                built[trace] = _trace(found.trace_rows[trace], group_of[name], wl_mode,
+                                      records)
             found_traces[name] = built[trace]
         alignments[name] = ScopeAlignment(
             name, np.frombuffer(matrix, dtype=np.float64).reshape(shape),

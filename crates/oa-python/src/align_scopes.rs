@@ -1,7 +1,8 @@
 //! `align_scopes`: a scoped document pair resolved in one call with everything
 //! `oa_core.align` shows of the resolution (`oa_engine::align::refer::align_scopes`
 //! under the scorer of `ScorePlan`), as plain Python data `oa_core.scopes_native`
-//! builds its objects from; `None` wherever Python must resolve them.
+//! builds its objects from, and the match tree scored under that resolution (the
+//! documents converted once for both); `None` wherever Python must resolve them.
 
 use std::collections::BTreeMap;
 
@@ -10,18 +11,23 @@ use oa_engine::align::refer::{
     VertexKind,
 };
 use oa_engine::align::{Matrix, Pairs};
+use oa_engine::score::Table;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use crate::refer::{py_text, record_paths, ReferPlan};
 use crate::resolve::{resolving, Request};
 use crate::score::ScorePlan;
+use crate::tree::columns;
 
 /// A record's pointer and path.
 type Located = (String, Vec<Step>);
 
 /// Each scope's gold and candidate records, by report.
 type Sides = Vec<(Vec<Located>, Vec<Located>)>;
+
+/// The resolution, its records by report, and the match tree scored under it.
+type Found = (Aligned, Sides, Option<Table>);
 
 fn located(records: &[Record]) -> Vec<Located> {
     records
@@ -176,11 +182,14 @@ fn trace_tuple<'py>(
 /// [(i, j, rule)], label ties, (gold designations, candidate designations), [(gold
 /// record, candidate record or None)] one per gold id, trace index or None, [(code,
 /// document, record, (first, target) or None)], (gold records, candidate records) as
-/// (pointer, path))` (the matrices as native-endian float64 / int64 bytes), and the
-/// refined graphs `((gold vertices, gold edges), vertices, edges, rounds)`. None where
-/// Python must resolve them.
+/// (pointer, path))` (the matrices as native-endian float64 / int64 bytes), the
+/// refined graphs `((gold vertices, gold edges), vertices, edges, rounds)` (none
+/// without `traces`), and with `tree` the `NodeTable` of the documents scored under
+/// the resolution (`match_table`'s, from the documents converted once), else None.
+/// None where Python must resolve them.
 #[pyfunction]
-#[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda))]
+#[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda,
+                    *, traces=true, tree=false))]
 #[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
 fn align_scopes<'py>(
     py: Python<'py>,
@@ -193,6 +202,8 @@ fn align_scopes<'py>(
     records: BTreeMap<String, String>,
     mode: &str,
     wl_lambda: f64,
+    traces: bool,
+    tree: bool,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let request = Request {
         refer,
@@ -206,7 +217,7 @@ fn align_scopes<'py>(
         wl_lambda,
         describe: true,
     };
-    let found: Option<(Aligned, Sides)> = resolving(
+    let found: Option<Found> = resolving(
         py,
         request,
         Box::new(|schema, gold, candidate, groups, mode, scores| {
@@ -221,10 +232,15 @@ fn align_scopes<'py>(
                     )
                 })
                 .collect();
-            Ok((aligned, sides))
+            let table = if tree {
+                Some(scores.table(&aligned.refs)?)
+            } else {
+                None
+            };
+            Ok((aligned, sides, table))
         }),
     )?;
-    let Some((aligned, sides)) = found else {
+    let Some((aligned, sides, table)) = found else {
         return Ok(None);
     };
     let scopes = aligned
@@ -233,15 +249,25 @@ fn align_scopes<'py>(
         .zip(&sides)
         .map(|(report, side)| scope_tuple(py, refer, report, side))
         .collect::<PyResult<Vec<_>>>()?;
-    let traces = aligned
-        .traces
+    let shown = if traces {
+        aligned.traces.as_slice()
+    } else {
+        &[]
+    };
+    let shown = shown
         .iter()
         .map(|trace| trace_tuple(py, refer, trace))
         .collect::<PyResult<Vec<_>>>()?;
-    Ok(Some(PyTuple::new(
-        py,
-        [PyList::new(py, scopes)?, PyList::new(py, traces)?],
-    )?))
+    let table = match table {
+        Some(table) => Some(Bound::new(py, columns(py, plan, &table)?)?.into_any()),
+        None => None,
+    };
+    let items: Vec<Bound<'py, PyAny>> = vec![
+        PyList::new(py, scopes)?.into_any(),
+        PyList::new(py, shown)?.into_any(),
+        table.into_pyobject(py)?.into_any(),
+    ];
+    Ok(Some(PyTuple::new(py, items)?))
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -5,8 +5,7 @@
 use std::collections::BTreeMap;
 
 use oa_engine::align::refer::{
-    index_document, resolve_and_score, DocumentIndex, Mode, ResolveError, ScopeSchema, ScopeScores,
-    TooBig,
+    index_document, resolve_and_score, DocumentIndex, Mode, ResolveError, ScopeSchema, TooBig,
 };
 use oa_engine::align::WlMode;
 use oa_engine::plan::ScopeId;
@@ -74,14 +73,14 @@ pub(crate) struct Request<'a, 'py> {
 }
 
 /// What a resolution reads: the schema, both indexes, the groups, the mode and the
-/// scorer.
+/// scorer (with the documents it scores, for a last pass over them).
 pub(crate) type Resolve<'r, T> = dyn FnOnce(
         &ScopeSchema,
         &DocumentIndex,
         &DocumentIndex,
         &[Vec<ScopeId>],
         Mode,
-        &mut dyn ScopeScores,
+        &mut ScopedDocuments<'_>,
     ) -> Result<T, ResolveError>
     + Send
     + 'r;
@@ -232,7 +231,13 @@ fn resolve_score(
         wl_lambda,
         describe: false,
     };
-    resolving(py, request, Box::new(resolve_and_score))
+    resolving(
+        py,
+        request,
+        Box::new(|schema, gold, candidate, groups, mode, scores| {
+            resolve_and_score(schema, gold, candidate, groups, mode, scores)
+        }),
+    )
 }
 
 /// A `TooBig` refusal as `oa_core.errors.InputError`: a scope whose C matrix is over

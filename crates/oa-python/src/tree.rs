@@ -120,7 +120,7 @@ fn schema_node(plan: &ScorePlan, py: Python<'_>, id: NodeId) -> PyResult<Py<PyAn
         .ok_or_else(|| PyRuntimeError::new_err("a row names a node outside its plan"))
 }
 
-fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTable> {
+pub(crate) fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTable> {
     let rows = table.rows();
     let schema = rows
         .iter()

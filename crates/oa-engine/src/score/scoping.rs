@@ -23,7 +23,7 @@ pub struct ScopedDocuments<'a> {
     pub records: &'a BTreeMap<ScopeId, NodeId>,
 }
 
-fn declined(error: Unsupported) -> ResolveError {
+pub(super) fn declined(error: Unsupported) -> ResolveError {
     ResolveError::Score(Arc::new(error))
 }
 
@@ -35,7 +35,7 @@ fn key(value: &Json) -> Result<IdKey, ResolveError> {
 
 impl ScopedDocuments<'_> {
     /// The state `Scorer(bijections, candidate_ids, unresolved, record_pairs)` reads.
-    fn state(
+    pub(super) fn state(
         &self,
         refs: &Referential,
         unresolved: &BTreeSet<ScopeId>,

@@ -3,9 +3,13 @@
 //! holds, filled in by the same recursion that
 //! scores (the [`Table`] sink) and so with the same bits.
 
+use std::collections::BTreeSet;
+
 use super::json::Json;
+use super::scoping::declined;
 use super::sink::{NodeKind, Sink, Status, Step};
-use super::{Scorer, Unsupported};
+use super::{ScopedDocuments, Scorer, Unsupported};
+use crate::align::refer::{Referential, ResolveError};
 use crate::align::Matrix;
 use crate::compare::Comparator;
 use crate::plan::{NodeId, Order, ScopeId};
@@ -272,6 +276,19 @@ impl Scorer<'_> {
         let root = self.plan.root();
         self.value(&mut table, None, Step::Root, gold, candidate, root, 0)?;
         Ok(table)
+    }
+}
+
+impl ScopedDocuments<'_> {
+    /// The documents' match tree under a finished resolution `refs` (the final pass
+    /// `ScopeScores::document` scores, every scope resolved and its records paired),
+    /// as a node table: `align()`'s tree without converting the documents again.
+    pub fn table(&mut self, refs: &Referential) -> Result<Table, ResolveError> {
+        let state = self.state(refs, &BTreeSet::new(), true)?;
+        Scorer::new(self.plan, self.limits, self.cache)
+            .with_state(&state)
+            .table(self.gold, self.candidate)
+            .map_err(declined)
     }
 }
 

@@ -4,7 +4,8 @@
 //! bijection by record, the refined graph of its group (a `WLTrace`), and the records
 //! the `missing-id` and `duplicate-id` warnings name. The texts of the warnings and the
 //! records' display labels are the caller's (they quote the documents' values as Python
-//! writes them).
+//! writes them). The resolution itself comes with it: what the final scoring pass
+//! (`align()`'s match tree) is scored under.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -12,7 +13,7 @@ use std::rc::Rc;
 use super::index::DocumentIndex;
 use super::resolve::{id_fields, resolved, Mode, ResolveError, ScopeScores, Trace};
 use super::schema::ScopeSchema;
-use super::state::{Documents, Paired};
+use super::state::{Documents, Paired, Referential};
 use crate::align::{twin_pairs, AlignError, Matrix, Pairs, TieRule};
 use crate::plan::ScopeId;
 use crate::score::IdKey;
@@ -61,11 +62,13 @@ pub struct ScopeReport {
     pub warnings: Vec<IdWarning>,
 }
 
-/// Every scope's report, in resolution order, and the refined graphs they name.
+/// Every scope's report, in resolution order, the refined graphs they name, and the
+/// resolution the documents are scored under.
 #[derive(Debug)]
 pub struct Aligned {
     pub scopes: Vec<ScopeReport>,
     pub traces: Vec<Trace>,
+    pub refs: Referential,
 }
 
 /// The resolution of `groups` (resolution order, a cycle's scopes
@@ -109,12 +112,18 @@ pub fn align_scopes(
         found.trace = at;
         scopes.push(found);
     }
+    let refs = std::mem::take(&mut state.refs);
+    // the traces are then held by `shared` only (unwrapped, not copied)
     drop(state);
     let traces = shared
         .into_iter()
         .map(|trace| Rc::try_unwrap(trace).unwrap_or_else(|kept| (*kept).clone()))
         .collect();
-    Ok(Aligned { scopes, traces })
+    Ok(Aligned {
+        scopes,
+        traces,
+        refs,
+    })
 }
 
 fn report(
