@@ -314,16 +314,16 @@ fn settle_levels(levels: &Levels) -> (Vec<Matrix<f64>>, Vec<Matrix<i64>>) {
 }
 
 /// The graph's edge labels as the refinement reads them: each label (code points,
-/// a lone surrogate included) as its rank among the distinct labels, written in
-/// fixed-width digits, so that the texts order as the labels do (code point order,
-/// Python's) and equal labels stay equal.
-fn ranked_labels(graph: &Graph) -> Vec<String> {
+/// a lone surrogate included) as its rank among the distinct labels, so that the
+/// ranks order as the labels do (code point order, Python's) and equal labels stay
+/// equal.
+fn ranked_labels(graph: &Graph) -> Vec<usize> {
     let distinct: BTreeSet<&[u32]> = graph.edges.iter().map(|e| e.label.as_slice()).collect();
     let rank: BTreeMap<&[u32], usize> = distinct.into_iter().zip(0..).collect();
     graph
         .edges
         .iter()
-        .map(|e| format!("{:020}", rank.get(e.label.as_slice()).copied().unwrap_or(0)))
+        .map(|e| rank.get(e.label.as_slice()).copied().unwrap_or(0))
         .collect()
 }
 
@@ -668,14 +668,14 @@ impl Resolver<'_> {
             blend,
             &mut graph,
         )?;
-        let edges: Vec<WlEdge> = graph
+        let edges: Vec<WlEdge<&str, usize>> = graph
             .edges
             .iter()
             .zip(ranked_labels(&graph))
             .map(|(edge, label)| WlEdge {
                 source: edge.source,
                 target: edge.target,
-                relation: edge.relation.clone(),
+                relation: edge.relation.as_str(),
                 label,
             })
             .collect();
@@ -946,7 +946,7 @@ mod tests {
             seeds: Vec::new(),
         };
         let ranked = ranked_labels(&graph);
-        let rank = |k: usize| ranked.get(k).map(String::as_str);
+        let rank = |k: usize| ranked.get(k).copied();
         assert_eq!(rank(1), rank(3));
         assert!(rank(2) < rank(1) && rank(1) < rank(0) && rank(0) < rank(4));
     }
