@@ -68,8 +68,8 @@ pub(crate) fn colour_count(colours: &[usize]) -> usize {
 ///
 /// ```
 /// use oa_engine::align::{refine, WlEdge};
-/// let edge = |source, target| WlEdge { source, target, relation: "mentor->mentee".into(),
-///                                      label: String::new() };
+/// let edge = |source, target| WlEdge { source, target, relation: "mentor->mentee",
+///                                      label: "" };
 /// let rounds = refine(4, &[edge(0, 1), edge(3, 2)], &["record"; 4]).unwrap();
 /// assert_eq!(rounds, vec![vec![0, 0, 0, 0], vec![1, 0, 0, 1]]);
 /// ```
