@@ -244,6 +244,10 @@ pub fn build_graph(
         ids,
     };
     let mut vertices_of: BTreeMap<(ScopeId, &IdKey), Vec<usize>> = BTreeMap::new();
+    // a vertex per record, at least: the lists grow once, not push by push
+    let records: usize = group.iter().map(|&s| index.scope_records(s).len()).sum();
+    graph.vertices.reserve(records);
+    graph.seeds.reserve(records);
     let mut first_vertex: BTreeMap<ScopeId, usize> = BTreeMap::new();
     for &scope in group {
         let records = index.scope_records(scope);
@@ -282,9 +286,10 @@ pub fn build_graph(
             );
         }
     }
+    let mut ends: Vec<(&str, usize)> = Vec::new();
     for carrier in index.carriers() {
         // a reference to an id that several records share reaches all of them
-        let mut ends: Vec<(&str, usize)> = Vec::new();
+        ends.clear();
         for reference in carrier.refs.iter().filter(|r| group.contains(&r.scope)) {
             if let Some(key) = id_key(&reference.value) {
                 for &v in vertices_of
@@ -300,6 +305,7 @@ pub fn build_graph(
             continue;
         }
         let label = context.carrier_label(carrier);
+        graph.edges.reserve(ends.len());
         let own = carrier.record.and_then(|(scope, i)| {
             group
                 .contains(&scope)
