@@ -10,17 +10,19 @@
 
 use std::collections::BTreeMap;
 
-use super::error::{at, AlignError};
+use super::error::{at, at_mut, AlignError};
 
-/// A directed edge `source -> target` (vertex indices).
+/// A directed edge `source -> target` (vertex indices). Relations and labels are
+/// anything ordered: the texts themselves, or their ranks among the distinct texts
+/// (the resolution's, which orders them as the texts without a text per edge).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edge {
+pub struct Edge<R = String, L = String> {
     pub source: usize,
     pub target: usize,
     /// E.g. `"mentor->mentee"`; a hub edge carries the endpoint's role.
-    pub relation: String,
+    pub relation: R,
     /// Canonical JSON of the carrier's exact scalars (`""` if none).
-    pub label: String,
+    pub label: L,
 }
 
 /// How an edge meets a vertex, ordered as Python orders the strings
@@ -66,14 +68,14 @@ pub(crate) fn colour_count(colours: &[usize]) -> usize {
 ///
 /// ```
 /// use oa_engine::align::{refine, WlEdge};
-/// let edge = |source, target| WlEdge { source, target, relation: "mentor->mentee".into(),
-///                                      label: String::new() };
+/// let edge = |source, target| WlEdge { source, target, relation: "mentor->mentee",
+///                                      label: "" };
 /// let rounds = refine(4, &[edge(0, 1), edge(3, 2)], &["record"; 4]).unwrap();
 /// assert_eq!(rounds, vec![vec![0, 0, 0, 0], vec![1, 0, 0, 1]]);
 /// ```
-pub fn refine<S: Ord>(
+pub fn refine<S: Ord, R: Ord, L: Ord>(
     vertices: usize,
-    edges: &[Edge],
+    edges: &[Edge<R, L>],
     initial: &[S],
 ) -> Result<Vec<Vec<usize>>, AlignError> {
     if initial.len() != vertices {
@@ -83,23 +85,29 @@ pub fn refine<S: Ord>(
             got: initial.len(),
         });
     }
-    let incident = incidence(vertices, edges)?;
+    let (starts, ends) = incidence(vertices, edges)?;
     let mut colours = relabel(initial);
     let mut count = colour_count(&colours);
     let mut rounds = vec![colours.clone()];
+    // every vertex's (kind, neighbour colour) ends, side by side: one buffer for all
+    // rounds instead of a list per vertex per round
+    let mut around = vec![(0, 0); ends.len()];
     for _ in 0..vertices {
-        let signatures = incident
-            .iter()
-            .zip(&colours)
-            .map(|(ends, &own)| {
-                let mut around = ends
-                    .iter()
-                    .map(|&(kind, u)| Ok((kind, at(&colours, u, "neighbour colour")?)))
-                    .collect::<Result<Vec<_>, AlignError>>()?;
-                around.sort_unstable();
-                Ok((own, around))
-            })
-            .collect::<Result<Vec<_>, AlignError>>()?;
+        for (slot, &(kind, u)) in around.iter_mut().zip(&ends) {
+            *slot = (kind, at(&colours, u, "neighbour colour")?);
+        }
+        let mut signatures = Vec::with_capacity(vertices);
+        let mut rest = around.as_mut_slice();
+        for (bounds, &own) in starts.windows(2).zip(&colours) {
+            let length = match *bounds {
+                [start, end] => end.saturating_sub(start).min(rest.len()),
+                _ => 0,
+            };
+            let (own_ends, after) = std::mem::take(&mut rest).split_at_mut(length);
+            own_ends.sort_unstable();
+            signatures.push((own, &*own_ends));
+            rest = after;
+        }
         let refined = relabel(&signatures);
         let refined_count = colour_count(&refined);
         if refined_count <= count {
@@ -111,11 +119,18 @@ pub fn refine<S: Ord>(
     Ok(rounds)
 }
 
+/// Where each vertex's ends start, and every (kind, neighbour) end.
+type Incidence = (Vec<usize>, Vec<(usize, usize)>);
+
 /// Each vertex's incident edge ends as (rank of (direction, relation, label),
 /// neighbour): the ranks sort as the triples do, so signatures compare the same
-/// for a fraction of the work.
-fn incidence(vertices: usize, edges: &[Edge]) -> Result<Vec<Vec<(usize, usize)>>, AlignError> {
-    let mut ends: Vec<(usize, (Direction, &str, &str), usize)> = Vec::new();
+/// for a fraction of the work. Vertex `v`'s ends are `ends[starts[v]..starts[v + 1]]`
+/// (`starts` has one more entry than there are vertices).
+fn incidence<R: Ord, L: Ord>(
+    vertices: usize,
+    edges: &[Edge<R, L>],
+) -> Result<Incidence, AlignError> {
+    let mut found: Vec<(usize, (Direction, &R, &L), usize)> = Vec::with_capacity(2 * edges.len());
     for (index, edge) in edges.iter().enumerate() {
         for vertex in [edge.source, edge.target] {
             if vertex >= vertices {
@@ -125,31 +140,40 @@ fn incidence(vertices: usize, edges: &[Edge]) -> Result<Vec<Vec<(usize, usize)>>
                 });
             }
         }
-        let (relation, label) = (edge.relation.as_str(), edge.label.as_str());
+        let (relation, label) = (&edge.relation, &edge.label);
         if edge.source == edge.target {
-            ends.push((edge.source, (Direction::Loop, relation, label), edge.source));
+            found.push((edge.source, (Direction::Loop, relation, label), edge.source));
         } else {
-            ends.push((edge.source, (Direction::Out, relation, label), edge.target));
-            ends.push((edge.target, (Direction::In, relation, label), edge.source));
+            found.push((edge.source, (Direction::Out, relation, label), edge.target));
+            found.push((edge.target, (Direction::In, relation, label), edge.source));
         }
     }
-    let mut rank: BTreeMap<(Direction, &str, &str), usize> =
-        ends.iter().map(|&(_, kind, _)| (kind, 0)).collect();
+    let mut rank: BTreeMap<(Direction, &R, &L), usize> =
+        found.iter().map(|&(_, kind, _)| (kind, 0)).collect();
     for (k, slot) in rank.values_mut().enumerate() {
         *slot = k;
     }
-    let mut incident = vec![Vec::new(); vertices];
-    for (v, kind, u) in ends {
+    // counting sort by vertex: each vertex's ends in the order met
+    let mut starts = vec![0; vertices + 1];
+    for &(v, _, _) in &found {
+        *at_mut(&mut starts, v + 1, "incident count")? += 1;
+    }
+    for v in 0..vertices {
+        let before = at(&starts, v, "incident start")?;
+        *at_mut(&mut starts, v + 1, "incident start")? += before;
+    }
+    let mut next = starts.clone();
+    let mut ends = vec![(0, 0); found.len()];
+    for (v, kind, u) in found {
         let k = rank
             .get(&kind)
             .copied()
             .ok_or(AlignError::Internal("edge kind"))?;
-        incident
-            .get_mut(v)
-            .ok_or(AlignError::Internal("incident"))?
-            .push((k, u));
+        let slot = at_mut(&mut next, v, "incident slot")?;
+        *at_mut(&mut ends, *slot, "incident")? = (k, u);
+        *slot += 1;
     }
-    Ok(incident)
+    Ok((starts, ends))
 }
 
 #[cfg(test)]
@@ -188,7 +212,10 @@ mod tests {
         labelled.label = "\"x\"".into();
         let rounds = refine(3, &[edge(0, 0, "self"), labelled], &["a", "a", "b"])?;
         assert_eq!(rounds, vec![vec![0, 0, 1], vec![0, 1, 2]]);
-        assert_eq!(refine::<u8>(0, &[], &[])?, vec![Vec::<usize>::new()]);
+        assert_eq!(
+            refine::<u8, String, String>(0, &[], &[])?,
+            vec![Vec::<usize>::new()]
+        );
         Ok(())
     }
 
@@ -198,6 +225,6 @@ mod tests {
             refine(2, &[edge(0, 2, "m")], &[0, 0]),
             Err(AlignError::Vertex { edge: 0, vertex: 2 })
         );
-        assert!(refine(2, &[], &[0]).is_err());
+        assert!(refine::<u8, String, String>(2, &[], &[0]).is_err());
     }
 }

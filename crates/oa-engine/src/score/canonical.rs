@@ -30,7 +30,8 @@ fn push_str(out: &mut Vec<u32>, text: &str) {
     out.extend(text.chars().map(u32::from));
 }
 
-fn write(value: &Json, out: &mut Vec<u32>) -> Result<(), Unsupported> {
+/// [`canonical_text`] appended to `out` (a caller building a longer text).
+pub fn write(value: &Json, out: &mut Vec<u32>) -> Result<(), Unsupported> {
     match value {
         Json::Null => push_str(out, "null"),
         Json::Leaf(Value::Boolean(flag)) => push_str(out, if *flag { "true" } else { "false" }),
@@ -124,7 +125,7 @@ fn decimal(magnitude: &[u64]) -> String {
 }
 
 /// A JSON string as `json`'s encoder writes it with `ensure_ascii=False`.
-fn write_string(text: impl Iterator<Item = u32>, out: &mut Vec<u32>) {
+pub fn write_string(text: impl Iterator<Item = u32>, out: &mut Vec<u32>) {
     out.push(u32::from('"'));
     for c in text {
         match c {

@@ -22,7 +22,7 @@ mod sink;
 mod tree;
 
 pub use crate::align::power_of_two_scale;
-pub use canonical::canonical_text;
+pub use canonical::{canonical_text, write as write_canonical, write_string as write_json_string};
 pub use json::Json;
 pub use map::MapCache;
 pub use matrix::Paths;

@@ -24,7 +24,7 @@ use super::index::{Carrier, DocumentIndex};
 use super::schema::ScopeSchema;
 use crate::compare::Value;
 use crate::plan::ScopeId;
-use crate::score::{canonical_text, IdKey, Json};
+use crate::score::{write_canonical, write_json_string, IdKey, Json};
 
 /// The role of a nested record in its array's occurrence.
 pub const OCCURRENCE: &str = "\u{0}occurrence";
@@ -107,41 +107,53 @@ fn text_of(value: &str) -> Vec<u32> {
     value.chars().map(u32::from).collect()
 }
 
-/// A string as a JSON string literal (`encode_basestring`).
-fn quoted(text: Vec<u32>) -> Vec<u32> {
-    canonical_text(&Json::Leaf(Value::Text(text))).unwrap_or_default()
-}
-
 /// The sorted rows (role, kind, canonical JSON) as a compact JSON list of
 /// string triples; "" for no rows.
 fn label(items: &[(&str, Item<'_>)]) -> Vec<u32> {
     if items.is_empty() {
         return Vec::new();
     }
-    let mut rows: Vec<(&str, &str, Vec<u32>)> = items
-        .iter()
-        .map(|(role, item)| match item {
-            Item::Value(value) => (
-                *role,
-                kind(value),
-                canonical_text(value).unwrap_or_default(),
-            ),
-            Item::Marker(word) => (*role, "array", text_of(&format!("[\"{word}\"]"))),
-        })
-        .collect();
+    // every row's canonical text side by side in one buffer (a text per row, quoted
+    // and requoted, was most of a label's cost)
+    let mut texts: Vec<u32> = Vec::with_capacity(16 * items.len());
+    let mut rows: Vec<(&str, &str, std::ops::Range<usize>)> = Vec::with_capacity(items.len());
+    for (role, item) in items {
+        let start = texts.len();
+        let kind = match item {
+            Item::Value(value) => {
+                if write_canonical(value, &mut texts).is_err() {
+                    texts.truncate(start); // no canonical text: an empty one
+                }
+                kind(value)
+            }
+            Item::Marker(word) => {
+                texts.extend(
+                    "[\""
+                        .chars()
+                        .chain(word.chars())
+                        .chain("\"]".chars())
+                        .map(u32::from),
+                );
+                "array"
+            }
+        };
+        rows.push((role, kind, start..texts.len()));
+    }
+    let text = |range: &std::ops::Range<usize>| texts.get(range.clone()).unwrap_or_default();
     // str order is code point order, which is UTF-8 byte order for roles and kinds
-    rows.sort();
-    let mut out = vec![u32::from('[')];
-    for (k, (role, kind, text)) in rows.into_iter().enumerate() {
+    rows.sort_by(|a, b| (a.0, a.1, text(&a.2)).cmp(&(b.0, b.1, text(&b.2))));
+    let mut out = Vec::with_capacity(texts.len() + 32 * rows.len());
+    out.push(u32::from('['));
+    for (k, (role, kind, range)) in rows.iter().enumerate() {
         if k > 0 {
             out.push(u32::from(','));
         }
         out.push(u32::from('['));
-        out.extend(quoted(text_of(role)));
+        write_json_string(role.chars().map(u32::from), &mut out);
         out.push(u32::from(','));
-        out.extend(quoted(text_of(kind)));
+        write_json_string(kind.chars().map(u32::from), &mut out);
         out.push(u32::from(','));
-        out.extend(quoted(text));
+        write_json_string(text(range).iter().copied(), &mut out);
         out.push(u32::from(']'));
     }
     out.push(u32::from(']'));
@@ -154,7 +166,7 @@ struct Context<'a> {
     group: &'a BTreeSet<ScopeId>,
     side: Side,
     resolution: &'a Resolution,
-    ids: BTreeMap<ScopeId, BTreeSet<IdKey>>,
+    ids: BTreeMap<ScopeId, BTreeSet<&'a IdKey>>,
 }
 
 impl Context<'_> {
@@ -178,7 +190,7 @@ impl Context<'_> {
                     let named = key.is_some_and(|key| {
                         self.ids
                             .get(&reference.scope)
-                            .is_some_and(|ids| ids.contains(&key))
+                            .is_some_and(|ids| ids.contains(&&key))
                     });
                     if !named {
                         items.push((role, Item::Marker("dangling")));
@@ -217,10 +229,10 @@ pub fn build_graph(
             .scope_id(&declared.name)
             .ok_or_else(|| ReferError::UnknownScope(declared.name.clone()))?;
         if !resolution.is_resolved(scope) {
-            let keys: BTreeSet<IdKey> = index
+            let keys: BTreeSet<&IdKey> = index
                 .scope_records(scope)
                 .iter()
-                .filter_map(|r| r.key.clone())
+                .filter_map(|r| r.key.as_ref())
                 .collect();
             ids.insert(scope, keys);
         }
@@ -232,6 +244,10 @@ pub fn build_graph(
         ids,
     };
     let mut vertices_of: BTreeMap<(ScopeId, &IdKey), Vec<usize>> = BTreeMap::new();
+    // a vertex per record, at least: the lists grow once, not push by push
+    let records: usize = group.iter().map(|&s| index.scope_records(s).len()).sum();
+    graph.vertices.reserve(records);
+    graph.seeds.reserve(records);
     let mut first_vertex: BTreeMap<ScopeId, usize> = BTreeMap::new();
     for &scope in group {
         let records = index.scope_records(scope);
@@ -270,9 +286,10 @@ pub fn build_graph(
             );
         }
     }
+    let mut ends: Vec<(&str, usize)> = Vec::new();
     for carrier in index.carriers() {
         // a reference to an id that several records share reaches all of them
-        let mut ends: Vec<(&str, usize)> = Vec::new();
+        ends.clear();
         for reference in carrier.refs.iter().filter(|r| group.contains(&r.scope)) {
             if let Some(key) = id_key(&reference.value) {
                 for &v in vertices_of
@@ -288,6 +305,7 @@ pub fn build_graph(
             continue;
         }
         let label = context.carrier_label(carrier);
+        graph.edges.reserve(ends.len());
         let own = carrier.record.and_then(|(scope, i)| {
             group
                 .contains(&scope)

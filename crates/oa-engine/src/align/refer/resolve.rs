@@ -314,16 +314,16 @@ fn settle_levels(levels: &Levels) -> (Vec<Matrix<f64>>, Vec<Matrix<i64>>) {
 }
 
 /// The graph's edge labels as the refinement reads them: each label (code points,
-/// a lone surrogate included) as its rank among the distinct labels, written in
-/// fixed-width digits, so that the texts order as the labels do (code point order,
-/// Python's) and equal labels stay equal.
-fn ranked_labels(graph: &Graph) -> Vec<String> {
+/// a lone surrogate included) as its rank among the distinct labels, so that the
+/// ranks order as the labels do (code point order, Python's) and equal labels stay
+/// equal.
+fn ranked_labels(graph: &Graph) -> Vec<usize> {
     let distinct: BTreeSet<&[u32]> = graph.edges.iter().map(|e| e.label.as_slice()).collect();
     let rank: BTreeMap<&[u32], usize> = distinct.into_iter().zip(0..).collect();
     graph
         .edges
         .iter()
-        .map(|e| format!("{:020}", rank.get(e.label.as_slice()).copied().unwrap_or(0)))
+        .map(|e| rank.get(e.label.as_slice()).copied().unwrap_or(0))
         .collect()
 }
 
@@ -342,16 +342,18 @@ fn record_vertices(graph: &Graph, range: std::ops::Range<usize>, scope: ScopeId)
         .collect()
 }
 
-/// An incident edge: (direction, relation, label, other).
-type RawIncident<'g> = (&'static str, &'g str, &'g [u32], i64);
+/// An incident edge: (direction, relation, label's rank, other).
+type RawIncident<'g> = (&'static str, &'g str, usize, i64);
 
-/// A refined group: its graph, where the candidate side starts, every round.
+/// A refined group: its graph, where the candidate side starts, every round, and
+/// each edge's label as its rank among the graph's labels (equal labels, equal ranks).
 #[derive(Clone, Debug)]
 pub struct Trace {
     pub graph: Graph,
     pub gold_vertices: usize,
     pub gold_edges: usize,
     pub rounds: Vec<Vec<usize>>,
+    pub labels: Vec<usize>,
 }
 
 impl Trace {
@@ -375,34 +377,43 @@ impl Trace {
             }
             histories.push(Matrix::new(self.rounds.len(), vertices.len(), data)?);
         }
-        let mut kinds: BTreeMap<(&str, &str, &[u32]), usize> = BTreeMap::new();
+        let mut kinds: BTreeMap<(&str, &str, usize), usize> = BTreeMap::new();
         let mut next_kind = 0;
         let mut lines: Vec<Vec<Vec<Incident>>> = Vec::new();
         let mut occurrences: Vec<Vec<i64>> = Vec::new();
+        // each vertex's place among its side's records of the scope (none elsewhere)
+        let mut place: Vec<Option<usize>> = vec![None; total];
         for (side, vertices) in sides.iter().enumerate() {
-            let index_of: BTreeMap<usize, usize> =
-                vertices.iter().enumerate().map(|(k, &v)| (v, k)).collect();
+            for (k, &v) in vertices.iter().enumerate() {
+                *place.get_mut(v).ok_or(AlignError::Internal("vertex"))? = Some(k);
+            }
+            let index_of = |v: usize| place.get(v).copied().flatten();
             let edges = if side == 0 {
-                self.graph.edges.get(..self.gold_edges)
+                self.graph
+                    .edges
+                    .get(..self.gold_edges)
+                    .zip(self.labels.get(..self.gold_edges))
             } else {
-                self.graph.edges.get(self.gold_edges..)
+                self.graph
+                    .edges
+                    .get(self.gold_edges..)
+                    .zip(self.labels.get(self.gold_edges..))
             }
             .ok_or(AlignError::Internal("edges"))?;
             let mut raw: Vec<Vec<RawIncident<'_>>> = vec![Vec::new(); vertices.len()];
             let mut hubs = vec![-1i64; vertices.len()];
-            for edge in edges {
+            for (edge, &label) in edges.0.iter().zip(edges.1) {
                 if edge.relation == OCCURRENCE {
-                    if let Some(&t) = index_of.get(&edge.target) {
+                    if let Some(t) = index_of(edge.target) {
                         if let Some(hub) = hubs.get_mut(t) {
                             *hub = i64::try_from(edge.source).map_err(|_| AlignError::Overflow)?;
                         }
                     }
                 }
-                let (Some(&s), Some(&t)) = (index_of.get(&edge.source), index_of.get(&edge.target))
-                else {
+                let (Some(s), Some(t)) = (index_of(edge.source), index_of(edge.target)) else {
                     continue;
                 };
-                let (relation, label) = (edge.relation.as_str(), edge.label.as_slice());
+                let relation = edge.relation.as_str();
                 let wide = |k: usize| i64::try_from(k).map_err(|_| AlignError::Overflow);
                 if s == t {
                     // stored with -1 on the candidate side so that a loop meets a loop
@@ -436,6 +447,11 @@ impl Trace {
             }
             lines.push(numbered);
             occurrences.push(hubs);
+            for &v in vertices {
+                if let Some(slot) = place.get_mut(v) {
+                    *slot = None;
+                }
+            }
         }
         let (Some(candidate_lines), Some(gold_lines)) = (lines.pop(), lines.pop()) else {
             return Err(AlignError::Internal("incident lines").into());
@@ -669,14 +685,15 @@ impl Resolver<'_> {
             blend,
             &mut graph,
         )?;
-        let edges: Vec<WlEdge> = graph
+        let labels = ranked_labels(&graph);
+        let edges: Vec<WlEdge<&str, usize>> = graph
             .edges
             .iter()
-            .zip(ranked_labels(&graph))
+            .zip(labels.iter().copied())
             .map(|(edge, label)| WlEdge {
                 source: edge.source,
                 target: edge.target,
-                relation: edge.relation.clone(),
+                relation: edge.relation.as_str(),
                 label,
             })
             .collect();
@@ -686,6 +703,7 @@ impl Resolver<'_> {
             gold_vertices,
             gold_edges,
             rounds,
+            labels,
         })
     }
 
@@ -947,7 +965,7 @@ mod tests {
             seeds: Vec::new(),
         };
         let ranked = ranked_labels(&graph);
-        let rank = |k: usize| ranked.get(k).map(String::as_str);
+        let rank = |k: usize| ranked.get(k).copied();
         assert_eq!(rank(1), rank(3));
         assert!(rank(2) < rank(1) && rank(1) < rank(0) && rank(0) < rank(4));
     }
