@@ -23,9 +23,10 @@ processes (the per-core rate, less sensitive to a shared machine than wall time)
 The first row, ``in-process``, is the same work without the command: the pairs,
 already parsed, each given to :func:`oa_core.feedback` with the options ``oa batch``
 uses (:class:`oa_core.runs.batch.BatchOptions`' defaults, compact style) and one
-parsed schema; ``vs in-process`` divides each row's pairs per CPU second by it (issue
-22 asks for ``oa batch`` within 20% of it per worker, i.e. at least 0.80). The rows
-are measured in rounds (in-process, then each worker count, ``--repeat`` rounds) so
+parsed schema (its seconds are CPU seconds, the others' wall seconds);
+``vs in-process`` divides each row's pairs per CPU second by it (issue 22 asks for
+``oa batch`` within 20% of it per worker, i.e. at least 0.80). The rows are measured
+in rounds (in-process, then each worker count, ``--repeat`` rounds) so
 that a change of the machine's load falls on all of them; each rate is the median
 over the rounds. One untimed in-process pass comes first (imports, caches).
 
