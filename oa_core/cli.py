@@ -506,7 +506,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     align_options = _align_options(args)
     reader = _Reader(align_options.limits)
     workers = args.workers or os.cpu_count() or 1
-    _, schema_value, _ = _load_schema(reader, args, args.schema)
+    _, schema_value, schema = _load_schema(reader, args, args.schema)
     name = _display(args.pairs)
     lines = reader.text(args.pairs, "pairs", per_line=True).splitlines()
     options = BatchOptions(top_k=args.top_k, min_delta=args.min_delta,
@@ -518,7 +518,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         progress = stack.enter_context(bar) if bar else None
         try:
             results = _write_results(iter_batch(lines, schema_value, options=options,
-                                                workers=workers, name=name, client=client),
+                                                workers=workers, name=name, client=client,
+                                                schema=schema),
                                      args.output, progress)
         except ClusterError as exc:  # the cluster went away mid-run
             raise BadInput(f"--dask {args.dask}: {exc}") from None

@@ -124,3 +124,27 @@ def test_reading_problems_inside_a_document_name_that_document() -> None:
             ('{"gold": {}, "candidate": {}, "gold": {}}', "pairs", "")]:
         error = score_line(schema, BatchOptions(), "p", 0, 1, text).record["error"]
         assert (error["document"], error["pointer"]) == (document, pointer)
+
+
+def _city_lines() -> list[str]:
+    return [line(id=k, gold={"city": "Paris"}, candidate={"city": city})
+            for k, city in enumerate(["Paris", "paris", "Lyon", "Pariss"])]
+
+
+def test_forked_workers_share_the_parsed_schema() -> None:
+    # a comparator only the parsed schema knows: the workers can only be using it
+    raw = {"type": "object", "properties": {"city": {"type": "string", "score": "first"}}}
+    parsed = Schema.parse(raw, comparators={"first": lambda g, c: float(g[:1] == c[:1])})
+    records = [[r.record for r in iter_batch(_city_lines(), raw, schema=parsed,
+                                             workers=workers, start_method="fork")]
+               for workers in (1, 2)]
+    assert records[0] == records[1]
+    assert [r["score"] for r in records[0]] == [1.0, 0.0, 0.0, 1.0]
+
+
+def test_spawned_workers_parse_the_raw_schema() -> None:
+    expected = [r.record for r in iter_batch(_city_lines(), SCHEMA)]
+    spawned = iter_batch(_city_lines(), SCHEMA, schema=Schema.parse(SCHEMA), workers=2,
+                         start_method="spawn")
+    assert [r.record for r in spawned] == expected
+    assert expected[1]["score"] < 1.0 == expected[0]["score"]

@@ -33,6 +33,7 @@ score: mean 0.5000  p10 0.1000  p50 0.5000  p90 0.9000
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import re
@@ -46,7 +47,7 @@ from ..aligner import align
 from ..errors import InputError, OAError
 from ..feedback import feedback, render_feedback
 from ..jsonio import extract_json, loads
-from ..options import AlignOptions
+from ..options import AlignOptions, Limits
 from ..report import describe_error
 from ..schema import Schema
 from .fields import gold_only, observe
@@ -191,6 +192,13 @@ def score_line(schema: Schema, options: BatchOptions, name: str, index: int, num
         return BatchResult(kept, error=f"{name} line {number}: {message}", internal=True)
 
 
+@functools.lru_cache(maxsize=8)
+def _line_limits(limits: Limits) -> Limits:
+    """The limits of a whole line: its documents sit one level down (made once, not
+    per line)."""
+    return replace(limits, max_depth=limits.max_depth + 1)
+
+
 def _score_line(schema: Schema, options: BatchOptions, name: str, number: int, text: str,
                 record: dict[str, Any]) -> BatchResult:
     source = f"{name} line {number}"
@@ -212,9 +220,8 @@ def _score_line(schema: Schema, options: BatchOptions, name: str, number: int, t
             "pointer": "/prediction", "message": where + err.message, "fix": err.fix})
         return BatchResult(record, fields=gold_only(item["gold"]) if options.fields else ())
 
-    try:  # the documents sit one level down in the line
-        item = loads(text, document="options",
-                     limits=replace(limits, max_depth=limits.max_depth + 1))
+    try:
+        item = loads(text, document="options", limits=_line_limits(limits))
     except OAError as exc:  # a problem inside the gold or candidate is that document's
         document = exc.pointer.split("/", 2)[1] if exc.pointer.startswith("/") else ""
         return bad(exc, document=document if document in ("gold", "candidate") else "pairs")
@@ -264,20 +271,26 @@ _WORKER: tuple[Schema, BatchOptions, str] | None = None
 
 
 def _init_worker(raw_schema: Any, options: BatchOptions, name: str) -> None:
-    global _WORKER  # one parsed schema per worker process
+    global _WORKER  # one parsed schema per worker process (a forked one inherits it)
     _WORKER = (Schema.parse(raw_schema), options, name)
 
 
-def _work(task: tuple[int, int, str]) -> BatchResult:
+_Fields = tuple[dict[str, Any], tuple[tuple[str, str, float], ...], str | None, bool,
+                tuple[tuple[str, str, float], ...]]
+
+
+def _work(task: tuple[int, int, str]) -> _Fields:
     assert _WORKER is not None, "the worker was not initialised"
     schema, options, name = _WORKER
-    return score_line(schema, options, name, *task)
+    result = score_line(schema, options, name, *task)
+    # sent back as a plain tuple: pickling a slotted dataclass costs twice as much
+    return result.record, result.op_stats, result.error, result.internal, result.fields
 
 
 def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions | None = None,
                workers: int = 1, name: str = "<pairs>", client: Any = None,
-               chunk_size: int | None = None,
-               start_method: str | None = None) -> Iterator[BatchResult]:
+               chunk_size: int | None = None, start_method: str | None = None,
+               schema: Schema | None = None) -> Iterator[BatchResult]:
     """Score every pair line, in input order, with one or more processes or on Dask.
 
     Parameters
@@ -299,6 +312,10 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
     start_method : str, optional
         How worker processes start (``"fork"``, ``"forkserver"``, ``"spawn"``; default:
         the platform's). A multi-threaded caller such as a web server should not fork.
+    schema : Schema, optional
+        ``raw_schema`` already parsed (``Schema.parse(raw_schema)``), so that it is not
+        parsed again here; forked workers share it (a parsed schema cannot be pickled:
+        spawned workers and Dask workers parse ``raw_schema`` once each).
 
     Yields
     ------
@@ -313,7 +330,7 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
         When the Dask cluster is lost mid-run (:mod:`oa_core.runs.cluster`).
     """
     options = options or BatchOptions()
-    schema = Schema.parse(raw_schema)
+    schema = schema or Schema.parse(raw_schema)
     tasks = [(index, number, text) for index, (number, text) in enumerate(
         (n, t) for n, t in enumerate(lines, 1) if t.strip())]
     if client is not None:
@@ -326,9 +343,13 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
             yield score_line(schema, options, name, *task)
         return
     chunksize = max(1, min(32, len(tasks) // (workers * 8)))
-    with multiprocessing.get_context(start_method).Pool(
-            workers, initializer=_init_worker, initargs=(raw_schema, options, name)) as pool:
-        yield from pool.imap(_work, tasks, chunksize=chunksize)
+    context = multiprocessing.get_context(start_method)
+    # a forked worker inherits the initializer's arguments unpickled: the parsed schema
+    shared = schema if context.get_start_method() == "fork" else raw_schema
+    with context.Pool(workers, initializer=_init_worker,
+                      initargs=(shared, options, name)) as pool:
+        for fields in pool.imap(_work, tasks, chunksize=chunksize):
+            yield BatchResult(*fields)
 
 
 COLUMNS = ("index", "id", "score", "ops", "parse_error", "error")
