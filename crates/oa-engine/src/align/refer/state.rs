@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use super::index::{DocumentIndex, Record};
+use super::index::{value_key, DocumentIndex, Record};
 use super::resolve::Trace;
 use crate::align::{AlignError, Matrix, Pairs, TieRule};
 use crate::plan::ScopeId;
@@ -94,13 +94,13 @@ pub struct Designations {
 
 /// The gold and candidate documents' indexes and their scopes' id fields.
 pub struct Documents<'a> {
-    pub gold: &'a DocumentIndex,
-    pub candidate: &'a DocumentIndex,
+    pub gold: &'a DocumentIndex<'a>,
+    pub candidate: &'a DocumentIndex<'a>,
     pub id_fields: &'a [String],
 }
 
 impl Documents<'_> {
-    pub fn records(&self, scope: ScopeId) -> (&[Record], &[Record]) {
+    pub fn records(&self, scope: ScopeId) -> (&[Record<'_>], &[Record<'_>]) {
         (
             self.gold.scope_records(scope),
             self.candidate.scope_records(scope),
@@ -108,9 +108,9 @@ impl Documents<'_> {
     }
 
     /// A record's identifier as written (records without a key have none).
-    pub fn id_of<'r>(&self, scope: ScopeId, record: &'r Record) -> Option<&'r Json> {
+    pub fn id_of<'r>(&self, scope: ScopeId, record: &'r Record<'_>) -> Option<&'r Json> {
         let field = self.id_fields.get(scope.index())?;
-        match &record.value {
+        match record.value {
             Json::Object(entries) => entries
                 .iter()
                 .find(|(key, _)| key == field)
@@ -259,7 +259,7 @@ type AlikeKey = (String, Vec<u32>);
 
 /// One side of a scope for `Documents::alike`: its records, those a reference names,
 /// and the keys made so far.
-type AlikeSide<'r> = (&'r [Record], BTreeSet<usize>, BTreeMap<usize, AlikeKey>);
+type AlikeSide<'r> = (&'r [Record<'r>], BTreeSet<usize>, BTreeMap<usize, AlikeKey>);
 
 fn alike_key(side: &mut AlikeSide<'_>, k: usize, field: &str) -> Result<AlikeKey, AlignError> {
     let (records, named, keys) = side;
@@ -272,9 +272,9 @@ fn alike_key(side: &mut AlikeSide<'_>, k: usize, field: &str) -> Result<AlikeKey
         .rfind('/')
         .map_or("", |at| &record.pointer[..at]);
     let text = if named.contains(&k) {
-        DocumentIndex::record_key(record).0
+        value_key(record.value).0
     } else {
-        let value = match &record.value {
+        let value = match record.value {
             Json::Object(entries) => Json::Object(
                 entries
                     .iter()
@@ -284,12 +284,8 @@ fn alike_key(side: &mut AlikeSide<'_>, k: usize, field: &str) -> Result<AlikeKey
             ),
             other => other.clone(),
         };
-        // record_key's first text is the canonical JSON up to list order
-        DocumentIndex::record_key(&Record {
-            value,
-            ..record.clone()
-        })
-        .0
+        // value_key's first text is the canonical JSON up to list order
+        value_key(&value).0
     };
     let key = (array.to_string(), text);
     keys.insert(k, key.clone());
