@@ -213,6 +213,23 @@ fn push_token(out: &mut String, token: &str) {
     }
 }
 
+/// Append `n` in decimal to `out` (`write!` costs more than the digits).
+fn push_decimal(out: &mut String, n: usize) {
+    let mut power = 1;
+    while n / power >= 10 {
+        power *= 10; // at most n: cannot overflow
+    }
+    loop {
+        // one digit, below 10: the cast is exact
+        #[allow(clippy::cast_possible_truncation)]
+        out.push(char::from(b'0' + (n / power % 10) as u8));
+        if power == 1 {
+            return;
+        }
+        power /= 10;
+    }
+}
+
 /// `join(pointer, token)`: a JSON Pointer one token further down.
 pub fn join(pointer: &str, token: &str) -> String {
     let mut out = String::with_capacity(pointer.len() + token.len() + 1);
@@ -457,36 +474,26 @@ impl<'d> Walker<'_, 'd> {
         }
         match value {
             Json::Object(entries) if matches!(node.ty, NodeType::Object | NodeType::Any) => {
-                let find = |key: &str| {
-                    entries
+                let declared = self.schema.properties(id)?;
+                let mut met = 0;
+                for key in declared.clone() {
+                    let found = entries
                         .binary_search_by(|(name, _)| name.as_str().cmp(key))
                         .ok()
-                        .and_then(|found| entries.get(found))
-                };
-                let declared = self.schema.properties(id)?;
-                let mut keys: Vec<&'d (String, Json)> = Vec::with_capacity(entries.len());
-                keys.extend(declared.iter().filter_map(|key| find(key)));
-                if keys.len() != entries.len() {
-                    // the undeclared keys, sorted (the entries are); a declared key
-                    // that is present was found above
-                    keys.extend(
-                        entries
-                            .iter()
-                            .filter(|(key, _)| !declared.contains(&key.as_str())),
-                    );
+                        .and_then(|found| entries.get(found));
+                    if let Some((key, child)) = found {
+                        met += 1;
+                        self.entry(key, child, node.property(key, plan.any()), carrier, depth)?;
+                    }
                 }
-                for (key, child) in keys {
-                    let child_id = node.property(key, plan.any());
-                    if child.is_object() || child.is_array() {
-                        let mark = self.trail.mark();
-                        self.trail.down(key, key, self.places);
-                        self.trail.path.push(At::Key(key));
-                        let result = self.walk(child, child_id, carrier, depth + 1);
-                        self.trail.path.pop();
-                        self.trail.cut(mark);
-                        result?;
-                    } else {
-                        self.leaf(child, child_id, carrier, Some(key))?;
+                if met != entries.len() {
+                    // the undeclared keys, sorted (the entries are); a declared key
+                    // that is present was met above
+                    for (key, child) in entries {
+                        if !declared.clone().any(|name| name == key) {
+                            let child_id = node.property(key, plan.any());
+                            self.entry(key, child, child_id, carrier, depth)?;
+                        }
                     }
                 }
             }
@@ -505,9 +512,7 @@ impl<'d> Walker<'_, 'd> {
                     let item_id = node.item(i, plan.any());
                     token.clear();
                     if positional || item.is_object() || item.is_array() {
-                        use std::fmt::Write;
-                        // writing into a String cannot fail
-                        let _ = write!(token, "{i}");
+                        push_decimal(&mut token, i);
                     }
                     let slot = if positional { token.as_str() } else { "*" };
                     if !(item.is_object() || item.is_array()) {
@@ -531,6 +536,27 @@ impl<'d> Walker<'_, 'd> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// An object's entry `key`, of node `id`.
+    fn entry(
+        &mut self,
+        key: &'d str,
+        child: &'d Json,
+        id: NodeId,
+        carrier: usize,
+        depth: usize,
+    ) -> Result<(), ReferError> {
+        if !(child.is_object() || child.is_array()) {
+            return self.leaf(child, id, carrier, Some(key));
+        }
+        let mark = self.trail.mark();
+        self.trail.down(key, key, self.places);
+        self.trail.path.push(At::Key(key));
+        let result = self.walk(child, id, carrier, depth + 1);
+        self.trail.path.pop();
+        self.trail.cut(mark);
+        result
     }
 
     /// An object item of a list: a carrier of its own, and a record of `scope`; the
@@ -697,6 +723,15 @@ mod tests {
         let scope = |name| schema.plan().scope_id(name).unwrap();
         assert_eq!(index.named_records(scope("person")), [1]);
         assert!(index.named_records(scope("team")).is_empty());
+    }
+
+    #[test]
+    fn positions_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 100, 1_234_567, usize::MAX] {
+            let mut out = String::from("/");
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("/{n}"));
+        }
     }
 
     #[test]

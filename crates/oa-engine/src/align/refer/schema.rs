@@ -68,18 +68,18 @@ impl ScopeSchema {
     }
 
     /// The declared properties of an object node, in schema order.
-    pub fn properties(&self, id: NodeId) -> Result<Vec<&str>, ReferError> {
-        Ok(match self.declared.get(&id) {
-            Some(keys) => keys.iter().map(String::as_str).collect(),
-            None => self
-                .plan
-                .node(id)?
-                .object
-                .properties
-                .iter()
-                .map(|(key, _)| key.as_str())
-                .collect(),
-        })
+    pub fn properties(
+        &self,
+        id: NodeId,
+    ) -> Result<impl Iterator<Item = &str> + Clone + '_, ReferError> {
+        let (declared, planned): (&[String], &[(String, NodeId)]) = match self.declared.get(&id) {
+            Some(keys) => (keys, &[]),
+            None => (&[], &self.plan.node(id)?.object.properties),
+        };
+        Ok(declared
+            .iter()
+            .map(String::as_str)
+            .chain(planned.iter().map(|(key, _)| key.as_str())))
     }
 
     /// The scope whose records are the items of this array node.
