@@ -311,24 +311,27 @@ fn targets(
     records: &[Record],
     priority: impl Fn(usize) -> Result<Vec<f64>, AlignError>,
 ) -> Result<(BTreeMap<IdKey, usize>, Vec<usize>), AlignError> {
-    let mut groups: BTreeMap<&IdKey, Vec<usize>> = BTreeMap::new();
-    for (index, record) in records.iter().enumerate() {
-        if let Some(key) = &record.key {
-            groups.entry(key).or_default().push(index);
-        }
-    }
+    // the records by id, each id's in record order: one sorted list, not a map of lists
+    let mut keyed: Vec<(&IdKey, usize)> = records
+        .iter()
+        .enumerate()
+        .filter_map(|(index, record)| record.key.as_ref().map(|key| (key, index)))
+        .collect();
+    keyed.sort_unstable();
     let none: Vec<f64> = Vec::new();
-    let mut chosen = BTreeMap::new();
+    let mut chosen = Vec::new();
     let mut by_label = Vec::new();
-    for (key, members) in groups {
-        if let [only] = members.as_slice() {
+    for group in keyed.chunk_by(|a, b| a.0.cmp(b.0) == Ordering::Equal) {
+        let key = group.first().map(|&(key, _)| key.clone());
+        let Some(key) = key else { continue };
+        if let [(_, only)] = group {
             // an id of one record designates it, by no label (no canonical JSON made)
-            chosen.insert(key.clone(), *only);
+            chosen.push((key, *only));
             continue;
         }
-        let ranked = members
+        let ranked = group
             .iter()
-            .map(|&k| Ok((k, priority(k)?)))
+            .map(|&(_, k)| Ok((k, priority(k)?)))
             .collect::<Result<Vec<_>, AlignError>>()?;
         let best = ranked
             .iter()
@@ -341,7 +344,7 @@ fn targets(
             .filter_map(|&(k, _)| Some((DocumentIndex::record_key(records.get(k)?), k)))
             .collect();
         if let Some(&(_, winner)) = top.iter().min() {
-            chosen.insert(key.clone(), winner);
+            chosen.push((key, winner));
             let texts: BTreeSet<_> = top.iter().map(|(text, _)| text).collect();
             if texts.len() > 1 {
                 by_label.push(winner);
@@ -349,7 +352,8 @@ fn targets(
         }
     }
     by_label.sort_unstable();
-    Ok((chosen, by_label))
+    // in key order already: the map is built in bulk
+    Ok((chosen.into_iter().collect(), by_label))
 }
 
 impl State {
