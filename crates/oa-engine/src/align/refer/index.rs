@@ -476,21 +476,21 @@ impl<'d> Walker<'_, 'd> {
             Json::Object(entries) if matches!(node.ty, NodeType::Object | NodeType::Any) => {
                 let declared = self.schema.properties(id)?;
                 let mut met = 0;
-                for key in declared.clone() {
+                for (key, child_id) in declared.clone() {
                     let found = entries
                         .binary_search_by(|(name, _)| name.as_str().cmp(key))
                         .ok()
                         .and_then(|found| entries.get(found));
                     if let Some((key, child)) = found {
                         met += 1;
-                        self.entry(key, child, node.property(key, plan.any()), carrier, depth)?;
+                        self.entry(key, child, child_id, carrier, depth)?;
                     }
                 }
                 if met != entries.len() {
                     // the undeclared keys, sorted (the entries are); a declared key
                     // that is present was met above
                     for (key, child) in entries {
-                        if !declared.clone().any(|name| name == key) {
+                        if !declared.clone().any(|(name, _)| name == key) {
                             let child_id = node.property(key, plan.any());
                             self.entry(key, child, child_id, carrier, depth)?;
                         }
