@@ -7,10 +7,11 @@
 use std::collections::BTreeMap;
 
 use oa_engine::align::refer::{
-    align_scopes as aligned_scopes, Aligned, IdWarning, Record, ScopeReport, Step, Trace,
+    align_scopes as aligned_scopes, Aligned, DocumentIndex, IdWarning, ScopeReport, Step, Trace,
     VertexKind,
 };
 use oa_engine::align::{Matrix, Pairs};
+use oa_engine::plan::ScopeId;
 use oa_engine::score::Table;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
@@ -29,10 +30,11 @@ type Sides = Vec<(Vec<Located>, Vec<Located>)>;
 /// The resolution, its records by report, and the match tree scored under it.
 type Found = (Aligned, Sides, Option<Table>);
 
-fn located(records: &[Record]) -> Vec<Located> {
-    records
+fn located(index: &DocumentIndex<'_>, scope: ScopeId) -> Vec<Located> {
+    index
+        .scope_records(scope)
         .iter()
-        .map(|r| (r.pointer.clone(), r.path.clone()))
+        .map(|r| (r.pointer.clone(), index.path(r)))
         .collect()
 }
 
@@ -227,8 +229,8 @@ fn align_scopes<'py>(
                 .iter()
                 .map(|report| {
                     (
-                        located(gold.scope_records(report.scope)),
-                        located(candidate.scope_records(report.scope)),
+                        located(gold, report.scope),
+                        located(candidate, report.scope),
                     )
                 })
                 .collect();

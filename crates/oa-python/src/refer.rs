@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use oa_engine::align::refer::{
-    build_graph, id_key, index_document, resolution_groups as groups_of, DocumentIndex, Graph,
+    build_graph, id_key, resolution_groups as groups_of, DocumentIndex, Graph, OwnedIndex,
     Resolution, ScopeSchema, Side, Step, VertexKind,
 };
 use oa_engine::compare::{Number, Value};
@@ -114,7 +114,7 @@ impl ReferPlan {
         };
         let schema = Arc::clone(&self.schema);
         let index = py
-            .detach(|| index_document(&document, &schema, bounds.depth))
+            .detach(|| OwnedIndex::new(document, &schema, bounds.depth))
             .map_err(error)?;
         Ok(Some(NativeIndex { index, schema }))
     }
@@ -123,7 +123,7 @@ impl ReferPlan {
 /// A document's referential index (`oa_engine::align::refer::DocumentIndex`).
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct NativeIndex {
-    index: DocumentIndex,
+    index: OwnedIndex,
     schema: Arc<ScopeSchema>,
 }
 
@@ -175,18 +175,18 @@ impl NativeIndex {
         scope: &str,
     ) -> PyResult<Vec<(String, Bound<'py, PyTuple>)>> {
         let scope = self.scope(scope)?;
-        record_paths(
-            py,
-            self.index
-                .scope_records(scope)
-                .iter()
-                .map(|r| (r.pointer.as_str(), r.path.as_slice())),
-        )
+        let index = self.index.index();
+        let paths: Vec<_> = index
+            .scope_records(scope)
+            .iter()
+            .map(|r| (r.pointer.as_str(), index.path(r)))
+            .collect();
+        record_paths(py, paths.iter().map(|(p, path)| (*p, path.as_slice())))
     }
 
     /// The indices of a scope's records whose id some reference of the document names.
     fn named_records(&self, scope: &str) -> PyResult<Vec<usize>> {
-        Ok(self.index.named_records(self.scope(scope)?))
+        Ok(self.index.index().named_records(self.scope(scope)?))
     }
 
     /// The keys of a scope's records: (canonical JSON with lists in order,
@@ -198,6 +198,7 @@ impl NativeIndex {
     ) -> PyResult<Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
         let scope = self.scope(scope)?;
         self.index
+            .index()
             .scope_records(scope)
             .iter()
             .map(|record| {
@@ -256,7 +257,7 @@ impl NativeIndex {
         let mut graph = Graph::default();
         py.detach(|| {
             build_graph(
-                &self.index,
+                self.index.index(),
                 &self.schema,
                 side,
                 &group,

@@ -5,11 +5,12 @@
 use std::collections::BTreeMap;
 
 use oa_engine::align::refer::{
-    index_document, resolve_and_score, DocumentIndex, Mode, ResolveError, ScopeSchema, TooBig,
+    index_document, resolve_and_score, DocumentIndex, Mode, OwnedIndex, ResolveError, ScopeSchema,
+    TooBig,
 };
 use oa_engine::align::WlMode;
 use oa_engine::plan::ScopeId;
-use oa_engine::score::{Json, ScopedDocuments, Unsupported};
+use oa_engine::score::{ScopedDocuments, Unsupported};
 use pyo3::prelude::*;
 use pyo3::types::IntoPyDict;
 
@@ -23,8 +24,7 @@ use crate::value::convert;
 /// the candidate.
 #[pyclass(frozen, module = "oa_core._engine")]
 pub struct NativeGold {
-    gold: Json,
-    index: DocumentIndex,
+    gold: OwnedIndex,
 }
 
 #[pymethods]
@@ -50,9 +50,9 @@ fn prepare_resolved_gold(
 ) -> PyResult<Option<NativeGold>> {
     let (bounds, limits) = read_limits(limits)?;
     let gold = convert(gold, bounds, "gold")?;
-    Ok(index_document(&gold, &refer.schema, limits.max_depth)
+    Ok(OwnedIndex::new(gold, &refer.schema, limits.max_depth)
         .ok()
-        .map(|index| NativeGold { gold, index }))
+        .map(|gold| NativeGold { gold }))
 }
 
 /// The inputs of a resolution as Python gives them: the scope schema and the
@@ -148,7 +148,7 @@ pub(crate) fn resolving<T: Send>(
     py.detach(|| {
         let own_index;
         let (gold, gold_index) = match (prepared, &own_gold) {
-            (Some(prepared), _) => (&prepared.gold, &prepared.index),
+            (Some(prepared), _) => (prepared.gold.document(), prepared.gold.index()),
             (None, Some(gold)) => {
                 let Ok(index) = index_document(gold, schema, limits.max_depth) else {
                     return Ok(None);

@@ -26,8 +26,8 @@ use crate::score::Json;
 /// A blocked scope: its records and their blocks.
 pub struct BlockedScope<'a> {
     pub scope: ScopeId,
-    pub gold: &'a [Record],
-    pub candidate: &'a [Record],
+    pub gold: &'a [Record<'a>],
+    pub candidate: &'a [Record<'a>],
     pub blocks: &'a [Block],
 }
 
@@ -227,13 +227,13 @@ pub fn cell_levels(
 }
 
 /// The values of the records at `positions`.
-fn values<'r>(records: &'r [Record], positions: &[usize]) -> Result<Vec<&'r Json>, AlignError> {
+fn values<'r>(records: &'r [Record<'r>], positions: &[usize]) -> Result<Vec<&'r Json>, AlignError> {
     positions
         .iter()
         .map(|&k| {
             records
                 .get(k)
-                .map(|record| &record.value)
+                .map(|record| record.value)
                 .ok_or(AlignError::Internal("block record"))
         })
         .collect()

@@ -182,7 +182,7 @@ impl Context<'_> {
                 continue;
             }
             let role = reference.role.as_str();
-            let key = id_key(&reference.value);
+            let key = id_key(reference.value);
             match self.resolution.bijections.get(&reference.scope) {
                 None => {
                     // which record it names is not known yet, but whether it names
@@ -203,7 +203,7 @@ impl Context<'_> {
                             .and_then(Option::as_ref);
                         items.push((role, mapped.map_or(Item::Marker("unmatched"), Item::Value)));
                     }
-                    Side::Candidate => items.push((role, Item::Value(&reference.value))),
+                    Side::Candidate => items.push((role, Item::Value(reference.value))),
                 },
             }
         }
@@ -291,7 +291,7 @@ pub fn build_graph(
         // a reference to an id that several records share reaches all of them
         ends.clear();
         for reference in carrier.refs.iter().filter(|r| group.contains(&r.scope)) {
-            if let Some(key) = id_key(&reference.value) {
+            if let Some(key) = id_key(reference.value) {
                 for &v in vertices_of
                     .get(&(reference.scope, &key))
                     .into_iter()

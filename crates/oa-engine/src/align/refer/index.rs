@@ -10,7 +10,9 @@
 //! record carries its position (role `"\0position"`). Keys are read in schema order,
 //! then the undeclared ones sorted.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 use super::error::ReferError;
 use super::schema::ScopeSchema;
@@ -28,13 +30,21 @@ pub enum Step {
     Index(usize),
 }
 
-/// A record of a scope: an item of its record array.
+/// A step as the walk meets it: a key borrowed from the document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum At<'d> {
+    Key(&'d str),
+    Index(usize),
+}
+
+/// A record of a scope: an item of its record array, borrowed from the document.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Record {
+pub struct Record<'d> {
     pub pointer: String,
-    /// The steps from the root to the record (the pointer's tokens, unescaped).
-    pub path: Vec<Step>,
-    pub value: Json,
+    /// The steps from the root to the record, in [`DocumentIndex`]'s path store
+    /// ([`DocumentIndex::path`] reads them).
+    path: Range<usize>,
+    pub value: &'d Json,
     /// The identifier's key, `None` when the id is missing or no identifier.
     pub key: Option<IdKey>,
     /// The record's carrier, an index into [`DocumentIndex::carriers`].
@@ -43,24 +53,25 @@ pub struct Record {
 
 /// A reference of a carrier.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Reference {
+pub struct Reference<'d> {
     pub scope: ScopeId,
     pub role: String,
-    pub value: Json,
+    pub value: &'d Json,
 }
 
 /// An object that carries references and scalars (see the module).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Carrier {
+pub struct Carrier<'d> {
     pub pointer: String,
-    pub refs: Vec<Reference>,
-    pub scalars: Vec<(String, Json)>,
+    pub refs: Vec<Reference<'d>>,
+    /// The document's scalars, and the position an item of a fixed-order list is at.
+    pub scalars: Vec<(String, Cow<'d, Json>)>,
     /// (scope, index) when the carrier is a record.
     pub record: Option<(ScopeId, usize)>,
 }
 
-impl Carrier {
-    fn new(pointer: String) -> Carrier {
+impl Carrier<'_> {
+    fn new(pointer: String) -> Self {
         Carrier {
             pointer,
             refs: Vec::new(),
@@ -72,33 +83,50 @@ impl Carrier {
 
 /// The records of every scope (by [`ScopeId`] index), the carriers in the order
 /// they were met (the root's first, when the document is an object), and the place
-/// of each occurrence of a nested scope's record array.
+/// of each occurrence of a nested scope's record array; all borrowed from the
+/// document `'d`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct DocumentIndex {
-    pub records: Vec<Vec<Record>>,
+pub struct DocumentIndex<'d> {
+    pub records: Vec<Vec<Record<'d>>>,
     /// An occurrence's pointer -> its place: the pointer with the indices of
     /// order-agnostic lists written `*` (the positions that are scored, and the keys).
     pub places: BTreeMap<String, String>,
-    carriers: Vec<Carrier>,
+    carriers: Vec<Carrier<'d>>,
+    /// Every record's path, one after another (a record holds its range).
+    steps: Vec<At<'d>>,
     /// The root carrier is a carrier only when the document is an object.
     root_listed: bool,
 }
 
-impl DocumentIndex {
+impl<'d> DocumentIndex<'d> {
     /// The carriers, in the order they were met.
-    pub fn carriers(&self) -> &[Carrier] {
+    pub fn carriers(&self) -> &[Carrier<'d>] {
         let skip = usize::from(!self.root_listed);
         self.carriers.get(skip..).unwrap_or(&[])
     }
 
     /// A carrier by its index (a record's [`Record::carrier`]).
-    pub fn carrier(&self, index: usize) -> Option<&Carrier> {
+    pub fn carrier(&self, index: usize) -> Option<&Carrier<'d>> {
         self.carriers.get(index)
     }
 
     /// A scope's records.
-    pub fn scope_records(&self, scope: ScopeId) -> &[Record] {
+    pub fn scope_records(&self, scope: ScopeId) -> &[Record<'d>] {
         self.records.get(scope.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The steps from the root to one of this index's records (the pointer's
+    /// tokens, unescaped): made here, as only what `align` shows reads them.
+    pub fn path(&self, record: &Record<'_>) -> Vec<Step> {
+        self.steps
+            .get(record.path.clone())
+            .unwrap_or(&[])
+            .iter()
+            .map(|step| match *step {
+                At::Key(key) => Step::Key(key.to_owned()),
+                At::Index(i) => Step::Index(i),
+            })
+            .collect()
     }
 
     /// The indices of a scope's records whose id some reference of the document names
@@ -110,7 +138,7 @@ impl DocumentIndex {
             .iter()
             .flat_map(|carrier| &carrier.refs)
             .filter(|reference| reference.scope == scope)
-            .filter_map(|reference| id_key(&reference.value))
+            .filter_map(|reference| id_key(reference.value))
             .collect();
         self.scope_records(scope)
             .iter()
@@ -122,15 +150,20 @@ impl DocumentIndex {
 
     /// A record's canonical JSON with every list in the order of its
     /// items' canonical JSON (when the text holds a list at all), then as written.
-    pub fn record_key(record: &Record) -> (Vec<u32>, Vec<u32>) {
-        let text = canonical(&record.value);
-        let free = if text.contains(&u32::from('[')) {
-            canonical(&order_free(&record.value))
-        } else {
-            text.clone()
-        };
-        (free, text)
+    pub fn record_key(record: &Record<'_>) -> (Vec<u32>, Vec<u32>) {
+        value_key(record.value)
     }
+}
+
+/// [`DocumentIndex::record_key`] of a record's value.
+pub fn value_key(value: &Json) -> (Vec<u32>, Vec<u32>) {
+    let text = canonical(value);
+    let free = if text.contains(&u32::from('[')) {
+        canonical(&order_free(value))
+    } else {
+        text.clone()
+    };
+    (free, text)
 }
 
 /// `id_key`: the key of an identifier, `None` for a value that identifies nothing (a
@@ -168,10 +201,8 @@ fn order_free(value: &Json) -> Json {
     }
 }
 
-/// `join(pointer, token)`: a JSON Pointer one token further down.
-pub fn join(pointer: &str, token: &str) -> String {
-    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
-    out.push_str(pointer);
+/// Append a JSON Pointer token to `out` (`~` and `/` escaped).
+fn push_token(out: &mut String, token: &str) {
     out.push('/');
     for c in token.chars() {
         match c {
@@ -180,21 +211,89 @@ pub fn join(pointer: &str, token: &str) -> String {
             _ => out.push(c),
         }
     }
-    out
 }
 
-fn child_role(role: &str, step: &str) -> String {
-    if role.is_empty() {
-        step.to_owned()
-    } else {
-        format!("{role}/{step}")
+/// Append `n` in decimal to `out` (`write!` costs more than the digits).
+fn push_decimal(out: &mut String, n: usize) {
+    let mut power = 1;
+    while n / power >= 10 {
+        power *= 10; // at most n: cannot overflow
+    }
+    loop {
+        // one digit, below 10: the cast is exact
+        #[allow(clippy::cast_possible_truncation)]
+        out.push(char::from(b'0' + (n / power % 10) as u8));
+        if power == 1 {
+            return;
+        }
+        power /= 10;
     }
 }
 
-struct Walker<'s> {
+/// `join(pointer, token)`: a JSON Pointer one token further down.
+pub fn join(pointer: &str, token: &str) -> String {
+    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
+    out.push_str(pointer);
+    push_token(&mut out, token);
+    out
+}
+
+/// The walk's pointer, role and place, each one string grown on the way down and
+/// cut back on the way up (a string is made only for what the index keeps).
+#[derive(Default)]
+struct Trail<'d> {
+    pointer: String,
+    role: String,
+    /// Written only when some scope is nested (places are kept only then).
+    place: String,
+    path: Vec<At<'d>>,
+}
+
+/// The lengths a [`Trail`] is cut back to.
+#[derive(Clone, Copy)]
+struct Mark {
+    pointer: usize,
+    role: usize,
+    place: usize,
+}
+
+impl<'d> Trail<'d> {
+    fn mark(&self) -> Mark {
+        Mark {
+            pointer: self.pointer.len(),
+            role: self.role.len(),
+            place: self.place.len(),
+        }
+    }
+
+    fn cut(&mut self, mark: Mark) {
+        self.pointer.truncate(mark.pointer);
+        self.role.truncate(mark.role);
+        self.place.truncate(mark.place);
+    }
+
+    /// The role one `step` further down.
+    fn push_role(&mut self, step: &str) {
+        if !self.role.is_empty() {
+            self.role.push('/');
+        }
+        self.role.push_str(step);
+    }
+
+    /// One step down: `token` in the pointer, `slot` in the role and the place.
+    fn down(&mut self, token: &str, slot: &str, places: bool) {
+        push_token(&mut self.pointer, token);
+        self.push_role(slot);
+        if places {
+            push_token(&mut self.place, slot);
+        }
+    }
+}
+
+struct Walker<'s, 'd> {
     schema: &'s ScopeSchema,
-    index: DocumentIndex,
-    path: Vec<Step>,
+    index: DocumentIndex<'d>,
+    trail: Trail<'d>,
     max_depth: usize,
     /// Whether any scope is nested: places are only written (and built) then.
     places: bool,
@@ -232,20 +331,21 @@ struct Walker<'s> {
 /// assert_eq!(index.records[0][0].pointer, "/0");
 /// assert_eq!(index.carriers()[0].pointer, "/0");
 /// ```
-pub fn index_document(
-    document: &Json,
+pub fn index_document<'d>(
+    document: &'d Json,
     schema: &ScopeSchema,
     max_depth: usize,
-) -> Result<DocumentIndex, ReferError> {
+) -> Result<DocumentIndex<'d>, ReferError> {
     let mut walker = Walker {
         schema,
         index: DocumentIndex {
             records: vec![Vec::new(); schema.plan().scopes().len()],
             places: BTreeMap::new(),
             carriers: vec![Carrier::new(String::new())],
+            steps: Vec::new(),
             root_listed: document.is_object(),
         },
-        path: Vec::new(),
+        trail: Trail::default(),
         max_depth,
         places: schema
             .plan()
@@ -254,11 +354,11 @@ pub fn index_document(
             .filter_map(|scope| schema.plan().scope_id(&scope.name))
             .any(|scope| schema.is_nested(scope)),
     };
-    walker.walk(document, schema.plan().root(), "", 0, "", "", 0)?;
+    walker.walk(document, schema.plan().root(), 0, 0)?;
     Ok(walker.index)
 }
 
-impl Walker<'_> {
+impl<'d> Walker<'_, 'd> {
     /// `concrete(node, value, value)`.
     fn concrete(&self, id: NodeId, value: &Json) -> Result<NodeId, ReferError> {
         let plan = self.schema.plan();
@@ -283,16 +383,7 @@ impl Walker<'_> {
         })
     }
 
-    /// `join(place, token)` where places are kept, else nothing.
-    fn place(&self, place: &str, token: &str) -> String {
-        if self.places {
-            join(place, token)
-        } else {
-            String::new()
-        }
-    }
-
-    fn carrier(&mut self, carrier: usize) -> Result<&mut Carrier, ReferError> {
+    fn carrier(&mut self, carrier: usize) -> Result<&mut Carrier<'d>, ReferError> {
         self.index
             .carriers
             .get_mut(carrier)
@@ -300,17 +391,15 @@ impl Walker<'_> {
     }
 
     /// A scalar: a reference, or an exactly compared value of the carrier.
-    /// The leaf's role is `role` one `step` further down: built only when the leaf is
-    /// kept, as most leaves are neither references nor exactly compared.
+    /// The leaf's role is the trail's role one `step` further down: made only when
+    /// the leaf is kept, as most leaves are neither references nor exactly compared.
     fn leaf(
         &mut self,
-        value: &Json,
+        value: &'d Json,
         id: NodeId,
         carrier: usize,
-        role: &str,
         step: Option<&str>,
     ) -> Result<(), ReferError> {
-        let role = || step.map_or_else(|| role.to_owned(), |step| child_role(role, step));
         if matches!(value, Json::Null) {
             return Ok(());
         }
@@ -322,38 +411,45 @@ impl Walker<'_> {
         if node.id_scope.is_some() {
             return Ok(());
         }
-        if let Some(scope) = node.reference {
-            let role = role();
-            self.carrier(carrier)?.refs.push(Reference {
-                scope,
-                role,
-                value: value.clone(),
-            });
+        let kept = if let Some(scope) = node.reference {
+            Some(Some(scope))
         } else if node.comparator == Some(Comparator::Exact)
             || node.ty == NodeType::Boolean
             || node.enumerated
         {
             // a converted leaf is a string, a number or a boolean
-            let role = role();
-            self.carrier(carrier)?.scalars.push((role, value.clone()));
+            Some(None)
+        } else {
+            None
+        };
+        let Some(reference) = kept else {
+            return Ok(());
+        };
+        let mark = self.trail.mark();
+        if let Some(step) = step {
+            self.trail.push_role(step);
+        }
+        let role = self.trail.role.clone();
+        self.trail.cut(mark);
+        let carrier = self.carrier(carrier)?;
+        match reference {
+            Some(scope) => carrier.refs.push(Reference { scope, role, value }),
+            None => carrier.scalars.push((role, Cow::Borrowed(value))),
         }
         Ok(())
     }
 
-    /// `place`: the pointer with the indices of order-agnostic lists written `*`.
-    #[allow(clippy::too_many_arguments)] // the walk's state, as Python's walk() takes it
+    /// The trail's place is the pointer with the indices of order-agnostic lists
+    /// written `*`.
     fn walk(
         &mut self,
-        value: &Json,
+        value: &'d Json,
         id: NodeId,
-        pointer: &str,
         carrier: usize,
-        role: &str,
-        place: &str,
         depth: usize,
     ) -> Result<(), ReferError> {
         if !(value.is_object() || value.is_array()) {
-            return self.leaf(value, id, carrier, role, None);
+            return self.leaf(value, id, carrier, None);
         }
         if depth > self.max_depth {
             return Err(ReferError::TooDeep {
@@ -370,50 +466,34 @@ impl Walker<'_> {
             return Ok(());
         }
         if let Some(scope) = node.reference {
-            self.carrier(carrier)?.refs.push(Reference {
-                scope,
-                role: role.to_owned(),
-                value: value.clone(),
-            });
+            let role = self.trail.role.clone();
+            self.carrier(carrier)?
+                .refs
+                .push(Reference { scope, role, value });
             return Ok(());
         }
         match value {
             Json::Object(entries) if matches!(node.ty, NodeType::Object | NodeType::Any) => {
-                let find = |key: &str| {
-                    entries
+                let declared = self.schema.properties(id)?;
+                let mut met = 0;
+                for (key, child_id) in declared.clone() {
+                    let found = entries
                         .binary_search_by(|(name, _)| name.as_str().cmp(key))
                         .ok()
-                        .and_then(|found| entries.get(found))
-                };
-                let declared = self.schema.properties(id)?;
-                let mut keys: Vec<&(String, Json)> = Vec::with_capacity(entries.len());
-                keys.extend(declared.iter().filter_map(|key| find(key)));
-                if keys.len() != entries.len() {
-                    // the undeclared keys, sorted (the entries are); a declared key
-                    // that is present was found above
-                    keys.extend(
-                        entries
-                            .iter()
-                            .filter(|(key, _)| !declared.contains(&key.as_str())),
-                    );
+                        .and_then(|found| entries.get(found));
+                    if let Some((key, child)) = found {
+                        met += 1;
+                        self.entry(key, child, child_id, carrier, depth)?;
+                    }
                 }
-                for (key, child) in keys {
-                    let child_id = node.property(key, plan.any());
-                    if child.is_object() || child.is_array() {
-                        self.path.push(Step::Key(key.clone()));
-                        let result = self.walk(
-                            child,
-                            child_id,
-                            &join(pointer, key),
-                            carrier,
-                            &child_role(role, key),
-                            &self.place(place, key),
-                            depth + 1,
-                        );
-                        self.path.pop();
-                        result?;
-                    } else {
-                        self.leaf(child, child_id, carrier, role, Some(key))?;
+                if met != entries.len() {
+                    // the undeclared keys, sorted (the entries are); a declared key
+                    // that is present was met above
+                    for (key, child) in entries {
+                        if !declared.clone().any(|(name, _)| name == key) {
+                            let child_id = node.property(key, plan.any());
+                            self.entry(key, child, child_id, carrier, depth)?;
+                        }
                     }
                 }
             }
@@ -425,46 +505,31 @@ impl Walker<'_> {
                 if scope.is_some_and(|scope| self.schema.is_nested(scope)) {
                     self.index
                         .places
-                        .insert(pointer.to_owned(), place.to_owned());
+                        .insert(self.trail.pointer.clone(), self.trail.place.clone());
                 }
+                let mut token = String::new();
                 for (i, item) in items.iter().enumerate() {
                     let item_id = node.item(i, plan.any());
-                    if !(positional || item.is_object() || item.is_array()) {
-                        // a leaf of an unordered list: no pointer, place or position
-                        self.leaf(item, item_id, carrier, role, Some("*"))?;
+                    token.clear();
+                    if positional || item.is_object() || item.is_array() {
+                        push_decimal(&mut token, i);
+                    }
+                    let slot = if positional { token.as_str() } else { "*" };
+                    if !(item.is_object() || item.is_array()) {
+                        // a leaf: no pointer or place
+                        self.leaf(item, item_id, carrier, Some(slot))?;
                         continue;
                     }
-                    let token = i.to_string();
-                    let item_place = self.place(place, if positional { &token } else { "*" });
-                    self.path.push(Step::Index(i));
+                    let mark = self.trail.mark();
+                    self.trail.down(&token, slot, self.places);
+                    self.trail.path.push(At::Index(i));
                     let result = if item.is_object() {
-                        self.record(
-                            item,
-                            item_id,
-                            join(pointer, &token),
-                            &item_place,
-                            scope,
-                            positional,
-                            i,
-                            depth,
-                        )
+                        self.record(item, item_id, scope, positional.then_some(i), depth)
                     } else {
-                        let slot = if positional { token.as_str() } else { "*" };
-                        if item.is_array() {
-                            self.walk(
-                                item,
-                                item_id,
-                                &join(pointer, &token),
-                                carrier,
-                                &child_role(role, slot),
-                                &item_place,
-                                depth + 1,
-                            )
-                        } else {
-                            self.leaf(item, item_id, carrier, role, Some(slot))
-                        }
+                        self.walk(item, item_id, carrier, depth + 1)
                     };
-                    self.path.pop();
+                    self.trail.path.pop();
+                    self.trail.cut(mark);
                     result?;
                 }
             }
@@ -473,26 +538,47 @@ impl Walker<'_> {
         Ok(())
     }
 
-    /// An object item of a list: a carrier of its own, and a record of `scope`.
-    #[allow(clippy::too_many_arguments)] // the walk's state, passed down as in walk()
+    /// An object's entry `key`, of node `id`.
+    fn entry(
+        &mut self,
+        key: &'d str,
+        child: &'d Json,
+        id: NodeId,
+        carrier: usize,
+        depth: usize,
+    ) -> Result<(), ReferError> {
+        if !(child.is_object() || child.is_array()) {
+            return self.leaf(child, id, carrier, Some(key));
+        }
+        let mark = self.trail.mark();
+        self.trail.down(key, key, self.places);
+        self.trail.path.push(At::Key(key));
+        let result = self.walk(child, id, carrier, depth + 1);
+        self.trail.path.pop();
+        self.trail.cut(mark);
+        result
+    }
+
+    /// An object item of a list: a carrier of its own, and a record of `scope`; the
+    /// trail is at the item, its role (the carrier's) starts afresh below it.
     fn record(
         &mut self,
-        item: &Json,
+        item: &'d Json,
         id: NodeId,
-        pointer: String,
-        place: &str,
         scope: Option<ScopeId>,
-        positional: bool,
-        position: usize,
+        position: Option<usize>,
         depth: usize,
     ) -> Result<(), ReferError> {
         let carrier = self.index.carriers.len();
+        let pointer = self.trail.pointer.clone();
         let mut inner = Carrier::new(pointer.clone());
-        if positional {
+        if let Some(position) = position {
             let position = i64::try_from(position).unwrap_or(i64::MAX);
             inner.scalars.push((
                 POSITION.to_owned(),
-                Json::Leaf(Value::Number(Number::Int(Integer::from(position)))),
+                Cow::Owned(Json::Leaf(Value::Number(Number::Int(Integer::from(
+                    position,
+                ))))),
             ));
         }
         if let Some(scope) = scope {
@@ -505,6 +591,8 @@ impl Walker<'_> {
                     .and_then(|(_, id)| id_key(id)),
                 _ => None,
             };
+            let start = self.index.steps.len();
+            self.index.steps.extend_from_slice(&self.trail.path);
             let records = self
                 .index
                 .records
@@ -512,15 +600,19 @@ impl Walker<'_> {
                 .ok_or(ReferError::Internal("a scope the plan does not hold"))?;
             inner.record = Some((scope, records.len()));
             records.push(Record {
-                pointer: pointer.clone(),
-                path: self.path.clone(),
-                value: item.clone(),
+                pointer,
+                path: start..start + self.trail.path.len(),
+                value: item,
                 key,
                 carrier,
             });
         }
         self.index.carriers.push(inner);
-        self.walk(item, id, &pointer, carrier, "", place, depth + 1)
+        // the roles of the item's own carrier start from nothing
+        let outer = std::mem::take(&mut self.trail.role);
+        let result = self.walk(item, id, carrier, depth + 1);
+        self.trail.role = outer;
+        result
     }
 }
 
@@ -572,7 +664,7 @@ mod tests {
         let scalars: Vec<(&str, &Json)> = person
             .scalars
             .iter()
-            .map(|(r, v)| (r.as_str(), v))
+            .map(|(r, v)| (r.as_str(), v.as_ref()))
             .collect();
         let (a, b, c, t) = (text("a"), text("b"), text("c"), text("t"));
         assert_eq!(
@@ -585,7 +677,7 @@ mod tests {
             ]
         );
         let link = index.carriers().get(4).unwrap();
-        assert_eq!(link.scalars, [(POSITION.to_owned(), int(1))]);
+        assert_eq!(link.scalars, [(POSITION.to_owned(), Cow::Owned(int(1)))]);
         let roles: Vec<&str> = link.refs.iter().map(|r| r.role.as_str()).collect();
         assert_eq!(roles, ["b", "a"]);
         let records = index.records.first().unwrap();
@@ -594,17 +686,19 @@ mod tests {
             [id_key(&int(1)), None]
         );
         assert_eq!(
-            records.get(1).unwrap().path,
+            index.path(records.get(1).unwrap()),
             [Step::Key("people".into()), Step::Index(1)]
         );
     }
 
     #[test]
     fn only_an_object_document_is_a_carrier() {
-        let index = index_document(&Json::Array(vec![]), &schema(), 64).unwrap();
+        let empty = Json::Array(vec![]);
+        let index = index_document(&empty, &schema(), 64).unwrap();
         assert!(index.carriers().is_empty());
         let deep = (0..10).fold(Json::Null, |inner, _| Json::Array(vec![inner]));
-        let found = index_document(&Json::object(vec![("zz".into(), deep)]), &schema(), 4);
+        let deep = Json::object(vec![("zz".into(), deep)]);
+        let found = index_document(&deep, &schema(), 4);
         assert_eq!(found, Err(ReferError::TooDeep { max_depth: 4 }));
     }
 
@@ -632,15 +726,18 @@ mod tests {
     }
 
     #[test]
+    fn positions_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 100, 1_234_567, usize::MAX] {
+            let mut out = String::from("/");
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("/{n}"));
+        }
+    }
+
+    #[test]
     fn record_keys_put_lists_in_canonical_order() {
-        let record = |items: &[&str]| Record {
-            pointer: "/people/0".into(),
-            path: Vec::new(),
-            value: Json::object(vec![("l".into(), list(items))]),
-            key: None,
-            carrier: 0,
-        };
-        let (free, text) = DocumentIndex::record_key(&record(&["b", "a"]));
+        let value = Json::object(vec![("l".into(), list(&["b", "a"]))]);
+        let (free, text) = value_key(&value);
         let shown = |t: Vec<u32>| t.into_iter().filter_map(char::from_u32).collect::<String>();
         assert_eq!(
             (shown(free), shown(text)),

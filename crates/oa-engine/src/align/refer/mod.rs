@@ -4,7 +4,8 @@
 //!
 //! * `schema`: what the index reads of the plan beyond the scorer's nodes (the
 //!   properties in schema order, each scope's id field, the nested scopes);
-//! * `index`: `index_document`, the records of every scope and the carriers;
+//! * `index`: `index_document`, the records of every scope and the carriers,
+//!   borrowed from the document (`owned`: a document kept with its index);
 //! * `order`: `resolution_order`, the scope dependency graph in groups;
 //! * `graph`: `build_graph`, the vertices, edges and seeds of one side;
 //! * `state`, `resolve`: the resolution, every scope paired group after group
@@ -24,6 +25,7 @@ mod graph;
 mod histories;
 mod index;
 mod order;
+mod owned;
 mod resolve;
 mod schema;
 mod size;
@@ -34,6 +36,7 @@ pub use error::ReferError;
 pub use graph::{build_graph, Edge, Graph, Resolution, Side, Vertex, VertexKind};
 pub use index::{id_key, index_document, Carrier, DocumentIndex, Record, Reference, Step};
 pub use order::{resolution_groups, Groups, ScopeWarning};
+pub use owned::OwnedIndex;
 pub use resolve::{resolve_and_score, Mode, ResolveError, ScopeScores, Trace};
 pub use schema::ScopeSchema;
 pub use size::{grouped, TooBig};

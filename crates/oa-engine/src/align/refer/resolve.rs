@@ -200,8 +200,8 @@ struct Resolver<'a> {
 /// Record sort keys as UTF-8 bytes (a lone surrogate as its three bytes, as
 /// Python's `surrogatepass`): their order is the code points'.
 pub(super) struct Keys<'r> {
-    pub(super) gold: &'r [Record],
-    pub(super) candidate: &'r [Record],
+    pub(super) gold: &'r [Record<'r>],
+    pub(super) candidate: &'r [Record<'r>],
 }
 
 fn utf8(text: &[u32]) -> Vec<u8> {
@@ -488,8 +488,8 @@ impl Resolver<'_> {
         group: &[ScopeId],
         settle: bool,
     ) -> Result<(), ResolveError> {
-        fn values(records: &[Record]) -> Vec<&Json> {
-            records.iter().map(|r| &r.value).collect()
+        fn values<'r>(records: &'r [Record<'r>]) -> Vec<&'r Json> {
+            records.iter().map(|r| r.value).collect()
         }
         let unresolved = self.unresolved(state);
         let mut blocked = BTreeMap::new();

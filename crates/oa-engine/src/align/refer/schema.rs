@@ -13,7 +13,7 @@ use crate::plan::{Node, NodeId, Plan, ScopeId};
 #[derive(Clone, Debug)]
 pub struct ScopeSchema {
     plan: Plan,
-    declared: BTreeMap<NodeId, Vec<String>>,
+    declared: BTreeMap<NodeId, Vec<(String, NodeId)>>,
     id_fields: Vec<String>,
     records_of: BTreeMap<NodeId, ScopeId>,
     nested: BTreeSet<ScopeId>,
@@ -67,19 +67,16 @@ impl ScopeSchema {
         &self.plan
     }
 
-    /// The declared properties of an object node, in schema order.
-    pub fn properties(&self, id: NodeId) -> Result<Vec<&str>, ReferError> {
-        Ok(match self.declared.get(&id) {
-            Some(keys) => keys.iter().map(String::as_str).collect(),
-            None => self
-                .plan
-                .node(id)?
-                .object
-                .properties
-                .iter()
-                .map(|(key, _)| key.as_str())
-                .collect(),
-        })
+    /// The declared properties of an object node and their nodes, in schema order.
+    pub fn properties(
+        &self,
+        id: NodeId,
+    ) -> Result<impl Iterator<Item = (&str, NodeId)> + Clone + '_, ReferError> {
+        let keys = match self.declared.get(&id) {
+            Some(keys) => keys,
+            None => &self.plan.node(id)?.object.properties,
+        };
+        Ok(keys.iter().map(|(key, id)| (key.as_str(), *id)))
     }
 
     /// The scope whose records are the items of this array node.
@@ -111,22 +108,26 @@ impl ScopeSchema {
 
 /// The node's declared properties: those of `listed` it declares, in that order,
 /// then any it declares that `listed` misses, sorted.
-fn schema_order(node: &Node, listed: &[String]) -> Vec<String> {
-    let declares = |key: &str| {
+fn schema_order(node: &Node, listed: &[String]) -> Vec<(String, NodeId)> {
+    let declared = |key: &str| {
         node.object
             .properties
             .binary_search_by(|(name, _)| name.as_str().cmp(key))
-            .is_ok()
+            .ok()
+            .and_then(|found| node.object.properties.get(found))
     };
-    let mut keys: Vec<String> = Vec::with_capacity(node.object.properties.len());
+    let mut keys: Vec<(String, NodeId)> = Vec::with_capacity(node.object.properties.len());
+    let has = |keys: &[(String, NodeId)], key: &str| keys.iter().any(|(name, _)| name == key);
     for key in listed {
-        if declares(key) && !keys.contains(key) {
-            keys.push(key.clone());
+        if let Some(&(_, id)) = declared(key) {
+            if !has(&keys, key) {
+                keys.push((key.clone(), id));
+            }
         }
     }
-    for (key, _) in &node.object.properties {
-        if !keys.contains(key) {
-            keys.push(key.clone());
+    for (key, id) in &node.object.properties {
+        if !has(&keys, key) {
+            keys.push((key.clone(), *id));
         }
     }
     keys

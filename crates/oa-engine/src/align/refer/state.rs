@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use super::index::{DocumentIndex, Record};
+use super::index::{value_key, DocumentIndex, Record};
 use super::resolve::Trace;
 use crate::align::{AlignError, Matrix, Pairs, TieRule};
 use crate::plan::ScopeId;
@@ -94,13 +94,13 @@ pub struct Designations {
 
 /// The gold and candidate documents' indexes and their scopes' id fields.
 pub struct Documents<'a> {
-    pub gold: &'a DocumentIndex,
-    pub candidate: &'a DocumentIndex,
+    pub gold: &'a DocumentIndex<'a>,
+    pub candidate: &'a DocumentIndex<'a>,
     pub id_fields: &'a [String],
 }
 
 impl Documents<'_> {
-    pub fn records(&self, scope: ScopeId) -> (&[Record], &[Record]) {
+    pub fn records(&self, scope: ScopeId) -> (&[Record<'_>], &[Record<'_>]) {
         (
             self.gold.scope_records(scope),
             self.candidate.scope_records(scope),
@@ -108,9 +108,9 @@ impl Documents<'_> {
     }
 
     /// A record's identifier as written (records without a key have none).
-    pub fn id_of<'r>(&self, scope: ScopeId, record: &'r Record) -> Option<&'r Json> {
+    pub fn id_of<'r>(&self, scope: ScopeId, record: &'r Record<'_>) -> Option<&'r Json> {
         let field = self.id_fields.get(scope.index())?;
-        match &record.value {
+        match record.value {
             Json::Object(entries) => entries
                 .iter()
                 .find(|(key, _)| key == field)
@@ -259,7 +259,7 @@ type AlikeKey = (String, Vec<u32>);
 
 /// One side of a scope for `Documents::alike`: its records, those a reference names,
 /// and the keys made so far.
-type AlikeSide<'r> = (&'r [Record], BTreeSet<usize>, BTreeMap<usize, AlikeKey>);
+type AlikeSide<'r> = (&'r [Record<'r>], BTreeSet<usize>, BTreeMap<usize, AlikeKey>);
 
 fn alike_key(side: &mut AlikeSide<'_>, k: usize, field: &str) -> Result<AlikeKey, AlignError> {
     let (records, named, keys) = side;
@@ -272,9 +272,9 @@ fn alike_key(side: &mut AlikeSide<'_>, k: usize, field: &str) -> Result<AlikeKey
         .rfind('/')
         .map_or("", |at| &record.pointer[..at]);
     let text = if named.contains(&k) {
-        DocumentIndex::record_key(record).0
+        value_key(record.value).0
     } else {
-        let value = match &record.value {
+        let value = match record.value {
             Json::Object(entries) => Json::Object(
                 entries
                     .iter()
@@ -284,12 +284,8 @@ fn alike_key(side: &mut AlikeSide<'_>, k: usize, field: &str) -> Result<AlikeKey
             ),
             other => other.clone(),
         };
-        // record_key's first text is the canonical JSON up to list order
-        DocumentIndex::record_key(&Record {
-            value,
-            ..record.clone()
-        })
-        .0
+        // value_key's first text is the canonical JSON up to list order
+        value_key(&value).0
     };
     let key = (array.to_string(), text);
     keys.insert(k, key.clone());
@@ -315,24 +311,27 @@ fn targets(
     records: &[Record],
     priority: impl Fn(usize) -> Result<Vec<f64>, AlignError>,
 ) -> Result<(BTreeMap<IdKey, usize>, Vec<usize>), AlignError> {
-    let mut groups: BTreeMap<&IdKey, Vec<usize>> = BTreeMap::new();
-    for (index, record) in records.iter().enumerate() {
-        if let Some(key) = &record.key {
-            groups.entry(key).or_default().push(index);
-        }
-    }
+    // the records by id, each id's in record order: one sorted list, not a map of lists
+    let mut keyed: Vec<(&IdKey, usize)> = records
+        .iter()
+        .enumerate()
+        .filter_map(|(index, record)| record.key.as_ref().map(|key| (key, index)))
+        .collect();
+    keyed.sort_unstable();
     let none: Vec<f64> = Vec::new();
-    let mut chosen = BTreeMap::new();
+    let mut chosen = Vec::new();
     let mut by_label = Vec::new();
-    for (key, members) in groups {
-        if let [only] = members.as_slice() {
+    for group in keyed.chunk_by(|a, b| a.0.cmp(b.0) == Ordering::Equal) {
+        let key = group.first().map(|&(key, _)| key.clone());
+        let Some(key) = key else { continue };
+        if let [(_, only)] = group {
             // an id of one record designates it, by no label (no canonical JSON made)
-            chosen.insert(key.clone(), *only);
+            chosen.push((key, *only));
             continue;
         }
-        let ranked = members
+        let ranked = group
             .iter()
-            .map(|&k| Ok((k, priority(k)?)))
+            .map(|&(_, k)| Ok((k, priority(k)?)))
             .collect::<Result<Vec<_>, AlignError>>()?;
         let best = ranked
             .iter()
@@ -345,7 +344,7 @@ fn targets(
             .filter_map(|&(k, _)| Some((DocumentIndex::record_key(records.get(k)?), k)))
             .collect();
         if let Some(&(_, winner)) = top.iter().min() {
-            chosen.insert(key.clone(), winner);
+            chosen.push((key, winner));
             let texts: BTreeSet<_> = top.iter().map(|(text, _)| text).collect();
             if texts.len() > 1 {
                 by_label.push(winner);
@@ -353,7 +352,8 @@ fn targets(
         }
     }
     by_label.sort_unstable();
-    Ok((chosen, by_label))
+    // in key order already: the map is built in bulk
+    Ok((chosen.into_iter().collect(), by_label))
 }
 
 impl State {
