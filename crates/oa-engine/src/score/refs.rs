@@ -288,7 +288,7 @@ impl RefState {
         let state = self.scopes.get(&scope).unwrap_or(&EMPTY_SCOPE);
         if state.unresolved {
             let cells = golds.len().saturating_mul(candidates.len());
-            out.extend(std::iter::repeat_n(1.0, cells));
+            out.resize(out.len() + cells, 1.0);
             return Ok(());
         }
         let images: Vec<_> = golds.iter().map(|gold| state.image(gold)).collect();
@@ -412,5 +412,41 @@ mod tests {
         assert_eq!((null.score, null.null_mismatch), (0.25, true));
         state.scope_mut(scope).unresolved = true;
         assert_eq!(state.ref_score(scope, &a, &y, 0.0).unwrap().score, 1.0);
+    }
+
+    #[test]
+    fn a_block_of_references_equals_the_rule_pair_by_pair() {
+        let scope = ScopeId::default();
+        let mut state = RefState::default();
+        state
+            .scope_mut(scope)
+            .bijection
+            .insert(key(&int(1)), Some(key(&int(10))));
+        state.scope_mut(scope).bijection.insert(key(&int(2)), None);
+        state.scope_mut(scope).candidate_ids.insert(key(&int(10)));
+        let golds = [int(1), int(2), int(5), Json::Null, Json::Array(vec![])];
+        let candidates = [float(10.0), int(99), Json::Null, int(10)];
+        let (g, c): (Vec<&Json>, Vec<&Json>) =
+            (golds.iter().collect(), candidates.iter().collect());
+        for unresolved in [false, true] {
+            state.scope_mut(scope).unresolved = unresolved;
+            let mut block = Vec::new();
+            state.ref_scores(scope, (&g, &c), 0.25, &mut block).unwrap();
+            let pairs: Vec<f64> = g
+                .iter()
+                .flat_map(|gold| c.iter().map(move |cand| (*gold, *cand)))
+                .map(|(gold, cand)| state.ref_score(scope, gold, cand, 0.25).unwrap().score)
+                .collect();
+            assert_eq!(block, pairs);
+        }
+        // a NaN fails as the pair by pair rule does: only when paired with a non-null
+        state.scope_mut(scope).unresolved = false;
+        let nan = float(f64::NAN);
+        let mut block = Vec::new();
+        let only_nulls = state.ref_scores(scope, (&[&nan], &[&Json::Null]), 0.0, &mut block);
+        assert_eq!((only_nulls, block), (Ok(()), vec![0.0]));
+        let mut block = Vec::new();
+        let paired = state.ref_scores(scope, (&[&nan], &[&int(1)]), 0.0, &mut block);
+        assert_eq!(paired, Err(Unsupported::NonFiniteNumber));
     }
 }
