@@ -46,7 +46,7 @@ pub fn write(value: &Json, out: &mut Vec<u32>) -> Result<(), Unsupported> {
             push_str(out, &decimal(magnitude));
         }
         Json::Leaf(Value::Number(Number::Float(x))) => push_str(out, &float_repr(*x)?),
-        Json::Leaf(Value::Text(text)) => write_string(text.iter().copied(), out),
+        Json::Leaf(Value::Text(text)) => write_string(text, out),
         Json::Array(items) => {
             out.push(u32::from('['));
             for (k, item) in items.iter().enumerate() {
@@ -63,7 +63,7 @@ pub fn write(value: &Json, out: &mut Vec<u32>) -> Result<(), Unsupported> {
                 if k > 0 {
                     out.push(u32::from(','));
                 }
-                write_string(key.chars().map(u32::from), out);
+                write_str(key, out);
                 out.push(u32::from(':'));
                 write(item, out)?;
             }
@@ -124,10 +124,24 @@ fn decimal(magnitude: &[u64]) -> String {
     text
 }
 
-/// A JSON string as `json`'s encoder writes it with `ensure_ascii=False`.
-pub fn write_string(text: impl Iterator<Item = u32>, out: &mut Vec<u32>) {
+/// Whether `json`'s encoder escapes the code point `c` (`ensure_ascii=False`).
+const fn escaped(c: u32) -> bool {
+    c < 0x20 || c == 0x22 || c == 0x5C
+}
+
+/// A JSON string as `json`'s encoder writes it with `ensure_ascii=False`: the runs
+/// between escapes copied whole (a code point at a time was the engine's largest
+/// self cost on long lists of records).
+pub fn write_string(text: &[u32], out: &mut Vec<u32>) {
+    out.reserve(text.len() + 2);
     out.push(u32::from('"'));
-    for c in text {
+    let mut rest = text;
+    while let Some(at) = rest.iter().position(|&c| escaped(c)) {
+        let (run, tail) = rest.split_at(at);
+        out.extend_from_slice(run);
+        let Some((&c, tail)) = tail.split_first() else {
+            break; // `at` indexes `rest`: not reached
+        };
         match c {
             0x22 => push_str(out, "\\\""),
             0x5C => push_str(out, "\\\\"),
@@ -136,11 +150,25 @@ pub fn write_string(text: impl Iterator<Item = u32>, out: &mut Vec<u32>) {
             0x0A => push_str(out, "\\n"),
             0x0D => push_str(out, "\\r"),
             0x09 => push_str(out, "\\t"),
-            0x00..=0x1F => push_str(out, &format!("\\u{c:04x}")),
-            _ => out.push(c),
+            _ => push_str(out, &format!("\\u{c:04x}")),
         }
+        rest = tail;
     }
+    out.extend_from_slice(rest);
     out.push(u32::from('"'));
+}
+
+/// [`write_string`] of a `str` (an object's key): an ASCII key with nothing to
+/// escape widened byte by byte in one pass.
+pub fn write_str(text: &str, out: &mut Vec<u32>) {
+    if text.bytes().all(|b| b.is_ascii() && !escaped(u32::from(b))) {
+        out.reserve(text.len() + 2);
+        out.push(u32::from('"'));
+        out.extend(text.bytes().map(u32::from));
+        out.push(u32::from('"'));
+    } else {
+        write_string(&text.chars().map(u32::from).collect::<Vec<_>>(), out);
+    }
 }
 
 /// Python's `repr` of a finite float: the shortest round-trip digits, fixed between
@@ -294,10 +322,24 @@ mod tests {
 
     #[test]
     fn strings_escape_as_json_dumps() {
-        let mut out = Vec::new();
-        let text: Vec<u32> = "a\"\\\n\u{1}é\u{7f}".chars().map(u32::from).collect();
-        write_string(text.into_iter(), &mut out);
-        let shown: String = out.into_iter().filter_map(char::from_u32).collect();
-        assert_eq!(shown, "\"a\\\"\\\\\\n\\u0001é\u{7f}\"");
+        let shown = |out: Vec<u32>| {
+            out.into_iter()
+                .filter_map(char::from_u32)
+                .collect::<String>()
+        };
+        for (text, json) in [
+            ("a\"\\\n\u{1}é\u{7f}", "\"a\\\"\\\\\\n\\u0001é\u{7f}\""),
+            ("\u{1f}\t\r\u{8}\u{c}x", "\"\\u001f\\t\\r\\b\\fx\""),
+            ("plain", "\"plain\""),
+            ("", "\"\""),
+            ("\"\"", "\"\\\"\\\"\""),
+        ] {
+            let mut out = Vec::new();
+            write_string(&text.chars().map(u32::from).collect::<Vec<_>>(), &mut out);
+            assert_eq!(shown(out), json);
+            let mut out = vec![u32::from('>')];
+            write_str(text, &mut out);
+            assert_eq!(shown(out), format!(">{json}"));
+        }
     }
 }

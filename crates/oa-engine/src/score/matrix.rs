@@ -163,6 +163,15 @@ impl Scorer<'_> {
             out.resize(cells, 1.0);
             return Ok(out);
         }
+        if let Some(scope) = rule.reference {
+            // `concrete` keeps a node neither inferred nor `any`: each cell is the
+            // reference rule's, each value keyed once
+            if !rule.inferred && rule.ty != NodeType::Any {
+                let state = self.refs.state;
+                state.ref_scores(scope, (golds, candidates), rule.null_score, &mut out)?;
+                return Ok(out);
+            }
+        }
         let objects = |values: &[&Json]| values.iter().all(|value| value.is_object());
         match rule.ty {
             NodeType::Object if plain && objects(golds) && objects(candidates) => {
@@ -194,7 +203,7 @@ impl Scorer<'_> {
     }
 
     /// [`Scorer::block`] of objects, into `out` (zeros, row-major). Each slot's block
-    /// is weighted and added into `out` before the next is made (one
+    /// is weighted and added into `out` row by row before the next is made (one
     /// slot matrix alive at a time), then `map_score` is finished in place.
     fn objects(
         &mut self,
@@ -206,43 +215,53 @@ impl Scorer<'_> {
     ) -> Result<(), Unsupported> {
         let width = candidates.len();
         let (gold_groups, cand_groups) = (key_groups(golds), key_groups(candidates));
+        // the row of gold `i` in `out`
+        fn row(out: &mut [f64], i: usize, width: usize) -> Result<&mut [f64], Unsupported> {
+            out.get_mut(i * width..(i + 1) * width)
+                .ok_or_else(out_of_matrix)
+        }
         for (gold_entries, rows) in &gold_groups {
             for (cand_entries, cols) in &cand_groups {
-                // the block's cells in `out`, row by row
-                let at = || {
-                    rows.iter()
-                        .flat_map(move |&i| cols.iter().map(move |&j| i * width + j))
-                };
                 let Some(plan) = self.map_plan(gold_entries, cand_entries, node)? else {
-                    for cell in at() {
-                        *out.get_mut(cell).ok_or_else(out_of_matrix)? = 1.0;
+                    for &i in rows {
+                        let row = row(out, i, width)?;
+                        for &j in cols {
+                            *row.get_mut(j).ok_or_else(out_of_matrix)? = 1.0;
+                        }
                     }
                     continue; // map_score of no slot
                 };
                 // the totals start at 0.0 (out's zeros) and take `weight * value` slot by
                 // slot, as `MapPlan::score` sums them (an unmatched slot's value is 0)
                 for ((gold, candidate, sub), weight) in plan.slots().zip(plan.weights()) {
-                    let block = match (gold, candidate) {
-                        (Some(g), Some(c)) => {
-                            let gv = entries_at(golds, rows, g)?;
-                            let cv = entries_at(candidates, cols, c)?;
-                            self.block(&gv, &cv, sub, depth + 1)?
+                    let (Some(g), Some(c)) = (gold, candidate) else {
+                        for &i in rows {
+                            let row = row(out, i, width)?;
+                            for &j in cols {
+                                *row.get_mut(j).ok_or_else(out_of_matrix)? += weight * 0.0;
+                            }
                         }
-                        _ => Vec::new(),
+                        continue;
                     };
-                    let matched = gold.is_some() && candidate.is_some();
-                    for (k, cell) in at().enumerate() {
-                        let value = if matched {
-                            *block.get(k).ok_or_else(out_of_matrix)?
-                        } else {
-                            0.0
-                        };
-                        *out.get_mut(cell).ok_or_else(out_of_matrix)? += weight * value;
+                    let gv = entries_at(golds, rows, g)?;
+                    let cv = entries_at(candidates, cols, c)?;
+                    let block = self.block(&gv, &cv, sub, depth + 1)?;
+                    if block.len() != rows.len() * cols.len() {
+                        return Err(out_of_matrix());
+                    }
+                    for (&i, values) in rows.iter().zip(block.chunks_exact(cols.len().max(1))) {
+                        let row = row(out, i, width)?;
+                        for (&j, value) in cols.iter().zip(values) {
+                            *row.get_mut(j).ok_or_else(out_of_matrix)? += weight * value;
+                        }
                     }
                 }
-                for cell in at() {
-                    let total = out.get_mut(cell).ok_or_else(out_of_matrix)?;
-                    *total = plan.finish(*total);
+                for &i in rows {
+                    let row = row(out, i, width)?;
+                    for &j in cols {
+                        let total = row.get_mut(j).ok_or_else(out_of_matrix)?;
+                        *total = plan.finish(*total);
+                    }
                 }
             }
         }

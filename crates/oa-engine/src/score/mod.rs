@@ -22,7 +22,10 @@ mod sink;
 mod tree;
 
 pub use crate::align::power_of_two_scale;
-pub use canonical::{canonical_text, write as write_canonical, write_string as write_json_string};
+pub use canonical::{
+    canonical_text, write as write_canonical, write_str as write_json_str,
+    write_string as write_json_string,
+};
 pub use json::Json;
 pub use map::MapCache;
 pub use matrix::Paths;
@@ -330,7 +333,7 @@ impl<'a> Scorer<'a> {
             };
             let row = sink.open(parent, step, id, kind, status);
             if let Some(scope) = node.id_scope.or(node.reference) {
-                sink.scope(row, scope, found.expected.is_some());
+                sink.scope(row, scope, found.expected);
             }
             sink.score(row, found.score);
             return Ok((found.score, row));

@@ -127,10 +127,61 @@ pub struct RefOutcome {
     pub score: f64,
     /// One value is null and the other is not (status `NULL_MISMATCH`).
     pub null_mismatch: bool,
-    /// The candidate id the gold reference maps to, when it was looked up and maps
-    /// to one.
-    pub expected: Option<IdKey>,
+    /// The gold reference was looked up and maps to a candidate id.
+    pub expected: bool,
 }
+
+/// A gold reference's side of the rule: its key's entry in the scope's bijection,
+/// `None` for a reference to no known id (a value that identifies nothing included).
+type Image<'s> = Option<&'s Option<IdKey>>;
+
+/// A candidate reference's side of the rule: its key, and whether the key is among
+/// the candidate's ids.
+struct Target {
+    key: Option<IdKey>,
+    exists: bool,
+}
+
+impl ScopeState {
+    fn image(&self, gold: &Json) -> Result<Image<'_>, Unsupported> {
+        Ok(IdKey::of(gold)?.and_then(|key| self.bijection.get(&key)))
+    }
+
+    fn target(&self, candidate: &Json) -> Result<Target, Unsupported> {
+        let key = IdKey::of(candidate)?;
+        let exists = key
+            .as_ref()
+            .is_some_and(|key| self.candidate_ids.contains(key));
+        Ok(Target { key, exists })
+    }
+}
+
+/// The rule between two non-null references: a dangling gold one agrees only with
+/// a dangling candidate one, else the candidate must be the gold's image and exist
+/// (the candidate being the image, its existence is the image's).
+fn agree(image: Image<'_>, target: &Target) -> f64 {
+    let ok = match image {
+        None => !target.exists,
+        Some(image) => {
+            target.exists
+                && image
+                    .as_ref()
+                    .is_some_and(|image| target.key.as_ref() == Some(image))
+        }
+    };
+    if ok {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// The scope state read by a scope without one: no bijection, no candidate ids.
+static EMPTY_SCOPE: ScopeState = ScopeState {
+    bijection: BTreeMap::new(),
+    candidate_ids: BTreeSet::new(),
+    unresolved: false,
+};
 
 impl RefState {
     /// No state: every reference dangling, no records paired.
@@ -210,29 +261,55 @@ impl RefState {
             null_mismatch,
             expected,
         };
-        let state = self.scopes.get(&scope);
-        if state.is_some_and(|state| state.unresolved) {
-            return Ok(outcome(1.0, false, None));
+        let state = self.scopes.get(&scope).unwrap_or(&EMPTY_SCOPE);
+        if state.unresolved {
+            return Ok(outcome(1.0, false, false));
         }
         match (gold, candidate) {
-            (Json::Null, Json::Null) => return Ok(outcome(1.0, false, None)),
-            (Json::Null, _) | (_, Json::Null) => return Ok(outcome(null_score, true, None)),
+            (Json::Null, Json::Null) => return Ok(outcome(1.0, false, false)),
+            (Json::Null, _) | (_, Json::Null) => return Ok(outcome(null_score, true, false)),
             _ => {}
         }
-        let (gold_key, candidate_key) = (IdKey::of(gold)?, IdKey::of(candidate)?);
-        let exists = |key: &IdKey| state.is_some_and(|state| state.candidate_ids.contains(key));
-        let image = gold_key
-            .as_ref()
-            .and_then(|key| state.and_then(|state| state.bijection.get(key)));
-        let Some(image) = image else {
-            // a dangling gold reference agrees only with a dangling candidate one
-            let dangling = !candidate_key.as_ref().is_some_and(exists);
-            return Ok(outcome(if dangling { 1.0 } else { 0.0 }, false, None));
-        };
-        let ok = image
-            .as_ref()
-            .is_some_and(|image| candidate_key.as_ref() == Some(image) && exists(image));
-        Ok(outcome(if ok { 1.0 } else { 0.0 }, false, image.clone()))
+        let (image, target) = (state.image(gold)?, state.target(candidate)?);
+        let expected = image.is_some_and(Option::is_some);
+        Ok(outcome(agree(image, &target), false, expected))
+    }
+
+    /// [`RefState::ref_score`] of every pair of `golds` x `candidates`, row-major,
+    /// pushed onto `out`: each value keyed and looked up once, not once per pair; an
+    /// error where the pair by pair rule meets its first one.
+    pub fn ref_scores(
+        &self,
+        scope: ScopeId,
+        (golds, candidates): (&[&Json], &[&Json]),
+        null_score: f64,
+        out: &mut Vec<f64>,
+    ) -> Result<(), Unsupported> {
+        let state = self.scopes.get(&scope).unwrap_or(&EMPTY_SCOPE);
+        if state.unresolved {
+            let cells = golds.len().saturating_mul(candidates.len());
+            out.resize(out.len() + cells, 1.0);
+            return Ok(());
+        }
+        let images: Vec<_> = golds.iter().map(|gold| state.image(gold)).collect();
+        let targets: Vec<_> = candidates
+            .iter()
+            .map(|candidate| state.target(candidate))
+            .collect();
+        for (gold, image) in golds.iter().zip(&images) {
+            for (candidate, target) in candidates.iter().zip(&targets) {
+                out.push(match (gold, candidate) {
+                    (Json::Null, Json::Null) => 1.0,
+                    (Json::Null, _) | (_, Json::Null) => null_score,
+                    _ => {
+                        // the pair by pair rule keys the gold, then the candidate
+                        let image = *image.as_ref().map_err(Clone::clone)?;
+                        agree(image, target.as_ref().map_err(Clone::clone)?)
+                    }
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -249,7 +326,7 @@ impl Scorer<'_> {
             return Ok(Some(RefOutcome {
                 score: 1.0,
                 null_mismatch: false,
-                expected: None,
+                expected: false,
             }));
         }
         node.reference
@@ -322,7 +399,8 @@ mod tests {
         state.scope_mut(scope).candidate_ids.insert(key(&y));
         let score = |g: &Json, c: &Json| state.ref_score(scope, g, c, 0.25).unwrap();
         assert_eq!(score(&a, &float(10.0)).score, 1.0);
-        assert_eq!(score(&a, &float(10.0)).expected, Some(key(&x)));
+        assert!(score(&a, &float(10.0)).expected);
+        assert!(!score(&int(5), &int(99)).expected);
         assert_eq!(score(&a, &y).score, 0.0);
         // mapped to no record: never matches
         assert_eq!(score(&int(2), &int(99)).score, 0.0);
@@ -334,5 +412,41 @@ mod tests {
         assert_eq!((null.score, null.null_mismatch), (0.25, true));
         state.scope_mut(scope).unresolved = true;
         assert_eq!(state.ref_score(scope, &a, &y, 0.0).unwrap().score, 1.0);
+    }
+
+    #[test]
+    fn a_block_of_references_equals_the_rule_pair_by_pair() {
+        let scope = ScopeId::default();
+        let mut state = RefState::default();
+        state
+            .scope_mut(scope)
+            .bijection
+            .insert(key(&int(1)), Some(key(&int(10))));
+        state.scope_mut(scope).bijection.insert(key(&int(2)), None);
+        state.scope_mut(scope).candidate_ids.insert(key(&int(10)));
+        let golds = [int(1), int(2), int(5), Json::Null, Json::Array(vec![])];
+        let candidates = [float(10.0), int(99), Json::Null, int(10)];
+        let (g, c): (Vec<&Json>, Vec<&Json>) =
+            (golds.iter().collect(), candidates.iter().collect());
+        for unresolved in [false, true] {
+            state.scope_mut(scope).unresolved = unresolved;
+            let mut block = Vec::new();
+            state.ref_scores(scope, (&g, &c), 0.25, &mut block).unwrap();
+            let pairs: Vec<f64> = g
+                .iter()
+                .flat_map(|gold| c.iter().map(move |cand| (*gold, *cand)))
+                .map(|(gold, cand)| state.ref_score(scope, gold, cand, 0.25).unwrap().score)
+                .collect();
+            assert_eq!(block, pairs);
+        }
+        // a NaN fails as the pair by pair rule does: only when paired with a non-null
+        state.scope_mut(scope).unresolved = false;
+        let nan = float(f64::NAN);
+        let mut block = Vec::new();
+        let only_nulls = state.ref_scores(scope, (&[&nan], &[&Json::Null]), 0.0, &mut block);
+        assert_eq!((only_nulls, block), (Ok(()), vec![0.0]));
+        let mut block = Vec::new();
+        let paired = state.ref_scores(scope, (&[&nan], &[&int(1)]), 0.0, &mut block);
+        assert_eq!(paired, Err(Unsupported::NonFiniteNumber));
     }
 }

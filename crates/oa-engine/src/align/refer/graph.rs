@@ -24,7 +24,7 @@ use super::index::{Carrier, DocumentIndex};
 use super::schema::ScopeSchema;
 use crate::compare::Value;
 use crate::plan::ScopeId;
-use crate::score::{write_canonical, write_json_string, IdKey, Json};
+use crate::score::{write_canonical, write_json_str, write_json_string, IdKey, Json};
 
 /// The role of a nested record in its array's occurrence.
 pub const OCCURRENCE: &str = "\u{0}occurrence";
@@ -149,11 +149,11 @@ fn label(items: &[(&str, Item<'_>)]) -> Vec<u32> {
             out.push(u32::from(','));
         }
         out.push(u32::from('['));
-        write_json_string(role.chars().map(u32::from), &mut out);
+        write_json_str(role, &mut out);
         out.push(u32::from(','));
-        write_json_string(kind.chars().map(u32::from), &mut out);
+        write_json_str(kind, &mut out);
         out.push(u32::from(','));
-        write_json_string(text(range).iter().copied(), &mut out);
+        write_json_string(text(range), &mut out);
         out.push(u32::from(']'));
     }
     out.push(u32::from(']'));
