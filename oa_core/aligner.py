@@ -320,14 +320,15 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     """
     if options is None and not option_overrides and not comparators:
         # a metric's call (default options, a parsed schema without scopes, its plan
-        # made and checking every assertion, a plain gold): the engine's answer is the
-        # score, as _score would find it, without its dispatch
+        # made and checking every assertion): the engine's answer is the score, as
+        # _score would find it, without its dispatch
         if (isinstance(schema, Schema) and not schema.scopes
-                and (plan := schema._plan) is not None and plan.validates
-                and not isinstance(gold, PreparedGold)):
-            value = plan.plan.score(gold, candidate, _DEFAULT_LIMITS, False)
+                and (plan := schema._plan) is not None and plan.validates):
+            value = plan.plan.score(gold._gold if isinstance(gold, PreparedGold) else gold,
+                                    candidate, _DEFAULT_LIMITS, False)
             if value is None:  # the gold violates an assertion the engine checks
-                raise _gold_violation(gold, schema, _DEFAULT_OPTIONS, False)
+                document, checked = _unprepared(gold, schema, _DEFAULT_OPTIONS, None)
+                raise _gold_violation(document, schema, _DEFAULT_OPTIONS, checked)
             return value
         return _score(gold, candidate, schema, _DEFAULT_OPTIONS, None)
     return _score(gold, candidate, schema, AlignOptions.coerce(options, **option_overrides),
