@@ -106,6 +106,7 @@ class Alignment:
 
 # AlignOptions() once (it is frozen): validating it costs a metric call 10 us.
 _DEFAULT_OPTIONS = AlignOptions()
+_DEFAULT_LIMITS = _DEFAULT_OPTIONS.limits
 
 # Python frames one level of document nesting may take (the validator, feedback).
 _FRAMES_PER_LEVEL = 40
@@ -317,8 +318,26 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
     checks and index are reused; else its gold is checked and indexed again. The
     same bits either way.
     """
-    opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
-            else AlignOptions.coerce(options, **option_overrides))
+    if options is None and not option_overrides and not comparators:
+        # a metric's call (default options, a parsed schema without scopes, its plan
+        # made and checking every assertion): the engine's answer is the score, as
+        # _score would find it, without its dispatch
+        if (isinstance(schema, Schema) and not schema.scopes
+                and (plan := schema._plan) is not None and plan.validates):
+            value = plan.plan.score(gold._gold if isinstance(gold, PreparedGold) else gold,
+                                    candidate, _DEFAULT_LIMITS, False)
+            if value is None:  # the gold violates an assertion the engine checks
+                document, checked = _unprepared(gold, schema, _DEFAULT_OPTIONS, None)
+                raise _gold_violation(document, schema, _DEFAULT_OPTIONS, checked)
+            return value
+        return _score(gold, candidate, schema, _DEFAULT_OPTIONS, None)
+    return _score(gold, candidate, schema, AlignOptions.coerce(options, **option_overrides),
+                  comparators)
+
+
+def _score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
+           opts: AlignOptions, comparators: Mapping[str, Any] | None) -> float:
+    """:func:`score` given its options."""
     # a plain gold, a parsed schema without comparators: the common case, no call
     native_gold, gold_checked = None, False
     if isinstance(gold, PreparedGold):
@@ -355,8 +374,9 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
         gold_checked = True
     # the Rust engine converts the documents as check_json checks them, and checks the
     # gold against the schema when its plan can
-    scored = native_resolved_score(gold, candidate, parsed, opts.limits,
-                                   WLMode(opts.wl_mode).value, opts.wl_blend_lambda, prepared)
+    # wl_mode is a WLMode (AlignOptions converts it), a str the engine reads as is
+    scored = native_resolved_score(gold, candidate, parsed, opts.limits, opts.wl_mode,
+                                   opts.wl_blend_lambda, prepared)
     if scored is None:  # the gold violates an assertion the engine checks
         raise _gold_violation(gold, parsed, opts, gold_checked)
     if not (gold_checked or native_validates(parsed)) and (

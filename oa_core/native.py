@@ -29,18 +29,27 @@ Examples
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
 
-from ._engine import NativeGold, ScorePlan, match_table, prepare_resolved_gold, resolve_score
+from ._engine import (
+    NativeGold,
+    ReferPlan,
+    ScorePlan,
+    match_table,
+    prepare_resolved_gold,
+    resolve_score,
+)
 from .matchtree import MatchNode
 from .nodetable import match_tree
 from .options import Limits
 from .schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema
+
+if TYPE_CHECKING:
+    from .refer_native import Resolution
 
 __all__ = ["PreparedPlan", "ScopeState", "declined", "native_prepared_gold",
            "native_resolved_score", "native_score", "native_tree", "native_validates",
@@ -78,9 +87,10 @@ class ScopeState:
     record_pairs: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class PreparedPlan:
-    """A schema compiled into the Rust engine's plan.
+    """A schema compiled into the Rust engine's plan, kept on the schema
+    (:func:`prepared_plan`).
 
     Attributes
     ----------
@@ -91,13 +101,33 @@ class PreparedPlan:
         of them are ones ``crates/oa-engine/src/score/shape.rs`` checks: no
         ``pattern``, ``multipleOf``, ``$ref`` or combinator); read from the plan
         once (a metric asks at every score).
+    refer : ReferPlan or None
+        The scope resolution's plan (:func:`oa_core.refer_native.refer_plan`),
+        made at its first use.
+    resolution : Resolution or None
+        The scopes' order (:func:`oa_core.refer_native.resolution`), made at its
+        first use.
     """
 
     plan: ScorePlan
     validates: bool = field(init=False)
+    refer: ReferPlan | None = field(default=None, init=False, repr=False)
+    resolution: Resolution | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "validates", self.plan.validates)
+        self.validates = self.plan.validates
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> None:
+        """None: a deep copy of a schema plans itself again at its first score (the
+        engine's plan cannot be copied, and holds the original's comparators).
+
+        >>> import copy
+        >>> schema = Schema.parse({"type": "array", "order": "align"})
+        >>> plan = prepared_plan(schema)
+        >>> prepared_plan(copy.deepcopy(schema)) is plan
+        False
+        """
+        return None
 
     def score(self, gold: Any, candidate: Any, limits: Limits,
               strict: bool = False) -> float | None:
@@ -127,25 +157,14 @@ class PreparedPlan:
         return self.plan.score(gold, candidate, limits, strict)
 
 
-# A schema's plan, compiled once per Schema, by the schema's id beside a weak
-# reference to it (a WeakKeyDictionary makes a reference at every lookup: a metric
-# looks up at every score). A plan holds the schema's custom comparators, not the
-# schema (a comparator function that refers to its schema keeps both alive).
-_PLANS: dict[int, tuple[weakref.ref[Schema], PreparedPlan]] = {}
 # The keywords jsonschema acts on (a schema using one the plan does not check is
 # validated in Python).
 _ASSERTING = frozenset(Draft202012Validator.VALIDATORS)
 
 
-def _forget(key: int, reference: weakref.ref[Schema]) -> None:
-    """Drops the plan of a schema that died (unless the id holds a newer one's)."""
-    found = _PLANS.get(key)
-    if found is not None and found[0] is reference:
-        del _PLANS[key]
-
-
 def prepared_plan(schema: Schema) -> PreparedPlan:
-    """The schema's :class:`PreparedPlan`, compiled at the first call.
+    """The schema's :class:`PreparedPlan`, compiled at the first call and kept on the
+    schema while it lives (a metric asks at every score: one attribute read).
 
     Raises
     ------
@@ -153,18 +172,16 @@ def prepared_plan(schema: Schema) -> PreparedPlan:
         When the engine does not plan the schema (:func:`declined`: every parsed
         schema is planned).
     """
-    key = id(schema)
-    found = _PLANS.get(key)
-    if found is not None and found[0]() is schema:
-        return found[1]
+    found = schema._plan
+    if found is not None:
+        return found
     try:
         plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, _ASSERTING,
                          schema.scopes, comparators=schema.comparators)
     except ValueError as err:
         raise declined(f"to plan the schema ({err})") from err
-    prepared = PreparedPlan(plan)
-    _PLANS[key] = (weakref.ref(schema, lambda reference: _forget(key, reference)), prepared)
-    return prepared
+    found = schema._plan = PreparedPlan(plan)
+    return found
 
 
 def native_prepared_gold(gold: Any, schema: Schema, limits: Limits) -> NativeGold:
@@ -211,12 +228,16 @@ def native_resolved_score(gold: Any, candidate: Any, schema: Schema, limits: Lim
     >>> native_resolved_score(gold, candidate, schema, Limits(), "tie_break", 0.5)
     1.0
     """
-    from .refer_native import refer_plan, resolution
+    found = prepared_plan(schema)
+    refer, resolved = found.refer, found.resolution
+    if refer is None or resolved is None:  # the schema's first resolution
+        # refer_native builds its plans on this module's: imported once it is loaded
+        from .refer_native import refer_plan, resolution
 
-    groups, _, _, records = resolution(schema)
-    return resolve_score(refer_plan(schema), prepared_plan(schema).plan,
-                         gold if prepared is None else prepared, candidate, limits, groups,
-                         records, wl_mode, wl_lambda)
+        refer, resolved = refer_plan(schema), resolution(schema)
+    groups, _, _, records = resolved
+    return resolve_score(refer, found.plan, gold if prepared is None else prepared,
+                         candidate, limits, groups, records, wl_mode, wl_lambda)
 
 
 def native_validates(schema: Schema) -> bool:

@@ -123,6 +123,8 @@ class AlignOptions:
 
         Unknown names are an :class:`InputError` listing the known ones.
         """
+        if isinstance(options, AlignOptions) and not overrides:
+            return options  # validated when it was made: a metric's call, kept cheap
         known = {f.name for f in fields(cls)}
         given = dict(options) if isinstance(options, Mapping) else {}
         given.update(overrides)

@@ -38,7 +38,7 @@ import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from jsonschema import Draft202012Validator
@@ -54,6 +54,9 @@ from .errors import (
 )
 from .jsonio import loads
 from .pointer import join, resolve
+
+if TYPE_CHECKING:
+    from .native import PreparedPlan
 
 __all__ = [
     "ANY",
@@ -270,6 +273,9 @@ class Schema:
         self.comparators = comparators
         self.records_of = {decl.records.pointer: decl for decl in scopes.values()}
         self.validator = Draft202012Validator(raw)
+        # the Rust engine's plan of this schema (oa_core.native.prepared_plan fills it
+        # at the first score): read by every score after, one attribute for a metric
+        self._plan: PreparedPlan | None = None
 
     @classmethod
     def parse(cls, schema: Any, *, comparators: Mapping[str, Any] | None = None) -> Schema:
