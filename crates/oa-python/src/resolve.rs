@@ -169,6 +169,7 @@ pub(crate) fn resolving<T: Send>(
             gold,
             candidate: &candidate,
             records: &nodes,
+            states: Default::default(),
         };
         let mode = Mode {
             wl,

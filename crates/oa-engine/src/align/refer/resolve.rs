@@ -318,13 +318,28 @@ fn settle_levels(levels: &Levels) -> (Vec<Matrix<f64>>, Vec<Matrix<i64>>) {
 /// ranks order as the labels do (code point order, Python's) and equal labels stay
 /// equal.
 fn ranked_labels(graph: &Graph) -> Vec<usize> {
-    let distinct: BTreeSet<&[u32]> = graph.edges.iter().map(|e| e.label.as_slice()).collect();
+    // a carrier's edges come together and share its label: one lookup per run
+    let same = |a: Option<&Arc<[u32]>>, b: &Arc<[u32]>| a.is_some_and(|a| Arc::ptr_eq(a, b));
+    let mut distinct: BTreeSet<&[u32]> = BTreeSet::new();
+    let mut last = None;
+    for edge in &graph.edges {
+        if !same(last, &edge.label) {
+            distinct.insert(&edge.label);
+        }
+        last = Some(&edge.label);
+    }
     let rank: BTreeMap<&[u32], usize> = distinct.into_iter().zip(0..).collect();
-    graph
-        .edges
-        .iter()
-        .map(|e| rank.get(e.label.as_slice()).copied().unwrap_or(0))
-        .collect()
+    let mut ranks = Vec::with_capacity(graph.edges.len());
+    let mut last: Option<(&Arc<[u32]>, usize)> = None;
+    for edge in &graph.edges {
+        let found = match last {
+            Some((label, found)) if Arc::ptr_eq(label, &edge.label) => found,
+            _ => rank.get(&*edge.label).copied().unwrap_or(0),
+        };
+        last = Some((&edge.label, found));
+        ranks.push(found);
+    }
+    ranks
 }
 
 /// One side's records of a scope in a refined graph: their vertices, in order.
@@ -951,7 +966,7 @@ mod tests {
             source: 0,
             target: 0,
             relation: String::new(),
-            label,
+            label: label.into(),
         };
         let graph = Graph {
             vertices: Vec::new(),
