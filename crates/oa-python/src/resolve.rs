@@ -169,7 +169,6 @@ pub(crate) fn resolving<T: Send>(
             gold,
             candidate: &candidate,
             records: &nodes,
-            states: Default::default(),
         };
         let mode = Mode {
             wl,

@@ -20,7 +20,7 @@
 mod blocked;
 mod error;
 #[cfg(test)]
-pub(crate) mod fixture;
+mod fixture;
 mod graph;
 mod histories;
 mod index;

@@ -668,38 +668,18 @@ impl Resolver<'_> {
     }
 
     /// The group's gold and candidate reference graphs, refined together.
-    fn refine(&self, state: &State, group: &[ScopeId]) -> Result<Trace, ResolveError> {
-        let members: BTreeSet<ScopeId> = group.iter().copied().collect();
-        let resolution = Resolution {
-            bijections: state
-                .refs
-                .bijections
-                .iter()
-                .filter(|(scope, _)| state.resolved.contains(scope))
-                .map(|(&scope, bijection)| (scope, bijection.clone()))
-                .collect(),
-        };
-        let blend = self.mode.wl == WlMode::Blend;
-        let mut graph = Graph::default();
-        build_graph(
-            self.documents.gold,
-            self.schema,
-            Side::Gold,
-            &members,
-            &resolution,
-            blend,
-            &mut graph,
-        )?;
-        let (gold_vertices, gold_edges) = (graph.vertices.len(), graph.edges.len());
-        build_graph(
-            self.documents.candidate,
-            self.schema,
-            Side::Candidate,
-            &members,
-            &resolution,
-            blend,
-            &mut graph,
-        )?;
+    fn refine(&self, state: &mut State, group: &[ScopeId]) -> Result<Trace, ResolveError> {
+        // the resolved scopes' bijections lent to the graphs (moved, not copied),
+        // then put back whatever the graphs made of them
+        let mut resolution = Resolution::default();
+        for scope in &state.resolved {
+            if let Some(bijection) = state.refs.bijections.remove(scope) {
+                resolution.bijections.insert(*scope, bijection);
+            }
+        }
+        let built = self.graphs(&resolution, group);
+        state.refs.bijections.append(&mut resolution.bijections);
+        let (graph, gold_vertices, gold_edges) = built?;
         let labels = ranked_labels(&graph);
         let edges: Vec<WlEdge<&str, usize>> = graph
             .edges
@@ -720,6 +700,38 @@ impl Resolver<'_> {
             rounds,
             labels,
         })
+    }
+
+    /// The group's gold and candidate reference graphs in one, with the number of
+    /// gold vertices and edges.
+    fn graphs(
+        &self,
+        resolution: &Resolution,
+        group: &[ScopeId],
+    ) -> Result<(Graph, usize, usize), ResolveError> {
+        let members: BTreeSet<ScopeId> = group.iter().copied().collect();
+        let blend = self.mode.wl == WlMode::Blend;
+        let mut graph = Graph::default();
+        build_graph(
+            self.documents.gold,
+            self.schema,
+            Side::Gold,
+            &members,
+            resolution,
+            blend,
+            &mut graph,
+        )?;
+        let (gold_vertices, gold_edges) = (graph.vertices.len(), graph.edges.len());
+        build_graph(
+            self.documents.candidate,
+            self.schema,
+            Side::Candidate,
+            &members,
+            resolution,
+            blend,
+            &mut graph,
+        )?;
+        Ok((graph, gold_vertices, gold_edges))
     }
 
     /// Settle `paired`'s label ties by the documents' score.
