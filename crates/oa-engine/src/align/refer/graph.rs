@@ -17,6 +17,7 @@
 //! Texts are code points (a string may hold a lone surrogate, as in Python).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::error::ReferError;
 use super::index::id_key;
@@ -56,13 +57,14 @@ pub struct Vertex {
     pub label: String,
 }
 
-/// A directed edge between vertices (numbered in the whole union).
+/// A directed edge between vertices (numbered in the whole union); the edges of
+/// one carrier (or occurrence) share its label.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edge {
     pub source: usize,
     pub target: usize,
     pub relation: String,
-    pub label: Vec<u32>,
+    pub label: Arc<[u32]>,
 }
 
 /// Vertices, edges and a seed per vertex, appended to side after side.
@@ -228,7 +230,8 @@ pub fn build_graph(
             .plan()
             .scope_id(&declared.name)
             .ok_or_else(|| ReferError::UnknownScope(declared.name.clone()))?;
-        if !resolution.is_resolved(scope) {
+        // a label reads the ids of the unresolved scopes out of the group only
+        if !resolution.is_resolved(scope) && !group.contains(&scope) {
             let keys: BTreeSet<&IdKey> = index
                 .scope_records(scope)
                 .iter()
@@ -243,7 +246,8 @@ pub fn build_graph(
         resolution,
         ids,
     };
-    let mut vertices_of: BTreeMap<(ScopeId, &IdKey), Vec<usize>> = BTreeMap::new();
+    // (scope, id, vertex), sorted once: a key's vertices are a run, in vertex order
+    let mut vertices_of: Vec<(ScopeId, &IdKey, usize)> = Vec::new();
     // a vertex per record, at least: the lists grow once, not push by push
     let records: usize = group.iter().map(|&s| index.scope_records(s).len()).sum();
     graph.vertices.reserve(records);
@@ -262,7 +266,7 @@ pub fn build_graph(
         for (i, record) in records.iter().enumerate() {
             let vertex = graph.vertices.len();
             if let Some(key) = &record.key {
-                vertices_of.entry((scope, key)).or_default().push(vertex);
+                vertices_of.push((scope, key, vertex));
             }
             graph.vertices.push(Vertex {
                 kind: VertexKind::Record { scope, index: i },
@@ -286,16 +290,20 @@ pub fn build_graph(
             );
         }
     }
+    vertices_of.sort_unstable();
     let mut ends: Vec<(&str, usize)> = Vec::new();
     for carrier in index.carriers() {
         // a reference to an id that several records share reaches all of them
         ends.clear();
         for reference in carrier.refs.iter().filter(|r| group.contains(&r.scope)) {
             if let Some(key) = id_key(reference.value) {
-                for &v in vertices_of
-                    .get(&(reference.scope, &key))
-                    .into_iter()
-                    .flatten()
+                let named = (reference.scope, &key);
+                let start = vertices_of.partition_point(|&(s, k, _)| (s, k) < named);
+                for &(_, _, v) in vertices_of
+                    .get(start..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|&&(s, k, _)| (s, k) == named)
                 {
                     ends.push((reference.role.as_str(), v));
                 }
@@ -304,7 +312,7 @@ pub fn build_graph(
         if ends.is_empty() {
             continue;
         }
-        let label = context.carrier_label(carrier);
+        let label: Arc<[u32]> = context.carrier_label(carrier).into();
         graph.edges.reserve(ends.len());
         let own = carrier.record.and_then(|(scope, i)| {
             group
@@ -316,7 +324,7 @@ pub fn build_graph(
             source,
             target,
             relation,
-            label: label.clone(),
+            label: Arc::clone(&label),
         };
         match (own, ends.as_slice()) {
             (Some(own), _) => {
@@ -383,12 +391,13 @@ fn occurrence_hubs(index: &DocumentIndex, scope: ScopeId, first: usize, graph: &
             label: format!("{} in {shown}", members.len()),
         });
         graph.seeds.push(vec![u32::from('|')]);
+        let label: Arc<[u32]> = text_of(place).into();
         for i in members {
             graph.edges.push(Edge {
                 source: hub,
                 target: first + i,
                 relation: OCCURRENCE.to_owned(),
-                label: text_of(place),
+                label: Arc::clone(&label),
             });
         }
     }

@@ -318,13 +318,28 @@ fn settle_levels(levels: &Levels) -> (Vec<Matrix<f64>>, Vec<Matrix<i64>>) {
 /// ranks order as the labels do (code point order, Python's) and equal labels stay
 /// equal.
 fn ranked_labels(graph: &Graph) -> Vec<usize> {
-    let distinct: BTreeSet<&[u32]> = graph.edges.iter().map(|e| e.label.as_slice()).collect();
+    // a carrier's edges come together and share its label: one lookup per run
+    let same = |a: Option<&Arc<[u32]>>, b: &Arc<[u32]>| a.is_some_and(|a| Arc::ptr_eq(a, b));
+    let mut distinct: BTreeSet<&[u32]> = BTreeSet::new();
+    let mut last = None;
+    for edge in &graph.edges {
+        if !same(last, &edge.label) {
+            distinct.insert(&edge.label);
+        }
+        last = Some(&edge.label);
+    }
     let rank: BTreeMap<&[u32], usize> = distinct.into_iter().zip(0..).collect();
-    graph
-        .edges
-        .iter()
-        .map(|e| rank.get(e.label.as_slice()).copied().unwrap_or(0))
-        .collect()
+    let mut ranks = Vec::with_capacity(graph.edges.len());
+    let mut last: Option<(&Arc<[u32]>, usize)> = None;
+    for edge in &graph.edges {
+        let found = match last {
+            Some((label, found)) if Arc::ptr_eq(label, &edge.label) => found,
+            _ => rank.get(&*edge.label).copied().unwrap_or(0),
+        };
+        last = Some((&edge.label, found));
+        ranks.push(found);
+    }
+    ranks
 }
 
 /// One side's records of a scope in a refined graph: their vertices, in order.
@@ -653,38 +668,18 @@ impl Resolver<'_> {
     }
 
     /// The group's gold and candidate reference graphs, refined together.
-    fn refine(&self, state: &State, group: &[ScopeId]) -> Result<Trace, ResolveError> {
-        let members: BTreeSet<ScopeId> = group.iter().copied().collect();
-        let resolution = Resolution {
-            bijections: state
-                .refs
-                .bijections
-                .iter()
-                .filter(|(scope, _)| state.resolved.contains(scope))
-                .map(|(&scope, bijection)| (scope, bijection.clone()))
-                .collect(),
-        };
-        let blend = self.mode.wl == WlMode::Blend;
-        let mut graph = Graph::default();
-        build_graph(
-            self.documents.gold,
-            self.schema,
-            Side::Gold,
-            &members,
-            &resolution,
-            blend,
-            &mut graph,
-        )?;
-        let (gold_vertices, gold_edges) = (graph.vertices.len(), graph.edges.len());
-        build_graph(
-            self.documents.candidate,
-            self.schema,
-            Side::Candidate,
-            &members,
-            &resolution,
-            blend,
-            &mut graph,
-        )?;
+    fn refine(&self, state: &mut State, group: &[ScopeId]) -> Result<Trace, ResolveError> {
+        // the resolved scopes' bijections lent to the graphs (moved, not copied),
+        // then put back whatever the graphs made of them
+        let mut resolution = Resolution::default();
+        for scope in &state.resolved {
+            if let Some(bijection) = state.refs.bijections.remove(scope) {
+                resolution.bijections.insert(*scope, bijection);
+            }
+        }
+        let built = self.graphs(&resolution, group);
+        state.refs.bijections.append(&mut resolution.bijections);
+        let (graph, gold_vertices, gold_edges) = built?;
         let labels = ranked_labels(&graph);
         let edges: Vec<WlEdge<&str, usize>> = graph
             .edges
@@ -705,6 +700,38 @@ impl Resolver<'_> {
             rounds,
             labels,
         })
+    }
+
+    /// The group's gold and candidate reference graphs in one, with the number of
+    /// gold vertices and edges.
+    fn graphs(
+        &self,
+        resolution: &Resolution,
+        group: &[ScopeId],
+    ) -> Result<(Graph, usize, usize), ResolveError> {
+        let members: BTreeSet<ScopeId> = group.iter().copied().collect();
+        let blend = self.mode.wl == WlMode::Blend;
+        let mut graph = Graph::default();
+        build_graph(
+            self.documents.gold,
+            self.schema,
+            Side::Gold,
+            &members,
+            resolution,
+            blend,
+            &mut graph,
+        )?;
+        let (gold_vertices, gold_edges) = (graph.vertices.len(), graph.edges.len());
+        build_graph(
+            self.documents.candidate,
+            self.schema,
+            Side::Candidate,
+            &members,
+            resolution,
+            blend,
+            &mut graph,
+        )?;
+        Ok((graph, gold_vertices, gold_edges))
     }
 
     /// Settle `paired`'s label ties by the documents' score.
@@ -951,7 +978,7 @@ mod tests {
             source: 0,
             target: 0,
             relation: String::new(),
-            label,
+            label: label.into(),
         };
         let graph = Graph {
             vertices: Vec::new(),
