@@ -264,11 +264,13 @@ class _RepairInputs(NamedTuple):
 def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
                    options: AlignOptions | Mapping[str, Any] | None = None, *,
                    comparators: Mapping[str, Any] | None = None,
-                   **option_overrides: Any) -> _RepairInputs:
+                   perfect_leaves: bool = True, **option_overrides: Any) -> _RepairInputs:
     """:func:`align` (the same arguments, the same errors, the same tree, bijections
     and records) with only what repair operations read: no WL traces, cost matrices
     or warnings, and the candidate's schema violations only in strict mode (the only
-    mode they change the score and the repairs in)."""
+    mode they change the score and the repairs in). ``perfect_leaves=False`` leaves
+    out of a tree with scopes the leaves no repair reads (see
+    :func:`~oa_core.nodetable.match_tree`)."""
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
     gold, gold_checked = _unprepared(gold, schema, opts, comparators)
@@ -280,7 +282,7 @@ def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any]
                                 WLMode(opts.wl_mode).value, opts.wl_blend_lambda,
                                 traces=False, tree=True)
         bijections, scopes = scope_records(found)
-        tree = _tree_of(found, gold, candidate, bijections)
+        tree = _tree_of(found, gold, candidate, bijections, perfect_leaves=perfect_leaves)
     else:
         bijections, scopes = {}, {}
         tree = native_tree(gold, candidate, parsed, opts.limits)
@@ -290,11 +292,13 @@ def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any]
 
 
 def _tree_of(found: Resolved, gold: Any, candidate: Any,
-             bijections: dict[str, dict[Any, Any]]) -> MatchNode:
+             bijections: dict[str, dict[Any, Any]], *, perfect_leaves: bool = True
+             ) -> MatchNode:
     """The match tree of a resolution made with its table."""
     if found.table is None:
         raise declined("to build the match tree")
-    return match_tree(found.table, gold, candidate, bijections)
+    return match_tree(found.table, gold, candidate, bijections,
+                      perfect_leaves=perfect_leaves)
 
 
 def _shown_bijections(bijections: dict[str, dict[Any, Any]]) -> dict[str, dict[Any, Any]]:

@@ -101,6 +101,13 @@ DEFAULT_TEMPLATES: Mapping[str, str] = MappingProxyType({
     "spread": "The deficit is spread across multiple issue types ({kinds}).",
 })
 
+_MAP, _SEQUENCE, _LEAF, _ID, _REF = (NodeKind.MAP, NodeKind.SEQUENCE, NodeKind.LEAF,
+                                     NodeKind.ID, NodeKind.REF)
+_CONTAINERS = (NodeKind.MAP, NodeKind.SEQUENCE)
+_PRIMITIVES = (NodeKind.LEAF, NodeKind.NULL, NodeKind.ID)
+_MATCHED, _TYPE_MISMATCH, _NULL_MISMATCH = (Status.MATCHED, Status.TYPE_MISMATCH,
+                                            Status.NULL_MISMATCH)
+_ABSENT = (Status.MISSING, Status.EXCESS)
 _COMPACT = "{path} {kind} +{delta:.3f}"
 # what the repairs read: an alignment, or feedback()'s inputs made without the rest
 _Aligned = Alignment | _RepairInputs
@@ -332,39 +339,41 @@ class _Collector:
                               details={"message": violation.message.rstrip(".") + "."}))
 
     def walk(self, node: MatchNode, parent: MatchNode | None) -> None:
-        if node.status in (Status.MISSING, Status.EXCESS):
+        # the members are read from module constants (an Enum class attribute costs
+        # ~100 ns, and this runs for every node of every tree)
+        status, kind, score = node.status, node.kind, node.score
+        if status in _ABSENT:
             self.structural(node, parent)
             return
-        if (parent is not None and parent.kind == NodeKind.MAP and node.gold_key is not None
+        if (parent is not None and parent.kind == _MAP and node.gold_key is not None
                 and node.candidate_key is not None and node.gold_key != node.candidate_key):
             self.rename(node, parent)
-        if node.kind == NodeKind.ID:
+        if kind == _ID:
             self.identifier(node)
-        if node.kind == NodeKind.REF and node.score >= 1.0:
+        if kind == _REF and score >= 1.0:
             self.keep_dangling(node)
-        if node.score >= 1.0 and not node.children:
+        if score >= 1.0 and not node.children:
             return
-        if node.status == Status.TYPE_MISMATCH:
+        if status == _TYPE_MISMATCH:
             self.replace(node, OpKind.TYPE_MISMATCH)
-        elif node.status == Status.NULL_MISMATCH:
+        elif status == _NULL_MISMATCH:
             self.replace(node, OpKind.NULL_VALUE)
-        elif (parent is not None and node.kind in (NodeKind.MAP, NodeKind.SEQUENCE)
-              and node.score == 0.0 and node.children):
+        elif parent is not None and kind in _CONTAINERS and score == 0.0 and node.children:
             self.replace(node, OpKind.SUBTREE)
-        elif node.kind == NodeKind.REF:
+        elif kind == _REF:
             self.reference(node)
-        elif node.kind in (NodeKind.LEAF, NodeKind.NULL, NodeKind.ID):
-            if node.score < 1.0:
+        elif kind in _PRIMITIVES:
+            if score < 1.0:
                 self.replace(node, OpKind.PRIMITIVE_VALUE)
         else:
-            if node.kind == NodeKind.SEQUENCE and self.by_position:
+            if kind == _SEQUENCE and self.by_position:
                 self.reorder(node)
-            in_map = node.kind == NodeKind.MAP
+            in_map = kind == _MAP
             for child in node.children:
                 # a perfect leaf under its own key needs nothing (the common case: no
                 # call for it)
-                if (child.score >= 1.0 and child.kind == NodeKind.LEAF
-                        and child.status == Status.MATCHED and not child.children
+                if (child.score >= 1.0 and child.kind == _LEAF and child.status == _MATCHED
+                        and not child.children
                         and (not in_map or child.gold_key == child.candidate_key)):
                     continue
                 self.walk(child, node)
@@ -796,7 +805,7 @@ def feedback(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
     # align()'s alignment without what only its reader sees (traces, matrices,
     # warnings, violations outside strict mode): the same repairs, and feedback never
     # shows the alignment
-    inputs = _repair_inputs(gold, candidate, schema, **align_options)
+    inputs = _repair_inputs(gold, candidate, schema, perfect_leaves=False, **align_options)
     _check_rendering(top_k, min_delta, style, describe_refs)
     return _rendered(inputs, top_k, min_delta, style, _template_table(templates),
                      describe_refs, values)

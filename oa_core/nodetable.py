@@ -46,6 +46,7 @@ __all__ = ["match_tree"]
 
 _KINDS = {kind.value: kind for kind in NodeKind}
 _STATUSES = {status.value: status for status in Status}
+_MAP = NodeKind.MAP
 
 
 def _expected(bijections: Mapping[str, Mapping[Any, Any]] | None, scope: str | None,
@@ -63,7 +64,8 @@ def _matrix(rows: int, cols: int, buffer: bytearray) -> np.ndarray:
 
 
 def match_tree(table: NodeTable, gold: Any, candidate: Any,
-               bijections: Mapping[str, Mapping[Any, Any]] | None = None) -> MatchNode:
+               bijections: Mapping[str, Mapping[Any, Any]] | None = None, *,
+               perfect_leaves: bool = True) -> MatchNode:
     """The :class:`~oa_core.matchtree.MatchNode` tree of ``table``, the node table of
     ``candidate`` against ``gold`` (the documents it was made from), with its effective
     weights set (a parent's row comes before its children's).
@@ -76,6 +78,10 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
     bijections : dict scope -> {gold id key: candidate id key or None}, optional
         The state's bijections, as ``match_table`` was given them (documents with
         scopes).
+    perfect_leaves : bool
+        False: leave out the leaves that score 1 under the same key of a map that does
+        not score 0 (the repairs of :mod:`oa_core.feedback` skip them, and making a
+        node is most of this function's time).
 
     Returns
     -------
@@ -85,24 +91,32 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
     # one pass over the rows, the nodes made by positional calls (MatchNode's field
     # order), each child's values and effective weight read off its parent node: this
     # loop is most of align()'s Python time
-    nodes: list[MatchNode] = []
+    nodes: list[MatchNode | None] = []
     kinds, statuses = _KINDS, _STATUSES
-    for (parent, kind, status, label, gold_path, candidate_path, schema, gold_key,
-         candidate_key, gold_index, candidate_index, score, weight, key_weight, key_score,
-         comparator, similarity, threshold, scope, expected, order, pairs,
-         matrix) in zip(table.parent, table.kind, table.status, table.label,
-                        table.gold_path, table.candidate_path, table.schema, table.gold_key,
-                        table.candidate_key, table.gold_index, table.candidate_index,
-                        table.score, table.weight, table.key_weight, table.key_score,
-                        table.comparator, table.similarity, table.threshold, table.scope,
-                        table.expected, table.order, table.pairs, table.matrix,
-                        strict=True):
+    parents = table.parent
+    last = len(parents) - 1
+    for row, (parent, kind, status, label, gold_path, candidate_path, schema, gold_key,
+              candidate_key, gold_index, candidate_index, score, weight, key_weight,
+              key_score, comparator, similarity, threshold, scope, expected, order, pairs,
+              matrix) in enumerate(zip(
+                  parents, table.kind, table.status, table.label, table.gold_path,
+                  table.candidate_path, table.schema, table.gold_key, table.candidate_key,
+                  table.gold_index, table.candidate_index, table.score, table.weight,
+                  table.key_weight, table.key_score, table.comparator, table.similarity,
+                  table.threshold, table.scope, table.expected, table.order, table.pairs,
+                  table.matrix, strict=True)):
         if parent is None:
             above = None
             gold_value, candidate_value = gold, candidate
             share, key_share = 1.0, 0.0
         else:  # the row's key (map slot) or index (list item) on each side it is on
             above = nodes[parent]
+            assert above is not None  # only childless rows are left out
+            if (not perfect_leaves and kind == "leaf" and status == "matched"
+                    and score >= 1.0 and gold_key == candidate_key and above.kind == _MAP
+                    and above.score != 0.0 and (row == last or parents[row + 1] != row)):
+                nodes.append(None)
+                continue
             gold_value = (above.gold[gold_key] if gold_key is not None
                           else None if gold_index is None else above.gold[gold_index])
             candidate_value = (
@@ -120,4 +134,6 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
         if above is not None:
             above.children.append(node)
         nodes.append(node)
-    return nodes[0]
+    root = nodes[0]
+    assert root is not None  # the root is never left out
+    return root
