@@ -17,14 +17,6 @@ mod ties;
 mod tree;
 mod value;
 
-// The engine allocates many small, short-lived values (converted documents, indexes,
-// matrices): glibc's malloc was over a third of the running example's profile. Only
-// Rust's own allocations go through it; Python objects keep CPython's allocator.
-// mimalloc is built with `local_dynamic_tls` because this library is loaded by
-// dlopen(): the default initial-exec TLS model crashed in a thread of the explorer.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The version of the Rust engine, for `oa --version` and benchmark headers.
 #[pyfunction]
 fn engine_version() -> &'static str {
