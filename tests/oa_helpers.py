@@ -11,6 +11,17 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+# The sample data and its index (what each example holds: schemas and candidates)
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_INDEX: list[dict[str, Any]] = json.loads(
+    (SAMPLES / "index.json").read_text(encoding="utf-8"))
+
+
+def load_sample(example: str, name: str) -> Any:
+    """The parsed JSON file ``name`` of the sample ``example``."""
+    return json.loads((SAMPLES / example / name).read_text(encoding="utf-8"))
+
+
 # Scores of a scope's C: ties, -0.0 next to 0.0, a subnormal-scale value
 MATRIX_SCORES = [0.0, -0.0, 0.5, 1.0, 1 / 3, 0.7, 1e-300]
 

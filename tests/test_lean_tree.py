@@ -4,23 +4,15 @@ every other node the same (score bits, values, effective weights, children order
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from oa_helpers import SAMPLE_INDEX, load_sample
 
 import oa_core
 from oa_core.aligner import _repair_inputs
 from oa_core.kinds import NodeKind, Status
 from oa_core.matchtree import MatchNode
-
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
-INDEX = json.loads((SAMPLES / "index.json").read_text(encoding="utf-8"))
-
-
-def _load(example: str, name: str) -> Any:
-    return json.loads((SAMPLES / example / name).read_text(encoding="utf-8"))
 
 
 def _left_out(node: MatchNode, parent: MatchNode) -> bool:
@@ -39,15 +31,15 @@ def _pruned(node: MatchNode) -> dict[str, Any]:
 
 
 def _cases() -> list[tuple[str, str, str]]:
-    return [(e["id"], s["file"], c["file"]) for e in INDEX for s in e["schemas"]
+    return [(e["id"], s["file"], c["file"]) for e in SAMPLE_INDEX for s in e["schemas"]
             for c in e["candidates"][:2]]
 
 
 @pytest.mark.parametrize(("example", "schema_file", "candidate_file"), _cases())
 def test_the_lean_tree_is_aligns_without_its_perfect_map_leaves(
         example: str, schema_file: str, candidate_file: str) -> None:
-    gold, candidate = _load(example, "gold.json"), _load(example, candidate_file)
-    schema = oa_core.Schema.parse(_load(example, schema_file))
+    gold, candidate = load_sample(example, "gold.json"), load_sample(example, candidate_file)
+    schema = oa_core.Schema.parse(load_sample(example, schema_file))
     full = oa_core.align(gold, candidate, schema).tree
     lean = _repair_inputs(gold, candidate, schema, perfect_leaves=False).tree
     assert _pruned(lean) == _pruned(full)
@@ -56,7 +48,7 @@ def test_the_lean_tree_is_aligns_without_its_perfect_map_leaves(
 
 
 def test_the_running_examples_lean_tree_leaves_out_its_perfect_leaves() -> None:
-    gold, candidate, raw = (_load("running_example", f"{name}.json")
+    gold, candidate, raw = (load_sample("running_example", f"{name}.json")
                             for name in ("gold", "candidate", "schema"))
     full = oa_core.align(gold, candidate, raw).tree
     lean = _repair_inputs(gold, candidate, raw, perfect_leaves=False).tree

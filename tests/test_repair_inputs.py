@@ -5,26 +5,16 @@ rendering align()'s alignment."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
+from oa_helpers import SAMPLE_INDEX, load_sample
 
 import oa_core
 from oa_core.aligner import _repair_inputs
 from oa_core.feedback import render_feedback
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
-INDEX = json.loads((SAMPLES / "index.json").read_text(encoding="utf-8"))
-
-
-def _load(example: str, name: str) -> Any:
-    return json.loads((SAMPLES / example / name).read_text(encoding="utf-8"))
-
 
 def _cases() -> list[tuple[str, str, str]]:
-    return [(e["id"], s["file"], c["file"]) for e in INDEX for s in e["schemas"]
+    return [(e["id"], s["file"], c["file"]) for e in SAMPLE_INDEX for s in e["schemas"]
             for c in e["candidates"][:1]]
 
 
@@ -32,8 +22,8 @@ def _cases() -> list[tuple[str, str, str]]:
 @pytest.mark.parametrize("wl_mode", ["tie_break", "none"])
 def test_the_lean_alignment_is_aligns(example: str, schema_file: str, candidate_file: str,
                                       wl_mode: str) -> None:
-    gold, candidate = _load(example, "gold.json"), _load(example, candidate_file)
-    schema = oa_core.Schema.parse(_load(example, schema_file))
+    gold, candidate = load_sample(example, "gold.json"), load_sample(example, candidate_file)
+    schema = oa_core.Schema.parse(load_sample(example, schema_file))
     full = oa_core.align(gold, candidate, schema, wl_mode=wl_mode)
     lean = _repair_inputs(gold, candidate, schema, wl_mode=wl_mode)
     assert lean.score.hex() == full.score.hex()

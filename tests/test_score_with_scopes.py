@@ -3,11 +3,10 @@ errors are align()'s (type, pointer, message)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from oa_helpers import SAMPLE_INDEX, load_sample
 
 import oa_core
 from benchmarks.alignment_speed import SCHEMA as GRAPH_SCHEMA
@@ -16,24 +15,17 @@ from benchmarks.throughput import org2graph_pairs
 from oa_core.errors import InputError
 from oa_core.options import Limits
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
-INDEX = json.loads((SAMPLES / "index.json").read_text(encoding="utf-8"))
-
-
-def _load(example: str, name: str) -> Any:
-    return json.loads((SAMPLES / example / name).read_text(encoding="utf-8"))
-
 
 def _cases() -> list[tuple[str, str, str]]:
-    return [(e["id"], s["file"], c["file"]) for e in INDEX for s in e["schemas"]
+    return [(e["id"], s["file"], c["file"]) for e in SAMPLE_INDEX for s in e["schemas"]
             for c in [{"file": "gold.json"}, *e["candidates"]]]
 
 
 @pytest.mark.parametrize(("example", "schema_file", "candidate_file"), _cases())
 def test_score_equals_the_match_tree_on_every_sample(example: str, schema_file: str,
                                                      candidate_file: str) -> None:
-    gold, candidate = _load(example, "gold.json"), _load(example, candidate_file)
-    schema = oa_core.Schema.parse(_load(example, schema_file))
+    gold, candidate = load_sample(example, "gold.json"), load_sample(example, candidate_file)
+    schema = oa_core.Schema.parse(load_sample(example, schema_file))
     expected = oa_core.align(gold, candidate, schema).score
     assert oa_core.score(gold, candidate, schema).hex() == expected.hex()
 
