@@ -63,12 +63,22 @@ def record_classes(page: Page, count: int) -> None:
 def rewind_wl_slider(page: Page) -> None:
     """Move the WL round slider to round 0 with the keyboard, as a user would (the round
     stepper's, in its frame, or the interactive view's)."""
-    where: Page | FrameLocator = page.frame_locator(STEPPER) if page.locator(
-        STEPPER).count() else page
-    slider = where.get_by_role("slider").first
-    slider.focus()
-    slider.press("Home")
-    expect(where.get_by_text("Round 0 of").first).to_be_visible()
+    # The stepper's frame may still be replaced by the one of a new upload while the
+    # key is pressed (the rest of the page draws first): a key sent to the outgoing
+    # frame is lost, so press again, as a user would, until round 0 shows.
+    deadline = time.monotonic() + 90
+    while True:
+        where: Page | FrameLocator = page.frame_locator(STEPPER) if page.locator(
+            STEPPER).count() else page
+        slider = where.get_by_role("slider").first
+        slider.focus()
+        slider.press("Home")
+        try:
+            expect(where.get_by_text("Round 0 of").first).to_be_visible(timeout=5_000)
+            return
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
 
 
 def score_metric(page: Page) -> Locator:
