@@ -35,26 +35,20 @@ pub fn text_matrix(
     golds: &[Value],
     candidates: &[Value],
 ) -> Result<Option<Vec<f64>>, CompareError> {
-    let cells = golds.len().saturating_mul(candidates.len());
-    if cells < DISTINCT_FROM_CELLS || matches!(comparator, Comparator::External(_)) {
-        return Ok(None);
-    }
-    let (Some(gold_texts), Some(candidate_texts)) = (texts(golds), texts(candidates)) else {
+    let Some(mut rows) = TextRows::new(comparator, externals, golds, candidates) else {
         return Ok(None);
     };
     let too_large = || CompareError::MatrixTooLarge {
         rows: golds.len(),
         columns: candidates.len(),
     };
-    let columns = Distinct::of(&candidate_texts);
-    let rows = Distinct::of(&gold_texts);
+    let cells = golds.len().saturating_mul(candidates.len());
     let mut out = Vec::new();
     out.try_reserve_exact(cells).map_err(|_| too_large())?;
     let width = candidates.len();
-    let others: Vec<&[u32]> = columns.texts(&candidate_texts);
-    let mut jaro: Option<Jaro> = None;
-    let mut row = Vec::with_capacity(others.len());
-    for (i, (&first, gold)) in rows.first.iter().zip(golds).enumerate() {
+    let mut row = Vec::with_capacity(rows.others.len());
+    for i in 0..golds.len() {
+        let first = rows.golds.first.get(i).copied().unwrap_or(i);
         if first < i {
             // the row of the text's first occurrence, already in `out`
             let start = first * width;
@@ -64,27 +58,111 @@ pub fn text_matrix(
             out.extend_from_within(start..start + width);
             continue;
         }
-        row.clear();
-        match (comparator, gold) {
-            (Comparator::String(StringMeasure::Jaro), Value::Text(text)) => {
-                jaro.get_or_insert_with(|| Jaro::new(&others))
-                    .extend_row(text, &others, &mut row);
-            }
-            (Comparator::String(measure), Value::Text(text)) => {
-                measure.extend_row(text, &others, &mut row);
-            }
-            _ => {
-                for &k in &columns.leads {
-                    let candidate = candidates.get(k).ok_or_else(too_large)?;
-                    row.push(comparator.scalar(externals, gold, candidate)?);
-                }
-            }
-        }
-        for &c in &columns.slot {
+        rows.row(i, &mut row)?;
+        for &c in &rows.columns.slot {
             out.push(*row.get(c).ok_or_else(too_large)?);
         }
     }
     Ok(Some(out))
+}
+
+/// A text similarity matrix in its distinct form, for a caller that folds it into
+/// a bigger matrix without spelling out every cell: each distinct gold text's row
+/// over the distinct candidate texts, and where each text sits.
+pub struct TextRows<'v> {
+    comparator: Comparator,
+    externals: &'v Externals,
+    gold_values: &'v [Value],
+    candidate_values: &'v [Value],
+    golds: Distinct,
+    columns: Distinct,
+    /// The distinct candidate texts, in order.
+    others: Vec<&'v [u32]>,
+    jaro: Option<Jaro>,
+}
+
+impl<'v> TextRows<'v> {
+    /// The distinct form of `golds` x `candidates` under `comparator` (a built-in one
+    /// comparing texts) when every value is a text and the matrix has at least
+    /// [`DISTINCT_FROM_CELLS`] cells; `None` otherwise.
+    pub fn new(
+        comparator: Comparator,
+        externals: &'v Externals,
+        golds: &'v [Value],
+        candidates: &'v [Value],
+    ) -> Option<Self> {
+        let cells = golds.len().saturating_mul(candidates.len());
+        if cells < DISTINCT_FROM_CELLS || matches!(comparator, Comparator::External(_)) {
+            return None;
+        }
+        let (gold_texts, candidate_texts) = (texts(golds)?, texts(candidates)?);
+        let columns = Distinct::of(&candidate_texts);
+        let others = columns.texts(&candidate_texts);
+        Some(Self {
+            comparator,
+            externals,
+            gold_values: golds,
+            candidate_values: candidates,
+            golds: Distinct::of(&gold_texts),
+            columns,
+            others,
+            jaro: None,
+        })
+    }
+
+    /// Each candidate's number among the distinct candidate texts (its place in a row).
+    pub fn column_slots(&self) -> &[usize] {
+        &self.columns.slot
+    }
+
+    /// The gold positions holding each distinct gold text, one list per text in
+    /// the order of first occurrence.
+    pub fn gold_groups(&self) -> Vec<Vec<usize>> {
+        let mut groups = vec![Vec::new(); self.golds.leads.len()];
+        for (i, &slot) in self.golds.slot.iter().enumerate() {
+            if let Some(group) = groups.get_mut(slot) {
+                group.push(i);
+            }
+        }
+        groups
+    }
+
+    /// The similarities of gold `i`'s text to each distinct candidate text, in `row`
+    /// (cleared first).
+    pub fn row(&mut self, i: usize, row: &mut Vec<f64>) -> Result<(), CompareError> {
+        row.clear();
+        let gold = self
+            .gold_values
+            .get(i)
+            .ok_or(CompareError::MatrixTooLarge {
+                rows: self.gold_values.len(),
+                columns: self.candidate_values.len(),
+            })?;
+        match (self.comparator, gold) {
+            (Comparator::String(StringMeasure::Jaro), Value::Text(text)) => {
+                let others = &self.others;
+                self.jaro
+                    .get_or_insert_with(|| Jaro::new(others))
+                    .extend_row(text, others, row);
+            }
+            (Comparator::String(measure), Value::Text(text)) => {
+                measure.extend_row(text, &self.others, row);
+            }
+            _ => {
+                for &k in &self.columns.leads {
+                    let candidate =
+                        self.candidate_values
+                            .get(k)
+                            .ok_or(CompareError::MatrixTooLarge {
+                                rows: self.gold_values.len(),
+                                columns: self.candidate_values.len(),
+                            })?;
+                    row.push(self.comparator.scalar(self.externals, gold, candidate)?);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Jaro of short texts against fixed candidates, bit for bit rapidfuzz's

@@ -14,6 +14,7 @@ use super::json::Json;
 use super::sink::{ScoreOnly, Step};
 use super::{Scorer, Unsupported};
 use crate::align::Matrix;
+use crate::compare::batch::TextRows;
 use crate::compare::{Externals, Kind, Value};
 use crate::plan::{Node, NodeId, NodeType};
 
@@ -204,7 +205,9 @@ impl Scorer<'_> {
 
     /// [`Scorer::block`] of objects, into `out` (zeros, row-major). Each slot's block
     /// is weighted and added into `out` row by row before the next is made (one
-    /// slot matrix alive at a time), then `map_score` is finished in place.
+    /// slot matrix alive at a time; none for an identifier's slot, whose cells are
+    /// all 1, or a slot of texts, added from its distinct texts' rows), then
+    /// `map_score` is finished in place.
     fn objects(
         &mut self,
         golds: &[&Json],
@@ -215,19 +218,12 @@ impl Scorer<'_> {
     ) -> Result<(), Unsupported> {
         let width = candidates.len();
         let (gold_groups, cand_groups) = (key_groups(golds), key_groups(candidates));
-        // the row of gold `i` in `out`
-        fn row(out: &mut [f64], i: usize, width: usize) -> Result<&mut [f64], Unsupported> {
-            out.get_mut(i * width..(i + 1) * width)
-                .ok_or_else(out_of_matrix)
-        }
         for (gold_entries, rows) in &gold_groups {
             for (cand_entries, cols) in &cand_groups {
+                let mut totals = Totals::new(out, width, cols);
                 let Some(plan) = self.map_plan(gold_entries, cand_entries, node)? else {
                     for &i in rows {
-                        let row = row(out, i, width)?;
-                        for &j in cols {
-                            *row.get_mut(j).ok_or_else(out_of_matrix)? = 1.0;
-                        }
+                        totals.update(i, |_, _| Some(1.0))?;
                     }
                     continue; // map_score of no slot
                 };
@@ -235,34 +231,163 @@ impl Scorer<'_> {
                 // slot, as `MapPlan::score` sums them (an unmatched slot's value is 0)
                 for ((gold, candidate, sub), weight) in plan.slots().zip(plan.weights()) {
                     let (Some(g), Some(c)) = (gold, candidate) else {
+                        let term = weight * 0.0;
                         for &i in rows {
-                            let row = row(out, i, width)?;
-                            for &j in cols {
-                                *row.get_mut(j).ok_or_else(out_of_matrix)? += weight * 0.0;
-                            }
+                            totals.update(i, |total, _| Some(total + term))?;
                         }
                         continue;
                     };
+                    if self.identifier_block(sub, depth + 1)? {
+                        let term = weight * 1.0;
+                        for &i in rows {
+                            totals.update(i, |total, _| Some(total + term))?;
+                        }
+                        continue;
+                    }
                     let gv = entries_at(golds, rows, g)?;
                     let cv = entries_at(candidates, cols, c)?;
+                    if self.add_texts(&mut totals, rows, (&gv, &cv), sub, depth + 1, weight)? {
+                        continue;
+                    }
                     let block = self.block(&gv, &cv, sub, depth + 1)?;
                     if block.len() != rows.len() * cols.len() {
                         return Err(out_of_matrix());
                     }
                     for (&i, values) in rows.iter().zip(block.chunks_exact(cols.len().max(1))) {
-                        let row = row(out, i, width)?;
-                        for (&j, value) in cols.iter().zip(values) {
-                            *row.get_mut(j).ok_or_else(out_of_matrix)? += weight * value;
-                        }
+                        totals.update(i, |total, b| Some(total + weight * values.get(b)?))?;
                     }
                 }
                 for &i in rows {
-                    let row = row(out, i, width)?;
-                    for &j in cols {
-                        let total = row.get_mut(j).ok_or_else(out_of_matrix)?;
-                        *total = plan.finish(*total);
-                    }
+                    totals.update(i, |total, _| Some(plan.finish(total)))?;
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether [`Scorer::block`] under `node` at `depth` is all 1 (an identifier's,
+    /// `Err` where it errs), whatever the values.
+    fn identifier_block(&self, node: NodeId, depth: usize) -> Result<bool, Unsupported> {
+        let rule = self.plan.node(node)?;
+        Ok(rule.id_scope.is_some() && depth <= self.limits.max_depth)
+    }
+
+    /// Adds `weight` times [`Scorer::block`] of texts under a leaf `node` into
+    /// `totals` (the rows of `golds` at `rows`) from each distinct gold text's row of
+    /// similarities, computed once, not spelled out per cell; `false` (nothing
+    /// added) where the values are not all texts of a built-in comparator's matrix
+    /// in its distinct form ([`TextRows`]).
+    fn add_texts(
+        &self,
+        totals: &mut Totals<'_, '_>,
+        rows: &[usize],
+        (golds, candidates): (&[&Json], &[&Json]),
+        node: NodeId,
+        depth: usize,
+        weight: f64,
+    ) -> Result<bool, Unsupported> {
+        let rule = self.plan.node(node)?;
+        let leaf = matches!(
+            rule.ty,
+            NodeType::String
+                | NodeType::Number
+                | NodeType::Integer
+                | NodeType::Boolean
+                | NodeType::Null
+        );
+        let plain = !rule.inferred && rule.reference.is_none() && rule.id_scope.is_none();
+        let Some(comparator) = rule.comparator_for(Kind::String) else {
+            return Ok(false);
+        };
+        if !(leaf && plain && depth <= self.limits.max_depth && comparator.compares(Kind::String)) {
+            return Ok(false);
+        }
+        let texts = |values: &[&Json]| -> Option<Vec<Value>> {
+            values
+                .iter()
+                .map(|value| match value {
+                    Json::Leaf(text @ Value::Text(_)) => Some(text.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (Some(gold_texts), Some(cand_texts)) = (texts(golds), texts(candidates)) else {
+            return Ok(false);
+        };
+        let externals = self.plan.externals();
+        let Some(mut distinct) = TextRows::new(comparator, externals, &gold_texts, &cand_texts)
+        else {
+            return Ok(false);
+        };
+        let slots = distinct.column_slots().to_vec();
+        let (mut similarities, mut terms) = (Vec::new(), Vec::new());
+        for group in distinct.gold_groups() {
+            let Some(&lead) = group.first() else {
+                continue;
+            };
+            distinct
+                .row(lead, &mut similarities)
+                .map_err(|error| Unsupported::comparator_at(&rule.pointer, "score", error))?;
+            // `leaf::score`'s threshold, then the weight, once per distinct pair
+            terms.clear();
+            terms.extend(similarities.iter().map(|&similarity| {
+                weight
+                    * if similarity >= rule.threshold {
+                        similarity
+                    } else {
+                        0.0
+                    }
+            }));
+            for a in group {
+                let i = *rows.get(a).ok_or_else(out_of_matrix)?;
+                totals.update(i, |total, b| Some(total + terms.get(*slots.get(b)?)?))?;
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// The running totals of one pair of key groups in a block's `out`: the cells of
+/// the candidates `cols` in the golds' rows.
+struct Totals<'o, 'c> {
+    out: &'o mut [f64],
+    width: usize,
+    cols: &'c [usize],
+    /// Whether `cols` are all the candidates, in order: a row's cells are then
+    /// its slice, walked without looking columns up.
+    all: bool,
+}
+
+impl<'o, 'c> Totals<'o, 'c> {
+    fn new(out: &'o mut [f64], width: usize, cols: &'c [usize]) -> Self {
+        let all = cols.len() == width && cols.iter().enumerate().all(|(b, &j)| b == j);
+        Self {
+            out,
+            width,
+            cols,
+            all,
+        }
+    }
+
+    /// Gold `i`'s total with the candidate at `cols[b]` becomes `update(total, b)`
+    /// for each `b`; `update` gives `None` for a `b` out of its block.
+    fn update(
+        &mut self,
+        i: usize,
+        mut update: impl FnMut(f64, usize) -> Option<f64>,
+    ) -> Result<(), Unsupported> {
+        let row = self
+            .out
+            .get_mut(i * self.width..(i + 1) * self.width)
+            .ok_or_else(out_of_matrix)?;
+        if self.all {
+            for (b, total) in row.iter_mut().enumerate() {
+                *total = update(*total, b).ok_or_else(out_of_matrix)?;
+            }
+        } else {
+            for (b, &j) in self.cols.iter().enumerate() {
+                let total = row.get_mut(j).ok_or_else(out_of_matrix)?;
+                *total = update(*total, b).ok_or_else(out_of_matrix)?;
             }
         }
         Ok(())
