@@ -170,6 +170,11 @@ impl<'v> TextRows<'v> {
 /// `similarity_with_pm`, written over the candidates' characters numbered once, so
 /// that a gold text's pattern vector is an array, not a hash map); a pair whose
 /// window is wider than a word goes to rapidfuzz itself.
+///
+/// The candidates are walked sorted by length, then text: the matching loop's
+/// state after a window prefix depends on the gold, the lengths and that prefix
+/// only, so a candidate resumes from where its predecessor had the prefix they
+/// share (names such as `Person00042`, `Person00043` share all but a character).
 struct Jaro {
     /// The candidates' characters, numbered (sorted, for the gold's look-up).
     alphabet: Vec<u32>,
@@ -177,6 +182,9 @@ struct Jaro {
     candidates: Vec<Vec<u32>>,
     /// The gold's pattern vector: the positions (< 64) of each character number.
     pattern: Vec<u64>,
+    /// The candidates' indices sorted by length, then text, each with the length of
+    /// the prefix it shares with the previous one (0 for another length).
+    order: Vec<(usize, usize)>,
 }
 
 impl Jaro {
@@ -184,7 +192,7 @@ impl Jaro {
         let mut alphabet: Vec<u32> = candidates.iter().flat_map(|t| t.iter().copied()).collect();
         alphabet.sort_unstable();
         alphabet.dedup();
-        let numbered = candidates
+        let numbered: Vec<Vec<u32>> = candidates
             .iter()
             .map(|t| {
                 t.iter()
@@ -192,11 +200,34 @@ impl Jaro {
                     .collect()
             })
             .collect();
+        let mut sorted: Vec<usize> = (0..numbered.len()).collect();
+        sorted.sort_by(|&a, &b| {
+            let (a, b) = (numbered.get(a), numbered.get(b));
+            a.map(Vec::len)
+                .cmp(&b.map(Vec::len))
+                .then_with(|| a.cmp(&b))
+        });
+        let mut order = Vec::with_capacity(sorted.len());
+        let mut previous: &[u32] = &[];
+        for &k in &sorted {
+            let text = numbered.get(k).map_or(&[][..], Vec::as_slice);
+            let shared = if text.len() == previous.len() {
+                text.iter()
+                    .zip(previous)
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            } else {
+                0
+            };
+            order.push((k, shared));
+            previous = text;
+        }
         let pattern = vec![0; alphabet.len()];
         Self {
             alphabet,
             candidates: numbered,
             pattern,
+            order,
         }
     }
 
@@ -211,22 +242,49 @@ impl Jaro {
                 }
             }
         }
+        let start = out.len();
+        out.resize(start + self.candidates.len(), 0.0);
         let mut slow: Option<jaro::BatchComparator<u32>> = None;
-        for (candidate, text) in self.candidates.iter().zip(texts) {
-            let value = match word_jaro(&self.pattern, gold, candidate) {
+        let mut prefixes = [Flags::default(); 65];
+        for &(k, shared) in &self.order {
+            let (Some(candidate), Some(text)) = (self.candidates.get(k), texts.get(k)) else {
+                continue;
+            };
+            let value = match word_jaro(&self.pattern, gold, candidate, &mut prefixes, shared) {
                 Some(value) => value,
                 None => slow
                     .get_or_insert_with(|| jaro::BatchComparator::new(gold.iter().copied()))
                     .similarity(text.iter().copied()),
             };
-            out.push(value);
+            if let Some(cell) = out.get_mut(start + k) {
+                *cell = value;
+            }
         }
     }
 }
 
+/// The matching loop's state after a window prefix.
+#[derive(Clone, Copy, Default)]
+struct Flags {
+    /// The gold positions matched.
+    gold: u64,
+    /// The window positions matched.
+    window: u64,
+    /// The gold positions the next window position may match.
+    bound_mask: u64,
+}
+
 /// rapidfuzz's `similarity_with_pm` (score cutoff 0) for a window within one word,
-/// or `None` beyond.
-fn word_jaro(pattern: &[u64], gold: &[u32], candidate: &[u32]) -> Option<f64> {
+/// or `None` beyond. `prefixes[p]` is the state after the window's first `p`
+/// characters; those of the first `shared` are taken as they are (left by a
+/// candidate of the same length with that prefix), the others are written.
+fn word_jaro(
+    pattern: &[u64],
+    gold: &[u32],
+    candidate: &[u32],
+    prefixes: &mut [Flags; 65],
+    shared: usize,
+) -> Option<f64> {
     let (len1_orig, len2_orig) = (gold.len(), candidate.len());
     if len1_orig == 0 && len2_orig == 0 {
         return Some(1.0);
@@ -254,22 +312,32 @@ fn word_jaro(pattern: &[u64], gold: &[u32], candidate: &[u32]) -> Option<f64> {
         return None;
     }
     let window = candidate.get(..len2)?;
-    let (mut p_flag, mut t_flag) = (0u64, 0u64);
-    let mut bound_mask: u64 = if bound + 1 >= 64 {
-        u64::MAX
-    } else {
-        (1 << (bound + 1)) - 1
-    };
-    for (j, &c) in window.iter().enumerate() {
-        let pm_j = look(c) & bound_mask & !p_flag;
-        p_flag |= pm_j & pm_j.wrapping_neg();
-        t_flag |= u64::from(pm_j != 0) << j;
-        bound_mask = if j < bound {
-            (bound_mask << 1) | 1
+    let from = shared.min(window.len());
+    if from == 0 {
+        let bound_mask = if bound + 1 >= 64 {
+            u64::MAX
         } else {
-            bound_mask << 1
+            (1 << (bound + 1)) - 1
+        };
+        *prefixes.first_mut()? = Flags {
+            gold: 0,
+            window: 0,
+            bound_mask,
         };
     }
+    let mut state = *prefixes.get(from)?;
+    for (j, &c) in window.iter().enumerate().skip(from) {
+        let pm_j = look(c) & state.bound_mask & !state.gold;
+        state.gold |= pm_j & pm_j.wrapping_neg();
+        state.window |= u64::from(pm_j != 0) << j;
+        state.bound_mask = if j < bound {
+            (state.bound_mask << 1) | 1
+        } else {
+            state.bound_mask << 1
+        };
+        *prefixes.get_mut(j + 1)? = state;
+    }
+    let (mut p_flag, mut t_flag) = (state.gold, state.window);
     let common = p_flag.count_ones() as usize;
     if common == 0 {
         return Some(0.0); // the common character filter
@@ -391,6 +459,39 @@ mod tests {
         for gold in &candidates {
             row.clear();
             fast.extend_row(gold, candidates.get(..300).unwrap_or(&[]), &mut row);
+            for (value, candidate) in row.iter().zip(&candidates) {
+                let expected = StringMeasure::Jaro.similarity(gold, candidate);
+                assert_eq!(
+                    value.to_bits(),
+                    expected.to_bits(),
+                    "{gold:?} {candidate:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn candidates_sharing_prefixes_are_rapidfuzz_bit_for_bit() {
+        // names differing in their last characters, of a few lengths, and golds
+        // whose windows cut the candidates short
+        let mut texts: Vec<Vec<u32>> = Vec::new();
+        for k in 0..300u32 {
+            let name = format!("Person{:05}", k * 37 % 1000);
+            texts.push(name.chars().map(u32::from).collect());
+            if k % 7 == 0 {
+                texts.push(format!("{name}x").chars().map(u32::from).collect());
+                texts.push(format!("P{k}").chars().map(u32::from).collect());
+            }
+        }
+        texts.push(Vec::new());
+        texts.push(vec![80]);
+        let candidates: Vec<&[u32]> = texts.iter().map(Vec::as_slice).collect();
+        let mut fast = Jaro::new(&candidates);
+        let golds: Vec<&[u32]> = candidates.iter().step_by(13).copied().collect();
+        let mut row = Vec::new();
+        for gold in golds {
+            row.clear();
+            fast.extend_row(gold, &candidates, &mut row);
             for (value, candidate) in row.iter().zip(&candidates) {
                 let expected = StringMeasure::Jaro.similarity(gold, candidate);
                 assert_eq!(
