@@ -246,11 +246,18 @@ impl Jaro {
         out.resize(start + self.candidates.len(), 0.0);
         let mut slow: Option<jaro::BatchComparator<u32>> = None;
         let mut prefixes = [Flags::default(); 65];
+        let mut looks = [0u64; 64];
         for &(k, shared) in &self.order {
             let (Some(candidate), Some(text)) = (self.candidates.get(k), texts.get(k)) else {
                 continue;
             };
-            let value = match word_jaro(&self.pattern, gold, candidate, &mut prefixes, shared) {
+            let value = match word_jaro(
+                &self.pattern,
+                gold,
+                candidate,
+                (&mut prefixes, &mut looks),
+                shared,
+            ) {
                 Some(value) => value,
                 None => slow
                     .get_or_insert_with(|| jaro::BatchComparator::new(gold.iter().copied()))
@@ -276,13 +283,14 @@ struct Flags {
 
 /// rapidfuzz's `similarity_with_pm` (score cutoff 0) for a window within one word,
 /// or `None` beyond. `prefixes[p]` is the state after the window's first `p`
-/// characters; those of the first `shared` are taken as they are (left by a
-/// candidate of the same length with that prefix), the others are written.
+/// characters and `looks[j]` the gold positions of window character `j`; those of
+/// the first `shared` characters are taken as they are (left by a candidate of the
+/// same length with that prefix), the others are written.
 fn word_jaro(
     pattern: &[u64],
     gold: &[u32],
     candidate: &[u32],
-    prefixes: &mut [Flags; 65],
+    (prefixes, looks): (&mut [Flags; 65], &mut [u64; 64]),
     shared: usize,
 ) -> Option<f64> {
     let (len1_orig, len2_orig) = (gold.len(), candidate.len());
@@ -327,7 +335,9 @@ fn word_jaro(
     }
     let mut state = *prefixes.get(from)?;
     for (j, &c) in window.iter().enumerate().skip(from) {
-        let pm_j = look(c) & state.bound_mask & !state.gold;
+        let positions = look(c);
+        *looks.get_mut(j)? = positions;
+        let pm_j = positions & state.bound_mask & !state.gold;
         state.gold |= pm_j & pm_j.wrapping_neg();
         state.window |= u64::from(pm_j != 0) << j;
         state.bound_mask = if j < bound {
@@ -346,8 +356,7 @@ fn word_jaro(
     while t_flag != 0 {
         let j = t_flag.trailing_zeros() as usize;
         let lowest = p_flag & p_flag.wrapping_neg();
-        let c = window.get(j).copied()?;
-        transpositions += usize::from(look(c) & lowest == 0);
+        transpositions += usize::from(looks.get(j)? & lowest == 0);
         t_flag &= t_flag - 1;
         p_flag ^= lowest;
     }
