@@ -265,8 +265,8 @@ impl Scorer<'_> {
         Ok(())
     }
 
-    /// Whether [`Scorer::block`] under `node` at `depth` is all 1 (an identifier's,
-    /// `Err` where it errs), whatever the values.
+    /// Whether [`Scorer::block`] under `node` at `depth` is all 1 whatever the values:
+    /// an identifier's within the depth limit (beyond it, `block` has the error).
     fn identifier_block(&self, node: NodeId, depth: usize) -> Result<bool, Unsupported> {
         let rule = self.plan.node(node)?;
         Ok(rule.id_scope.is_some() && depth <= self.limits.max_depth)
