@@ -47,14 +47,21 @@ pub(crate) fn text(string: &Bound<'_, PyString>) -> PyResult<Vec<u32>> {
 
 /// The code points of a string with a UTF-8 form.
 pub(crate) fn utf8_points(utf8: &str) -> Vec<u32> {
+    let mut code_points = Vec::new();
+    push_utf8_points(&mut code_points, utf8);
+    code_points
+}
+
+/// [`utf8_points`] appended to `code_points` (a buffer used again).
+pub(crate) fn push_utf8_points(code_points: &mut Vec<u32>, utf8: &str) {
+    // sized once: collecting from `chars` would grow the vector from a quarter
+    code_points.reserve(utf8.len());
     if utf8.is_ascii() {
         // a byte per code point: copied without decoding
-        return utf8.bytes().map(u32::from).collect();
+        code_points.extend(utf8.bytes().map(u32::from));
+    } else {
+        code_points.extend(utf8.chars().map(u32::from));
     }
-    // sized once: collecting from `chars` would grow the vector from a quarter
-    let mut code_points = Vec::with_capacity(utf8.len());
-    code_points.extend(utf8.chars().map(u32::from));
-    code_points
 }
 
 /// A Python `int` of any size, through its two's complement bytes when beyond `i64`.

@@ -17,7 +17,7 @@ use crate::compare::PyComparator;
 use crate::errors::declined;
 use crate::shape::shape;
 use crate::state::ref_state;
-use crate::value::{convert, Bounds};
+use crate::value::{convert, recycle, Bounds};
 
 /// A schema construct this slice does not plan (Python scores such schemas).
 fn unsupported(what: String) -> PyErr {
@@ -291,7 +291,7 @@ impl ScorePlan {
         strict: bool,
     ) -> PyResult<Option<f64>> {
         let (gold, candidate, limits) = documents(gold, candidate, limits)?;
-        py.detach(|| {
+        let scored = py.detach(|| {
             if self
                 .shape
                 .as_ref()
@@ -311,7 +311,10 @@ impl ScorePlan {
                 _ => Some(true),
             };
             Ok(verdict.map(|valid| if valid { value } else { 0.0 }))
-        })
+        });
+        recycle(gold);
+        recycle(candidate);
+        scored
     }
 
     /// `Scorer(..., state).node(gold, candidate, root).score`: the documents scored

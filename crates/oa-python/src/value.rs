@@ -11,13 +11,15 @@
 //! that is not a `str` or holds a lone surrogate, a string holding a lone surrogate,
 //! NaN or an infinity, an integer beyond the float range, or a value of no JSON type.
 
+use std::cell::RefCell;
+
 use oa_engine::compare::{Integer, Number, Value};
 use oa_engine::score::Json;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 
-use crate::compare::{integer, text, utf8_points};
+use crate::compare::{integer, push_utf8_points, text};
 use crate::errors::{input_error, Refusal, Trouble};
 
 /// Nesting followed by the native engine whatever the limits say: each level costs a
@@ -60,13 +62,13 @@ impl Bounds {
 /// it nests deeper than the engine follows: see [`MAX_NESTING`]).
 #[pyfunction]
 pub(crate) fn is_plain_json(value: &Bound<'_, PyAny>, limits: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(walk(value, Bounds::of(limits)?, 0, &mut Vec::new())?.is_ok())
+    Ok(with_spares(|spares| walk(value, Bounds::of(limits)?, 0, &mut Vec::new(), spares))?.is_ok())
 }
 
 /// `object` as a [`Json`], or the `InputError` of its first problem in `document`
 /// (`"gold"`, `"candidate"`), as `check_json` raises it.
 pub(crate) fn convert(object: &Bound<'_, PyAny>, bounds: Bounds, document: &str) -> PyResult<Json> {
-    match walk(object, bounds, 0, &mut Vec::new())? {
+    match with_spares(|spares| walk(object, bounds, 0, &mut Vec::new(), spares))? {
         Ok(value) => Ok(value),
         Err(refusal) => Err(input_error(object.py(), &refusal, document, bounds)?),
     }
@@ -74,7 +76,95 @@ pub(crate) fn convert(object: &Bound<'_, PyAny>, bounds: Bounds, document: &str)
 
 /// `object` as a [`Json`], or `None` where it is no plain JSON within `bounds`.
 pub(crate) fn json(object: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Json>> {
-    Ok(walk(object, bounds, 0, &mut Vec::new())?.ok())
+    Ok(with_spares(|spares| walk(object, bounds, 0, &mut Vec::new(), spares))?.ok())
+}
+
+/// The buffers of documents done with, kept for the next conversions on their thread:
+/// a flat record's keys and strings would otherwise cost an allocation and a free
+/// each, a third of its score.
+#[derive(Default)]
+struct Spares {
+    names: Vec<String>,
+    texts: Vec<Vec<u32>>,
+    entries: Vec<Vec<(String, Json)>>,
+}
+
+/// The most buffers of each kind kept: a few documents' worth.
+const SPARE_BUFFERS: usize = 1024;
+/// The largest buffer kept, in elements: a rare long string is not held on to.
+const SPARE_CAPACITY: usize = 256;
+
+thread_local! {
+    static SPARES: RefCell<Spares> = const {
+        RefCell::new(Spares { names: Vec::new(), texts: Vec::new(), entries: Vec::new() })
+    };
+}
+
+/// `convert` with this thread's spare buffers, taken out for the conversion: a
+/// conversion nested in it (a custom comparator's callback) finds none and
+/// allocates, and the buffers it gives back are kept.
+fn with_spares<T>(convert: impl FnOnce(&mut Spares) -> T) -> T {
+    let mut spares = SPARES.with(|spares| std::mem::take(&mut *spares.borrow_mut()));
+    let converted = convert(&mut spares);
+    SPARES.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if kept.names.is_empty() && kept.texts.is_empty() && kept.entries.is_empty() {
+            *kept = spares;
+        }
+    });
+    converted
+}
+
+/// Gives `document`'s buffers back to this thread's spares, for the next conversions.
+pub(crate) fn recycle(document: Json) {
+    SPARES.with(|spares| spares.borrow_mut().keep(document));
+}
+
+impl Spares {
+    fn keep(&mut self, document: Json) {
+        match document {
+            Json::Leaf(Value::Text(mut points)) => {
+                if self.texts.len() < SPARE_BUFFERS && points.capacity() <= SPARE_CAPACITY {
+                    points.clear();
+                    self.texts.push(points);
+                }
+            }
+            Json::Array(items) => items.into_iter().for_each(|item| self.keep(item)),
+            Json::Object(mut entries) => {
+                for (mut name, value) in entries.drain(..) {
+                    if self.names.len() < SPARE_BUFFERS && name.capacity() <= SPARE_CAPACITY {
+                        name.clear();
+                        self.names.push(name);
+                    }
+                    self.keep(value);
+                }
+                if self.entries.len() < SPARE_BUFFERS && entries.capacity() <= SPARE_CAPACITY {
+                    self.entries.push(entries);
+                }
+            }
+            Json::Null | Json::Leaf(_) => {}
+        }
+    }
+
+    fn name(&mut self, name: &str) -> String {
+        match self.names.pop() {
+            Some(mut spare) => {
+                spare.push_str(name);
+                spare
+            }
+            None => name.to_owned(),
+        }
+    }
+
+    fn text(&mut self) -> Vec<u32> {
+        self.texts.pop().unwrap_or_default()
+    }
+
+    fn entries(&mut self, length: usize) -> Vec<(String, Json)> {
+        let mut entries = self.entries.pop().unwrap_or_default();
+        entries.reserve_exact(length);
+        entries
+    }
 }
 
 /// Bits from which an integer may exceed `int(sys.float_info.max)` (1,024 bits):
@@ -101,11 +191,16 @@ fn plain_integer(object: &Bound<'_, PyAny>) -> PyResult<Result<Json, Trouble>> {
     Ok(Ok(Json::Leaf(Value::Number(Number::Int(value)))))
 }
 
-/// A `str`'s code points, or the first lone surrogate it holds.
-fn code_points(string: &Bound<'_, PyString>) -> PyResult<Result<Vec<u32>, u32>> {
+/// A `str`'s code points (into `spare`, an empty buffer), or the first lone surrogate
+/// it holds.
+fn code_points(
+    string: &Bound<'_, PyString>,
+    mut spare: Vec<u32>,
+) -> PyResult<Result<Vec<u32>, u32>> {
     // a string with a UTF-8 form holds no lone surrogate: only the others are searched
     if let Ok(utf8) = string.to_str() {
-        return Ok(Ok(utf8_points(utf8)));
+        push_utf8_points(&mut spare, utf8);
+        return Ok(Ok(spare));
     }
     let points = text(string)?;
     match points
@@ -126,6 +221,7 @@ fn walk<'py>(
     bounds: Bounds,
     level: usize,
     pending: &mut Vec<Bound<'py, PyAny>>,
+    spares: &mut Spares,
 ) -> PyResult<Result<Json, Refusal>> {
     let refuse = |trouble: Trouble| Ok(Err(Refusal::new(trouble)));
     // checked before anything below is looked at: no recursion past the limit
@@ -146,7 +242,7 @@ fn walk<'py>(
         if length > bounds.string_length {
             return refuse(Trouble::StringLength(length));
         }
-        return Ok(match code_points(string)? {
+        return Ok(match code_points(string, spares.text())? {
             Ok(points) => Ok(Json::Leaf(Value::Text(points))),
             Err(surrogate) => Err(Refusal::new(Trouble::Surrogate {
                 surrogate,
@@ -170,7 +266,7 @@ fn walk<'py>(
         }
         let mut items = Vec::with_capacity(list.len());
         for (index, item) in list.iter().enumerate() {
-            match walk(&item, bounds, level + 1, pending)? {
+            match walk(&item, bounds, level + 1, pending, spares)? {
                 Ok(value) => items.push(value),
                 Err(refusal) => return Ok(Err(refusal.below(index.to_string()))),
             }
@@ -183,14 +279,19 @@ fn walk<'py>(
         }
         // every key is checked before any value (as `check_json` walks an object)
         let base = pending.len();
-        let mut entries = Vec::with_capacity(dict.len());
+        pending.reserve(dict.len());
+        let mut entries = spares.entries(dict.len());
+        // a dict holds no two equal `str` keys, but may two equal keys of a subclass
+        // hashed its own way
+        let mut distinct = true;
         for (key, item) in dict.iter() {
             let Ok(name) = key.cast::<PyString>() else {
                 return refuse(Trouble::Key(key.unbind()));
             };
+            distinct &= name.is_exact_instance_of::<PyString>();
             let name = match name.to_str() {
-                Ok(name) => name.to_owned(),
-                Err(_) => match code_points(name)? {
+                Ok(name) => spares.name(name),
+                Err(_) => match code_points(name, Vec::new())? {
                     Err(surrogate) => {
                         return refuse(Trouble::Surrogate {
                             surrogate,
@@ -210,12 +311,16 @@ fn walk<'py>(
         }
         for (name, value) in &mut entries {
             let Some(item) = pending.pop() else { break };
-            match walk(&item, bounds, level + 1, pending)? {
+            match walk(&item, bounds, level + 1, pending, spares)? {
                 Ok(converted) => *value = converted,
                 Err(refusal) => return Ok(Err(refusal.below(std::mem::take(name)))),
             }
         }
-        return Ok(Ok(Json::object(entries)));
+        return Ok(Ok(if distinct {
+            Json::object_of_distinct(entries)
+        } else {
+            Json::object(entries)
+        }));
     }
     refuse(Trouble::NotJson(object.get_type().name()?.to_string()))
 }

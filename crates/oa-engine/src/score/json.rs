@@ -27,9 +27,7 @@ impl Json {
     pub fn object(mut entries: Vec<(String, Json)>) -> Json {
         // stable: of equal keys the last one given comes last, and is kept (moved
         // into the first one's place, in place)
-        // byte by byte, inline: `str`'s own order (bytes, then length) without a
-        // `memcmp` call per comparison of these short keys
-        entries.sort_by(|a, b| a.0.bytes().cmp(b.0.bytes()));
+        entries.sort_by(key_order);
         entries.dedup_by(|later, kept| {
             let same = later.0 == kept.0;
             if same {
@@ -40,6 +38,19 @@ impl Json {
         Json::Object(entries)
     }
 
+    /// An object from entries with no key twice, in any order (sorted here).
+    ///
+    /// ```
+    /// use oa_engine::score::Json;
+    /// let object = Json::object_of_distinct(vec![("b".into(), Json::Null), ("a".into(), Json::Null)]);
+    /// assert_eq!(object, Json::Object(vec![("a".into(), Json::Null), ("b".into(), Json::Null)]));
+    /// ```
+    pub fn object_of_distinct(mut entries: Vec<(String, Json)>) -> Json {
+        // no two keys equal: any sort gives the one order
+        entries.sort_unstable_by(key_order);
+        Json::Object(entries)
+    }
+
     pub fn is_object(&self) -> bool {
         matches!(self, Json::Object(_))
     }
@@ -47,4 +58,10 @@ impl Json {
     pub fn is_array(&self) -> bool {
         matches!(self, Json::Array(_))
     }
+}
+
+/// The order of object entries by key: `str`'s own (bytes, then length), compared
+/// byte by byte inline, without a `memcmp` call per comparison of these short keys.
+fn key_order(a: &(String, Json), b: &(String, Json)) -> std::cmp::Ordering {
+    a.0.bytes().cmp(b.0.bytes())
 }
