@@ -29,10 +29,11 @@ from .native import (
     native_prepared_gold,
     native_resolved_score,
     native_score,
+    native_table,
     native_tree,
     native_validates,
 )
-from .nodetable import match_tree
+from .nodetable import MatchRows, match_tree, table_rows
 from .options import AlignOptions, Limits
 from .schema import Schema
 from .scopes import ScopeAlignment
@@ -248,11 +249,13 @@ def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
 class _RepairInputs(NamedTuple):
     """What :func:`oa_core.feedback.feedback`'s repair operations read of an
     alignment (:func:`_repair_inputs`): :class:`Alignment`'s fields of these names,
-    each scope's records as :class:`~oa_core.scopes_native.ScopeRecords` (or its
+    the match tree as the rows of its node table
+    (:class:`~oa_core.nodetable.MatchRows`, no :class:`MatchNode` made) and each
+    scope's records as :class:`~oa_core.scopes_native.ScopeRecords` (or its
     :class:`~oa_core.scopes.ScopeAlignment`, which has them)."""
 
     score: float
-    tree: MatchNode
+    rows: MatchRows
     bijections: dict[str, dict[Any, Any]]
     scopes: Mapping[str, ScopeRecords | ScopeAlignment]
     violations: list[Diagnostic]
@@ -264,13 +267,11 @@ class _RepairInputs(NamedTuple):
 def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
                    options: AlignOptions | Mapping[str, Any] | None = None, *,
                    comparators: Mapping[str, Any] | None = None,
-                   perfect_leaves: bool = True, **option_overrides: Any) -> _RepairInputs:
-    """:func:`align` (the same arguments, the same errors, the same tree, bijections
-    and records) with only what repair operations read: no WL traces, cost matrices
-    or warnings, and the candidate's schema violations only in strict mode (the only
-    mode they change the score and the repairs in). ``perfect_leaves=False`` leaves
-    out of a tree with scopes the leaves no repair reads (see
-    :func:`~oa_core.nodetable.match_tree`)."""
+                   **option_overrides: Any) -> _RepairInputs:
+    """:func:`align` (the same arguments, the same errors, the same match tree,
+    bijections and records) with only what repair operations read: the tree's rows,
+    no WL traces, cost matrices or warnings, and the candidate's schema violations
+    only in strict mode (the only mode they change the score and the repairs in)."""
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
     gold, gold_checked = _unprepared(gold, schema, opts, comparators)
@@ -281,24 +282,25 @@ def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any]
         found = resolved_scopes(gold, candidate, parsed, opts.limits,
                                 WLMode(opts.wl_mode).value, opts.wl_blend_lambda,
                                 traces=False, tree=True)
+        if found.table is None:
+            raise declined("to build the match tree")
         bijections, scopes = scope_records(found)
-        tree = _tree_of(found, gold, candidate, bijections, perfect_leaves=perfect_leaves)
+        table = found.table
     else:
         bijections, scopes = {}, {}
-        tree = native_tree(gold, candidate, parsed, opts.limits)
-    return _RepairInputs(0.0 if opts.strict and violations else tree.score, tree,
+        table = native_table(gold, candidate, parsed, opts.limits)
+    rows = table_rows(table, gold, candidate)
+    return _RepairInputs(0.0 if opts.strict and violations else rows.score[0], rows,
                          _shown_bijections(bijections), scopes, violations, gold, parsed,
                          opts)
 
 
 def _tree_of(found: Resolved, gold: Any, candidate: Any,
-             bijections: dict[str, dict[Any, Any]], *, perfect_leaves: bool = True
-             ) -> MatchNode:
+             bijections: dict[str, dict[Any, Any]]) -> MatchNode:
     """The match tree of a resolution made with its table."""
     if found.table is None:
         raise declined("to build the match tree")
-    return match_tree(found.table, gold, candidate, bijections,
-                      perfect_leaves=perfect_leaves)
+    return match_tree(found.table, gold, candidate, bijections)
 
 
 def _shown_bijections(bijections: dict[str, dict[Any, Any]]) -> dict[str, dict[Any, Any]]:

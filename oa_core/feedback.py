@@ -53,7 +53,7 @@ from .aligner import Alignment, _repair_inputs, _RepairInputs
 from .comparators import id_key, is_number, value_kind
 from .errors import InputError, preview_json
 from .kinds import NodeKind, OpKind, Status, WLMode
-from .matchtree import MatchNode
+from .nodetable import MatchRows, tree_rows
 from .pointer import join, resolve, split
 from .schema import ANY, Schema, SchemaNode, concrete
 
@@ -101,13 +101,15 @@ DEFAULT_TEMPLATES: Mapping[str, str] = MappingProxyType({
     "spread": "The deficit is spread across multiple issue types ({kinds}).",
 })
 
-_MAP, _SEQUENCE, _LEAF, _ID, _REF = (NodeKind.MAP, NodeKind.SEQUENCE, NodeKind.LEAF,
-                                     NodeKind.ID, NodeKind.REF)
-_CONTAINERS = (NodeKind.MAP, NodeKind.SEQUENCE)
-_PRIMITIVES = (NodeKind.LEAF, NodeKind.NULL, NodeKind.ID)
-_MATCHED, _TYPE_MISMATCH, _NULL_MISMATCH = (Status.MATCHED, Status.TYPE_MISMATCH,
-                                            Status.NULL_MISMATCH)
-_ABSENT = (Status.MISSING, Status.EXCESS)
+# the kinds and statuses as plain strings (a node table's columns hold them so; a
+# member of their StrEnum equals its string): compared at every row of every tree
+_MAP, _SEQUENCE, _LEAF, _ID, _REF = (NodeKind.MAP.value, NodeKind.SEQUENCE.value,
+                                     NodeKind.LEAF.value, NodeKind.ID.value, NodeKind.REF.value)
+_CONTAINERS = (_MAP, _SEQUENCE)
+_PRIMITIVES = (_LEAF, NodeKind.NULL.value, _ID)
+_MATCHED, _TYPE_MISMATCH, _NULL_MISMATCH = (Status.MATCHED.value, Status.TYPE_MISMATCH.value,
+                                            Status.NULL_MISMATCH.value)
+_ABSENT = (Status.MISSING.value, Status.EXCESS.value)
 _COMPACT = "{path} {kind} +{delta:.3f}"
 # what the repairs read: an alignment, or feedback()'s inputs made without the rest
 _Aligned = Alignment | _RepairInputs
@@ -300,8 +302,13 @@ def _describe_target(alignment: _Aligned, scope: str, gold_id: Any, values: str)
 
 
 class _Collector:
-    def __init__(self, alignment: _Aligned, describe_refs: bool, values: str) -> None:
+    """The repair operations of a match tree's rows (:class:`~oa_core.nodetable.MatchRows`),
+    made in one pass over the rows in preorder: the order of a walk down the tree."""
+
+    def __init__(self, alignment: _Aligned, rows: MatchRows, describe_refs: bool,
+                 values: str) -> None:
         self.alignment = alignment
+        self.rows = rows
         self.describe_refs = describe_refs
         self.values = values
         self.translator = _Translator(alignment)
@@ -310,17 +317,45 @@ class _Collector:
         # wl_mode="none" pairs look-alike records by position: the repairs keep the
         # gold's order where records are (a perfect candidate needs nothing)
         self.by_position = (alignment.options.wl_mode == WLMode.NONE
-                            and alignment.tree.score < 1.0)
+                            and rows.score[0] < 1.0)
         self.records = frozenset(decl.records.pointer
                                  for decl in alignment.schema.scopes.values())
         self.holding: dict[str, bool] = {}
         # per reordered list (candidate pointer): gold index -> the original candidate
         # index its item follows (-1: the front)
         self.anchors: dict[str, dict[int, int]] = {}
+        self.children: list[list[int]] | None = None  # per row, made when a reorder asks
 
-    @staticmethod
-    def schema_of(node: MatchNode) -> SchemaNode:
-        return node.schema if node.schema is not None else ANY
+    def schema_of(self, row: int) -> SchemaNode:
+        schema = self.rows.schema[row]
+        return schema if schema is not None else ANY
+
+    def deficit(self, row: int) -> float:
+        """What the row costs the root score (:attr:`MatchNode.deficit`)."""
+        rows = self.rows
+        return rows.effective_weight[row] * (1.0 - rows.score[row]) + (
+            rows.key_effective_weight[row] * (1.0 - (rows.key_score[row] or 0.0)))
+
+    def reach(self, row: int, parent: int) -> None:
+        """Derive a node table row's values and effective weights from its parent's, as
+        :func:`~oa_core.nodetable.match_tree` does (a tree's rows hold their own)."""
+        rows = self.rows
+        if rows.steps is None:
+            return
+        gold_index, candidate_index, weight, key_weight = rows.steps
+        key = rows.gold_key[row]
+        if key is not None:
+            rows.gold[row] = rows.gold[parent][key]
+        elif (index := gold_index[row]) is not None:
+            rows.gold[row] = rows.gold[parent][index]
+        key = rows.candidate_key[row]
+        if key is not None:
+            rows.candidate[row] = rows.candidate[parent][key]
+        elif (index := candidate_index[row]) is not None:
+            rows.candidate[row] = rows.candidate[parent][index]
+        above = rows.effective_weight[parent]
+        rows.effective_weight[row] = above * weight[row]
+        rows.key_effective_weight[row] = above * key_weight[row]
 
     def add(self, op: RepairOp) -> None:
         op.rank_key = (self.order,)
@@ -332,56 +367,67 @@ class _Collector:
         violations = self.alignment.violations
         if not (self.alignment.options.strict and violations):
             return
-        share = self.alignment.tree.score / len(violations)
+        share = self.rows.score[0] / len(violations)
         for violation in violations:
             self.add(RepairOp(OpKind.SCHEMA_VIOLATION, violation.pointer, None,
                               violation.pointer, None, None, share,
                               details={"message": violation.message.rstrip(".") + "."}))
 
-    def walk(self, node: MatchNode, parent: MatchNode | None) -> None:
-        # the members are read from module constants (an Enum class attribute costs
-        # ~100 ns, and this runs for every node of every tree)
-        status, kind, score = node.status, node.kind, node.score
-        if status in _ABSENT:
-            self.structural(node, parent)
-            return
-        if (parent is not None and parent.kind == _MAP and node.gold_key is not None
-                and node.candidate_key is not None and node.gold_key != node.candidate_key):
-            self.rename(node, parent)
-        if kind == _ID:
-            self.identifier(node)
-        if kind == _REF and score >= 1.0:
-            self.keep_dangling(node)
-        if score >= 1.0 and not node.children:
-            return
-        if status == _TYPE_MISMATCH:
-            self.replace(node, OpKind.TYPE_MISMATCH)
-        elif status == _NULL_MISMATCH:
-            self.replace(node, OpKind.NULL_VALUE)
-        elif parent is not None and kind in _CONTAINERS and score == 0.0 and node.children:
-            self.replace(node, OpKind.SUBTREE)
-        elif kind == _REF:
-            self.reference(node)
-        elif kind in _PRIMITIVES:
-            if score < 1.0:
-                self.replace(node, OpKind.PRIMITIVE_VALUE)
-        else:
-            if kind == _SEQUENCE and self.by_position:
-                self.reorder(node)
-            in_map = kind == _MAP
-            for child in node.children:
-                # a perfect leaf under its own key needs nothing (the common case: no
-                # call for it)
-                if (child.score >= 1.0 and child.kind == _LEAF and child.status == _MATCHED
-                        and not child.children
-                        and (not in_map or child.gold_key == child.candidate_key)):
+    def walk(self) -> None:
+        """Every row's repairs, in preorder. A row is read when its parent's children
+        are gone through (a container neither perfect nor replaced whole), unless it is
+        a perfect leaf under its own key (the common case: nothing read but its kind,
+        status and score)."""
+        rows = self.rows
+        parents, kinds, statuses, scores = rows.parent, rows.kind, rows.status, rows.score
+        gold_keys, candidate_keys = rows.gold_key, rows.candidate_key
+        last = len(parents) - 1
+        opened = [False] * len(parents)  # whether the walk goes through a row's children
+        for row, parent in enumerate(parents):
+            if parent is not None and not opened[parent]:
+                continue
+            kind, status, score = kinds[row], statuses[row], scores[row]
+            childless = row == last or parents[row + 1] != row
+            in_map = parent is not None and kinds[parent] == _MAP
+            if parent is not None:
+                if (score >= 1.0 and kind == _LEAF and status == _MATCHED and childless
+                        and (not in_map or gold_keys[row] == candidate_keys[row])):
                     continue
-                self.walk(child, node)
+                self.reach(row, parent)
+            if status in _ABSENT:
+                assert parent is not None  # the root is matched
+                self.structural(row, parent)
+                continue
+            if (in_map and gold_keys[row] is not None and candidate_keys[row] is not None
+                    and gold_keys[row] != candidate_keys[row]):
+                assert parent is not None
+                self.rename(row, parent)
+            if kind == _ID:
+                self.identifier(row)
+            elif kind == _REF and score >= 1.0:
+                self.keep_dangling(row)
+            if score >= 1.0 and childless:
+                continue
+            if status == _TYPE_MISMATCH:
+                self.replace(row, OpKind.TYPE_MISMATCH)
+            elif status == _NULL_MISMATCH:
+                self.replace(row, OpKind.NULL_VALUE)
+            elif parent is not None and kind in _CONTAINERS and score == 0.0 and not childless:
+                self.replace(row, OpKind.SUBTREE)
+            elif kind == _REF:
+                self.reference(row)
+            elif kind in _PRIMITIVES:
+                if score < 1.0:
+                    self.replace(row, OpKind.PRIMITIVE_VALUE)
+            else:
+                if kind == _SEQUENCE and self.by_position:
+                    self.reorder(row)
+                opened[row] = True
 
-    def holds_records(self, node: MatchNode) -> bool:
+    def holds_records(self, row: int) -> bool:
         """Whether a list's items are, or hold, a scope's records."""
-        schema = self.schema_of(node)
-        if node.order == "scope":
+        schema = self.schema_of(row)
+        if self.rows.order[row] == "scope":
             return True
         if schema.items is None:
             return False
@@ -391,133 +437,165 @@ class _Collector:
                 n.pointer in self.records for n in schema.items.walk())
         return found
 
-    def reorder(self, node: MatchNode) -> None:
+    def children_of(self, row: int) -> list[int]:
+        if self.children is None:
+            self.children = [[] for _ in self.rows.parent]
+            for child, parent in enumerate(self.rows.parent):
+                if parent is not None:
+                    self.children[parent].append(child)
+        return self.children[row]
+
+    def reorder(self, row: int) -> None:
         """Move the paired items of an order-agnostic list holding records into the
         gold's order (the longest run already in it stays) and place its missing
         items at their gold positions: the repaired list is the gold's, in order."""
-        container = node.candidate_path
-        if (node.order not in ("align", "scope") or container is None
-                or self.schema_of(node).prefix_items or not self.holds_records(node)):
+        rows = self.rows
+        container = rows.candidate_path[row]
+        if (rows.order[row] not in ("align", "scope") or container is None
+                or self.schema_of(row).prefix_items or not self.holds_records(row)):
             return
-        partner = dict(node.pairs)
-        stay = _in_order(node.pairs)
+        pairs = rows.pairs[row]
+        partner = dict(pairs)
+        stay = _in_order(pairs)
         anchors: dict[int, int] = {}
         last = -1
-        gold_items = sorted((int(c.label), c) for c in node.children
-                            if c.status != Status.EXCESS)
+        gold_items = sorted((int(rows.label[c]), c) for c in self.children_of(row)
+                            if rows.status[c] != Status.EXCESS)
         for gold_index, child in gold_items:
             if gold_index in stay:
                 last = partner[gold_index]
                 continue
             anchors[gold_index] = last
-            if gold_index not in partner or child.candidate_path is None:
+            candidate_path = rows.candidate_path[child]
+            if gold_index not in partner or candidate_path is None:
                 continue
             index = partner[gold_index]
-            self.add(RepairOp(OpKind.MOVE_LIST_ITEM, child.gold_path or "", child.gold_path,
-                              child.candidate_path, child.gold, child.candidate, 0.0, None,
-                              [{"op": "move", "from": child.candidate_path,
-                                "path": join(container, _move_target(index, last))}],
+            self.reach(child, row)
+            gold_path = rows.gold_path[child]
+            self.add(RepairOp(OpKind.MOVE_LIST_ITEM, gold_path or "", gold_path,
+                              candidate_path, rows.gold[child], rows.candidate[child], 0.0,
+                              None, [{"op": "move", "from": candidate_path,
+                                      "path": join(container, _move_target(index, last))}],
                               details={"gold_index": gold_index, "index": index},
                               container=container, anchor=last))
         self.anchors[container] = anchors
 
-    def identifier(self, node: MatchNode) -> None:
+    def identifier(self, row: int) -> None:
         """A paired record's id that is not the image of the gold's id (null, repeated,
         not an identifier): references to the record need it changed."""
-        if node.gold is None or node.candidate_path is None or node.scope is None:
+        rows = self.rows
+        gold, candidate = rows.gold[row], rows.candidate[row]
+        candidate_path, scope = rows.candidate_path[row], rows.scope[row]
+        if gold is None or candidate_path is None or scope is None:
             return
-        value = self.translator.target(node.scope, node.gold)
+        value = self.translator.target(scope, gold)
         wanted = id_key(value)
-        if wanted is not None and id_key(node.candidate) == wanted:
+        if wanted is not None and id_key(candidate) == wanted:
             return
-        self.add(RepairOp(OpKind.ID_VALUE, node.candidate_path, node.gold_path,
-                          node.candidate_path, node.gold, node.candidate, 0.0, value,
-                          [{"op": "replace", "path": node.candidate_path, "value": value}],
+        self.add(RepairOp(OpKind.ID_VALUE, candidate_path, rows.gold_path[row],
+                          candidate_path, gold, candidate, 0.0, value,
+                          [{"op": "replace", "path": candidate_path, "value": value}],
                           details={"target": _show(value, self.values)},
-                          container=node.candidate_path))
+                          container=candidate_path))
 
-    def keep_dangling(self, node: MatchNode) -> None:
+    def keep_dangling(self, row: int) -> None:
         """A gold reference that dangles agrees with a candidate one that dangles; if
         the repairs give some record the candidate's value, it must change (delta 0)."""
-        scope = node.scope or ""
+        rows = self.rows
+        scope = rows.scope[row] or ""
+        gold, candidate = rows.gold[row], rows.candidate[row]
         bijection = self.alignment.bijections.get(scope)
-        if (bijection is None or node.gold is None or node.candidate is None
-                or node.gold in bijection or not self.translator.resolves(scope, node.candidate)):
+        if (bijection is None or gold is None or candidate is None
+                or gold in bijection or not self.translator.resolves(scope, candidate)):
             return
-        value = self.translator.target(scope, node.gold)
-        self.add(RepairOp(OpKind.UNRESOLVED_REFERENCE, node.gold_path or "", node.gold_path,
-                          node.candidate_path, node.gold, node.candidate, 0.0, value,
-                          [{"op": "replace", "path": node.candidate_path, "value": value}],
+        value = self.translator.target(scope, gold)
+        gold_path, candidate_path = rows.gold_path[row], rows.candidate_path[row]
+        self.add(RepairOp(OpKind.UNRESOLVED_REFERENCE, gold_path or "", gold_path,
+                          candidate_path, gold, candidate, 0.0, value,
+                          [{"op": "replace", "path": candidate_path, "value": value}],
                           details={"scope": scope, "target": _show(value, self.values)},
-                          container=node.candidate_path))
+                          container=candidate_path))
 
-    def replace(self, node: MatchNode, kind: OpKind) -> None:
-        value = self.translator.translate(node.gold, self.schema_of(node))
-        details = {"gold_type": value_kind(node.gold), "candidate_type": value_kind(
-            node.candidate)}
-        self.add(RepairOp(kind, node.gold_path or "", node.gold_path, node.candidate_path,
-                          node.gold, node.candidate, node.effective_weight * (1.0 - node.score),
-                          value, [{"op": "replace", "path": node.candidate_path, "value": value}],
-                          details=details, container=node.candidate_path))
+    def replace(self, row: int, kind: OpKind) -> None:
+        rows = self.rows
+        gold, candidate = rows.gold[row], rows.candidate[row]
+        gold_path, candidate_path = rows.gold_path[row], rows.candidate_path[row]
+        value = self.translator.translate(gold, self.schema_of(row))
+        details = {"gold_type": value_kind(gold), "candidate_type": value_kind(candidate)}
+        self.add(RepairOp(kind, gold_path or "", gold_path, candidate_path, gold, candidate,
+                          rows.effective_weight[row] * (1.0 - rows.score[row]), value,
+                          [{"op": "replace", "path": candidate_path, "value": value}],
+                          details=details, container=candidate_path))
 
-    def reference(self, node: MatchNode) -> None:
-        scope = node.scope or ""
-        value = self.translator.target(scope, node.gold)
+    def reference(self, row: int) -> None:
+        rows = self.rows
+        scope = rows.scope[row] or ""
+        gold, candidate = rows.gold[row], rows.candidate[row]
+        value = self.translator.target(scope, gold)
         existing = self.alignment.scopes[scope].candidate_ids if scope in self.alignment.scopes \
             else []
-        wanted = id_key(node.candidate)
+        wanted = id_key(candidate)
         kind = (OpKind.WRONG_REFERENCE if wanted is not None and any(
             id_key(c) == wanted for c in existing) else OpKind.UNRESOLVED_REFERENCE)
-        target = (_describe_target(self.alignment, scope, node.gold, self.values)
+        target = (_describe_target(self.alignment, scope, gold, self.values)
                   if self.describe_refs else _show(value, self.values))
-        self.add(RepairOp(kind, node.gold_path or "", node.gold_path, node.candidate_path,
-                          node.gold, node.candidate, node.effective_weight * (1.0 - node.score),
-                          value, [{"op": "replace", "path": node.candidate_path, "value": value}],
+        gold_path, candidate_path = rows.gold_path[row], rows.candidate_path[row]
+        self.add(RepairOp(kind, gold_path or "", gold_path, candidate_path, gold, candidate,
+                          rows.effective_weight[row] * (1.0 - rows.score[row]), value,
+                          [{"op": "replace", "path": candidate_path, "value": value}],
                           details={"scope": scope, "target": target},
-                          container=node.candidate_path))
+                          container=candidate_path))
 
-    def rename(self, node: MatchNode, parent: MatchNode) -> None:
-        gold_key, cand_key = node.gold_key, node.candidate_key
+    def rename(self, row: int, parent: int) -> None:
+        rows = self.rows
+        gold_key, cand_key = rows.gold_key[row], rows.candidate_key[row]
+        candidate_path = rows.candidate_path[row]
         assert gold_key is not None and cand_key is not None
-        assert node.candidate_path is not None
-        new_path = join(parent.candidate_path or "", gold_key)
-        self.add(RepairOp(OpKind.KEY_RENAME, node.candidate_path, node.gold_path,
-                          node.candidate_path, gold_key, cand_key,
-                          node.key_effective_weight * (1.0 - (node.key_score or 0.0)), gold_key,
-                          [{"op": "move", "from": node.candidate_path, "path": new_path}],
+        assert candidate_path is not None
+        container = rows.candidate_path[parent]
+        self.add(RepairOp(OpKind.KEY_RENAME, candidate_path, rows.gold_path[row],
+                          candidate_path, gold_key, cand_key,
+                          rows.key_effective_weight[row] * (1.0 - (rows.key_score[row] or 0.0)),
+                          gold_key, [{"op": "move", "from": candidate_path,
+                                      "path": join(container or "", gold_key)}],
                           details={"gold_key": _show_key(gold_key),
                                    "candidate_key": _show_key(cand_key)},
-                          container=parent.candidate_path))
+                          container=container))
 
-    def structural(self, node: MatchNode, parent: MatchNode | None) -> None:
-        assert parent is not None
-        container = parent.candidate_path or ""
-        delta = node.deficit
-        if node.status == Status.EXCESS:
-            if parent.kind == NodeKind.MAP:
-                assert node.candidate_key is not None
-                self.add(RepairOp(OpKind.EXTRANEOUS_KEY, node.candidate_path or "", None,
-                                  node.candidate_path, None, node.candidate, delta, None,
-                                  [{"op": "remove", "path": node.candidate_path}],
-                                  details={"key": _show_key(node.candidate_key)},
+    def structural(self, row: int, parent: int) -> None:
+        rows = self.rows
+        container = rows.candidate_path[parent] or ""
+        delta = self.deficit(row)
+        gold_path, candidate_path = rows.gold_path[row], rows.candidate_path[row]
+        in_map = rows.kind[parent] == _MAP
+        if rows.status[row] == Status.EXCESS:
+            if in_map:
+                candidate_key = rows.candidate_key[row]
+                assert candidate_key is not None
+                self.add(RepairOp(OpKind.EXTRANEOUS_KEY, candidate_path or "", None,
+                                  candidate_path, None, rows.candidate[row], delta, None,
+                                  [{"op": "remove", "path": candidate_path}],
+                                  details={"key": _show_key(candidate_key)},
                                   container=container))
             else:
-                self.add(RepairOp(OpKind.EXTRANEOUS_LIST_ITEM, node.candidate_path or "", None,
-                                  node.candidate_path, None, node.candidate, delta, None,
-                                  [{"op": "remove", "path": node.candidate_path}],
-                                  details={"index": int(node.label)}, container=container))
+                self.add(RepairOp(OpKind.EXTRANEOUS_LIST_ITEM, candidate_path or "", None,
+                                  candidate_path, None, rows.candidate[row], delta, None,
+                                  [{"op": "remove", "path": candidate_path}],
+                                  details={"index": int(rows.label[row])},
+                                  container=container))
             return
-        value = self.translator.translate(node.gold, self.schema_of(node))
-        if parent.kind == NodeKind.MAP:
-            assert node.gold_key is not None
-            path = join(container, node.gold_key)
-            self.add(RepairOp(OpKind.MISSING_KEY, node.gold_path or "", node.gold_path, None,
-                              node.gold, None, delta, value,
-                              [{"op": "add", "path": path, "value": value}],
-                              details={"key": _show_key(node.gold_key)}, container=container))
+        gold = rows.gold[row]
+        value = self.translator.translate(gold, self.schema_of(row))
+        if in_map:
+            gold_key = rows.gold_key[row]
+            assert gold_key is not None
+            path = join(container, gold_key)
+            self.add(RepairOp(OpKind.MISSING_KEY, gold_path or "", gold_path, None, gold,
+                              None, delta, value, [{"op": "add", "path": path, "value": value}],
+                              details={"key": _show_key(gold_key)}, container=container))
             return
-        gold_index = int(node.label)
-        unordered = parent.order in ("align", "scope")
+        gold_index = int(rows.label[row])
+        unordered = rows.order[parent] in ("align", "scope")
         placed = self.anchors.get(container, {}).get(gold_index)
         if placed is not None:  # a list reordered for wl_mode="none"
             anchor = placed
@@ -526,11 +604,12 @@ class _Collector:
             anchor = None
             path = join(container, "-")
         else:
-            anchor = _anchor(parent, gold_index, self.schema_of(parent))
+            anchor = _anchor(rows.pairs[parent], rows.candidate[parent], gold_index,
+                             self.schema_of(parent))
             path = join(container, "-" if anchor is None else anchor + 1)
         self.add(RepairOp(OpKind.MISSING_LIST_ITEM,
-                          (parent.gold_path or "") if unordered else (node.gold_path or ""),
-                          node.gold_path, None, node.gold, None, delta, value,
+                          (rows.gold_path[parent] or "") if unordered else (gold_path or ""),
+                          gold_path, None, gold, None, delta, value,
                           [{"op": "add", "path": path, "value": value}],
                           details={"unordered": unordered, "gold_index": gold_index},
                           container=container, anchor=anchor))
@@ -577,17 +656,18 @@ def _move_target(index: int, anchor: int) -> int:
     return anchor + 1 if anchor < index else anchor
 
 
-def _anchor(sequence: MatchNode, gold_index: int, schema: SchemaNode) -> int | None:
-    """The original candidate index after which a missing gold element belongs
-    (-1: at the front; None: at the end, for a position the candidate lacks)."""
+def _anchor(pairs: Sequence[tuple[int, int]], candidate: Any, gold_index: int,
+            schema: SchemaNode) -> int | None:
+    """The original candidate index after which a missing gold element of a list
+    (its pairs and candidate value) belongs (-1: at the front; None: at the end, for a
+    position the candidate lacks)."""
     arity = len(schema.prefix_items)
     if arity and schema.items is None:  # compared position by position: it is past the end
         return None
-    before = [j for i, j in sequence.pairs if i < gold_index]
+    before = [j for i, j in pairs if i < gold_index]
     if before:
         return max(before)
-    if gold_index < arity or not isinstance(sequence.candidate, list) \
-            or len(sequence.candidate) < arity:
+    if gold_index < arity or not isinstance(candidate, list) or len(candidate) < arity:
         # Past a short candidate's end: after the missing prefix positions, which
         # go to the end too (inserted in gold order).
         return None
@@ -611,9 +691,11 @@ def _ranked_ops(alignment: _Aligned, describe_refs: bool, table: Mapping[str, st
     if values not in VALUE_STYLES:
         raise InputError("/values", f"values must be python or json, got {values!r}",
                          fix="pass values='json' for JSON text", document="options")
-    collector = _Collector(alignment, describe_refs, values)
+    rows = (alignment.rows if isinstance(alignment, _RepairInputs)
+            else tree_rows(alignment.tree))
+    collector = _Collector(alignment, rows, describe_refs, values)
     collector.violations()
-    collector.walk(alignment.tree, None)
+    collector.walk()
     for op in collector.ops:
         op.message = _render_op(op, table, values)
     return sorted(collector.ops, key=lambda op: (-op.delta, op.path, op.kind, op.rank_key))
@@ -805,7 +887,7 @@ def feedback(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
     # align()'s alignment without what only its reader sees (traces, matrices,
     # warnings, violations outside strict mode): the same repairs, and feedback never
     # shows the alignment
-    inputs = _repair_inputs(gold, candidate, schema, perfect_leaves=False, **align_options)
+    inputs = _repair_inputs(gold, candidate, schema, **align_options)
     _check_rendering(top_k, min_delta, style, describe_refs)
     return _rendered(inputs, top_k, min_delta, style, _template_table(templates),
                      describe_refs, values)

@@ -37,6 +37,7 @@ from jsonschema import Draft202012Validator
 
 from ._engine import (
     NativeGold,
+    NodeTable,
     ReferPlan,
     ScorePlan,
     match_table,
@@ -52,7 +53,8 @@ if TYPE_CHECKING:
     from .refer_native import Resolution
 
 __all__ = ["PreparedPlan", "ScopeState", "declined", "native_prepared_gold",
-           "native_resolved_score", "native_score", "native_tree", "native_validates",
+           "native_resolved_score", "native_score", "native_table", "native_tree",
+           "native_validates",
            "prepared_plan"]
 
 
@@ -273,12 +275,20 @@ def native_tree(gold: Any, candidate: Any, schema: Schema, limits: Limits,
     comparing 2 gold with 2 candidate elements needs 4 scores, over the limit of 2
     """
     state = state or ScopeState()
+    return match_tree(native_table(gold, candidate, schema, limits, state), gold, candidate,
+                      state.bijections)
+
+
+def native_table(gold: Any, candidate: Any, schema: Schema, limits: Limits,
+                 state: ScopeState | None = None) -> NodeTable:
+    """The node table :func:`native_tree` builds its tree from (arguments as its)."""
+    state = state or ScopeState()
     table = match_table(prepared_plan(schema).plan, gold, candidate, limits,
                         state.bijections, state.candidate_ids, state.unresolved,
                         state.record_pairs)
     if table is None:
         raise declined("to build the match tree")
-    return match_tree(table, gold, candidate, state.bijections)
+    return table
 
 
 def native_score(gold: Any, candidate: Any, schema: Schema, limits: Limits,

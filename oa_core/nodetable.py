@@ -33,7 +33,7 @@ array([[0.],
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -41,12 +41,12 @@ from ._engine import NodeTable
 from .comparators import id_key
 from .kinds import NodeKind, Status
 from .matchtree import MatchNode
+from .schema import SchemaNode
 
-__all__ = ["match_tree"]
+__all__ = ["MatchRows", "match_tree", "table_rows", "tree_rows"]
 
 _KINDS = {kind.value: kind for kind in NodeKind}
 _STATUSES = {status.value: status for status in Status}
-_MAP = NodeKind.MAP
 
 
 def _expected(bijections: Mapping[str, Mapping[Any, Any]] | None, scope: str | None,
@@ -64,8 +64,7 @@ def _matrix(rows: int, cols: int, buffer: bytearray) -> np.ndarray:
 
 
 def match_tree(table: NodeTable, gold: Any, candidate: Any,
-               bijections: Mapping[str, Mapping[Any, Any]] | None = None, *,
-               perfect_leaves: bool = True) -> MatchNode:
+               bijections: Mapping[str, Mapping[Any, Any]] | None = None) -> MatchNode:
     """The :class:`~oa_core.matchtree.MatchNode` tree of ``table``, the node table of
     ``candidate`` against ``gold`` (the documents it was made from), with its effective
     weights set (a parent's row comes before its children's).
@@ -78,10 +77,6 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
     bijections : dict scope -> {gold id key: candidate id key or None}, optional
         The state's bijections, as ``match_table`` was given them (documents with
         scopes).
-    perfect_leaves : bool
-        False: leave out the leaves that score 1 under the same key of a map that does
-        not score 0 (the repairs of :mod:`oa_core.feedback` skip them, and making a
-        node is most of this function's time).
 
     Returns
     -------
@@ -91,32 +86,24 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
     # one pass over the rows, the nodes made by positional calls (MatchNode's field
     # order), each child's values and effective weight read off its parent node: this
     # loop is most of align()'s Python time
-    nodes: list[MatchNode | None] = []
+    nodes: list[MatchNode] = []
     kinds, statuses = _KINDS, _STATUSES
-    parents = table.parent
-    last = len(parents) - 1
-    for row, (parent, kind, status, label, gold_path, candidate_path, schema, gold_key,
-              candidate_key, gold_index, candidate_index, score, weight, key_weight,
-              key_score, comparator, similarity, threshold, scope, expected, order, pairs,
-              matrix) in enumerate(zip(
-                  parents, table.kind, table.status, table.label, table.gold_path,
-                  table.candidate_path, table.schema, table.gold_key, table.candidate_key,
-                  table.gold_index, table.candidate_index, table.score, table.weight,
-                  table.key_weight, table.key_score, table.comparator, table.similarity,
-                  table.threshold, table.scope, table.expected, table.order, table.pairs,
-                  table.matrix, strict=True)):
+    for (parent, kind, status, label, gold_path, candidate_path, schema, gold_key,
+         candidate_key, gold_index, candidate_index, score, weight, key_weight, key_score,
+         comparator, similarity, threshold, scope, expected, order, pairs,
+         matrix) in zip(table.parent, table.kind, table.status, table.label,
+                        table.gold_path, table.candidate_path, table.schema, table.gold_key,
+                        table.candidate_key, table.gold_index, table.candidate_index,
+                        table.score, table.weight, table.key_weight, table.key_score,
+                        table.comparator, table.similarity, table.threshold, table.scope,
+                        table.expected, table.order, table.pairs, table.matrix,
+                        strict=True):
         if parent is None:
             above = None
             gold_value, candidate_value = gold, candidate
             share, key_share = 1.0, 0.0
         else:  # the row's key (map slot) or index (list item) on each side it is on
             above = nodes[parent]
-            assert above is not None  # only childless rows are left out
-            if (not perfect_leaves and kind == "leaf" and status == "matched"
-                    and score >= 1.0 and gold_key == candidate_key and above.kind == _MAP
-                    and above.score != 0.0 and (row == last or parents[row + 1] != row)):
-                nodes.append(None)
-                continue
             gold_value = (above.gold[gold_key] if gold_key is not None
                           else None if gold_index is None else above.gold[gold_index])
             candidate_value = (
@@ -134,6 +121,97 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
         if above is not None:
             above.children.append(node)
         nodes.append(node)
-    root = nodes[0]
-    assert root is not None  # the root is never left out
-    return root
+    return nodes[0]
+
+
+class MatchRows(NamedTuple):
+    """A match tree as columns, one row per node in preorder (a parent before its
+    children, which follow in their order): what the repair operations of
+    :mod:`oa_core.feedback` read, without a :class:`~oa_core.matchtree.MatchNode` per
+    node. The columns are :class:`~oa_core.matchtree.MatchNode`'s fields of the same
+    names (kinds and statuses as their strings).
+
+    Rows of a node table (:func:`table_rows`) hold ``steps``, each row's step from
+    its parent (gold key or index, candidate key or index, weight, key weight), and
+    only the root's ``gold``, ``candidate`` and effective weights: a reader derives a
+    row's from its parent's as :func:`match_tree` does (the rows it never reads, a
+    perfect leaf or the inside of a subtree it replaces whole, then cost nothing).
+    Rows of a tree (:func:`tree_rows`) hold every node's own, and no ``steps``.
+    """
+
+    parent: list[int | None]
+    kind: list[str]
+    status: list[str]
+    label: list[str]
+    gold_path: list[str | None]
+    candidate_path: list[str | None]
+    schema: list[SchemaNode | None]
+    gold_key: list[str | None]
+    candidate_key: list[str | None]
+    score: list[float]
+    key_score: list[float | None]
+    scope: list[str | None]
+    order: list[str | None]
+    pairs: list[list[tuple[int, int]]]
+    gold: list[Any]
+    candidate: list[Any]
+    effective_weight: list[float]
+    key_effective_weight: list[float]
+    steps: tuple[list[int | None], list[int | None], list[float], list[float]] | None
+
+
+def table_rows(table: NodeTable, gold: Any, candidate: Any) -> MatchRows:
+    """The rows of ``table``, the node table of ``candidate`` against ``gold``, with
+    the steps to derive every row's values and effective weights from its parent's.
+
+    >>> from oa_core._engine import ScorePlan, match_table
+    >>> from oa_core.options import Limits
+    >>> from oa_core.schema import ANY, ANY_ARRAY, ANY_OBJECT, Schema
+    >>> schema = Schema.parse({"type": "object", "properties": {"a": {"type": "string"}}})
+    >>> plan = ScorePlan(schema.root, ANY, ANY_OBJECT, ANY_ARRAY, schema.raw, ())
+    >>> rows = table_rows(match_table(plan, {"a": "x"}, {"a": "y"}, Limits()), {"a": "x"},
+    ...                   {"a": "y"})
+    >>> rows.kind, rows.gold_key, rows.gold, rows.effective_weight
+    (['map', 'leaf'], [None, 'a'], [{'a': 'x'}, None], [1.0, 0.0])
+    """
+    size = len(table)
+    values, weights = [None] * size, [0.0] * size
+    gold_values, candidate_values = values.copy(), values
+    effective, key_effective = weights.copy(), weights
+    gold_values[0], candidate_values[0], effective[0] = gold, candidate, 1.0
+    return MatchRows(table.parent, table.kind, table.status, table.label, table.gold_path,
+                     table.candidate_path, table.schema, table.gold_key, table.candidate_key,
+                     table.score, table.key_score, table.scope, table.order, table.pairs,
+                     gold_values, candidate_values, effective, key_effective,
+                     (table.gold_index, table.candidate_index, table.weight,
+                      table.key_weight))
+
+
+def tree_rows(root: MatchNode) -> MatchRows:
+    """The rows of the tree under ``root`` (every node's values and effective weights
+    its own).
+
+    >>> import oa_core
+    >>> schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    >>> rows = tree_rows(oa_core.align({"a": "x"}, {"a": "y"}, schema).tree)
+    >>> rows.parent, rows.gold_key, rows.gold, rows.steps
+    ([None, 0], [None, 'a'], [{'a': 'x'}, 'x'], None)
+    """
+    nodes: list[MatchNode] = []
+    parents: list[int | None] = []
+    stack: list[tuple[MatchNode, int | None]] = [(root, None)]
+    while stack:
+        node, parent = stack.pop()
+        row = len(nodes)
+        nodes.append(node)
+        parents.append(parent)
+        stack.extend((child, row) for child in reversed(node.children))
+    return MatchRows(
+        parents, [n.kind for n in nodes], [n.status for n in nodes],
+        [n.label for n in nodes], [n.gold_path for n in nodes],
+        [n.candidate_path for n in nodes], [n.schema for n in nodes],
+        [n.gold_key for n in nodes], [n.candidate_key for n in nodes],
+        [n.score for n in nodes], [n.key_score for n in nodes], [n.scope for n in nodes],
+        [n.order for n in nodes], [n.pairs for n in nodes], [n.gold for n in nodes],
+        [n.candidate for n in nodes], [n.effective_weight for n in nodes],
+        [n.key_effective_weight for n in nodes], None)

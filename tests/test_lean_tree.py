@@ -1,33 +1,19 @@
-"""feedback()'s lean match tree (``match_tree(..., perfect_leaves=False)``): align()'s
-tree without the leaves that score 1 under the same key of a map that does not score 0,
-every other node the same (score bits, values, effective weights, children order)."""
+"""feedback()'s match tree as node table rows (``nodetable.table_rows``, walked by
+``feedback._Collector``): every row it reads derives the values and effective weights
+of align()'s tree, bit for bit, and its repairs are those of align()'s tree's rows."""
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
 
 import pytest
 from oa_helpers import SAMPLE_INDEX, load_sample
 
 import oa_core
 from oa_core.aligner import _repair_inputs
-from oa_core.kinds import NodeKind, Status
-from oa_core.matchtree import MatchNode
+from oa_core.nodetable import tree_rows
 
-
-def _left_out(node: MatchNode, parent: MatchNode) -> bool:
-    return (node.kind == NodeKind.LEAF and node.status == Status.MATCHED
-            and node.score >= 1.0 and node.gold_key == node.candidate_key
-            and parent.kind == NodeKind.MAP and parent.score != 0.0)
-
-
-def _pruned(node: MatchNode) -> dict[str, Any]:
-    """``node.to_dict()`` without the children the lean tree leaves out."""
-    shown = node.to_dict()
-    shown["children"] = [_pruned(c) for c in node.children if not _left_out(c, node)]
-    shown.update(gold=node.gold, candidate=node.candidate, expected=node.expected,
-                 key_effective_weight=node.key_effective_weight.hex())
-    return shown
+feedback_module = importlib.import_module("oa_core.feedback")
 
 
 def _cases() -> list[tuple[str, str, str]]:
@@ -36,21 +22,24 @@ def _cases() -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize(("example", "schema_file", "candidate_file"), _cases())
-def test_the_lean_tree_is_aligns_without_its_perfect_map_leaves(
-        example: str, schema_file: str, candidate_file: str) -> None:
+def test_the_rows_the_walk_reads_are_aligns_tree(example: str, schema_file: str,
+                                                 candidate_file: str) -> None:
     gold, candidate = load_sample(example, "gold.json"), load_sample(example, candidate_file)
     schema = oa_core.Schema.parse(load_sample(example, schema_file))
-    full = oa_core.align(gold, candidate, schema).tree
-    lean = _repair_inputs(gold, candidate, schema, perfect_leaves=False).tree
-    assert _pruned(lean) == _pruned(full)
-    if schema.scopes:  # the lean tree is only made for schemas with scopes
-        assert not any(_left_out(c, n) for n in lean.iter_nodes() for c in n.children)
-
-
-def test_the_running_examples_lean_tree_leaves_out_its_perfect_leaves() -> None:
-    gold, candidate, raw = (load_sample("running_example", f"{name}.json")
-                            for name in ("gold", "candidate", "schema"))
-    full = oa_core.align(gold, candidate, raw).tree
-    lean = _repair_inputs(gold, candidate, raw, perfect_leaves=False).tree
-    assert len(list(lean.iter_nodes())) < len(list(full.iter_nodes()))
-    assert lean.score.hex() == full.score.hex()
+    alignment = oa_core.align(gold, candidate, schema)
+    inputs = _repair_inputs(gold, candidate, schema)
+    collector = feedback_module._Collector(inputs, inputs.rows, False, "python")
+    collector.walk()
+    full, lean = tree_rows(alignment.tree), inputs.rows
+    assert lean.parent == full.parent and lean.score == full.score
+    for row, parent in enumerate(lean.parent):
+        if parent is None or lean.effective_weight[row] or lean.gold[row] is not None:
+            assert lean.gold[row] == full.gold[row]
+            assert lean.candidate[row] == full.candidate[row]
+            assert lean.effective_weight[row].hex() == full.effective_weight[row].hex()
+            assert (lean.key_effective_weight[row].hex()
+                    == full.key_effective_weight[row].hex())
+    ranked = feedback_module._ranked_ops(inputs, False, feedback_module.DEFAULT_TEMPLATES,
+                                         "python")
+    assert [(op.to_dict(), op.delta.hex()) for op in ranked] == [
+        (op.to_dict(), op.delta.hex()) for op in oa_core.repair_ops(alignment)]
