@@ -286,3 +286,40 @@ def test_a_gold_violating_the_schema_is_left_to_python_and_strict_scores_zero():
     assert plan.score({"a": 1}, {"a": 1.5}, Limits(), strict=True) == 0.0
     assert plan.score({"a": 1}, {}, Limits(), strict=True) == 0.0
     assert plan.score({"a": 1}, {}, Limits()) == oa_core.align({"a": 1}, {}, schema).score
+
+
+class _OwnHashKey(str):
+    """A key equal to its ``str`` but hashed its own way: a dict can hold both."""
+
+    def __hash__(self) -> int:
+        return 7
+
+
+def test_a_key_subclass_equal_to_another_key_keeps_the_later_value() -> None:
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    twice = {_OwnHashKey("name"): "Ann", "name": "Bo"}
+    assert len(twice) == 2
+    assert oa_core.score({"name": "Bo"}, twice, schema) == 1.0
+    assert oa_core.score({"name": "Ann"}, twice, schema) < 1.0
+
+
+def test_documents_converted_after_others_give_the_same_bits() -> None:
+    """Converted documents' buffers are reused by the next conversions on the thread:
+    long and short strings and keys, nested objects, in any order, give equal bits."""
+    schema = {"type": "object", "properties": {
+        "name": {"type": "string", "score": "levenshtein"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "inner": {"type": "object", "properties": {"note": {"type": "string"}}}}}
+    documents = [
+        {"name": "Ann", "tags": ["a", "b"], "inner": {"note": "x" * 300}},
+        {"name": "Anne" * 100, "tags": [], "inner": {}},
+        {"name": "", "tags": ["b" * 257, "a"], "inner": {"note": "é" * 40},
+         "extra" * 60: 1},
+        {"name": "Bo", "tags": ["a"], "inner": {"note": "y"}},
+    ]
+    pairs = [(gold, candidate) for gold in documents for candidate in documents]
+    first = [oa_core.score(gold, candidate, schema).hex() for gold, candidate in pairs]
+    again = [oa_core.score(gold, candidate, schema).hex()
+             for gold, candidate in reversed(pairs)]
+    assert again[::-1] == first
+    assert all(first[index * 5] == (1.0).hex() for index in range(len(documents)))
