@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 # The last script run finished (not "initial", "running" or "rerunRequested"): a
 # rerun redraws the sidebar, and a file given to an input being redrawn can land
@@ -10,26 +10,38 @@ from playwright.sync_api import Page, expect
 IDLE = """() => !!document.querySelector('[data-test-script-state="notRunning"]')"""
 
 
+def open_uploader(page: Page, document: str) -> Locator:
+    """The sidebar's uploader of ``document`` ("gold", "candidate", "schema"), ready
+    for a file: the runs before it finished, the upload section open.
+
+    The section is opened by its state (the ``open`` attribute of its ``details``),
+    never by whether an uploader happens to be drawn yet: a click on an open section
+    would close it, and a file given while a run redraws the sidebar is lost or lands
+    in another uploader.
+    """
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    section = sidebar.locator("details").filter(has_text="Upload or paste your own")
+    page.wait_for_function(IDLE)
+    expect(section).to_be_attached()
+    if section.get_attribute("open") is None:
+        section.locator("summary").click()
+        page.wait_for_function(IDLE)
+    uploader = sidebar.get_by_role("region", name=f"{document.capitalize()} file")
+    expect(uploader).to_be_visible()
+    return uploader
+
+
 def upload(page: Page, files: dict[str, tuple[str, str]], *, valid: bool = True) -> None:
     """Upload document -> (file name, text) through the sidebar, one file after the other.
 
     A file loads as soon as the server has it; each step waits for what the server
     then shows: with ``valid`` the sidebar naming the file as that document, else the
-    load error naming the file. The upload section is opened by its state (the
-    ``open`` attribute of its ``details``), never by whether an uploader happens to
-    be drawn yet: a click on an open section would close it. Each file waits for the
-    runs before it to finish, and each uploader is found by its label, not its place.
+    load error naming the file. Each uploader is found by its label, not its place,
+    and opened by :func:`open_uploader`.
     """
     sidebar = page.locator('[data-testid="stSidebar"]')
-    section = sidebar.locator("details").filter(has_text="Upload or paste your own")
     for document, (name, text) in files.items():
-        page.wait_for_function(IDLE)
-        expect(section).to_be_attached()
-        if section.get_attribute("open") is None:
-            section.locator("summary").click()
-            page.wait_for_function(IDLE)
-        uploader = sidebar.get_by_role("region", name=f"{document.capitalize()} file")
-        expect(uploader).to_be_visible()
+        uploader = open_uploader(page, document)
         uploader.locator('input[type="file"]').set_input_files(
             {"name": name, "mimeType": "application/json", "buffer": text.encode()})
         if valid:
