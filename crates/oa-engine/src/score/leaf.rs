@@ -38,9 +38,15 @@ pub(super) fn score<S: Sink>(
         .scalar(externals, gold, candidate)
         .map_err(|error| Unsupported::comparator_at(&node.pointer, "score", error))?;
     sink.leaf(row, name, node.threshold, Some(similarity));
-    Ok(if similarity >= node.threshold {
+    Ok(thresholded(node, similarity))
+}
+
+/// A leaf's score from its comparator's `similarity`: 0 below `node`'s threshold.
+/// The one place of the threshold rule, for a pair and for a block of pairs.
+pub(super) fn thresholded(node: &Node, similarity: f64) -> f64 {
+    if similarity >= node.threshold {
         similarity
     } else {
         0.0
-    })
+    }
 }

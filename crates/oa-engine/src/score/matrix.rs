@@ -11,6 +11,7 @@ use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use super::json::Json;
+use super::leaf::thresholded;
 use super::sink::{ScoreOnly, Step};
 use super::{Scorer, Unsupported};
 use crate::align::Matrix;
@@ -180,13 +181,7 @@ impl Scorer<'_> {
                 self.objects(golds, candidates, node, depth, &mut out)?;
                 Ok(out)
             }
-            NodeType::String
-            | NodeType::Number
-            | NodeType::Integer
-            | NodeType::Boolean
-            | NodeType::Null
-                if plain =>
-            {
+            ty if is_leaf_type(ty) && plain => {
                 leaves(self.plan.externals(), rule, golds, candidates)
             }
             _ => {
@@ -287,14 +282,7 @@ impl Scorer<'_> {
         weight: f64,
     ) -> Result<bool, Unsupported> {
         let rule = self.plan.node(node)?;
-        let leaf = matches!(
-            rule.ty,
-            NodeType::String
-                | NodeType::Number
-                | NodeType::Integer
-                | NodeType::Boolean
-                | NodeType::Null
-        );
+        let leaf = is_leaf_type(rule.ty);
         let plain = !rule.inferred && rule.reference.is_none() && rule.id_scope.is_none();
         let Some(comparator) = rule.comparator_for(Kind::String) else {
             return Ok(false);
@@ -328,16 +316,13 @@ impl Scorer<'_> {
             distinct
                 .row(lead, &mut similarities)
                 .map_err(|error| Unsupported::comparator_at(&rule.pointer, "score", error))?;
-            // `leaf::score`'s threshold, then the weight, once per distinct pair
+            // the leaf's score, then the weight, once per distinct pair
             terms.clear();
-            terms.extend(similarities.iter().map(|&similarity| {
-                weight
-                    * if similarity >= rule.threshold {
-                        similarity
-                    } else {
-                        0.0
-                    }
-            }));
+            terms.extend(
+                similarities
+                    .iter()
+                    .map(|&similarity| weight * thresholded(rule, similarity)),
+            );
             for a in group {
                 let i = *rows.get(a).ok_or_else(out_of_matrix)?;
                 totals.update(i, |total, b| Some(total + terms.get(*slots.get(b)?)?))?;
@@ -444,6 +429,18 @@ fn cell_of(out: &mut [f64], i: usize, j: usize, width: usize) -> Result<&mut f64
     out.get_mut(i * width + j).ok_or_else(out_of_matrix)
 }
 
+/// Whether a node of type `ty` is a leaf, scored by its comparator.
+fn is_leaf_type(ty: NodeType) -> bool {
+    matches!(
+        ty,
+        NodeType::String
+            | NodeType::Number
+            | NodeType::Integer
+            | NodeType::Boolean
+            | NodeType::Null
+    )
+}
+
 /// [`Scorer::block`] of a leaf node: `leaf::score` of each pair, with one comparator
 /// pass over the values of each kind; nulls by the null rule.
 fn leaves(
@@ -453,13 +450,7 @@ fn leaves(
     candidates: &[&Json],
 ) -> Result<Vec<f64>, Unsupported> {
     let width = candidates.len();
-    let threshold = |similarity: f64| {
-        if similarity >= rule.threshold {
-            similarity
-        } else {
-            0.0
-        }
-    };
+    let threshold = |similarity: f64| thresholded(rule, similarity);
     let mut out: Option<Vec<f64>> = None;
     for kind in [Kind::String, Kind::Number, Kind::Boolean] {
         // a kind the node has no comparator for is a type mismatch: 0
