@@ -53,7 +53,8 @@ from .aligner import Alignment, _repair_inputs, _RepairInputs
 from .comparators import id_key, is_number, value_kind
 from .errors import InputError, preview_json
 from .kinds import NodeKind, OpKind, Status, WLMode
-from .nodetable import MatchRows, tree_rows
+from .matchtree import deficit as node_deficit
+from .nodetable import MatchRows, child_value, tree_rows
 from .pointer import join, resolve, split
 from .schema import ANY, Schema, SchemaNode, concrete
 
@@ -333,8 +334,8 @@ class _Collector:
     def deficit(self, row: int) -> float:
         """What the row costs the root score (:attr:`MatchNode.deficit`)."""
         rows = self.rows
-        return rows.effective_weight[row] * (1.0 - rows.score[row]) + (
-            rows.key_effective_weight[row] * (1.0 - (rows.key_score[row] or 0.0)))
+        return node_deficit(rows.effective_weight[row], rows.score[row],
+                            rows.key_effective_weight[row], rows.key_score[row])
 
     def reach(self, row: int, parent: int) -> None:
         """Derive a node table row's values and effective weights from its parent's, as
@@ -343,16 +344,9 @@ class _Collector:
         if rows.steps is None:
             return
         gold_index, candidate_index, weight, key_weight = rows.steps
-        key = rows.gold_key[row]
-        if key is not None:
-            rows.gold[row] = rows.gold[parent][key]
-        elif (index := gold_index[row]) is not None:
-            rows.gold[row] = rows.gold[parent][index]
-        key = rows.candidate_key[row]
-        if key is not None:
-            rows.candidate[row] = rows.candidate[parent][key]
-        elif (index := candidate_index[row]) is not None:
-            rows.candidate[row] = rows.candidate[parent][index]
+        rows.gold[row] = child_value(rows.gold[parent], rows.gold_key[row], gold_index[row])
+        rows.candidate[row] = child_value(rows.candidate[parent], rows.candidate_key[row],
+                                          candidate_index[row])
         above = rows.effective_weight[parent]
         rows.effective_weight[row] = above * weight[row]
         rows.key_effective_weight[row] = above * key_weight[row]

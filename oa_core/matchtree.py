@@ -38,7 +38,19 @@ import numpy as np
 from .kinds import NodeKind, Status
 from .schema import SchemaNode
 
-__all__ = ["MatchNode"]
+__all__ = ["MatchNode", "deficit"]
+
+
+def deficit(effective_weight: float, score: float, key_effective_weight: float,
+            key_score: float | None) -> float:
+    """What a node costs the root score: its value's and its key's shares times what
+    each misses (:attr:`MatchNode.deficit`; also read off a node table's rows).
+
+    >>> deficit(0.5, 0.8, 0.25, None)
+    0.35
+    """
+    return effective_weight * (1.0 - score) + key_effective_weight * (
+        1.0 - (key_score or 0.0))
 
 
 @dataclass(eq=False, slots=True)
@@ -87,8 +99,8 @@ class MatchNode:
     @property
     def deficit(self) -> float:
         """What this node costs the root score (its repair operations' deltas)."""
-        return self.effective_weight * (1.0 - self.score) + self.key_effective_weight * (
-            1.0 - (self.key_score or 0.0))
+        return deficit(self.effective_weight, self.score, self.key_effective_weight,
+                       self.key_score)
 
     @property
     def path(self) -> str:

@@ -43,7 +43,7 @@ from .kinds import NodeKind, Status
 from .matchtree import MatchNode
 from .schema import SchemaNode
 
-__all__ = ["MatchRows", "match_tree", "table_rows", "tree_rows"]
+__all__ = ["MatchRows", "child_value", "match_tree", "table_rows", "tree_rows"]
 
 _KINDS = {kind.value: kind for kind in NodeKind}
 _STATUSES = {status.value: status for status in Status}
@@ -61,6 +61,18 @@ def _expected(bijections: Mapping[str, Mapping[Any, Any]] | None, scope: str | N
 def _matrix(rows: int, cols: int, buffer: bytearray) -> np.ndarray:
     # a bytearray is writable, so the matrix is too, as an array made in numpy would be
     return np.frombuffer(buffer, dtype=np.float64).reshape(rows, cols)
+
+
+def child_value(above: Any, key: str | None, index: int | None) -> Any:
+    """A row's value on one side, from its parent's value ``above``: under its map
+    key, else at its list index, else ``None`` (the row is not on that side).
+
+    >>> child_value({"a": [1, 2]}, "a", None), child_value([1, 2], None, 1)
+    ([1, 2], 2)
+    """
+    if key is not None:
+        return above[key]
+    return None if index is None else above[index]
 
 
 def match_tree(table: NodeTable, gold: Any, candidate: Any,
@@ -104,12 +116,8 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
             share, key_share = 1.0, 0.0
         else:  # the row's key (map slot) or index (list item) on each side it is on
             above = nodes[parent]
-            gold_value = (above.gold[gold_key] if gold_key is not None
-                          else None if gold_index is None else above.gold[gold_index])
-            candidate_value = (
-                above.candidate[candidate_key] if candidate_key is not None
-                else None if candidate_index is None
-                else above.candidate[candidate_index])
+            gold_value = child_value(above.gold, gold_key, gold_index)
+            candidate_value = child_value(above.candidate, candidate_key, candidate_index)
             share = above.effective_weight * weight
             key_share = above.effective_weight * key_weight
         node = MatchNode(
