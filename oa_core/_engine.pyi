@@ -71,6 +71,11 @@ class ScorePlan:
                record_pairs: Mapping[str, tuple[str, Mapping[str, str]]] | None = None,
                paths: tuple[list[str], list[str]] | None = None) -> bytearray | None: ...
 
+# --- JSON text (crates/oa-python/src/jsontext.rs)
+# parse_plain_json: json.loads' value of plain JSON text that oa_core.jsonio.loads takes
+# as it is; ``otherwise`` for anything else (JSONC, a problem to name, too deep).
+def parse_plain_json(text: str, max_depth: int, otherwise: Any) -> Any: ...
+
 # --- validation (crates/oa-python/src/shape.rs, value.rs)
 # is_plain_json: True says oa_core.validation.check_json accepts the value under limits;
 # False that the Rust conversion refuses it (Python then names the problem).

@@ -12,6 +12,10 @@ are not finite (``1e400``), integers too long for :func:`int` and strings or key
 holding a lone surrogate (an escaped ``\\ud800`` without its pair: no Unicode
 text) are refused at their JSON Pointer too, with line and column.
 
+Plain JSON that holds none of these is read in one pass by the engine
+(``_engine.parse_plain_json``, which gives the value :func:`json.loads` gives); any
+other text, JSONC included, is read here, where every refusal is worded.
+
 Examples
 --------
 >>> loads('{"a": 1, // one\\n "b": [2, 3,],}', document="gold")
@@ -49,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from ._engine import parse_plain_json
 from .errors import (
     INTEGER_OUT_OF_RANGE,
     INTEGER_OUT_OF_RANGE_FIX,
@@ -249,6 +254,9 @@ def _first_problem(text: str, limits: Limits) -> Problem | None:
 
 # --------------------------------------------------------------------------- loads
 
+# What the engine's reader of plain JSON gives back for text it leaves to ``loads``.
+_NOT_PLAIN = object()
+
 
 class _Problems:
     """Hooks for :func:`json.loads` noting duplicate keys and non-finite numbers."""
@@ -327,6 +335,10 @@ def loads(text: str | bytes, *, document: Document = "candidate",
     limits = limits or Limits()
     error = SchemaError if document == "schema" else InputError
     text = _as_text(text, limits, error, document)
+    value = parse_plain_json(text, limits.max_depth, _NOT_PLAIN)
+    if value is not _NOT_PLAIN:
+        return value
+    # JSONC, or a problem to name: read again here, where every refusal is worded
     if not text.strip():
         raise error("", "the text is empty", fix="provide a JSON value", document=document)
     problems = _Problems()

@@ -7,6 +7,7 @@ mod align;
 mod align_scopes;
 mod compare;
 mod errors;
+mod jsontext;
 mod refer;
 mod resolve;
 mod score;
@@ -36,5 +37,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     ties::register(module)?;
     resolve::register(module)?;
     align_scopes::register(module)?;
+    jsontext::register(module)?;
     Ok(())
 }
