@@ -12,8 +12,9 @@ use std::borrow::Cow;
 use super::distinct::Distinct;
 use super::error::{at, check_len, AlignError};
 use super::fsum::fsum;
-use super::lsa::{linear_sum_assignment, solve_oriented};
+use super::lsa::{linear_sum_assignment, solve_finite};
 use super::matrix::Matrix;
+use super::pages::advise_huge_pages;
 
 /// Bonuses tried for more genuine pairs before the first optimum is kept: each try
 /// shrinks the bonus below the total the last one gave up, which rules that matching out.
@@ -193,7 +194,8 @@ where
         Ok(pairs)
     };
     if let Some(cost) = oriented_cost(matrix, bonus.as_ref(), &row_order, &col_order)? {
-        let first = solve_oriented(&cost, n > m)?;
+        // oriented_cost gives a cost only when every cell is finite
+        let first = solve_finite(&cost, n > m)?;
         drop(cost);
         let mut pairs = Vec::with_capacity(first.len());
         for &(a, b) in &first {
@@ -251,6 +253,7 @@ where
     let mut data = Vec::new();
     data.try_reserve_exact(cells)
         .map_err(|_| AlignError::Memory("the assignment's cost matrix"))?;
+    advise_huge_pages(&mut data);
     let transpose = n > m;
     let mut finite = true;
     // Row i of the permuted objective, negated, appended to `out`. The row is
