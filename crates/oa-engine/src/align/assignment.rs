@@ -12,8 +12,9 @@ use std::borrow::Cow;
 use super::distinct::Distinct;
 use super::error::{at, check_len, AlignError};
 use super::fsum::fsum;
-use super::lsa::{linear_sum_assignment, solve_oriented};
+use super::lsa::{linear_sum_assignment, solve_finite};
 use super::matrix::Matrix;
+use super::pages::advise_huge_pages;
 
 /// Bonuses tried for more genuine pairs before the first optimum is kept: each try
 /// shrinks the bonus below the total the last one gave up, which rules that matching out.
@@ -193,7 +194,8 @@ where
         Ok(pairs)
     };
     if let Some(cost) = oriented_cost(matrix, bonus.as_ref(), &row_order, &col_order)? {
-        let first = solve_oriented(&cost, n > m)?;
+        // oriented_cost gives a cost only when every cell is finite
+        let first = solve_finite(&cost, n > m)?;
         drop(cost);
         let mut pairs = Vec::with_capacity(first.len());
         for &(a, b) in &first {
@@ -205,8 +207,11 @@ where
                 pairs.push((a, b));
             }
         }
-        let nonzero = matrix.data().iter().filter(|v| **v != 0.0).count();
-        if !(pairs.len() < n.min(m) && nonzero > pairs.len()) {
+        // the nonzero cells are counted (a pass over the matrix) only when a zero
+        // pair was chosen
+        if pairs.len() >= n.min(m)
+            || matrix.data().iter().filter(|v| **v != 0.0).count() <= pairs.len()
+        {
             return back(pairs);
         }
     }
@@ -226,9 +231,10 @@ where
     back(max_weight_matching(&permuted, scaled.as_ref())?)
 }
 
-/// Rows and columns handled together when the cost is built transposed (a tile of
-/// each fits in the cache).
-const TILE: usize = 32;
+/// Rows of the matrix gathered (permuted, signed) before a transposed cost takes
+/// them: a band's cells of one column are one cache line of the cost (8 floats), and
+/// the band (8 lines of the matrix) stays in the cache while every column is written.
+const BAND: usize = 16;
 
 /// The cost [`max_weight_matching`]'s solver minimizes for the permuted matrix plus
 /// the bonus: `-(c + bonus)` (`-c` without a bonus), transposed when there are more
@@ -247,24 +253,47 @@ where
     let mut data = Vec::new();
     data.try_reserve_exact(cells)
         .map_err(|_| AlignError::Memory("the assignment's cost matrix"))?;
-    data.resize(cells, 0.0);
+    advise_huge_pages(&mut data);
     let transpose = n > m;
     let mut finite = true;
-    for a0 in (0..n).step_by(TILE) {
-        for b0 in (0..m).step_by(TILE) {
-            for (a, &i) in row_order.iter().enumerate().skip(a0).take(TILE) {
-                let line = matrix.row(i)?;
-                for (b, &j) in col_order.iter().enumerate().skip(b0).take(TILE) {
-                    let c = at(line, j, "permuted column")?;
-                    let objective = match bonus {
-                        None => c,
-                        Some(bonus) => c + bonus(i, j)?,
-                    };
-                    finite &= c.is_finite() && objective.is_finite();
-                    let k = if transpose { b * n + a } else { a * m + b };
-                    *data.get_mut(k).ok_or(AlignError::Internal("cost cell"))? = -objective;
+    // Row i of the permuted objective, negated, appended to `out`. The row is
+    // copied first: read in order it streams in, where the permuted reads would
+    // wait for its cache lines one by one.
+    let mut line = Vec::with_capacity(matrix.cols());
+    let mut signed_line = |i: usize, out: &mut Vec<f64>| -> Result<(), AlignError> {
+        line.clear();
+        line.extend_from_slice(matrix.row(i)?);
+        for &j in col_order {
+            let c = at(&line, j, "permuted column")?;
+            let objective = match bonus {
+                None => c,
+                Some(bonus) => c + bonus(i, j)?,
+            };
+            finite &= c.is_finite() && objective.is_finite();
+            out.push(-objective);
+        }
+        Ok(())
+    };
+    if transpose {
+        data.resize(cells, 0.0);
+        let mut band = Vec::with_capacity(BAND * m);
+        for (a0, rows) in (0..n).step_by(BAND).zip(row_order.chunks(BAND)) {
+            band.clear();
+            for &i in rows {
+                signed_line(i, &mut band)?;
+            }
+            for (b, line) in data.chunks_exact_mut(n.max(1)).enumerate() {
+                let cells = line
+                    .get_mut(a0..a0 + rows.len())
+                    .ok_or(AlignError::Internal("cost cell"))?;
+                for (r, cell) in cells.iter_mut().enumerate() {
+                    *cell = at(&band, r * m + b, "cost band")?;
                 }
             }
+        }
+    } else {
+        for &i in row_order {
+            signed_line(i, &mut data)?;
         }
     }
     if !finite {

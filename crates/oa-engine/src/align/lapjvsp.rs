@@ -127,6 +127,10 @@ struct Solver<'a> {
     /// Distances of this search, and whether a column is settled or queued.
     d: Vec<f64>,
     ok: Vec<bool>,
+    /// The columns whose `d` or `ok` this search wrote (marked in `touched`): the
+    /// next search resets those, not every column.
+    written: Vec<usize>,
+    touched: Vec<bool>,
     /// The row each column was reached from.
     lab: Vec<usize>,
 }
@@ -147,6 +151,8 @@ pub(crate) fn min_weight_perfect_matching(graph: &Graph) -> Result<Vec<usize>, A
         todo: filled(n, NONE)?,
         d: filled(n, f64::INFINITY)?,
         ok: filled(n, false)?,
+        written: Vec::new(),
+        touched: filled(n, false)?,
         lab: filled(n, 0)?,
     };
     let mut free = solver.reduce_columns()?;
@@ -295,13 +301,19 @@ impl Solver<'_> {
     /// current-distance list the last search left; returns this search's.
     fn augment(&mut self, i0: usize, carried: usize) -> Result<usize, AlignError> {
         let n = self.n;
-        self.d.fill(f64::INFINITY);
-        self.ok.fill(false);
+        for k in 0..self.written.len() {
+            let j = at(&self.written, k, "written")?;
+            *at_mut(&mut self.d, j, "d")? = f64::INFINITY;
+            *at_mut(&mut self.ok, j, "ok")? = false;
+            *at_mut(&mut self.touched, j, "touched")? = false;
+        }
+        self.written.clear();
         let mut lowest = f64::INFINITY;
         let mut front = carried;
         let (cols, costs) = self.graph.row(i0)?;
         for (&j, &c) in cols.iter().zip(costs) {
             let dj = c - at(&self.v, j, "v")?;
+            self.touch(j)?;
             *at_mut(&mut self.d, j, "d")? = dj;
             *at_mut(&mut self.lab, j, "lab")? = i0;
             if dj <= lowest {
@@ -338,6 +350,7 @@ impl Solver<'_> {
                 }
                 let vj = (c - at(&self.v, j, "v")?) - h;
                 if vj < at(&self.d, j, "d")? {
+                    self.touch(j)?;
                     *at_mut(&mut self.d, j, "d")? = vj;
                     *at_mut(&mut self.lab, j, "lab")? = i;
                     if vj == lowest {
@@ -382,9 +395,20 @@ impl Solver<'_> {
             if at(&self.y, j, "y")? == NONE {
                 return Ok(Some(j));
             }
+            self.touch(j)?;
             *at_mut(&mut self.ok, j, "ok")? = true;
         }
         Ok(None)
+    }
+
+    /// Column `j`'s `d` or `ok` is about to be written: listed for the reset.
+    fn touch(&mut self, j: usize) -> Result<(), AlignError> {
+        let mark = at_mut(&mut self.touched, j, "touched")?;
+        if !*mark {
+            *mark = true;
+            self.written.push(j);
+        }
+        Ok(())
     }
 
     /// The settled columns' duals moved by their distance beyond `lowest`.

@@ -43,6 +43,10 @@ struct Solver<'a> {
     /// The row each column was reached from, and whether the search settled it.
     path: Vec<usize>,
     col_seen: Vec<bool>,
+    /// The rows and columns the current search settled (the duals to update, and
+    /// the marks to clear, without a walk over every row and column).
+    rows_settled: Vec<usize>,
+    cols_settled: Vec<usize>,
     remaining: Vec<usize>,
 }
 
@@ -85,6 +89,23 @@ pub(crate) fn solve_oriented(
     cost: &Matrix<f64>,
     transpose: bool,
 ) -> Result<Vec<(usize, usize)>, AlignError> {
+    solve(cost, transpose, true)
+}
+
+/// [`solve_oriented`] of a cost whose every cell the caller found finite: the
+/// pass looking for a NaN or minus infinity is not made again.
+pub(crate) fn solve_finite(
+    cost: &Matrix<f64>,
+    transpose: bool,
+) -> Result<Vec<(usize, usize)>, AlignError> {
+    solve(cost, transpose, false)
+}
+
+fn solve(
+    cost: &Matrix<f64>,
+    transpose: bool,
+    check: bool,
+) -> Result<Vec<(usize, usize)>, AlignError> {
     if cost.rows() == 0 || cost.cols() == 0 {
         return Ok(Vec::new());
     }
@@ -93,11 +114,12 @@ pub(crate) fn solve_oriented(
             "a cost matrix with more rows than columns",
         ));
     }
-    if let Some(k) = cost
-        .data()
-        .iter()
-        .position(|c| c.is_nan() || *c == f64::NEG_INFINITY)
-    {
+    let invalid = if check {
+        first_invalid(cost.data())
+    } else {
+        None
+    };
+    if let Some(k) = invalid {
         let (i, j) = (k / cost.cols(), k % cost.cols());
         let (row, col) = if transpose { (j, i) } else { (i, j) };
         return Err(AlignError::NotFinite { row, col });
@@ -110,6 +132,20 @@ pub(crate) fn solve_oriented(
         .collect::<Vec<_>>();
     pairs.sort_unstable();
     Ok(pairs)
+}
+
+/// Cells checked together for a NaN or minus infinity: a check without an early
+/// exit inside a chunk runs on vectors.
+const CHECKED_TOGETHER: usize = 1024;
+
+/// The position of the first NaN or minus infinity of `cells`.
+fn first_invalid(cells: &[f64]) -> Option<usize> {
+    let invalid = |c: &f64| c.is_nan() || *c == f64::NEG_INFINITY;
+    let chunk = cells
+        .chunks(CHECKED_TOGETHER)
+        .position(|chunk| chunk.iter().fold(false, |found, c| found | invalid(c)))?;
+    let start = chunk * CHECKED_TOGETHER;
+    Some(start + cells.get(start..)?.iter().position(invalid)?)
 }
 
 /// One step of Dijkstra from row `i`: relax the unvisited columns `scan` through it
@@ -163,6 +199,8 @@ impl<'a> Solver<'a> {
             columns: vec![column; nc],
             path: vec![0; nc],
             col_seen: vec![false; nc],
+            rows_settled: Vec::new(),
+            cols_settled: Vec::new(),
             remaining: vec![0; nc],
         }
     }
@@ -192,8 +230,14 @@ impl<'a> Solver<'a> {
             *slot = nc - k - 1;
         }
         let mut left = nc;
-        self.row_seen.fill(false);
-        self.col_seen.fill(false);
+        for &i in &self.rows_settled {
+            *at_mut(&mut self.row_seen, i, "row seen")? = false;
+        }
+        for &j in &self.cols_settled {
+            *at_mut(&mut self.col_seen, j, "col seen")? = false;
+        }
+        self.rows_settled.clear();
+        self.cols_settled.clear();
         for column in &mut self.columns {
             column.distance = f64::INFINITY;
         }
@@ -201,6 +245,7 @@ impl<'a> Solver<'a> {
         let mut i = current;
         loop {
             *at_mut(&mut self.row_seen, i, "row seen")? = true;
+            self.rows_settled.push(i);
             let line = self.cost.row(i)?;
             let ui = at(&self.u, i, "u")?;
             let scan = self
@@ -226,6 +271,7 @@ impl<'a> Solver<'a> {
             let last = at(&self.remaining, left, "remaining")?;
             *at_mut(&mut self.remaining, k, "remaining")? = last;
             *at_mut(&mut self.col_seen, j, "col seen")? = true;
+            self.cols_settled.push(j);
             match self.column(j)?.row {
                 FREE => return Ok((j, shortest)),
                 row => i = row,
@@ -236,18 +282,21 @@ impl<'a> Solver<'a> {
     /// The dual update that keeps every reduced cost non-negative and the new path tight.
     fn update_duals(&mut self, current: usize, shortest: f64) -> Result<(), AlignError> {
         *at_mut(&mut self.u, current, "u")? += shortest;
-        for i in 0..self.cost.rows() {
-            if i != current && at(&self.row_seen, i, "row seen")? {
+        // each settled row and column once (the marks say which), in any order:
+        // every update is to its own variable
+        for k in 0..self.rows_settled.len() {
+            let i = at(&self.rows_settled, k, "settled row")?;
+            if i != current {
                 let j = at(&self.col4row, i, "col4row")?
                     .ok_or(AlignError::Internal("seen row unassigned"))?;
                 let distance = self.column(j)?.distance;
                 *at_mut(&mut self.u, i, "u")? += shortest - distance;
             }
         }
-        for (column, &seen) in self.columns.iter_mut().zip(&self.col_seen) {
-            if seen {
-                column.v -= shortest - column.distance;
-            }
+        for k in 0..self.cols_settled.len() {
+            let j = at(&self.cols_settled, k, "settled column")?;
+            let column = self.column(j)?;
+            column.v -= shortest - column.distance;
         }
         Ok(())
     }
@@ -296,6 +345,20 @@ mod tests {
             vec![(0, 1), (1, 0)]
         );
         assert_eq!(solve(3, 1, &[0.1, 0.7, 0.3], true), vec![(1, 0)]);
+    }
+
+    #[test]
+    fn the_first_invalid_cell_is_found_across_chunks() {
+        let mut cells = vec![0.0; 3 * CHECKED_TOGETHER];
+        assert_eq!(first_invalid(&cells), None);
+        if let Some(cell) = cells.get_mut(2 * CHECKED_TOGETHER + 5) {
+            *cell = f64::NEG_INFINITY;
+        }
+        if let Some(cell) = cells.get_mut(CHECKED_TOGETHER + 1) {
+            *cell = f64::NAN;
+        }
+        assert_eq!(first_invalid(&cells), Some(CHECKED_TOGETHER + 1));
+        assert_eq!(first_invalid(&[f64::INFINITY, f64::NAN]), Some(1));
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod lapjvsp;
 mod lsa;
 mod matrix;
 mod monotone;
+pub(crate) mod pages;
 mod pairing;
 mod policy;
 pub mod refer;

@@ -18,7 +18,7 @@ use super::error::{at, check_len, AlignError};
 use super::fsum::fsum;
 use super::lsa::linear_sum_assignment;
 use super::matrix::Matrix;
-use super::twins::{twin_groups, Axis};
+use super::twins::twin_groups_both;
 
 /// Groups of at most this many full pairings have their spread found by looking
 /// through them (two solver calls cost more).
@@ -89,9 +89,10 @@ pub fn repair_twins(
     }
     let mut partner: BTreeMap<usize, usize> = pairs.iter().copied().collect();
     let mut decided = BTreeMap::new();
+    let [row_twins, column_twins] = twin_groups_both(matrix)?;
     let groups = [
-        by_smallest_colour(twin_groups(matrix, Axis::Rows)?, row_colours)?,
-        by_smallest_colour(twin_groups(matrix, Axis::Columns)?, col_colours)?,
+        by_smallest_colour(row_twins, row_colours)?,
+        by_smallest_colour(column_twins, col_colours)?,
     ];
     let dynamic_count = levels
         .iter()

@@ -44,6 +44,10 @@ pub struct References {
     /// scope, -1 elsewhere), numbered as the records are.
     gold_occurrences: Vec<i64>,
     candidate_occurrences: Vec<i64>,
+    /// Whether records of both sides lie in occurrences: without, no record shares
+    /// an occurrence with a partner's, and the occurrence agreement is all 0 (not
+    /// counted through the whole pairing for every group the twin repair asks about).
+    nested: bool,
     /// A block's candidate records in the scope (None: the whole scope), and its gold
     /// records' rows in the block by their row in the scope.
     candidate_records: Option<Vec<usize>>,
@@ -234,11 +238,14 @@ impl References {
         let local_rows = gold_records
             .as_ref()
             .map(|records| records.iter().enumerate().map(|(a, &g)| (g, a)).collect());
+        let nested = gold_occurrences.iter().any(|&g| g >= 0)
+            && candidate_occurrences.iter().any(|&c| c >= 0);
         Ok(Self {
             gold_edges,
             candidate_edges,
             gold_occurrences,
             candidate_occurrences,
+            nested,
             candidate_records,
             local_rows,
         })
@@ -328,6 +335,9 @@ impl References {
         rows: &[usize],
         cols: &[usize],
     ) -> Result<(), AlignError> {
+        if !self.nested {
+            return Ok(());
+        }
         let (gold, candidate) = (&self.gold_occurrences, &self.candidate_occurrences);
         let mut shared: BTreeMap<(i64, i64), i64> = BTreeMap::new();
         for (&k, &t) in partner {

@@ -28,25 +28,64 @@ pub enum Axis {
 /// assert_eq!(twin_groups(&m, Axis::Rows).unwrap(), vec![vec![0, 2]]);
 /// ```
 pub fn twin_groups(matrix: &Matrix<f64>, axis: Axis) -> Result<Vec<Vec<usize>>, AlignError> {
-    let count = match axis {
-        Axis::Rows => matrix.rows(),
-        Axis::Columns => matrix.cols(),
+    let hashes = line_hashes(matrix, axis == Axis::Rows, axis == Axis::Columns)?;
+    let hashes = match axis {
+        Axis::Rows => hashes.0,
+        Axis::Columns => hashes.1,
     };
-    let mut hashes = vec![0u64; count];
+    groups_of(matrix, axis, hashes)
+}
+
+/// [`twin_groups`] of the rows and of the columns, the matrix read once for both.
+pub(crate) fn twin_groups_both(matrix: &Matrix<f64>) -> Result<[Vec<Vec<usize>>; 2], AlignError> {
+    let (rows, columns) = line_hashes(matrix, true, true)?;
+    Ok([
+        groups_of(matrix, Axis::Rows, rows)?,
+        groups_of(matrix, Axis::Columns, columns)?,
+    ])
+}
+
+/// Independent hashes a row's cells are spread over (one multiply chain would
+/// wait on each cell), combined at the row's end.
+const LANES: usize = 4;
+
+/// The hash of each row (when `rows`) and of each column (when `columns`; empty
+/// otherwise), the rows read in order once.
+fn line_hashes(
+    matrix: &Matrix<f64>,
+    rows: bool,
+    columns: bool,
+) -> Result<(Vec<u64>, Vec<u64>), AlignError> {
+    let mut row_hashes = vec![0u64; if rows { matrix.rows() } else { 0 }];
+    let mut column_hashes = vec![0u64; if columns { matrix.cols() } else { 0 }];
     for i in 0..matrix.rows() {
         let line = matrix.row(i)?;
-        match axis {
-            Axis::Rows => {
-                let hash = hashes.get_mut(i).ok_or(AlignError::Internal("row"))?;
-                *hash = line.iter().fold(0, |h, v| mix(h, v.to_bits()));
-            }
-            Axis::Columns => {
-                for (hash, v) in hashes.iter_mut().zip(line) {
-                    *hash = mix(*hash, v.to_bits());
-                }
+        if columns {
+            for (hash, v) in column_hashes.iter_mut().zip(line) {
+                *hash = mix(*hash, v.to_bits());
             }
         }
+        if let Some(hash) = row_hashes.get_mut(i) {
+            let mut lanes = [0u64; LANES];
+            let mut cells = line.chunks_exact(LANES);
+            for chunk in &mut cells {
+                for (lane, v) in lanes.iter_mut().zip(chunk) {
+                    *lane = mix(*lane, v.to_bits());
+                }
+            }
+            let tail = cells.remainder().iter().fold(0, |h, v| mix(h, v.to_bits()));
+            *hash = lanes.iter().fold(tail, |h, &lane| mix(h, lane));
+        }
     }
+    Ok((row_hashes, column_hashes))
+}
+
+/// The twin groups along `axis` from the lines' `hashes`, checked bit for bit.
+fn groups_of(
+    matrix: &Matrix<f64>,
+    axis: Axis,
+    hashes: Vec<u64>,
+) -> Result<Vec<Vec<usize>>, AlignError> {
     let mut order: Vec<(u64, usize)> = hashes.into_iter().zip(0..).collect();
     order.sort_unstable();
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -142,6 +181,24 @@ mod tests {
                 assert_eq!(twin_groups(matrix, axis)?, sorted_groups(matrix, axis)?);
             }
         }
+        Ok(())
+    }
+
+    #[test]
+    fn both_axes_in_one_pass() -> Result<(), AlignError> {
+        // rows longer than the lanes, with a tail, and twins along both axes
+        let mut cells = Vec::new();
+        for i in 0..7u32 {
+            for j in 0..11u32 {
+                cells.push(f64::from((i % 3) * 100 + (j % 5)));
+            }
+        }
+        let m = Matrix::new(7, 11, cells)?;
+        let [rows, columns] = twin_groups_both(&m)?;
+        assert_eq!(rows, vec![vec![0, 3, 6], vec![1, 4], vec![2, 5]]);
+        assert_eq!(columns, sorted_groups(&m, Axis::Columns)?);
+        assert_eq!(rows, twin_groups(&m, Axis::Rows)?);
+        assert_eq!(columns, twin_groups(&m, Axis::Columns)?);
         Ok(())
     }
 

@@ -178,13 +178,25 @@ impl<'v> TextRows<'v> {
 struct Jaro {
     /// The candidates' characters, numbered (sorted, for the gold's look-up).
     alphabet: Vec<u32>,
-    /// Each candidate as numbers of its characters.
-    candidates: Vec<Vec<u32>>,
+    /// The candidates as numbers of their characters, one after another in the
+    /// order of `order` (walked in turn, not fetched from a heap of small vectors).
+    numbered: Vec<u32>,
     /// The gold's pattern vector: the positions (< 64) of each character number.
     pattern: Vec<u64>,
-    /// The candidates' indices sorted by length, then text, each with the length of
-    /// the prefix it shares with the previous one (0 for another length).
-    order: Vec<(usize, usize)>,
+    /// The candidates sorted by length, then text.
+    order: Vec<Sorted>,
+}
+
+/// One candidate in the walk's order.
+struct Sorted {
+    /// Its index among the candidates.
+    index: usize,
+    /// Where its characters are in `numbered`.
+    start: usize,
+    len: usize,
+    /// The length of the prefix it shares with the previous candidate (0 for
+    /// another length).
+    shared: usize,
 }
 
 impl Jaro {
@@ -208,6 +220,7 @@ impl Jaro {
                 .then_with(|| a.cmp(&b))
         });
         let mut order = Vec::with_capacity(sorted.len());
+        let mut flat = Vec::with_capacity(numbered.iter().map(Vec::len).sum());
         let mut previous: &[u32] = &[];
         for &k in &sorted {
             let text = numbered.get(k).map_or(&[][..], Vec::as_slice);
@@ -219,13 +232,19 @@ impl Jaro {
             } else {
                 0
             };
-            order.push((k, shared));
+            order.push(Sorted {
+                index: k,
+                start: flat.len(),
+                len: text.len(),
+                shared,
+            });
+            flat.extend_from_slice(text);
             previous = text;
         }
         let pattern = vec![0; alphabet.len()];
         Self {
             alphabet,
-            candidates: numbered,
+            numbered: flat,
             pattern,
             order,
         }
@@ -243,12 +262,19 @@ impl Jaro {
             }
         }
         let start = out.len();
-        out.resize(start + self.candidates.len(), 0.0);
+        out.resize(start + self.order.len(), 0.0);
         let mut slow: Option<jaro::BatchComparator<u32>> = None;
         let mut prefixes = [Flags::default(); 65];
         let mut looks = [0u64; 64];
-        for &(k, shared) in &self.order {
-            let (Some(candidate), Some(text)) = (self.candidates.get(k), texts.get(k)) else {
+        let mut ratios = Ratios::default();
+        for &Sorted {
+            index: k,
+            start: from,
+            len,
+            shared,
+        } in &self.order
+        {
+            let Some(candidate) = self.numbered.get(from..from + len) else {
                 continue;
             };
             let value = match word_jaro(
@@ -257,11 +283,16 @@ impl Jaro {
                 candidate,
                 (&mut prefixes, &mut looks),
                 shared,
+                &mut ratios,
             ) {
                 Some(value) => value,
-                None => slow
-                    .get_or_insert_with(|| jaro::BatchComparator::new(gold.iter().copied()))
-                    .similarity(text.iter().copied()),
+                None => {
+                    let Some(text) = texts.get(k) else {
+                        continue;
+                    };
+                    slow.get_or_insert_with(|| jaro::BatchComparator::new(gold.iter().copied()))
+                        .similarity(text.iter().copied())
+                }
             };
             if let Some(cell) = out.get_mut(start + k) {
                 *cell = value;
@@ -281,6 +312,52 @@ struct Flags {
     bound_mask: u64,
 }
 
+/// The similarity from the counts of common characters and transpositions, for
+/// one pair of lengths at a time: the candidates come sorted by length, and their
+/// counts repeat, so each pair of counts' three divisions are made once per length.
+#[derive(Default)]
+struct Ratios {
+    /// The lengths (gold, candidate) the values are for.
+    lengths: (usize, usize),
+    /// The transpositions' range (at most half the common characters, plus one).
+    width: usize,
+    /// By `common * width + transpositions`; NaN where not yet computed (a
+    /// similarity is never NaN).
+    values: Vec<f64>,
+}
+
+impl Ratios {
+    fn similarity(&mut self, lengths: (usize, usize), common: usize, transpositions: usize) -> f64 {
+        if lengths != self.lengths || self.values.is_empty() {
+            let most = lengths.0.min(lengths.1).min(64);
+            self.lengths = lengths;
+            self.width = most / 2 + 1;
+            self.values.clear();
+            self.values.resize((most + 1) * self.width, f64::NAN);
+        }
+        let slot = (transpositions < self.width)
+            .then(|| self.values.get_mut(common * self.width + transpositions))
+            .flatten();
+        match slot {
+            Some(value) if !value.is_nan() => *value,
+            Some(value) => {
+                *value = jaro_of(lengths, common, transpositions);
+                *value
+            }
+            None => jaro_of(lengths, common, transpositions),
+        }
+    }
+}
+
+/// rapidfuzz's similarity from the counts, its float operations in its order.
+fn jaro_of((len1, len2): (usize, usize), common: usize, transpositions: usize) -> f64 {
+    let mut sim = 0.0;
+    sim += common as f64 / len1 as f64;
+    sim += common as f64 / len2 as f64;
+    sim += (common as f64 - transpositions as f64) / common as f64;
+    sim / 3.0
+}
+
 /// rapidfuzz's `similarity_with_pm` (score cutoff 0) for a window within one word,
 /// or `None` beyond. `prefixes[p]` is the state after the window's first `p`
 /// characters and `looks[j]` the gold positions of window character `j`; those of
@@ -292,6 +369,7 @@ fn word_jaro(
     candidate: &[u32],
     (prefixes, looks): (&mut [Flags; 65], &mut [u64; 64]),
     shared: usize,
+    ratios: &mut Ratios,
 ) -> Option<f64> {
     let (len1_orig, len2_orig) = (gold.len(), candidate.len());
     if len1_orig == 0 && len2_orig == 0 {
@@ -361,11 +439,7 @@ fn word_jaro(
         p_flag ^= lowest;
     }
     transpositions /= 2;
-    let mut sim = 0.0;
-    sim += common as f64 / len1_orig as f64;
-    sim += common as f64 / len2_orig as f64;
-    sim += (common as f64 - transpositions as f64) / common as f64;
-    Some(sim / 3.0)
+    Some(ratios.similarity((len1_orig, len2_orig), common, transpositions))
 }
 
 /// The texts of `values`, or `None` when one is not a text.

@@ -12,11 +12,13 @@ use std::collections::BTreeMap;
 
 use super::json::Json;
 use super::leaf::thresholded;
+use super::map::MapPlan;
 use super::sink::{ScoreOnly, Step};
 use super::{Scorer, Unsupported};
+use crate::align::pages::advise_huge_pages;
 use crate::align::Matrix;
 use crate::compare::batch::TextRows;
-use crate::compare::{Externals, Kind, Value};
+use crate::compare::{Comparator, Externals, Kind, Value};
 use crate::plan::{Node, NodeId, NodeType};
 
 /// The pointers of a matrix's gold values and of its candidate values.
@@ -153,6 +155,7 @@ impl Scorer<'_> {
         let mut out = Vec::new();
         out.try_reserve_exact(cells)
             .map_err(|_| Unsupported::MatrixCells)?;
+        advise_huge_pages(&mut out);
         if cells == 0 {
             return Ok(out);
         }
@@ -222,6 +225,15 @@ impl Scorer<'_> {
                     }
                     continue; // map_score of no slot
                 };
+                if self.rows_at_once(
+                    &mut totals,
+                    &plan,
+                    (golds, candidates),
+                    (rows, cols),
+                    depth,
+                )? {
+                    continue;
+                }
                 // the totals start at 0.0 (out's zeros) and take `weight * value` slot by
                 // slot, as `MapPlan::score` sums them (an unmatched slot's value is 0)
                 for ((gold, candidate, sub), weight) in plan.slots().zip(plan.weights()) {
@@ -281,27 +293,12 @@ impl Scorer<'_> {
         depth: usize,
         weight: f64,
     ) -> Result<bool, Unsupported> {
+        let Some((comparator, gold_texts, cand_texts)) =
+            self.text_values((golds, candidates), node, depth)?
+        else {
+            return Ok(false);
+        };
         let rule = self.plan.node(node)?;
-        let leaf = is_leaf_type(rule.ty);
-        let plain = !rule.inferred && rule.reference.is_none() && rule.id_scope.is_none();
-        let Some(comparator) = rule.comparator_for(Kind::String) else {
-            return Ok(false);
-        };
-        if !(leaf && plain && depth <= self.limits.max_depth && comparator.compares(Kind::String)) {
-            return Ok(false);
-        }
-        let texts = |values: &[&Json]| -> Option<Vec<Value>> {
-            values
-                .iter()
-                .map(|value| match value {
-                    Json::Leaf(text @ Value::Text(_)) => Some(text.clone()),
-                    _ => None,
-                })
-                .collect()
-        };
-        let (Some(gold_texts), Some(cand_texts)) = (texts(golds), texts(candidates)) else {
-            return Ok(false);
-        };
         let externals = self.plan.externals();
         let Some(mut distinct) = TextRows::new(comparator, externals, &gold_texts, &cand_texts)
         else {
@@ -329,6 +326,235 @@ impl Scorer<'_> {
             }
         }
         Ok(true)
+    }
+}
+
+impl Scorer<'_> {
+    /// The texts of `golds` and `candidates` and the comparator of a leaf `node`
+    /// scoring them, when [`Scorer::add_texts`] may take them; `None` otherwise.
+    fn text_values(
+        &self,
+        (golds, candidates): (&[&Json], &[&Json]),
+        node: NodeId,
+        depth: usize,
+    ) -> Result<Option<TextValues>, Unsupported> {
+        let rule = self.plan.node(node)?;
+        let leaf = is_leaf_type(rule.ty);
+        let plain = !rule.inferred && rule.reference.is_none() && rule.id_scope.is_none();
+        let Some(comparator) = rule.comparator_for(Kind::String) else {
+            return Ok(None);
+        };
+        if !(leaf && plain && depth <= self.limits.max_depth && comparator.compares(Kind::String)) {
+            return Ok(None);
+        }
+        let texts = |values: &[&Json]| -> Option<Vec<Value>> {
+            values
+                .iter()
+                .map(|value| match value {
+                    Json::Leaf(text @ Value::Text(_)) => Some(text.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        Ok(match (texts(golds), texts(candidates)) {
+            (Some(gold_texts), Some(cand_texts)) => Some((comparator, gold_texts, cand_texts)),
+            _ => None,
+        })
+    }
+
+    /// The totals of one pair of key groups made a gold row at a time: every slot
+    /// is added into the row (kept in the cache) and `map_score` finished before the
+    /// next row, one pass over `out` where slot by slot makes one per slot, with
+    /// the same operations on each cell in the same order. Taken when every slot is
+    /// unmatched, an identifier's, or texts in their distinct form ([`TextRows`]),
+    /// all but one of those with few enough distinct pairs to keep their terms (the
+    /// rows are walked by the other's distinct gold texts); `false`, nothing
+    /// written, otherwise.
+    fn rows_at_once(
+        &self,
+        totals: &mut Totals<'_, '_>,
+        plan: &MapPlan,
+        (golds, candidates): (&[&Json], &[&Json]),
+        (rows, cols): (&[usize], &[usize]),
+        depth: usize,
+    ) -> Result<bool, Unsupported> {
+        let mut values = Vec::new();
+        let mut sources = Vec::new();
+        for ((gold, candidate, sub), weight) in plan.slots().zip(plan.weights()) {
+            let (Some(g), Some(c)) = (gold, candidate) else {
+                sources.push(Source::Constant(weight * 0.0));
+                continue;
+            };
+            if self.identifier_block(sub, depth + 1)? {
+                sources.push(Source::Constant(weight * 1.0));
+                continue;
+            }
+            let gv = entries_at(golds, rows, g)?;
+            let cv = entries_at(candidates, cols, c)?;
+            let Some(found) = self.text_values((&gv, &cv), sub, depth + 1)? else {
+                return Ok(false);
+            };
+            sources.push(Source::Texts(values.len()));
+            values.push((found, sub, weight));
+        }
+        let externals = self.plan.externals();
+        let mut texts = Vec::with_capacity(values.len());
+        for ((comparator, gold_texts, cand_texts), sub, weight) in &values {
+            let Some(distinct) = TextRows::new(*comparator, externals, gold_texts, cand_texts)
+            else {
+                return Ok(false);
+            };
+            texts.push(TextTerms::new(distinct, self.plan.node(*sub)?, *weight));
+        }
+        // the texts with the most distinct pairs walk the rows; the others keep terms
+        let walker = (0..texts.len()).max_by_key(|&k| texts.get(k).map_or(0, TextTerms::pairs));
+        let mut kept = 0usize;
+        for (k, text) in texts.iter().enumerate() {
+            if Some(k) != walker {
+                kept = kept.saturating_add(text.pairs());
+            }
+        }
+        if kept > KEPT_TERMS {
+            return Ok(false);
+        }
+        for (k, text) in texts.iter_mut().enumerate() {
+            if Some(k) != walker {
+                text.keep_all()?;
+            }
+        }
+        let walk = match walker.and_then(|k| texts.get(k)) {
+            Some(text) => text.groups.clone(),
+            None => vec![(0..rows.len()).collect()],
+        };
+        let mut walked: Vec<f64> = Vec::new();
+        let mut row = vec![0.0; cols.len()];
+        for (number, group) in walk.iter().enumerate() {
+            if let Some(text) = walker.and_then(|k| texts.get_mut(k)) {
+                text.terms_of(number, &mut walked)?;
+            }
+            for &a in group {
+                row.fill(0.0);
+                for source in &sources {
+                    match *source {
+                        Source::Constant(term) => row.iter_mut().for_each(|total| *total += term),
+                        Source::Texts(k) => {
+                            let text = texts.get(k).ok_or_else(out_of_matrix)?;
+                            let terms = if Some(k) == walker {
+                                &walked
+                            } else {
+                                text.kept_for(a)?
+                            };
+                            for (total, &slot) in row.iter_mut().zip(&text.slots) {
+                                *total += *terms.get(slot).ok_or_else(out_of_matrix)?;
+                            }
+                        }
+                    }
+                }
+                let i = *rows.get(a).ok_or_else(out_of_matrix)?;
+                totals.update(i, |_, b| Some(plan.finish(*row.get(b)?)))?;
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// A text slot's comparator and its gold and candidate texts.
+type TextValues = (Comparator, Vec<Value>, Vec<Value>);
+
+/// The most terms [`Scorer::rows_at_once`] keeps for texts that do not walk the
+/// rows (8 MB).
+const KEPT_TERMS: usize = 1 << 20;
+
+/// Where one slot's values come from when a block's rows are made at once.
+enum Source {
+    /// The same term in every cell (an unmatched slot's, an identifier's).
+    Constant(f64),
+    /// The terms of the texts numbered so.
+    Texts(usize),
+}
+
+/// One text slot's weighted, thresholded similarities, by distinct gold text.
+struct TextTerms<'v> {
+    distinct: TextRows<'v>,
+    rule: &'v Node,
+    weight: f64,
+    /// The gold positions of each distinct gold text, and each position's text.
+    groups: Vec<Vec<usize>>,
+    group_of: Vec<usize>,
+    /// Each candidate's distinct text.
+    slots: Vec<usize>,
+    /// Every distinct gold text's terms, when kept.
+    kept: Vec<Vec<f64>>,
+}
+
+impl<'v> TextTerms<'v> {
+    fn new(distinct: TextRows<'v>, rule: &'v Node, weight: f64) -> Self {
+        let groups = distinct.gold_groups();
+        let mut group_of = vec![0; groups.iter().map(Vec::len).sum()];
+        for (number, group) in groups.iter().enumerate() {
+            for &a in group {
+                if let Some(slot) = group_of.get_mut(a) {
+                    *slot = number;
+                }
+            }
+        }
+        let slots = distinct.column_slots().to_vec();
+        Self {
+            distinct,
+            rule,
+            weight,
+            groups,
+            group_of,
+            slots,
+            kept: Vec::new(),
+        }
+    }
+
+    /// The distinct pairs (gold texts x candidate texts).
+    fn pairs(&self) -> usize {
+        let columns = self.slots.iter().max().map_or(0, |&most| most + 1);
+        self.groups.len().saturating_mul(columns)
+    }
+
+    /// The terms of distinct gold text `number` over the distinct candidate texts,
+    /// into `terms`: the leaf's score, then the weight, as [`Scorer::add_texts`].
+    fn terms_of(&mut self, number: usize, terms: &mut Vec<f64>) -> Result<(), Unsupported> {
+        let lead = self
+            .groups
+            .get(number)
+            .and_then(|group| group.first())
+            .copied()
+            .ok_or_else(out_of_matrix)?;
+        let mut similarities = Vec::new();
+        self.distinct
+            .row(lead, &mut similarities)
+            .map_err(|error| Unsupported::comparator_at(&self.rule.pointer, "score", error))?;
+        terms.clear();
+        terms.extend(
+            similarities
+                .iter()
+                .map(|&similarity| self.weight * thresholded(self.rule, similarity)),
+        );
+        Ok(())
+    }
+
+    fn keep_all(&mut self) -> Result<(), Unsupported> {
+        let mut kept = Vec::with_capacity(self.groups.len());
+        for number in 0..self.groups.len() {
+            let mut terms = Vec::new();
+            self.terms_of(number, &mut terms)?;
+            kept.push(terms);
+        }
+        self.kept = kept;
+        Ok(())
+    }
+
+    /// The kept terms of gold position `a`'s text.
+    fn kept_for(&self, a: usize) -> Result<&Vec<f64>, Unsupported> {
+        self.group_of
+            .get(a)
+            .and_then(|&number| self.kept.get(number))
+            .ok_or_else(out_of_matrix)
     }
 }
 
@@ -571,6 +797,50 @@ mod tests {
             object(vec![]),
             object(vec![("a", text("dixon")), ("ab", int(3))]),
         ]
+    }
+
+    #[test]
+    fn rows_made_at_once_equal_pair_by_pair_scores() {
+        // enough texts for their distinct form, with repeats; half the objects have
+        // an undeclared key too (an unmatched slot against the others, a slot of
+        // another kind between themselves)
+        let plan = plan();
+        let limits = Limits {
+            max_depth: 10,
+            max_matrix_cells: 100_000,
+        };
+        let words = ["martha", "marhta", "dixon", "dicksonx", "jones", "", "m"];
+        let object = |k: usize, extra: bool| {
+            let name = words.get(k * 7 % words.len()).copied().unwrap_or("");
+            let mut entries = vec![(
+                "a".to_string(),
+                Json::Leaf(Value::from(format!("{name}{}", k % 13).as_str())),
+            )];
+            if extra {
+                let one = Json::Leaf(Value::Number(Number::Int(Integer::Small(1))));
+                entries.push(("c".to_string(), one));
+            }
+            Json::object(entries)
+        };
+        let golds: Vec<Json> = (0..140).map(|k| object(k, k % 2 == 0)).collect();
+        let candidates: Vec<Json> = (0..130).map(|k| object(k * 3, k % 3 == 0)).collect();
+        let mut cache = MapCache::default();
+        let mut scorer = Scorer::new(&plan, limits, &mut cache);
+        let matrix = scorer
+            .score_matrix(&golds, &candidates, plan.root(), None)
+            .unwrap();
+        for (i, g) in golds.iter().enumerate() {
+            for (j, c) in candidates.iter().enumerate() {
+                let pair = Scorer::new(&plan, limits, &mut MapCache::default())
+                    .score(g, c)
+                    .unwrap();
+                assert_eq!(
+                    matrix.get(i, j).unwrap().to_bits(),
+                    pair.to_bits(),
+                    "{i} {j}"
+                );
+            }
+        }
     }
 
     #[test]
