@@ -54,7 +54,7 @@ from .comparators import id_key, is_number, value_kind
 from .errors import InputError, preview_json
 from .kinds import NodeKind, OpKind, Status, WLMode
 from .matchtree import deficit as node_deficit
-from .nodetable import MatchRows, child_value, tree_rows
+from .nodetable import MatchRows, child_values, tree_rows
 from .pointer import join, resolve, split
 from .schema import ANY, Schema, SchemaNode, concrete
 
@@ -344,9 +344,9 @@ class _Collector:
         if rows.steps is None:
             return
         gold_index, candidate_index, weight, key_weight = rows.steps
-        rows.gold[row] = child_value(rows.gold[parent], rows.gold_key[row], gold_index[row])
-        rows.candidate[row] = child_value(rows.candidate[parent], rows.candidate_key[row],
-                                          candidate_index[row])
+        rows.gold[row], rows.candidate[row] = child_values(
+            rows.gold[parent], rows.candidate[parent], rows.gold_key[row], gold_index[row],
+            rows.candidate_key[row], candidate_index[row])
         above = rows.effective_weight[parent]
         rows.effective_weight[row] = above * weight[row]
         rows.key_effective_weight[row] = above * key_weight[row]
