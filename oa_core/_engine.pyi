@@ -232,6 +232,11 @@ def settle_by_score(pairs: Sequence[tuple[int, int]], label_ties: Sequence[tuple
 # indexed again).
 class NativeGold: ...
 
+# The deepest nesting a resolution's conversion follows: a document nested deeper (under
+# a higher Limits.max_depth) is refused with its own InputError, which check_json does
+# not raise.
+MAX_NESTING: int
+
 def prepare_resolved_gold(refer: ReferPlan, gold: Any, limits: Limits
                           ) -> NativeGold | None: ...
 def resolve_score(refer: ReferPlan, plan: ScorePlan, gold: Any, candidate: Any,

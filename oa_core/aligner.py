@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ._engine import NativeGold
+from ._engine import MAX_NESTING, NativeGold
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode
@@ -43,6 +43,7 @@ from .scopes_native import (
     resolved_scopes,
     scope_records,
     scope_resolution,
+    unchecked_scopes,
 )
 from .validation import check_json, schema_violations
 from .wl import WLTrace
@@ -275,13 +276,26 @@ def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any]
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
     gold, gold_checked = _unprepared(gold, schema, opts, comparators)
-    parsed, violations = _checked(gold, candidate, schema, opts, comparators,
-                                  describe_violations=False, gold_checked=gold_checked)
+    parsed = _parsed(schema, comparators)
+    wl_mode = WLMode(opts.wl_mode).value
+    violations: list[Diagnostic] = []
+    found = None
+    if (parsed.scopes and not opts.strict and opts.limits.max_depth <= MAX_NESTING
+            and native_validates(parsed)):
+        # the engine checks the documents and the gold as _checked does, in its order
+        # (each document as check_json, then the gold against the schema): its answer
+        # says they pass; None leaves _checked to name the problem
+        _allow_depth(opts.limits.max_depth)
+        found = unchecked_scopes(gold, candidate, parsed, opts.limits, wl_mode,
+                                 opts.wl_blend_lambda, traces=False, tree=True)
+    if found is None:
+        parsed, violations = _checked(gold, candidate, parsed, opts, None,
+                                      describe_violations=False, gold_checked=gold_checked)
+        if parsed.scopes:
+            found = resolved_scopes(gold, candidate, parsed, opts.limits, wl_mode,
+                                    opts.wl_blend_lambda, traces=False, tree=True)
     scopes: Mapping[str, ScopeRecords]
-    if parsed.scopes:
-        found = resolved_scopes(gold, candidate, parsed, opts.limits,
-                                WLMode(opts.wl_mode).value, opts.wl_blend_lambda,
-                                traces=False, tree=True)
+    if found is not None:
         if found.table is None:
             raise declined("to build the match tree")
         bijections, scopes = scope_records(found)

@@ -101,7 +101,8 @@ def id_key(value: Any) -> tuple[str, Any] | None:
     >>> id_key(1) == id_key(1.0), id_key(1) == id_key("1"), id_key({"a": 1})
     (True, False, None)
     """
-    kind = value_kind(value)
+    # an exact type's kind without the call (every record's id and reference asks)
+    kind = _KIND_OF_TYPE.get(type(value)) or value_kind(value)
     return (kind, value) if kind in ("string", "number") else None
 
 

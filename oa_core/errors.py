@@ -236,6 +236,12 @@ def preview_json(value: Any, limit: int | None = PREVIEW_LIMIT, *,
     return f"{text}{' ' * text.endswith(',')}…" + (f" ({size})" if size else "")
 
 
+# isinstance's tuples, made once (``dict | list`` makes a union at each call): every
+# value a message shows asks
+_CONTAINERS = (dict, list)
+_BOOL_OR_FLOAT = (bool, float)
+
+
 def json_prefix(value: Any, length: int, *, python: bool = False) -> str:
     """The first ``length`` characters of ``value``'s JSON text (all of it when
     shorter), made piece by piece: the rest is never built.
@@ -243,7 +249,7 @@ def json_prefix(value: Any, length: int, *, python: bool = False) -> str:
     >>> json_prefix({"a": [1, 2, 3]}, 9), json_prefix([1], 9)
     ('{"a": [1,', '[1]')
     """
-    if not isinstance(value, dict | list):  # one piece (most values a message shows)
+    if not isinstance(value, _CONTAINERS):  # one piece (most values a message shows)
         return _scalar(value, length, python)[:length]
     pieces: list[str] = []
     total = 0
@@ -270,7 +276,7 @@ def _scalar(value: Any, limit: int, python: bool) -> str:
         # one character more than shown, so the caller sees it was cut
         return repr(value[: limit + 1]) if python else json.dumps(value[: limit + 1],
                                                                   ensure_ascii=False)
-    if value is None or isinstance(value, bool | float):
+    if value is None or isinstance(value, _BOOL_OR_FLOAT):
         return repr(value) if python else json.dumps(value)
     if isinstance(value, int):
         try:

@@ -54,7 +54,7 @@ from .comparators import id_key, is_number, value_kind
 from .errors import InputError, preview_json
 from .kinds import NodeKind, OpKind, Status, WLMode
 from .matchtree import deficit as node_deficit
-from .nodetable import MatchRows, child_value, tree_rows
+from .nodetable import MatchRows, child_values, tree_rows
 from .pointer import join, resolve, split
 from .schema import ANY, Schema, SchemaNode, concrete
 
@@ -344,9 +344,9 @@ class _Collector:
         if rows.steps is None:
             return
         gold_index, candidate_index, weight, key_weight = rows.steps
-        rows.gold[row] = child_value(rows.gold[parent], rows.gold_key[row], gold_index[row])
-        rows.candidate[row] = child_value(rows.candidate[parent], rows.candidate_key[row],
-                                          candidate_index[row])
+        rows.gold[row], rows.candidate[row] = child_values(
+            rows.gold[parent], rows.candidate[parent], rows.gold_key[row], gold_index[row],
+            rows.candidate_key[row], candidate_index[row])
         above = rows.effective_weight[parent]
         rows.effective_weight[row] = above * weight[row]
         rows.key_effective_weight[row] = above * key_weight[row]
@@ -744,8 +744,13 @@ def _check_templates(table: Mapping[str, str]) -> None:
 
 def _format(table: Mapping[str, str], name: str, /, **fields: Any) -> str:
     """Fill one template; a broken template is an InputError naming it."""
+    return _filled(table, name, fields)
+
+
+def _filled(table: Mapping[str, str], name: str, fields: Mapping[str, Any]) -> str:
+    """:func:`_format` given its fields as a mapping (read as they are, not copied)."""
     try:
-        return table[name].format(**fields)
+        return table[name].format_map(fields)
     except (KeyError, IndexError, ValueError, AttributeError) as exc:
         raise InputError(f"/{name}", f"template {name!r} cannot be filled: {exc!r}",
                          fix="use only the documented {fields} and format specs",
@@ -764,6 +769,10 @@ def _named(template: str) -> frozenset[str]:
         return _TEMPLATE_FIELDS
 
 
+# the details a template may name (a tuple: ``str | int`` is made anew at each call)
+_FIELD_TYPES = (str, int)
+
+
 def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
     key: str = op.kind
     if op.kind == OpKind.MISSING_LIST_ITEM and op.details.get("unordered") and (
@@ -776,8 +785,8 @@ def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
               "candidate": _show(op.candidate, values) if "candidate" in named else "",
               "key": op.details.get("key", ""), "scope": op.details.get("scope", ""),
               "target": op.details.get("target", ""), **{
-                  k: v for k, v in op.details.items() if isinstance(v, str | int)}}
-    return _format(table, key, **fields)
+                  k: v for k, v in op.details.items() if isinstance(v, _FIELD_TYPES)}}
+    return _filled(table, key, fields)
 
 
 def _synthesis(shown: Sequence[RepairOp], table: Mapping[str, str]) -> str:

@@ -33,7 +33,8 @@ array([[0.],
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ from .kinds import NodeKind, Status
 from .matchtree import MatchNode
 from .schema import SchemaNode
 
-__all__ = ["MatchRows", "child_value", "match_tree", "table_rows", "tree_rows"]
+__all__ = ["MatchRows", "child_values", "match_tree", "table_rows", "tree_rows"]
 
 _KINDS = {kind.value: kind for kind in NodeKind}
 _STATUSES = {status.value: status for status in Status}
@@ -63,16 +64,21 @@ def _matrix(rows: int, cols: int, buffer: bytearray) -> np.ndarray:
     return np.frombuffer(buffer, dtype=np.float64).reshape(rows, cols)
 
 
-def child_value(above: Any, key: str | None, index: int | None) -> Any:
-    """A row's value on one side, from its parent's value ``above``: under its map
-    key, else at its list index, else ``None`` (the row is not on that side).
+def child_values(gold: Any, candidate: Any, gold_key: str | None, gold_index: int | None,
+                 candidate_key: str | None, candidate_index: int | None) -> tuple[Any, Any]:
+    """A row's values, from its parent's ``gold`` and ``candidate``: on each side under
+    its map key, else at its list index, else ``None`` (the row is not on that side).
+    Both sides in one call: a walk down the rows derives them together.
 
-    >>> child_value({"a": [1, 2]}, "a", None), child_value([1, 2], None, 1)
+    >>> child_values({"a": [1, 2]}, [1, 2], "a", None, None, 1)
     ([1, 2], 2)
+    >>> child_values([1, 2], [1], None, 1, None, None)
+    (2, None)
     """
-    if key is not None:
-        return above[key]
-    return None if index is None else above[index]
+    return (gold[gold_key] if gold_key is not None
+            else None if gold_index is None else gold[gold_index],
+            candidate[candidate_key] if candidate_key is not None
+            else None if candidate_index is None else candidate[candidate_index])
 
 
 def match_tree(table: NodeTable, gold: Any, candidate: Any,
@@ -116,8 +122,9 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
             share, key_share = 1.0, 0.0
         else:  # the row's key (map slot) or index (list item) on each side it is on
             above = nodes[parent]
-            gold_value = child_value(above.gold, gold_key, gold_index)
-            candidate_value = child_value(above.candidate, candidate_key, candidate_index)
+            gold_value, candidate_value = child_values(above.gold, above.candidate, gold_key,
+                                                       gold_index, candidate_key,
+                                                       candidate_index)
             share = above.effective_weight * weight
             key_share = above.effective_weight * key_weight
         node = MatchNode(
@@ -132,7 +139,8 @@ def match_tree(table: NodeTable, gold: Any, candidate: Any,
     return nodes[0]
 
 
-class MatchRows(NamedTuple):
+@dataclass(slots=True)
+class MatchRows:
     """A match tree as columns, one row per node in preorder (a parent before its
     children, which follow in their order): what the repair operations of
     :mod:`oa_core.feedback` read, without a :class:`~oa_core.matchtree.MatchNode` per
@@ -145,6 +153,8 @@ class MatchRows(NamedTuple):
     row's from its parent's as :func:`match_tree` does (the rows it never reads, a
     perfect leaf or the inside of a subtree it replaces whole, then cost nothing).
     Rows of a tree (:func:`tree_rows`) hold every node's own, and no ``steps``.
+    (Slots, not a named tuple: the repair walk reads a column at every step, and a
+    slot is read several times faster than a named tuple's field.)
     """
 
     parent: list[int | None]

@@ -53,7 +53,7 @@ from .scopes import ScopeAlignment
 from .wl import WLEdge, WLTrace, WLVertex
 
 __all__ = ["Resolved", "ScopeRecords", "native_align_scopes", "resolved_scopes", "scope_records",
-           "scope_resolution"]
+           "scope_resolution", "unchecked_scopes"]
 
 ScopeResolution = tuple[dict[str, dict[Any, Any]], dict[str, set[Any]],
                         dict[str, ScopeAlignment], dict[str, WLTrace], list[Diagnostic]]
@@ -183,11 +183,26 @@ def resolved_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
     >>> [r.pointer for r in found.records["p"][1]], len(found.table)
     (['/0'], 3)
     """
+    found = unchecked_scopes(gold, candidate, schema, limits, wl_mode, wl_lambda,
+                             traces=traces, tree=tree)
+    if found is None:  # the documents are checked: nothing is the gold's to name
+        raise declined("to resolve the scopes")
+    return found
+
+
+def unchecked_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
+                     wl_mode: str, wl_lambda: float, *, traces: bool = True,
+                     tree: bool = False) -> Resolved | None:
+    """:func:`resolved_scopes` of documents not checked yet: the engine converts them as
+    :func:`~oa_core.validation.check_json` checks them (raising its error, the gold's
+    first) and, where its plan :func:`validates <oa_core.native.native_validates>`, checks
+    the gold against the schema before it resolves them. None where it leaves them to
+    Python: a gold that violates the schema, a construct it does not resolve."""
     groups, _, _, nodes = resolution(schema)
     found = align_scopes(refer_plan(schema), prepared_plan(schema).plan, gold, candidate,
                          limits, groups, nodes, wl_mode, wl_lambda, traces=traces, tree=tree)
-    if found is None:  # the documents are checked: nothing is the gold's to name
-        raise declined("to resolve the scopes")
+    if found is None:
+        return None
     scope_rows, trace_rows, table = found
     records = {row[0]: (_records(gold, row[14][0], schema.scopes[row[0]].id_field),
                         _records(candidate, row[14][1], schema.scopes[row[0]].id_field))

@@ -41,3 +41,44 @@ def test_the_lean_alignment_is_aligns(example: str, schema_file: str, candidate_
     found = oa_core.feedback(gold, candidate, schema, wl_mode=wl_mode, top_k=50)
     rendered = render_feedback(full, top_k=50)
     assert found.to_dict() == rendered.to_dict()
+
+
+_SCOPED = {"type": "object", "properties": {
+    "people": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+        "id": {"type": "integer", "idScope": "p"}, "name": {"type": "string"}}}},
+    "boss": {"type": "integer", "ref": "p"}, "notes": {}}}
+_PEOPLE = [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]
+
+
+def _nested(depth: int) -> object:
+    value: object = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(("gold", "candidate", "limits"), [
+    ({"people": _PEOPLE, "boss": float("nan")}, {"people": [], "boss": float("nan")}, {}),
+    ({"people": _PEOPLE}, {"people": _PEOPLE, "boss": float("inf")}, {}),
+    ({"people": [{"id": "x"}]}, {"people": [], "boss": float("nan")}, {}),
+    ({"people": [{"id": "x"}]}, {"people": []}, {}),
+    ({"people": [{"id": "x"}]}, {"people": _PEOPLE}, {"max_matrix_cells": 1}),
+    ({"people": _PEOPLE}, {"people": _PEOPLE * 2}, {"max_matrix_cells": 1}),
+    ({"people": _PEOPLE, "notes": _nested(600)}, {"people": [], "boss": float("nan")},
+     {"max_depth": 700}),
+    ({"people": [{"id": "x"}], "notes": _nested(600)}, {"people": []}, {"max_depth": 700}),
+    ({"people": _PEOPLE}, {"people": _PEOPLE, "notes": _nested(600)}, {"max_depth": 700}),
+])
+def test_feedback_refuses_documents_as_align_does(gold: object, candidate: object,
+                                                  limits: dict[str, int]) -> None:
+    """The engine checks the documents of feedback() as it resolves them: the error is
+    align()'s, in its order (each document's problems, then the gold's violations, then
+    what the resolution refuses), also where the engine follows less nesting than the
+    limits allow."""
+    schema = oa_core.Schema.parse(_SCOPED)
+    options = {"limits": oa_core.Limits(**limits)}
+    with pytest.raises(Exception) as expected:
+        oa_core.align(gold, candidate, schema, **options)
+    with pytest.raises(type(expected.value)) as found:
+        oa_core.feedback(gold, candidate, schema, **options)
+    assert str(found.value) == str(expected.value)

@@ -17,7 +17,7 @@ use pyo3::types::IntoPyDict;
 use crate::errors::declined;
 use crate::refer::ReferPlan;
 use crate::score::{documents, read_limits, ScorePlan};
-use crate::value::convert;
+use crate::value::{convert, MAX_NESTING};
 
 /// A gold converted and indexed once under a `ReferPlan` and limits
 /// (`oa_core.PreparedGold` keeps it), so that each score converts and indexes only
@@ -253,6 +253,9 @@ fn too_big(py: Python<'_>, error: &TooBig) -> PyErr {
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    // a resolution's conversion refuses a document nested deeper (under a higher
+    // max_depth) where check_json accepts it: Python checks such documents first
+    module.add("MAX_NESTING", MAX_NESTING)?;
     module.add_class::<NativeGold>()?;
     module.add_function(wrap_pyfunction!(prepare_resolved_gold, module)?)?;
     module.add_function(wrap_pyfunction!(resolve_score, module)?)?;
