@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import oa_core
-from benchmarks import alignment_speed, bits, explorer_speed
+from benchmarks import alignment_speed, batch, bits, explorer_speed
 from oa_core.build import describe_build
 
 
@@ -47,3 +47,15 @@ def test_bits_dump_compares_equal_to_itself_and_names_a_change(tmp_path, capsys)
     after.write_text(json.dumps({"engine": describe_build(), "cases": cases}))
     assert bits.main(["--compare", str(before), str(after)]) == 1
     assert "org2graph/1" in capsys.readouterr().out
+
+
+def test_batch_compares_two_workers_with_two_processes_at_once(tmp_path) -> None:
+    out = tmp_path / "rows.json"
+    assert batch.main(["--pairs", "3", "--workers", "2", "--repeat", "1",
+                       "--json", str(out)]) == 0
+    rows = {row["mode"]: row for row in json.loads(out.read_text())}
+    assert list(rows) == ["in-process", "in-process, 2 at once", "local"]
+    at_once, local = rows["in-process, 2 at once"], rows["local"]
+    assert at_once["workers"] == local["workers"] == 2
+    assert at_once["pairs_per_cpu_s"] > 0 and at_once["vs_same_load"] == 1.0
+    assert local["vs_same_load"] == local["pairs_per_cpu_s"] / at_once["pairs_per_cpu_s"]
