@@ -100,8 +100,18 @@ impl NodeTable {
             .made
             .get(column as usize)
             .ok_or_else(|| PyRuntimeError::new_err("a column outside the table"))?;
-        cell.get_or_try_init(py, || self.make(py, column))
+        if let Some(list) = cell.get(py) {
+            return Ok(list.clone_ref(py));
+        }
+        // made outside the cell, then set: `get_or_try_init` would detach from the
+        // interpreter around every column's making (two thread-state switches each),
+        // and a thread that set the column first keeps its list (nothing here lets
+        // another run in between under the GIL)
+        let made = self.make(py, column)?;
+        let _ = cell.set(py, made);
+        cell.get(py)
             .map(|list| list.clone_ref(py))
+            .ok_or_else(|| PyRuntimeError::new_err("a column was not kept"))
     }
 
     fn make(&self, py: Python<'_>, column: Column) -> PyResult<Py<PyList>> {
