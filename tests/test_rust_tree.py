@@ -77,3 +77,19 @@ def test_the_table_holds_one_row_per_node_in_preorder():
     assert (rows, cols) == (2, 2)
     assert np.frombuffer(buffer).tolist() == [0.0, 0.0, 1.0, 0.0]
     assert table.schema[2] is schema.root.properties["tags"].items
+
+
+def test_a_column_is_made_at_its_first_read_and_kept():
+    # the columns are made as they are read (repairs read some, align() all): every
+    # read gives the same list, whichever is read first and whichever never is
+    schema = Schema.parse({"type": "array", "order": "align", "items": {"type": "number"}})
+    plan = prepared_plan(schema)
+    assert plan is not None
+    table = match_table(plan.plan, [1, 2], [2, 5], Limits())
+    assert table is not None
+    rows, cols, buffer = table.matrix[0]  # read first, before the others
+    assert (rows, cols, len(buffer)) == (2, 2, 32)
+    assert table.matrix is table.matrix and table.score is table.score
+    table.parent.append("kept")  # the same list, so a change to it stays
+    assert table.parent == [None, 0, 0, "kept"]
+    assert table.status == ["matched", "matched", "matched"]

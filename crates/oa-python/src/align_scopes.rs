@@ -19,7 +19,7 @@ use pyo3::types::{PyBytes, PyList, PyTuple};
 use crate::refer::{py_text, record_paths, ReferPlan};
 use crate::resolve::{resolving, Request};
 use crate::score::ScorePlan;
-use crate::tree::columns;
+use crate::tree::NodeTable;
 
 /// A record's pointer and path.
 type Located = (String, Vec<Step>);
@@ -196,7 +196,7 @@ fn trace_tuple<'py>(
 fn align_scopes<'py>(
     py: Python<'py>,
     refer: &ReferPlan,
-    plan: &ScorePlan,
+    plan: &Bound<'py, ScorePlan>,
     gold: &Bound<'py, PyAny>,
     candidate: &Bound<'py, PyAny>,
     limits: &Bound<'py, PyAny>,
@@ -209,7 +209,7 @@ fn align_scopes<'py>(
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let request = Request {
         refer,
-        plan,
+        plan: plan.get(),
         gold,
         candidate,
         limits,
@@ -261,7 +261,9 @@ fn align_scopes<'py>(
         .map(|trace| trace_tuple(py, refer, trace))
         .collect::<PyResult<Vec<_>>>()?;
     let table = match table {
-        Some(table) => Some(Bound::new(py, columns(py, plan, &table)?)?.into_any()),
+        Some(table) => {
+            Some(Bound::new(py, NodeTable::new(plan.clone().unbind(), table))?.into_any())
+        }
         None => None,
     };
     let items: Vec<Bound<'py, PyAny>> = vec![

@@ -5,6 +5,7 @@ use oa_engine::plan::NodeId;
 use oa_engine::score::{RefState, Row, Scorer, Table};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyDict, PyList, PyString};
 
 use crate::errors::declined;
@@ -19,66 +20,142 @@ use crate::state::ref_state;
 /// `scope` names the scope of identifiers, references and records arrays paired by
 /// pointer; `expected` marks the references whose gold id maps to a candidate id.
 /// `matrix` is `(rows, cols, float64 buffer in native byte order)` or None.
+///
+/// A column's list is made when it is first read, then kept (every read gives the
+/// same list): repair operations read only some of them, `align()` all.
 #[pyclass(module = "oa_core._engine", frozen)]
 pub struct NodeTable {
-    #[pyo3(get)]
-    parent: Py<PyList>,
-    #[pyo3(get)]
-    kind: Py<PyList>,
-    #[pyo3(get)]
-    status: Py<PyList>,
-    #[pyo3(get)]
-    label: Py<PyList>,
-    #[pyo3(get)]
-    gold_path: Py<PyList>,
-    #[pyo3(get)]
-    candidate_path: Py<PyList>,
-    #[pyo3(get)]
-    schema: Py<PyList>,
-    #[pyo3(get)]
-    gold_key: Py<PyList>,
-    #[pyo3(get)]
-    candidate_key: Py<PyList>,
-    #[pyo3(get)]
-    gold_index: Py<PyList>,
-    #[pyo3(get)]
-    candidate_index: Py<PyList>,
-    #[pyo3(get)]
-    score: Py<PyList>,
-    #[pyo3(get)]
-    weight: Py<PyList>,
-    #[pyo3(get)]
-    key_weight: Py<PyList>,
-    #[pyo3(get)]
-    key_score: Py<PyList>,
-    #[pyo3(get)]
-    comparator: Py<PyList>,
-    #[pyo3(get)]
-    similarity: Py<PyList>,
-    #[pyo3(get)]
-    threshold: Py<PyList>,
-    #[pyo3(get)]
-    scope: Py<PyList>,
-    #[pyo3(get)]
-    expected: Py<PyList>,
-    #[pyo3(get)]
-    order: Py<PyList>,
-    #[pyo3(get)]
-    pairs: Py<PyList>,
-    #[pyo3(get)]
-    matrix: Py<PyList>,
-    len: usize,
+    table: Table,
+    /// The plan the rows were scored under: their `SchemaNode`s, scope and
+    /// comparator names.
+    plan: Py<ScorePlan>,
+    made: [PyOnceLock<Py<PyList>>; COLUMNS],
 }
 
-#[pymethods]
+/// `NodeTable`'s columns: an enum naming each, its getter, and `__len__`.
+macro_rules! node_columns {
+    ($($getter:ident => $column:ident),* $(,)?) => {
+        #[derive(Clone, Copy)]
+        enum Column {
+            $($column),*
+        }
+
+        const COLUMNS: usize = [$(Column::$column),*].len();
+
+        #[pymethods]
+        impl NodeTable {
+            fn __len__(&self) -> usize {
+                self.table.rows().len()
+            }
+
+            $(
+                #[getter]
+                fn $getter(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
+                    self.column(py, Column::$column)
+                }
+            )*
+        }
+    };
+}
+
+node_columns! {
+    parent => Parent,
+    kind => Kind,
+    status => Status,
+    label => Label,
+    gold_path => GoldPath,
+    candidate_path => CandidatePath,
+    schema => Schema,
+    gold_key => GoldKey,
+    candidate_key => CandidateKey,
+    gold_index => GoldIndex,
+    candidate_index => CandidateIndex,
+    score => Score,
+    weight => Weight,
+    key_weight => KeyWeight,
+    key_score => KeyScore,
+    comparator => Comparator,
+    similarity => Similarity,
+    threshold => Threshold,
+    scope => Scope,
+    expected => Expected,
+    order => Order,
+    pairs => Pairs,
+    matrix => Matrix,
+}
+
 impl NodeTable {
-    fn __len__(&self) -> usize {
-        self.len
+    /// The table's rows as a `NodeTable`, its columns made as they are read.
+    pub(crate) fn new(plan: Py<ScorePlan>, table: Table) -> NodeTable {
+        NodeTable {
+            table,
+            plan,
+            made: std::array::from_fn(|_| PyOnceLock::new()),
+        }
+    }
+
+    /// One column's list, made at its first read.
+    fn column(&self, py: Python<'_>, column: Column) -> PyResult<Py<PyList>> {
+        let cell = self
+            .made
+            .get(column as usize)
+            .ok_or_else(|| PyRuntimeError::new_err("a column outside the table"))?;
+        if let Some(list) = cell.get(py) {
+            return Ok(list.clone_ref(py));
+        }
+        // made outside the cell, then set: `get_or_try_init` would detach from the
+        // interpreter around every column's making (two thread-state switches each),
+        // and a thread that set the column first keeps its list (nothing here lets
+        // another run in between under the GIL)
+        let made = self.make(py, column)?;
+        let _ = cell.set(py, made);
+        cell.get(py)
+            .map(|list| list.clone_ref(py))
+            .ok_or_else(|| PyRuntimeError::new_err("a column was not kept"))
+    }
+
+    fn make(&self, py: Python<'_>, column: Column) -> PyResult<Py<PyList>> {
+        let plan = self.plan.get();
+        let rows = self.table.rows();
+        match column {
+            Column::Parent => list(py, rows, |row| row.parent),
+            Column::Kind => names(py, rows, |row| Some(row.kind.name())),
+            Column::Status => names(py, rows, |row| Some(row.status.name())),
+            Column::Label => list(py, rows, |row| row.label.as_str()),
+            Column::GoldPath => list(py, rows, |row| row.gold_pointer.as_deref()),
+            Column::CandidatePath => list(py, rows, |row| row.candidate_pointer.as_deref()),
+            Column::Schema => {
+                let schema = rows
+                    .iter()
+                    .map(|row| schema_node(plan, py, row.node))
+                    .collect::<PyResult<Vec<_>>>()?;
+                Ok(PyList::new(py, schema)?.unbind())
+            }
+            Column::GoldKey => list(py, rows, |row| row.gold_key.as_deref()),
+            Column::CandidateKey => list(py, rows, |row| row.candidate_key.as_deref()),
+            Column::GoldIndex => list(py, rows, |row| row.gold_index),
+            Column::CandidateIndex => list(py, rows, |row| row.candidate_index),
+            Column::Score => list(py, rows, |row| row.score),
+            Column::Weight => list(py, rows, |row| row.weight),
+            Column::KeyWeight => list(py, rows, |row| row.key_weight),
+            Column::KeyScore => list(py, rows, |row| row.key_score),
+            Column::Comparator => names(py, rows, |row| {
+                row.comparator
+                    .and_then(|comparator| comparator.name_in(plan.plan.externals()))
+            }),
+            Column::Similarity => list(py, rows, |row| row.similarity),
+            Column::Threshold => list(py, rows, |row| row.threshold),
+            Column::Scope => scopes(py, plan, rows),
+            Column::Expected => list(py, rows, |row| row.expected),
+            Column::Order => names(py, rows, |row| row.order),
+            Column::Pairs => list(py, rows, |row| row.pairs.clone()),
+            Column::Matrix => matrices(py, rows),
+        }
     }
 }
 
 /// One column: `field` of every row.
-fn column<'py, 'r, T, F>(py: Python<'py>, rows: &'r [Row], field: F) -> PyResult<Py<PyList>>
+fn list<'py, 'r, T, F>(py: Python<'py>, rows: &'r [Row], field: F) -> PyResult<Py<PyList>>
 where
     T: IntoPyObject<'py>,
     F: Fn(&'r Row) -> T,
@@ -120,14 +197,10 @@ fn schema_node(plan: &ScorePlan, py: Python<'_>, id: NodeId) -> PyResult<Py<PyAn
         .ok_or_else(|| PyRuntimeError::new_err("a row names a node outside its plan"))
 }
 
-pub(crate) fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResult<NodeTable> {
-    let rows = table.rows();
-    let schema = rows
-        .iter()
-        .map(|row| schema_node(plan, py, row.node))
-        .collect::<PyResult<Vec<_>>>()?;
+/// The scope names of the rows (None where a row has no scope).
+fn scopes(py: Python<'_>, plan: &ScorePlan, rows: &[Row]) -> PyResult<Py<PyList>> {
     let scopes = plan.plan.scopes();
-    let scope = rows
+    let names = rows
         .iter()
         .map(|row| match row.scope {
             Some(id) => scopes
@@ -137,6 +210,11 @@ pub(crate) fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResu
             None => Ok(None),
         })
         .collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(py, names)?.unbind())
+}
+
+/// The lists' score matrices as `(rows, cols, buffer)` (None for other rows).
+fn matrices(py: Python<'_>, rows: &[Row]) -> PyResult<Py<PyList>> {
     let mut matrices = Vec::with_capacity(rows.len());
     for row in rows {
         matrices.push(match &row.matrix {
@@ -153,35 +231,7 @@ pub(crate) fn columns(py: Python<'_>, plan: &ScorePlan, table: &Table) -> PyResu
             None => None,
         });
     }
-    Ok(NodeTable {
-        parent: column(py, rows, |row| row.parent)?,
-        kind: names(py, rows, |row| Some(row.kind.name()))?,
-        status: names(py, rows, |row| Some(row.status.name()))?,
-        label: column(py, rows, |row| row.label.as_str())?,
-        gold_path: column(py, rows, |row| row.gold_pointer.as_deref())?,
-        candidate_path: column(py, rows, |row| row.candidate_pointer.as_deref())?,
-        schema: PyList::new(py, schema)?.unbind(),
-        gold_key: column(py, rows, |row| row.gold_key.as_deref())?,
-        candidate_key: column(py, rows, |row| row.candidate_key.as_deref())?,
-        gold_index: column(py, rows, |row| row.gold_index)?,
-        candidate_index: column(py, rows, |row| row.candidate_index)?,
-        score: column(py, rows, |row| row.score)?,
-        weight: column(py, rows, |row| row.weight)?,
-        key_weight: column(py, rows, |row| row.key_weight)?,
-        key_score: column(py, rows, |row| row.key_score)?,
-        comparator: names(py, rows, |row| {
-            row.comparator
-                .and_then(|comparator| comparator.name_in(plan.plan.externals()))
-        })?,
-        similarity: column(py, rows, |row| row.similarity)?,
-        threshold: column(py, rows, |row| row.threshold)?,
-        scope: PyList::new(py, scope)?.unbind(),
-        expected: column(py, rows, |row| row.expected)?,
-        order: names(py, rows, |row| row.order)?,
-        pairs: column(py, rows, |row| row.pairs.clone())?,
-        matrix: PyList::new(py, matrices)?.unbind(),
-        len: rows.len(),
-    })
+    Ok(PyList::new(py, matrices)?.unbind())
 }
 
 /// The match tree of `candidate` against `gold` under `plan` and `limits` (an
@@ -204,7 +254,8 @@ fn match_table(
     unresolved: Option<&Bound<'_, PyAny>>,
     record_pairs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Option<NodeTable>> {
-    let plan = plan.get();
+    let bound = plan;
+    let plan = bound.get();
     let (gold, candidate, limits) = documents(gold, candidate, limits)?;
     let state = match (bijections, candidate_ids, unresolved) {
         (Some(bijections), Some(candidate_ids), Some(unresolved)) => {
@@ -229,7 +280,7 @@ fn match_table(
         let mut scorer = Scorer::new(&plan.plan, limits, &mut cache).with_state(&state);
         declined(scorer.table(&gold, &candidate))
     })?;
-    table.map(|table| columns(py, plan, &table)).transpose()
+    Ok(table.map(|table| NodeTable::new(bound.clone().unbind(), table)))
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
