@@ -214,7 +214,7 @@ fn push_token(out: &mut String, token: &str) {
 }
 
 /// Append `n` in decimal to `out` (`write!` costs more than the digits).
-fn push_decimal(out: &mut String, n: usize) {
+pub(crate) fn push_decimal(out: &mut String, n: usize) {
     let mut power = 1;
     while n / power >= 10 {
         power *= 10; // at most n: cannot overflow
