@@ -507,6 +507,13 @@ impl<'d> Walker<'_, 'd> {
                         .places
                         .insert(self.trail.pointer.clone(), self.trail.place.clone());
                 }
+                // each object item is a carrier (and a record of `scope`): the lists
+                // grow once here rather than push by push
+                let objects = items.iter().filter(|item| item.is_object()).count();
+                self.index.carriers.reserve(objects);
+                if let Some(records) = scope.and_then(|s| self.index.records.get_mut(s.index())) {
+                    records.reserve(objects);
+                }
                 let mut token = String::new();
                 for (i, item) in items.iter().enumerate() {
                     let item_id = node.item(i, plan.any());
