@@ -17,7 +17,7 @@ use pyo3::types::IntoPyDict;
 use crate::errors::declined;
 use crate::refer::ReferPlan;
 use crate::score::{documents, read_limits, ScorePlan};
-use crate::value::{convert, MAX_NESTING};
+use crate::value::{convert, recycle, MAX_NESTING};
 
 /// A gold converted and indexed once under a `ReferPlan` and limits
 /// (`oa_core.PreparedGold` keeps it), so that each score converts and indexes only
@@ -145,7 +145,7 @@ pub(crate) fn resolving<T: Send>(
         };
         nodes.insert(scope, node);
     }
-    py.detach(|| {
+    let resolved = py.detach(|| {
         let own_index;
         let (gold, gold_index) = match (prepared, &own_gold) {
             (Some(prepared), _) => (prepared.gold.document(), prepared.gold.index()),
@@ -194,7 +194,13 @@ pub(crate) fn resolving<T: Send>(
             },
             Err(_) => Ok(None),
         }
-    })
+    });
+    // the documents' buffers serve the next conversions on this thread
+    recycle(candidate);
+    if let Some(gold) = own_gold {
+        recycle(gold);
+    }
+    resolved
 }
 
 /// The score of `candidate` against `gold` with every scope resolved group by group (C,

@@ -348,13 +348,15 @@ impl Scorer<'_> {
             return Ok(None);
         }
         let texts = |values: &[&Json]| -> Option<Vec<Value>> {
-            values
-                .iter()
-                .map(|value| match value {
-                    Json::Leaf(text @ Value::Text(_)) => Some(text.clone()),
-                    _ => None,
-                })
-                .collect()
+            // sized once: collecting through `Option` would grow the vector from nothing
+            let mut out = Vec::with_capacity(values.len());
+            for value in values {
+                match value {
+                    Json::Leaf(text @ Value::Text(_)) => out.push(text.clone()),
+                    _ => return None,
+                }
+            }
+            Some(out)
         };
         Ok(match (texts(golds), texts(candidates)) {
             (Some(gold_texts), Some(cand_texts)) => Some((comparator, gold_texts, cand_texts)),
@@ -633,16 +635,18 @@ pub(super) fn entries_at<'v>(
     indices: &[usize],
     entry: usize,
 ) -> Result<Vec<&'v Json>, Unsupported> {
-    indices
-        .iter()
-        .map(|&i| match values.get(i) {
+    // sized once: collecting through `Result` would grow the vector from nothing
+    let mut out = Vec::with_capacity(indices.len());
+    for &i in indices {
+        out.push(match values.get(i) {
             Some(Json::Object(entries)) => entries
                 .get(entry)
                 .map(|(_, value)| value)
-                .ok_or_else(out_of_matrix),
-            _ => Err(Unsupported::MatrixCells),
-        })
-        .collect()
+                .ok_or_else(out_of_matrix)?,
+            _ => return Err(Unsupported::MatrixCells),
+        });
+    }
+    Ok(out)
 }
 
 /// The error of a cell out of its matrix, built only when met (`ok_or` would build
@@ -684,14 +688,18 @@ fn leaves(
             continue;
         };
         let of_kind = |values: &[&Json]| -> (Vec<usize>, Vec<Value>) {
-            values
-                .iter()
-                .enumerate()
-                .filter_map(|(k, value)| match value {
-                    Json::Leaf(leaf) if leaf.kind() == kind => Some((k, leaf.clone())),
-                    _ => None,
-                })
-                .unzip()
+            let of_this_kind =
+                |value: &Json| matches!(value, Json::Leaf(leaf) if leaf.kind() == kind);
+            // counted first: the lists are sized once (unzip would grow them)
+            let count = values.iter().filter(|v| of_this_kind(v)).count();
+            let (mut at, mut found) = (Vec::with_capacity(count), Vec::with_capacity(count));
+            for (k, value) in values.iter().enumerate().filter(|(_, v)| of_this_kind(v)) {
+                if let Json::Leaf(leaf) = value {
+                    at.push(k);
+                    found.push(leaf.clone());
+                }
+            }
+            (at, found)
         };
         let ((rows, gold_values), (cols, cand_values)) = (of_kind(golds), of_kind(candidates));
         if rows.is_empty() || cols.is_empty() {

@@ -10,6 +10,7 @@ use super::json::Json;
 use super::refs::RefState;
 use super::sink::Step;
 use super::{Scorer, Unsupported};
+use crate::align::refer::push_decimal;
 use crate::align::Pairs;
 use crate::plan::{NodeId, Order, ScopeId};
 
@@ -52,7 +53,6 @@ pub(super) enum Mark {
 }
 
 fn push(path: &mut String, token: Token<'_>) {
-    use std::fmt::Write;
     path.push('/');
     match token {
         // `pointer.join`'s escapes: "~" first, then "/"
@@ -65,9 +65,7 @@ fn push(path: &mut String, token: Token<'_>) {
                 }
             }
         }
-        Token::Index(index) => {
-            let _ = write!(path, "{index}"); // writing to a String cannot fail
-        }
+        Token::Index(index) => push_decimal(path, index),
     }
 }
 
@@ -336,7 +334,8 @@ mod tests {
         let mut path = String::from("/a");
         push(&mut path, Token::Key("x/y~z"));
         push(&mut path, Token::Index(12));
-        assert_eq!(path, "/a/x~1y~0z/12");
+        push(&mut path, Token::Index(0));
+        assert_eq!(path, "/a/x~1y~0z/12/0");
     }
 
     #[test]

@@ -214,7 +214,7 @@ fn push_token(out: &mut String, token: &str) {
 }
 
 /// Append `n` in decimal to `out` (`write!` costs more than the digits).
-fn push_decimal(out: &mut String, n: usize) {
+pub(crate) fn push_decimal(out: &mut String, n: usize) {
     let mut power = 1;
     while n / power >= 10 {
         power *= 10; // at most n: cannot overflow
@@ -506,6 +506,13 @@ impl<'d> Walker<'_, 'd> {
                     self.index
                         .places
                         .insert(self.trail.pointer.clone(), self.trail.place.clone());
+                }
+                // each object item is a carrier (and a record of `scope`): the lists
+                // grow once here rather than push by push
+                let objects = items.iter().filter(|item| item.is_object()).count();
+                self.index.carriers.reserve(objects);
+                if let Some(records) = scope.and_then(|s| self.index.records.get_mut(s.index())) {
+                    records.reserve(objects);
                 }
                 let mut token = String::new();
                 for (i, item) in items.iter().enumerate() {
