@@ -375,12 +375,6 @@ class _Collector:
         rows = self.rows
         parents, kinds, statuses, scores = rows.parent, rows.kind, rows.status, rows.score
         gold_keys, candidate_keys = rows.gold_key, rows.candidate_key
-        # reach(), inlined (a call per row read costs as much as its body): the
-        # columns it reads and writes, bound once
-        golds, candidates = rows.gold, rows.candidate
-        effective, key_effective = rows.effective_weight, rows.key_effective_weight
-        derive = rows.steps is not None  # a node table's rows (a tree's hold their own)
-        gold_indices, candidate_indices, weights, key_weights = rows.steps or ([], [], [], [])
         last = len(parents) - 1
         opened = [False] * len(parents)  # whether the walk goes through a row's children
         for row, parent in enumerate(parents):
@@ -393,13 +387,7 @@ class _Collector:
                 if (score >= 1.0 and kind == _LEAF and status == _MATCHED and childless
                         and (not in_map or gold_keys[row] == candidate_keys[row])):
                     continue
-                if derive:
-                    golds[row], candidates[row] = child_values(
-                        golds[parent], candidates[parent], gold_keys[row], gold_indices[row],
-                        candidate_keys[row], candidate_indices[row])
-                    above = effective[parent]
-                    effective[row] = above * weights[row]
-                    key_effective[row] = above * key_weights[row]
+                self.reach(row, parent)
             if status in _ABSENT:
                 assert parent is not None  # the root is matched
                 self.structural(row, parent)

@@ -254,8 +254,8 @@ fn match_table(
     unresolved: Option<&Bound<'_, PyAny>>,
     record_pairs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Option<NodeTable>> {
-    let bound = plan;
-    let plan = bound.get();
+    let scored_under = plan.clone().unbind();
+    let plan = plan.get();
     let (gold, candidate, limits) = documents(gold, candidate, limits)?;
     let state = match (bijections, candidate_ids, unresolved) {
         (Some(bijections), Some(candidate_ids), Some(unresolved)) => {
@@ -280,7 +280,7 @@ fn match_table(
         let mut scorer = Scorer::new(&plan.plan, limits, &mut cache).with_state(&state);
         declined(scorer.table(&gold, &candidate))
     })?;
-    Ok(table.map(|table| NodeTable::new(bound.clone().unbind(), table)))
+    Ok(table.map(|table| NodeTable::new(scored_under, table)))
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
