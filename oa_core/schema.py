@@ -53,6 +53,7 @@ from .errors import (
     lone_surrogate_error,
 )
 from .jsonio import loads
+from .metaschema import check_json_schema
 from .pointer import join, resolve
 
 if TYPE_CHECKING:
@@ -305,7 +306,7 @@ class Schema:
                               fix="wrap the schema in {...}")
         _check_text(schema)
         try:
-            Draft202012Validator.check_schema(schema)
+            check_json_schema(schema)
         except _JSONSchemaError as exc:
             pointer = join("", *exc.path)
             raise SchemaError(pointer, f"not valid JSON Schema: {exc.message}",
