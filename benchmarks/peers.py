@@ -133,14 +133,18 @@ def stickler_models(strings: int, numbers: int) -> tuple[Any, Any]:
     return record, document
 
 
-def _timed(fn: Callable[[], list[float]], repeat: int) -> tuple[list[float], float, float]:
-    """(scores, median CPU seconds, peak MiB) of ``fn``."""
+def _timed(fn: Callable[[], list[float]], repeat: int,
+           memory: bool = True) -> tuple[list[float], float, float | None]:
+    """(scores, median CPU seconds, peak MiB) of ``fn``; the peak (one more run, traced,
+    several times slower) only with ``memory``."""
     times = []
     scores: list[float] = []
     for _ in range(repeat):
         start = time.process_time()
         scores = fn()
         times.append(time.process_time() - start)
+    if not memory:
+        return scores, statistics.median(times), None
     tracemalloc.start()
     fn()
     _, peak = tracemalloc.get_traced_memory()
@@ -148,8 +152,10 @@ def _timed(fn: Callable[[], list[float]], repeat: int) -> tuple[list[float], flo
     return scores, statistics.median(times), peak / 2**20
 
 
-def measure(case: str, repeat: int = 3, stickler_repeat: int = 1) -> dict[str, Any]:
-    """Both scorers on one case: scores, CPU seconds, peak MiB and the time ratio."""
+def measure(case: str, repeat: int = 3, stickler_repeat: int = 1,
+            memory: bool = True) -> dict[str, Any]:
+    """Both scorers on one case: scores, CPU seconds, peak MiB (None without ``memory``)
+    and the time ratio."""
     if case == "flat":
         pairs = flat_case()
         strings, numbers, listed = 5, 5, False
@@ -175,8 +181,8 @@ def measure(case: str, repeat: int = 3, stickler_repeat: int = 1) -> dict[str, A
     oa_run()  # imports and caches, on both sides (not Stickler's slow 500x500 twice)
     if case != "list500":
         stickler_run()
-    oa_scores, oa_s, oa_peak = _timed(oa_run, repeat)
-    st_scores, st_s, st_peak = _timed(stickler_run, stickler_repeat)
+    oa_scores, oa_s, oa_peak = _timed(oa_run, repeat, memory)
+    st_scores, st_s, st_peak = _timed(stickler_run, stickler_repeat, memory)
     return {"case": case, "pairs": len(pairs), "oa_s": oa_s, "stickler_s": st_s,
             "ratio": st_s / oa_s if oa_s else float("inf"),
             "oa_pairs_per_s": len(pairs) / oa_s if oa_s else float("inf"),

@@ -279,8 +279,11 @@ def test_peers_benchmark_cases_and_scores() -> None:
     gold, candidate = peers.list_case(500, 500)
     assert len(candidate["items"]) == 500
     pytest.importorskip("stickler")
-    row = peers.measure("list50", repeat=1)
+    row = peers.measure("list50", repeat=1, memory=False)  # Stickler traced: 20 s
     assert row["max_score_difference"] < 1e-12 and row["ratio"] > 0
+    assert row["oa_peak_mib"] is None
+    row = peers.measure("flat", repeat=1)
+    assert row["max_score_difference"] < 1e-12 and row["stickler_peak_mib"] > 0
 
 
 # -- score(): the scopes resolved without what only align shows -----------------------
