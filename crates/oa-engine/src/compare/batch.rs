@@ -608,6 +608,13 @@ mod tests {
             }
             let out = text_matrix(comparator, &externals, &golds, &candidates)?
                 .ok_or(CompareError::IntegerTooLarge)?;
+            // borrowed values: the same matrix
+            let (gold_refs, cand_refs): (Vec<&Value>, Vec<&Value>) =
+                (golds.iter().collect(), candidates.iter().collect());
+            assert_eq!(
+                text_matrix(comparator, &externals, &gold_refs, &cand_refs)?.as_ref(),
+                Some(&out)
+            );
             let mut k = 0;
             for g in &golds {
                 for c in &candidates {

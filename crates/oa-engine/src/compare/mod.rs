@@ -438,6 +438,38 @@ mod tests {
     }
 
     #[test]
+    fn borrowed_values_have_the_matrix_of_owned_ones() {
+        let values = [
+            Value::from("martha"),
+            Value::from("marhta"),
+            int(3),
+            float(2.5),
+            Value::Boolean(true),
+        ];
+        let borrowed: Vec<&Value> = values.iter().collect();
+        for comparator in Comparator::ALL {
+            let texts = match comparator {
+                Comparator::String(_) => &values[..2],
+                Comparator::Number(_) => &values[2..4],
+                _ => &values[..],
+            };
+            let refs: Vec<&Value> = texts.iter().collect();
+            let owned = comparator.matrix(&Externals::NONE, texts, texts);
+            let shared = comparator.matrix(&Externals::NONE, &refs, &refs);
+            assert_eq!(
+                owned.map(|m| m.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+                shared.map(|m| m.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+                "{comparator}"
+            );
+        }
+        let jaro = Comparator::default_for(Kind::String);
+        assert_eq!(
+            jaro.matrix(&Externals::NONE, &borrowed, &borrowed),
+            jaro.matrix(&Externals::NONE, &values[..], &values[..])
+        );
+    }
+
+    #[test]
     fn a_matrix_beyond_memory_is_refused() {
         let error = CompareError::MatrixTooLarge {
             rows: usize::MAX,

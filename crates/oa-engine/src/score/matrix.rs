@@ -906,6 +906,33 @@ mod tests {
     }
 
     #[test]
+    fn key_groups_come_in_the_order_of_their_key_lists() {
+        let values = values();
+        let mut more = values.clone();
+        more.extend(values.iter().rev().cloned());
+        let refs: Vec<&Json> = more.iter().collect();
+        let groups = key_groups(&refs);
+        let keys = |entries: Entries<'_>| -> Vec<String> {
+            entries.iter().map(|(key, _)| key.clone()).collect()
+        };
+        let lists: Vec<Vec<String>> = groups.iter().map(|(entries, _)| keys(entries)).collect();
+        let mut sorted = lists.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(lists, sorted); // each key set once, ordered as its list of keys
+        for (entries, indices) in &groups {
+            for &i in indices {
+                let Some(Json::Object(found)) = more.get(i) else {
+                    panic!("{i} is no object");
+                };
+                assert_eq!(keys(found), keys(entries));
+            }
+        }
+        let grouped: usize = groups.iter().map(|(_, indices)| indices.len()).sum();
+        assert_eq!(grouped, more.len());
+    }
+
+    #[test]
     fn blocks_of_objects_equal_pair_by_pair_scores() {
         let plan = plan();
         let limits = Limits {
