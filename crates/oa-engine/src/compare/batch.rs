@@ -6,6 +6,8 @@
 //! repeats (twins, common names, a handful of roles) is compared distinct text
 //! against distinct text, with the same bits as every pair compared.
 
+use std::borrow::Borrow;
+
 use rapidfuzz::distance::jaro;
 
 use super::{Comparator, CompareError, Externals, StringMeasure, Value};
@@ -29,11 +31,11 @@ pub const DISTINCT_FROM_CELLS: usize = 4096;
 /// assert_eq!(out[3000], 0.0); // "bob" x "ann"
 /// assert_eq!(out[6001], out[1]); // the second "ann" has the first's row
 /// ```
-pub fn text_matrix(
+pub fn text_matrix<V: Borrow<Value>>(
     comparator: Comparator,
     externals: &Externals,
-    golds: &[Value],
-    candidates: &[Value],
+    golds: &[V],
+    candidates: &[V],
 ) -> Result<Option<Vec<f64>>, CompareError> {
     let Some(mut rows) = TextRows::new(comparator, externals, golds, candidates) else {
         return Ok(None);
@@ -68,12 +70,13 @@ pub fn text_matrix(
 
 /// A text similarity matrix in its distinct form, for a caller that folds it into
 /// a bigger matrix without spelling out every cell: each distinct gold text's row
-/// over the distinct candidate texts, and where each text sits.
-pub struct TextRows<'v> {
+/// over the distinct candidate texts, and where each text sits. The values may be
+/// owned or borrowed (`V`: `Value` or `&Value`).
+pub struct TextRows<'v, V = Value> {
     comparator: Comparator,
     externals: &'v Externals,
-    gold_values: &'v [Value],
-    candidate_values: &'v [Value],
+    gold_values: &'v [V],
+    candidate_values: &'v [V],
     golds: Distinct,
     columns: Distinct,
     /// The distinct candidate texts, in order.
@@ -81,15 +84,15 @@ pub struct TextRows<'v> {
     jaro: Option<Jaro>,
 }
 
-impl<'v> TextRows<'v> {
+impl<'v, V: Borrow<Value>> TextRows<'v, V> {
     /// The distinct form of `golds` x `candidates` under `comparator` (a built-in one
     /// comparing texts) when every value is a text and the matrix has at least
     /// [`DISTINCT_FROM_CELLS`] cells; `None` otherwise.
     pub fn new(
         comparator: Comparator,
         externals: &'v Externals,
-        golds: &'v [Value],
-        candidates: &'v [Value],
+        golds: &'v [V],
+        candidates: &'v [V],
     ) -> Option<Self> {
         let cells = golds.len().saturating_mul(candidates.len());
         if cells < DISTINCT_FROM_CELLS || matches!(comparator, Comparator::External(_)) {
@@ -137,7 +140,8 @@ impl<'v> TextRows<'v> {
             .ok_or(CompareError::MatrixTooLarge {
                 rows: self.gold_values.len(),
                 columns: self.candidate_values.len(),
-            })?;
+            })?
+            .borrow();
         match (self.comparator, gold) {
             (Comparator::String(StringMeasure::Jaro), Value::Text(text)) => {
                 let others = &self.others;
@@ -157,7 +161,10 @@ impl<'v> TextRows<'v> {
                                 rows: self.gold_values.len(),
                                 columns: self.candidate_values.len(),
                             })?;
-                    row.push(self.comparator.scalar(self.externals, gold, candidate)?);
+                    row.push(
+                        self.comparator
+                            .scalar(self.externals, gold, candidate.borrow())?,
+                    );
                 }
             }
         }
@@ -443,10 +450,10 @@ fn word_jaro(
 }
 
 /// The texts of `values`, or `None` when one is not a text.
-fn texts(values: &[Value]) -> Option<Vec<&[u32]>> {
+fn texts<V: Borrow<Value>>(values: &[V]) -> Option<Vec<&[u32]>> {
     values
         .iter()
-        .map(|value| match value {
+        .map(|value| match value.borrow() {
             Value::Text(text) => Some(text.as_slice()),
             _ => None,
         })
@@ -601,6 +608,13 @@ mod tests {
             }
             let out = text_matrix(comparator, &externals, &golds, &candidates)?
                 .ok_or(CompareError::IntegerTooLarge)?;
+            // borrowed values: the same matrix
+            let (gold_refs, cand_refs): (Vec<&Value>, Vec<&Value>) =
+                (golds.iter().collect(), candidates.iter().collect());
+            assert_eq!(
+                text_matrix(comparator, &externals, &gold_refs, &cand_refs)?.as_ref(),
+                Some(&out)
+            );
             let mut k = 0;
             for g in &golds {
                 for c in &candidates {

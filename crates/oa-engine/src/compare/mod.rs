@@ -13,6 +13,7 @@ pub mod integer;
 pub mod numbers;
 pub mod strings;
 
+use std::borrow::Borrow;
 use std::fmt;
 
 pub use custom::{External, ExternalError, ExternalId, Externals, Kinds};
@@ -248,17 +249,22 @@ impl Comparator {
     /// The similarities of every gold-candidate pair, row-major (`golds.len()` rows of
     /// `candidates.len()`); every value is checked, even when the other side is empty,
     /// as Python converts each list before it compares (an external comparator is
-    /// given the lists as they are).
-    pub fn matrix(
+    /// given the lists as they are). The values may be owned or borrowed (a score
+    /// matrix compares its documents' leaves without copying them).
+    pub fn matrix<V: Borrow<Value>>(
         self,
         externals: &Externals,
-        golds: &[Value],
-        candidates: &[Value],
+        golds: &[V],
+        candidates: &[V],
     ) -> Result<Vec<f64>, CompareError> {
         if let Comparator::External(id) = self {
-            return Ok(externals.matrix(id, golds, candidates)?);
+            // an external comparator takes owned values: copied for its call only
+            let owned = |values: &[V]| -> Vec<Value> {
+                values.iter().map(|value| value.borrow().clone()).collect()
+            };
+            return Ok(externals.matrix(id, &owned(golds), &owned(candidates))?);
         }
-        for value in golds.iter().chain(candidates) {
+        for value in golds.iter().chain(candidates).map(Borrow::borrow) {
             self.check(value)?;
             if let (Comparator::Number(_), Value::Number(number)) = (self, value) {
                 number.to_f64()?;
@@ -269,14 +275,17 @@ impl Comparator {
         }
         let mut out = matrix_buffer(golds.len(), candidates.len())?;
         if let Comparator::String(measure) = self {
-            let texts: Vec<&[u32]> = candidates.iter().filter_map(text_of).collect();
-            for gold in golds.iter().filter_map(text_of) {
+            let texts: Vec<&[u32]> = candidates
+                .iter()
+                .filter_map(|value| text_of(value.borrow()))
+                .collect();
+            for gold in golds.iter().filter_map(|value| text_of(value.borrow())) {
                 measure.extend_row(gold, &texts, &mut out);
             }
             return Ok(out);
         }
-        for gold in golds {
-            for candidate in candidates {
+        for gold in golds.iter().map(Borrow::borrow) {
+            for candidate in candidates.iter().map(Borrow::borrow) {
                 out.push(self.scalar(externals, gold, candidate)?);
             }
         }
@@ -426,6 +435,38 @@ mod tests {
             Ok(2)
         );
         assert_eq!(jaro.matrix(&Externals::NONE, &[], &texts), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn borrowed_values_have_the_matrix_of_owned_ones() {
+        let values = [
+            Value::from("martha"),
+            Value::from("marhta"),
+            int(3),
+            float(2.5),
+            Value::Boolean(true),
+        ];
+        let borrowed: Vec<&Value> = values.iter().collect();
+        for comparator in Comparator::ALL {
+            let texts = match comparator {
+                Comparator::String(_) => &values[..2],
+                Comparator::Number(_) => &values[2..4],
+                _ => &values[..],
+            };
+            let refs: Vec<&Value> = texts.iter().collect();
+            let owned = comparator.matrix(&Externals::NONE, texts, texts);
+            let shared = comparator.matrix(&Externals::NONE, &refs, &refs);
+            assert_eq!(
+                owned.map(|m| m.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+                shared.map(|m| m.iter().map(|x| x.to_bits()).collect::<Vec<_>>()),
+                "{comparator}"
+            );
+        }
+        let jaro = Comparator::default_for(Kind::String);
+        assert_eq!(
+            jaro.matrix(&Externals::NONE, &borrowed, &borrowed),
+            jaro.matrix(&Externals::NONE, &values[..], &values[..])
+        );
     }
 
     #[test]

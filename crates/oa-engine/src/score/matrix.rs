@@ -8,6 +8,7 @@
 //! node.
 
 use std::borrow::Borrow;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use super::json::Json;
@@ -17,7 +18,7 @@ use super::sink::{ScoreOnly, Step};
 use super::{Scorer, Unsupported};
 use crate::align::pages::advise_huge_pages;
 use crate::align::Matrix;
-use crate::compare::batch::TextRows;
+use crate::compare::batch::{TextRows, DISTINCT_FROM_CELLS};
 use crate::compare::{Comparator, Externals, Kind, Value};
 use crate::plan::{Node, NodeId, NodeType};
 
@@ -332,12 +333,12 @@ impl Scorer<'_> {
 impl Scorer<'_> {
     /// The texts of `golds` and `candidates` and the comparator of a leaf `node`
     /// scoring them, when [`Scorer::add_texts`] may take them; `None` otherwise.
-    fn text_values(
+    fn text_values<'v>(
         &self,
-        (golds, candidates): (&[&Json], &[&Json]),
+        (golds, candidates): (&[&'v Json], &[&'v Json]),
         node: NodeId,
         depth: usize,
-    ) -> Result<Option<TextValues>, Unsupported> {
+    ) -> Result<Option<TextValues<'v>>, Unsupported> {
         let rule = self.plan.node(node)?;
         let leaf = is_leaf_type(rule.ty);
         let plain = !rule.inferred && rule.reference.is_none() && rule.id_scope.is_none();
@@ -347,12 +348,15 @@ impl Scorer<'_> {
         if !(leaf && plain && depth <= self.limits.max_depth && comparator.compares(Kind::String)) {
             return Ok(None);
         }
-        let texts = |values: &[&Json]| -> Option<Vec<Value>> {
+        if below_distinct_form(golds.len(), candidates.len()) {
+            return Ok(None); // the texts are not gathered for nothing
+        }
+        let texts = |values: &[&'v Json]| -> Option<Vec<&'v Value>> {
             // sized once: collecting through `Option` would grow the vector from nothing
             let mut out = Vec::with_capacity(values.len());
             for value in values {
                 match value {
-                    Json::Leaf(text @ Value::Text(_)) => out.push(text.clone()),
+                    Json::Leaf(text @ Value::Text(_)) => out.push(text),
                     _ => return None,
                 }
             }
@@ -390,6 +394,9 @@ impl Scorer<'_> {
             if self.identifier_block(sub, depth + 1)? {
                 sources.push(Source::Constant(weight * 1.0));
                 continue;
+            }
+            if below_distinct_form(rows.len(), cols.len()) {
+                return Ok(false); // `text_values` would decline this slot
             }
             let gv = entries_at(golds, rows, g)?;
             let cv = entries_at(candidates, cols, c)?;
@@ -461,7 +468,7 @@ impl Scorer<'_> {
 }
 
 /// A text slot's comparator and its gold and candidate texts.
-type TextValues = (Comparator, Vec<Value>, Vec<Value>);
+type TextValues<'v> = (Comparator, Vec<&'v Value>, Vec<&'v Value>);
 
 /// The most terms [`Scorer::rows_at_once`] keeps for texts that do not walk the
 /// rows (8 MB).
@@ -477,7 +484,7 @@ enum Source {
 
 /// One text slot's weighted, thresholded similarities, by distinct gold text.
 struct TextTerms<'v> {
-    distinct: TextRows<'v>,
+    distinct: TextRows<'v, &'v Value>,
     rule: &'v Node,
     weight: f64,
     /// The gold positions of each distinct gold text, and each position's text.
@@ -490,7 +497,7 @@ struct TextTerms<'v> {
 }
 
 impl<'v> TextTerms<'v> {
-    fn new(distinct: TextRows<'v>, rule: &'v Node, weight: f64) -> Self {
+    fn new(distinct: TextRows<'v, &'v Value>, rule: &'v Node, weight: f64) -> Self {
         let groups = distinct.gold_groups();
         let mut group_of = vec![0; groups.iter().map(Vec::len).sum()];
         for (number, group) in groups.iter().enumerate() {
@@ -613,14 +620,14 @@ pub(super) type Entries<'v> = &'v [(String, Json)];
 /// Objects sharing one key set: the entries of the first, and their indices.
 pub(super) type Group<'v> = (Entries<'v>, Vec<usize>);
 
-/// Objects' indices grouped by their key sets.
+/// Objects' indices grouped by their key sets, the groups in the order of their
+/// lists of keys.
 pub(super) fn key_groups<'v>(values: &[&'v Json]) -> Vec<Group<'v>> {
-    let mut groups: BTreeMap<Vec<&'v str>, Group<'v>> = BTreeMap::new();
+    let mut groups: BTreeMap<KeySet<'v>, Group<'v>> = BTreeMap::new();
     for (index, value) in values.iter().enumerate() {
         if let Json::Object(entries) = value {
-            let keys = entries.iter().map(|(key, _)| key.as_str()).collect();
             groups
-                .entry(keys)
+                .entry(KeySet(entries))
                 .or_insert((entries, Vec::new()))
                 .1
                 .push(index);
@@ -628,6 +635,36 @@ pub(super) fn key_groups<'v>(values: &[&'v Json]) -> Vec<Group<'v>> {
     }
     groups.into_values().collect()
 }
+
+/// An object's key set, read in place from its entries (no list of keys made per
+/// object), ordered as the list of its keys is.
+struct KeySet<'v>(Entries<'v>);
+
+impl KeySet<'_> {
+    fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(key, _)| key.as_str())
+    }
+}
+
+impl Ord for KeySet<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.keys().cmp(other.keys())
+    }
+}
+
+impl PartialOrd for KeySet<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for KeySet<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for KeySet<'_> {}
 
 /// The values of entry `entry` of the objects at `indices`.
 pub(super) fn entries_at<'v>(
@@ -659,6 +696,12 @@ fn cell_of(out: &mut [f64], i: usize, j: usize, width: usize) -> Result<&mut f64
     out.get_mut(i * width + j).ok_or_else(out_of_matrix)
 }
 
+/// Whether `golds` x `candidates` texts have too few cells for their distinct form
+/// (`TextRows::new` declines them).
+fn below_distinct_form(golds: usize, candidates: usize) -> bool {
+    golds.saturating_mul(candidates) < DISTINCT_FROM_CELLS
+}
+
 /// Whether a node of type `ty` is a leaf, scored by its comparator.
 fn is_leaf_type(ty: NodeType) -> bool {
     matches!(
@@ -673,11 +716,11 @@ fn is_leaf_type(ty: NodeType) -> bool {
 
 /// [`Scorer::block`] of a leaf node: `leaf::score` of each pair, with one comparator
 /// pass over the values of each kind; nulls by the null rule.
-fn leaves(
+fn leaves<'v>(
     externals: &Externals,
     rule: &Node,
-    golds: &[&Json],
-    candidates: &[&Json],
+    golds: &[&'v Json],
+    candidates: &[&'v Json],
 ) -> Result<Vec<f64>, Unsupported> {
     let width = candidates.len();
     let threshold = |similarity: f64| thresholded(rule, similarity);
@@ -687,7 +730,8 @@ fn leaves(
         let Some(comparator) = rule.comparator_for(kind) else {
             continue;
         };
-        let of_kind = |values: &[&Json]| -> (Vec<usize>, Vec<Value>) {
+        // the values are borrowed, not copied: the comparator reads them in place
+        let of_kind = |values: &[&'v Json]| -> (Vec<usize>, Vec<&'v Value>) {
             let of_this_kind =
                 |value: &Json| matches!(value, Json::Leaf(leaf) if leaf.kind() == kind);
             // counted first: the lists are sized once (unzip would grow them)
@@ -696,7 +740,7 @@ fn leaves(
             for (k, value) in values.iter().enumerate().filter(|(_, v)| of_this_kind(v)) {
                 if let Json::Leaf(leaf) = value {
                     at.push(k);
-                    found.push(leaf.clone());
+                    found.push(leaf);
                 }
             }
             (at, found)
@@ -859,6 +903,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn key_groups_come_in_the_order_of_their_key_lists() {
+        let values = values();
+        let mut more = values.clone();
+        more.extend(values.iter().rev().cloned());
+        let refs: Vec<&Json> = more.iter().collect();
+        let groups = key_groups(&refs);
+        let keys = |entries: Entries<'_>| -> Vec<String> {
+            entries.iter().map(|(key, _)| key.clone()).collect()
+        };
+        let lists: Vec<Vec<String>> = groups.iter().map(|(entries, _)| keys(entries)).collect();
+        let mut sorted = lists.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(lists, sorted); // each key set once, ordered as its list of keys
+        for (entries, indices) in &groups {
+            for &i in indices {
+                let Some(Json::Object(found)) = more.get(i) else {
+                    panic!("{i} is no object");
+                };
+                assert_eq!(keys(found), keys(entries));
+            }
+        }
+        let grouped: usize = groups.iter().map(|(_, indices)| indices.len()).sum();
+        assert_eq!(grouped, more.len());
     }
 
     #[test]
