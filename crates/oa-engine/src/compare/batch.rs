@@ -16,6 +16,13 @@ use super::{Comparator, CompareError, Externals, StringMeasure, Value};
 /// texts costs more than it saves.
 pub const DISTINCT_FROM_CELLS: usize = 4096;
 
+/// Whether `golds` x `candidates` texts have too few cells for their distinct form
+/// (fewer than [`DISTINCT_FROM_CELLS`]): [`TextRows::new`] declines them, and a caller
+/// need not gather their texts.
+pub fn below_distinct_form(golds: usize, candidates: usize) -> bool {
+    golds.saturating_mul(candidates) < DISTINCT_FROM_CELLS
+}
+
 /// The row-major similarities of `golds` x `candidates` under `comparator` (a
 /// built-in one, whose kind check the caller made) when every value is a text and
 /// the matrix has at least [`DISTINCT_FROM_CELLS`] cells; `None` otherwise.
@@ -94,8 +101,9 @@ impl<'v, V: Borrow<Value>> TextRows<'v, V> {
         golds: &'v [V],
         candidates: &'v [V],
     ) -> Option<Self> {
-        let cells = golds.len().saturating_mul(candidates.len());
-        if cells < DISTINCT_FROM_CELLS || matches!(comparator, Comparator::External(_)) {
+        if below_distinct_form(golds.len(), candidates.len())
+            || matches!(comparator, Comparator::External(_))
+        {
             return None;
         }
         let (gold_texts, candidate_texts) = (texts(golds)?, texts(candidates)?);

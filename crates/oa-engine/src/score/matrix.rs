@@ -18,7 +18,7 @@ use super::sink::{ScoreOnly, Step};
 use super::{Scorer, Unsupported};
 use crate::align::pages::advise_huge_pages;
 use crate::align::Matrix;
-use crate::compare::batch::{TextRows, DISTINCT_FROM_CELLS};
+use crate::compare::batch::{below_distinct_form, TextRows};
 use crate::compare::{Comparator, Externals, Kind, Value};
 use crate::plan::{Node, NodeId, NodeType};
 
@@ -694,12 +694,6 @@ fn out_of_matrix() -> Unsupported {
 
 fn cell_of(out: &mut [f64], i: usize, j: usize, width: usize) -> Result<&mut f64, Unsupported> {
     out.get_mut(i * width + j).ok_or_else(out_of_matrix)
-}
-
-/// Whether `golds` x `candidates` texts have too few cells for their distinct form
-/// (`TextRows::new` declines them).
-fn below_distinct_form(golds: usize, candidates: usize) -> bool {
-    golds.saturating_mul(candidates) < DISTINCT_FROM_CELLS
 }
 
 /// Whether a node of type `ty` is a leaf, scored by its comparator.
