@@ -115,15 +115,21 @@ impl Plan {
     /// or lies below it (`$ref` cycles followed to a fixed point).
     pub fn reaching(&self, targets: impl IntoIterator<Item = NodeId>) -> Vec<bool> {
         let mut marked = vec![false; self.nodes.len()];
+        let mut any = false;
         for target in targets {
             if let Some(flag) = marked.get_mut(target.0) {
                 *flag = true;
+                any = true;
             }
         }
-        let mut grown = true;
+        // no target: nothing reaches one (a C matrix is scored without record pairs)
+        let mut grown = any;
         while grown {
             grown = false;
-            for (index, node) in self.nodes.iter().enumerate() {
+            // children are mostly numbered after their parents: from the last node
+            // up, a pass marks a whole chain of ancestors (the fixed point is the
+            // same in any order)
+            for (index, node) in self.nodes.iter().enumerate().rev() {
                 if marked.get(index).copied().unwrap_or(true) {
                     continue;
                 }

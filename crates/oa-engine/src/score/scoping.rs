@@ -42,18 +42,16 @@ impl ScopedDocuments<'_> {
         with_pairs: bool,
     ) -> Result<RefState, ResolveError> {
         let mut state = RefState::new();
+        // each map made whole from its sorted source (not grown entry by entry)
         for (&scope, bijection) in &refs.bijections {
-            let entry = &mut state.scope_mut(scope).bijection;
-            for (gold, image) in bijection {
-                let image = image.as_ref().map(key).transpose()?;
-                entry.insert(gold.clone(), image);
-            }
+            state.scope_mut(scope).bijection = bijection
+                .iter()
+                .map(|(gold, image)| Ok((gold.clone(), image.as_ref().map(key).transpose()?)))
+                .collect::<Result<_, ResolveError>>()?;
         }
         for (&scope, ids) in &refs.candidate_ids {
-            state
-                .scope_mut(scope)
-                .candidate_ids
-                .extend(ids.iter().cloned());
+            // the scope's ids are set here only
+            state.scope_mut(scope).candidate_ids = ids.clone();
         }
         for &scope in unresolved {
             state.scope_mut(scope).unresolved = true;

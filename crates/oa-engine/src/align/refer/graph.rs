@@ -16,6 +16,7 @@
 //!
 //! Texts are code points (a string may hold a lone surrogate, as in Python).
 
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -109,21 +110,32 @@ fn text_of(value: &str) -> Vec<u32> {
     value.chars().map(u32::from).collect()
 }
 
+/// The buffers a label is written with, kept from label to label (a label is
+/// small and made often: its lists' allocations were a good part of its cost).
+#[derive(Default)]
+struct Scratch {
+    /// Every row's canonical text, side by side.
+    texts: Vec<u32>,
+    /// Each row: its item's index, its kind and its text's range in `texts`.
+    rows: Vec<(usize, &'static str, std::ops::Range<usize>)>,
+    out: Vec<u32>,
+}
+
 /// The sorted rows (role, kind, canonical JSON) as a compact JSON list of
-/// string triples; "" for no rows.
-fn label(items: &[(&str, Item<'_>)]) -> Vec<u32> {
+/// string triples; "" for no rows. Written into `scratch.out`.
+fn label(items: &[(&str, Item<'_>)], scratch: &mut Scratch) {
+    let Scratch { texts, rows, out } = scratch;
+    texts.clear();
+    rows.clear();
+    out.clear();
     if items.is_empty() {
-        return Vec::new();
+        return;
     }
-    // every row's canonical text side by side in one buffer (a text per row, quoted
-    // and requoted, was most of a label's cost)
-    let mut texts: Vec<u32> = Vec::with_capacity(16 * items.len());
-    let mut rows: Vec<(&str, &str, std::ops::Range<usize>)> = Vec::with_capacity(items.len());
-    for (role, item) in items {
+    for (k, (_, item)) in items.iter().enumerate() {
         let start = texts.len();
         let kind = match item {
             Item::Value(value) => {
-                if write_canonical(value, &mut texts).is_err() {
+                if write_canonical(value, texts).is_err() {
                     texts.truncate(start); // no canonical text: an empty one
                 }
                 kind(value)
@@ -139,27 +151,53 @@ fn label(items: &[(&str, Item<'_>)]) -> Vec<u32> {
                 "array"
             }
         };
-        rows.push((role, kind, start..texts.len()));
+        rows.push((k, kind, start..texts.len()));
     }
     let text = |range: &std::ops::Range<usize>| texts.get(range.clone()).unwrap_or_default();
+    let role = |k: usize| items.get(k).map_or("", |(role, _)| *role);
     // str order is code point order, which is UTF-8 byte order for roles and kinds
-    rows.sort_by(|a, b| (a.0, a.1, text(&a.2)).cmp(&(b.0, b.1, text(&b.2))));
-    let mut out = Vec::with_capacity(texts.len() + 32 * rows.len());
+    rows.sort_by(|a, b| (role(a.0), a.1, text(&a.2)).cmp(&(role(b.0), b.1, text(&b.2))));
+    out.reserve(texts.len() + 32 * rows.len());
     out.push(u32::from('['));
-    for (k, (role, kind, range)) in rows.iter().enumerate() {
+    for (k, (item, kind, range)) in rows.iter().enumerate() {
         if k > 0 {
             out.push(u32::from(','));
         }
         out.push(u32::from('['));
-        write_json_str(role, &mut out);
+        write_json_str(role(*item), out);
         out.push(u32::from(','));
-        write_json_str(kind, &mut out);
+        write_json_str(kind, out);
         out.push(u32::from(','));
-        write_json_string(text(range), &mut out);
+        write_json_string(text(range), out);
         out.push(u32::from(']'));
     }
     out.push(u32::from(']'));
-    out
+}
+
+/// An identifier as a reference names it: a text borrowed from the document (its
+/// key would copy it), any other key made.
+enum Named<'a> {
+    Text(&'a [u32]),
+    Other(IdKey),
+}
+
+impl<'a> Named<'a> {
+    /// `id_key` of `value`, a text borrowed.
+    fn of(value: &'a Json) -> Option<Self> {
+        match value {
+            Json::Leaf(Value::Text(text)) => Some(Named::Text(text)),
+            _ => id_key(value).map(Named::Other),
+        }
+    }
+
+    /// How `key` orders against the key named (`IdKey`'s order: numbers first).
+    fn order(&self, key: &IdKey) -> Ordering {
+        match (key, self) {
+            (IdKey::Text(key), Named::Text(text)) => key.as_slice().cmp(text),
+            (IdKey::Number(_), Named::Text(_)) => Ordering::Less,
+            (key, Named::Other(other)) => key.cmp(other),
+        }
+    }
 }
 
 /// What a carrier's label reads: the group, the side, the resolution, and the ids of
@@ -169,21 +207,23 @@ struct Context<'a> {
     side: Side,
     resolution: &'a Resolution,
     ids: BTreeMap<ScopeId, BTreeSet<&'a IdKey>>,
+    scratch: Scratch,
 }
 
 impl Context<'_> {
-    /// A carrier's label: its references and exact scalars as canonical rows.
-    fn carrier_label(&self, carrier: &Carrier) -> Vec<u32> {
+    /// A carrier's label: its references and exact scalars as canonical rows
+    /// (in `self.scratch.out`).
+    fn carrier_label(&mut self, carrier: &Carrier) -> &[u32] {
         let mut items: Vec<(&str, Item<'_>)> = carrier
             .scalars
             .iter()
-            .map(|(role, value)| (role.as_str(), Item::Value(value)))
+            .map(|(role, value)| (&**role, Item::Value(value)))
             .collect();
         for reference in &carrier.refs {
             if self.group.contains(&reference.scope) {
                 continue;
             }
-            let role = reference.role.as_str();
+            let role = &*reference.role;
             let key = id_key(reference.value);
             match self.resolution.bijections.get(&reference.scope) {
                 None => {
@@ -209,7 +249,8 @@ impl Context<'_> {
                 },
             }
         }
-        label(&items)
+        label(&items, &mut self.scratch);
+        &self.scratch.out
     }
 }
 
@@ -240,11 +281,12 @@ pub fn build_graph(
             ids.insert(scope, keys);
         }
     }
-    let context = Context {
+    let mut context = Context {
         group,
         side,
         resolution,
         ids,
+        scratch: Scratch::default(),
     };
     // (scope, id, vertex), sorted once: a key's vertices are a run, in vertex order
     let mut vertices_of: Vec<(ScopeId, &IdKey, usize)> = Vec::new();
@@ -296,23 +338,25 @@ pub fn build_graph(
         // a reference to an id that several records share reaches all of them
         ends.clear();
         for reference in carrier.refs.iter().filter(|r| group.contains(&r.scope)) {
-            if let Some(key) = id_key(reference.value) {
-                let named = (reference.scope, &key);
-                let start = vertices_of.partition_point(|&(s, k, _)| (s, k) < named);
+            if let Some(named) = Named::of(reference.value) {
+                let order = |&(s, k, _): &(ScopeId, &IdKey, usize)| {
+                    s.cmp(&reference.scope).then_with(|| named.order(k))
+                };
+                let start = vertices_of.partition_point(|end| order(end) == Ordering::Less);
                 for &(_, _, v) in vertices_of
                     .get(start..)
                     .unwrap_or_default()
                     .iter()
-                    .take_while(|&&(s, k, _)| (s, k) == named)
+                    .take_while(|end| order(end) == Ordering::Equal)
                 {
-                    ends.push((reference.role.as_str(), v));
+                    ends.push((&*reference.role, v));
                 }
             }
         }
         if ends.is_empty() {
             continue;
         }
-        let label: Arc<[u32]> = context.carrier_label(carrier).into();
+        let label: Arc<[u32]> = Arc::from(context.carrier_label(carrier));
         graph.edges.reserve(ends.len());
         let own = carrier.record.and_then(|(scope, i)| {
             group
@@ -341,14 +385,11 @@ pub fn build_graph(
             (None, [(role, v)]) => graph.edges.push(edge(*v, *v, (*role).to_owned())),
             (None, _) => {
                 let hub = graph.vertices.len();
-                let shown = if carrier.pointer.is_empty() {
-                    "/"
-                } else {
-                    &carrier.pointer
-                };
+                let pointer = index.carrier_pointer(carrier);
+                let shown = if pointer.is_empty() { "/" } else { pointer };
                 graph.vertices.push(Vertex {
                     kind: VertexKind::Hub,
-                    pointer: carrier.pointer.clone(),
+                    pointer: pointer.to_owned(),
                     label: format!("{}-way {shown}", ends.len()),
                 });
                 graph.seeds.push(vec![u32::from('|')]);

@@ -55,17 +55,19 @@ pub struct Record<'d> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reference<'d> {
     pub scope: ScopeId,
-    pub role: String,
+    /// Borrowed from the document where the role is one key (most are).
+    pub role: Cow<'d, str>,
     pub value: &'d Json,
 }
 
 /// An object that carries references and scalars (see the module).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Carrier<'d> {
-    pub pointer: String,
+    /// Empty for a record's carrier: [`DocumentIndex::carrier_pointer`] reads it.
+    pointer: String,
     pub refs: Vec<Reference<'d>>,
     /// The document's scalars, and the position an item of a fixed-order list is at.
-    pub scalars: Vec<(String, Cow<'d, Json>)>,
+    pub scalars: Vec<(Cow<'d, str>, Cow<'d, Json>)>,
     /// (scope, index) when the carrier is a record.
     pub record: Option<(ScopeId, usize)>,
 }
@@ -108,6 +110,17 @@ impl<'d> DocumentIndex<'d> {
     /// A carrier by its index (a record's [`Record::carrier`]).
     pub fn carrier(&self, index: usize) -> Option<&Carrier<'d>> {
         self.carriers.get(index)
+    }
+
+    /// A carrier's JSON Pointer (a record's carrier: its record's).
+    pub fn carrier_pointer<'s>(&'s self, carrier: &'s Carrier<'d>) -> &'s str {
+        match carrier.record {
+            Some((scope, i)) => self
+                .scope_records(scope)
+                .get(i)
+                .map_or("", |record| record.pointer.as_str()),
+            None => &carrier.pointer,
+        }
     }
 
     /// A scope's records.
@@ -249,6 +262,14 @@ struct Trail<'d> {
     path: Vec<At<'d>>,
 }
 
+/// The step from a carrier's object down to a leaf: a key of the document, or an
+/// item's slot (`*` or its position).
+#[derive(Clone, Copy)]
+enum Slot<'d, 't> {
+    Key(&'d str),
+    Item(&'t str),
+}
+
 /// The lengths a [`Trail`] is cut back to.
 #[derive(Clone, Copy)]
 struct Mark {
@@ -278,6 +299,21 @@ impl<'d> Trail<'d> {
             self.role.push('/');
         }
         self.role.push_str(step);
+    }
+
+    /// The role one `step` further down (the trail left as it was): the step itself,
+    /// borrowed, where the role is empty and the step is a key of the document.
+    fn role_below(&mut self, step: Option<Slot<'d, '_>>) -> Cow<'d, str> {
+        let step = match step {
+            None => return Cow::Owned(self.role.clone()),
+            Some(Slot::Key(key)) if self.role.is_empty() => return Cow::Borrowed(key),
+            Some(Slot::Key(step) | Slot::Item(step)) => step,
+        };
+        let mark = self.mark();
+        self.push_role(step);
+        let role = self.role.clone();
+        self.cut(mark);
+        Cow::Owned(role)
     }
 
     /// One step down: `token` in the pointer, `slot` in the role and the place.
@@ -329,7 +365,7 @@ struct Walker<'s, 'd> {
 /// let doc = Json::Array(vec![Json::object(vec![("id".into(), Json::Leaf(Value::from("a")))])]);
 /// let index = index_document(&doc, &schema, 64).unwrap();
 /// assert_eq!(index.records[0][0].pointer, "/0");
-/// assert_eq!(index.carriers()[0].pointer, "/0");
+/// assert_eq!(index.carrier_pointer(&index.carriers()[0]), "/0");
 /// ```
 pub fn index_document<'d>(
     document: &'d Json,
@@ -398,7 +434,7 @@ impl<'d> Walker<'_, 'd> {
         value: &'d Json,
         id: NodeId,
         carrier: usize,
-        step: Option<&str>,
+        step: Option<Slot<'d, '_>>,
     ) -> Result<(), ReferError> {
         if matches!(value, Json::Null) {
             return Ok(());
@@ -425,12 +461,7 @@ impl<'d> Walker<'_, 'd> {
         let Some(reference) = kept else {
             return Ok(());
         };
-        let mark = self.trail.mark();
-        if let Some(step) = step {
-            self.trail.push_role(step);
-        }
-        let role = self.trail.role.clone();
-        self.trail.cut(mark);
+        let role = self.trail.role_below(step);
         let carrier = self.carrier(carrier)?;
         match reference {
             Some(scope) => carrier.refs.push(Reference { scope, role, value }),
@@ -466,7 +497,7 @@ impl<'d> Walker<'_, 'd> {
             return Ok(());
         }
         if let Some(scope) = node.reference {
-            let role = self.trail.role.clone();
+            let role = Cow::Owned(self.trail.role.clone());
             self.carrier(carrier)?
                 .refs
                 .push(Reference { scope, role, value });
@@ -524,7 +555,7 @@ impl<'d> Walker<'_, 'd> {
                     let slot = if positional { token.as_str() } else { "*" };
                     if !(item.is_object() || item.is_array()) {
                         // a leaf: no pointer or place
-                        self.leaf(item, item_id, carrier, Some(slot))?;
+                        self.leaf(item, item_id, carrier, Some(Slot::Item(slot)))?;
                         continue;
                     }
                     let mark = self.trail.mark();
@@ -555,7 +586,7 @@ impl<'d> Walker<'_, 'd> {
         depth: usize,
     ) -> Result<(), ReferError> {
         if !(child.is_object() || child.is_array()) {
-            return self.leaf(child, id, carrier, Some(key));
+            return self.leaf(child, id, carrier, Some(Slot::Key(key)));
         }
         let mark = self.trail.mark();
         self.trail.down(key, key, self.places);
@@ -578,11 +609,16 @@ impl<'d> Walker<'_, 'd> {
     ) -> Result<(), ReferError> {
         let carrier = self.index.carriers.len();
         let pointer = self.trail.pointer.clone();
-        let mut inner = Carrier::new(pointer.clone());
+        // a record's carrier reads its pointer from the record (one string, not two)
+        let mut inner = Carrier::new(if scope.is_some() {
+            String::new()
+        } else {
+            pointer.clone()
+        });
         if let Some(position) = position {
             let position = i64::try_from(position).unwrap_or(i64::MAX);
             inner.scalars.push((
-                POSITION.to_owned(),
+                Cow::Borrowed(POSITION),
                 Cow::Owned(Json::Leaf(Value::Number(Number::Int(Integer::from(
                     position,
                 ))))),
@@ -661,7 +697,7 @@ mod tests {
         let pointers: Vec<&str> = index
             .carriers()
             .iter()
-            .map(|c| c.pointer.as_str())
+            .map(|c| index.carrier_pointer(c))
             .collect();
         assert_eq!(
             pointers,
@@ -671,7 +707,7 @@ mod tests {
         let scalars: Vec<(&str, &Json)> = person
             .scalars
             .iter()
-            .map(|(r, v)| (r.as_str(), v.as_ref()))
+            .map(|(r, v)| (&**r, v.as_ref()))
             .collect();
         let (a, b, c, t) = (text("a"), text("b"), text("c"), text("t"));
         assert_eq!(
@@ -684,8 +720,11 @@ mod tests {
             ]
         );
         let link = index.carriers().get(4).unwrap();
-        assert_eq!(link.scalars, [(POSITION.to_owned(), Cow::Owned(int(1)))]);
-        let roles: Vec<&str> = link.refs.iter().map(|r| r.role.as_str()).collect();
+        assert_eq!(
+            link.scalars,
+            [(Cow::Borrowed(POSITION), Cow::Owned(int(1)))]
+        );
+        let roles: Vec<&str> = link.refs.iter().map(|r| &*r.role).collect();
         assert_eq!(roles, ["b", "a"]);
         let records = index.records.first().unwrap();
         assert_eq!(
