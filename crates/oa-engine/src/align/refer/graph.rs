@@ -457,6 +457,33 @@ mod tests {
         Json::Leaf(Value::from(value))
     }
 
+    #[test]
+    fn a_named_id_orders_against_keys_as_its_own_key_does() {
+        use crate::compare::{Integer, Number};
+        let number = |n: i64| Json::Leaf(Value::Number(Number::Int(Integer::Small(n))));
+        let ids = [
+            text(""),
+            text("a"),
+            text("ab"),
+            text("b"),
+            number(-1),
+            number(0),
+            number(7),
+        ];
+        let keys: Vec<IdKey> = ids.iter().filter_map(id_key).collect();
+        assert_eq!(keys.len(), ids.len());
+        for id in &ids {
+            let (named, own) = (Named::of(id), id_key(id));
+            for key in &keys {
+                assert_eq!(
+                    named.as_ref().map(|n| n.order(key)),
+                    own.as_ref().map(|own| key.cmp(own)),
+                    "{id:?} against {key:?}"
+                );
+            }
+        }
+    }
+
     fn object(entries: &[(&str, &str)]) -> Json {
         Json::object(
             entries
