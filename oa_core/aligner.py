@@ -108,7 +108,6 @@ class Alignment:
 
 # AlignOptions() once (it is frozen): validating it costs a metric call 10 us.
 _DEFAULT_OPTIONS = AlignOptions()
-_DEFAULT_LIMITS = _DEFAULT_OPTIONS.limits
 
 # Python frames one level of document nesting may take (the validator, feedback).
 _FRAMES_PER_LEVEL = 40
@@ -344,8 +343,9 @@ def score(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
         # _score would find it, without its dispatch
         if (isinstance(schema, Schema) and not schema.scopes
                 and (plan := schema._plan) is not None and plan.validates):
+            # no limits: the engine's own reading of Limits()'s, made once
             value = plan.plan.score(gold._gold if isinstance(gold, PreparedGold) else gold,
-                                    candidate, _DEFAULT_LIMITS, False)
+                                    candidate, None, False)
             if value is None:  # the gold violates an assertion the engine checks
                 document, checked = _unprepared(gold, schema, _DEFAULT_OPTIONS, None)
                 raise _gold_violation(document, schema, _DEFAULT_OPTIONS, checked)

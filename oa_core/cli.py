@@ -714,6 +714,14 @@ def _unavailable(name: str, target: str, problem: str) -> Callable[[argparse.Nam
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``oa`` (with the plug-in commands)."""
+    parser, sub = _builtin_parser()
+    _register_plugins(sub)
+    return parser
+
+
+def _builtin_parser() -> tuple[argparse.ArgumentParser, Any]:
+    """The argument parser of ``oa``'s own commands, and its sub-parsers (to which
+    :func:`_register_plugins` adds the plug-ins')."""
     parser = argparse.ArgumentParser(
         prog="oa", description="Object Aligner: schema-driven similarity of JSON documents.",
         epilog="Files may be JSON, JSONC or JSONL; '-' reads standard input. Exit codes: "
@@ -849,9 +857,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--full-values", action="store_true",
                         help="messages add the values they show cut, whole (as JSON)")
     report.set_defaults(run=_cmd_report)
+    return parser, sub
 
-    _register_plugins(sub)
-    return parser
+
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first argument that is no option (``oa``'s own
+    options, ``--debug``, ``--version`` and ``--help``, take no value)."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -866,7 +878,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         0 on success, 2 on bad input, 1 on an internal error (130 on Ctrl-C).
     """
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser, sub = _builtin_parser()
+    # the installed packages are searched for plug-ins only when the command is none of
+    # oa's own (or for --help): the search costs more than parsing a whole batch line
+    if _named_command(argv) not in sub.choices:
+        _register_plugins(sub)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error (argparse already printed it)

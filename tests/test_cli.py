@@ -364,6 +364,29 @@ def test_explore_errors(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     assert code == 1 and "the explorer is not installed" in err
 
 
+def test_plugins_are_searched_only_for_a_command_oa_lacks(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The installed packages are searched for plug-in commands when the command is
+    none of oa's own, or none is given (the help lists every command): not for
+    ``oa score``, whose whole run can cost less than the search."""
+    searched: list[str] = []
+    real = cli.entry_points
+
+    def spy(*, group: str) -> Any:
+        searched.append(group)
+        return real(group=group)
+
+    monkeypatch.setattr(cli, "entry_points", spy)
+    assert run(["--debug", "score", *PAIR], capsys)[:2] == (0, RUNNING_SCORE + "\n")
+    assert searched == []
+    code, out, _ = run(["--help"], capsys)  # the help lists every command
+    assert code == 0 and searched == [cli.COMMAND_GROUP] and "explore" in out
+    monkeypatch.setattr(launch, "app_entry", lambda: Path("/nonexistent/app/main.py"))
+    code, _, err = run(["explore"], capsys)  # the plug-in is found and runs
+    assert code == 1 and "the explorer is not installed" in err
+    assert searched == [cli.COMMAND_GROUP] * 2
+
+
 def test_explore_unknown_example_as_module() -> None:
     """``python -m oa_core.cli`` runs cli.py as ``__main__``: the plug-in's BadInput must
     still be a typed error (exit 2, the valid examples named), not an internal error."""

@@ -128,3 +128,25 @@ def test_a_str_with_a_lone_surrogate_of_its_own_is_left_to_loads():
     assert parse_plain_json('["\ud800"]', 100, NOT_PLAIN) is NOT_PLAIN
     with pytest.raises(InputError, match="surrogate"):
         jsonio.loads('["\ud800"]')
+
+
+def test_repeated_keys_are_read_once_and_as_loads_reads_them():
+    """Records repeat their keys: each key is made once per text (the same ``str``
+    object in every record), escaped or not, long or short, however many there are."""
+    records = [{"id": k, "name": "x", "\u00e9t\u00e9": k} for k in range(3)]
+    value = agree(json.dumps(records, ensure_ascii=False) + " ")
+    assert value is not NOT_PLAIN
+    assert value[0] is not value[1]
+    keys = [list(record) for record in value]
+    assert all(a is b for a, b in zip(keys[0], keys[2], strict=True))
+    # an escaped key and its plain twin are one key: a duplicate in one object, and
+    # the same key across objects
+    assert agree('[{"a": 1}, {"\\u0061": 2}, {"a": 3, "\\u0061": 4}]') is NOT_PLAIN
+    assert agree('[{"a": 1}, {"\\u0061": 2}]') == [{"a": 1}, {"a": 2}]
+    # more distinct keys than are remembered, a key longer than is remembered, a key
+    # with a raw control character (refused)
+    many = {f"k{k}": k for k in range(100)}
+    assert agree(json.dumps([many, many])) == [many, many]
+    long_key = "k" * 100
+    assert agree(json.dumps([{long_key: 1}, {long_key: 2}])) == [{long_key: 1}, {long_key: 2}]
+    assert agree('[{"a": 1}, {"a\n": 2}]') is NOT_PLAIN

@@ -323,3 +323,25 @@ def test_documents_converted_after_others_give_the_same_bits() -> None:
              for gold, candidate in reversed(pairs)]
     assert again[::-1] == first
     assert all(first[index * 5] == (1.0).hex() for index in range(len(documents)))
+
+
+def test_no_limits_are_the_default_limits() -> None:
+    """``ScorePlan.score`` given no limits (a metric's call) scores and refuses as under
+    ``Limits()``: the same bits, the same first problem."""
+    schema = oa_core.Schema.parse({"type": "object", "properties": {
+        "a": {"type": "string", "score": "levenshtein"}, "b": {"type": "array"}}})
+    plan = prepared_plan(schema).plan
+    pair = ({"a": "kitten", "b": [1]}, {"a": "sitting", "b": [1, 2]})
+    assert plan.score(*pair, None, False).hex() == plan.score(*pair, Limits(), False).hex()
+    deep: dict[str, Any] = {}
+    inner = deep
+    for _ in range(Limits().max_depth + 1):
+        inner["b"] = {}
+        inner = inner["b"]
+    for hostile in ({"a": "x" * (Limits().max_string_length + 1)}, deep):
+        refusals = []
+        for limits in (None, Limits()):
+            with pytest.raises(oa_core.InputError) as caught:
+                plan.score(hostile, {}, limits, False)
+            refusals.append((caught.value.pointer, caught.value.message))
+        assert refusals[0] == refusals[1]

@@ -54,6 +54,7 @@ fn parse_plain_json<'py>(
         source,
         at: 0,
         max_depth: max_depth.min(MAX_NESTING),
+        keys: Vec::new(),
     };
     match reader.document() {
         Ok(value) => Ok(value),
@@ -70,9 +71,17 @@ struct Reader<'py, 'text> {
     /// The deepest level a value may sit at, the root at level 0; bounded by
     /// [`MAX_NESTING`] so that the recursion stays far inside any thread's stack.
     max_depth: usize,
+    /// The object keys read so far, each made once: records repeat their keys, and a
+    /// key made again costs an allocation and a hash (a `str` keeps its hash).
+    keys: Vec<(&'text str, Bound<'py, PyString>)>,
 }
 
-impl<'py> Reader<'py, '_> {
+/// The most keys remembered per text, and the longest: a key is looked for among them
+/// one by one, and a text of many distinct keys makes the rest anew.
+const REMEMBERED_KEYS: usize = 32;
+const REMEMBERED_KEY_BYTES: usize = 32;
+
+impl<'py, 'text> Reader<'py, 'text> {
     fn document(&mut self) -> Read<Bound<'py, PyAny>> {
         self.skip_space();
         let value = self.value(0)?;
@@ -145,7 +154,7 @@ impl<'py> Reader<'py, '_> {
             if self.peek() != Some(b'"') {
                 return Err(Stop::NotPlain);
             }
-            let key = self.string()?;
+            let key = self.key()?;
             self.expect(b':')?;
             self.skip_space();
             let value = self.value(depth + 1)?;
@@ -187,6 +196,33 @@ impl<'py> Reader<'py, '_> {
                 _ => return Err(Stop::NotPlain),
             }
         }
+    }
+
+    /// An object key at its opening quote: the `str` made for the same key before, if
+    /// it had no escape (the same text then is the same key).
+    fn key(&mut self) -> Read<Bound<'py, PyString>> {
+        let start = self.at + 1;
+        let plain = self
+            .bytes
+            .get(start..)
+            .and_then(|rest| {
+                rest.iter()
+                    .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+            })
+            .filter(|&length| self.bytes.get(start + length) == Some(&b'"'))
+            .and_then(|length| self.source.get(start..start + length));
+        let Some(text) = plain.filter(|text| text.len() <= REMEMBERED_KEY_BYTES) else {
+            return self.string();
+        };
+        if let Some((_, key)) = self.keys.iter().find(|(known, _)| *known == text) {
+            self.at = start + text.len() + 1;
+            return Ok(key.clone());
+        }
+        let key = self.string()?;
+        if self.keys.len() < REMEMBERED_KEYS {
+            self.keys.push((text, key.clone()));
+        }
+        Ok(key)
     }
 
     /// A string at its opening quote: borrowed from the text when it has no escape.

@@ -11,6 +11,7 @@ use oa_engine::score::{Json, Limits, MapCache, Scorer, Shape};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyDict};
 
 use crate::compare::PyComparator;
@@ -276,7 +277,7 @@ impl ScorePlan {
     }
 
     /// The score of `candidate` against `gold` under `limits` (an
-    /// `oa_core.options.Limits`), or `None` where Python must check
+    /// `oa_core.options.Limits`; `None` for its defaults), or `None` where Python must check
     /// and score them (a value or a construct this engine does not take, a limit
     /// reached, a gold violating the schema). A score says both documents pass
     /// `oa_core.validation.check_json` under these limits (see `value`); when the plan
@@ -287,10 +288,14 @@ impl ScorePlan {
         py: Python<'_>,
         gold: &Bound<'_, PyAny>,
         candidate: &Bound<'_, PyAny>,
-        limits: &Bound<'_, PyAny>,
+        limits: Option<&Bound<'_, PyAny>>,
         strict: bool,
     ) -> PyResult<Option<f64>> {
-        let (gold, candidate, limits) = documents(gold, candidate, limits)?;
+        let (bounds, limits) = match limits {
+            Some(limits) => read_limits(limits)?,
+            None => default_limits(py)?,
+        };
+        let (gold, candidate) = converted(gold, candidate, bounds)?;
         let scored = py.detach(|| {
             if self
                 .shape
@@ -486,8 +491,31 @@ pub(crate) fn documents(
     limits: &Bound<'_, PyAny>,
 ) -> PyResult<(Json, Json, Limits)> {
     let (bounds, limits) = read_limits(limits)?;
+    let (gold, candidate) = converted(gold, candidate, bounds)?;
+    Ok((gold, candidate, limits))
+}
+
+/// Both documents converted within `bounds`, the gold's first problem raised first.
+fn converted(
+    gold: &Bound<'_, PyAny>,
+    candidate: &Bound<'_, PyAny>,
+    bounds: Bounds,
+) -> PyResult<(Json, Json)> {
     let gold = convert(gold, bounds, "gold")?;
-    Ok((gold, convert(candidate, bounds, "candidate")?, limits))
+    Ok((gold, convert(candidate, bounds, "candidate")?))
+}
+
+/// The bounds and limits of `oa_core.options.Limits()`, read from it once: a metric's
+/// call gives no limits (reading a `Limits`' four fields costs a flat record's score
+/// a thirtieth).
+fn default_limits(py: Python<'_>) -> PyResult<(Bounds, Limits)> {
+    static DEFAULTS: PyOnceLock<(Bounds, Limits)> = PyOnceLock::new();
+    DEFAULTS
+        .get_or_try_init(py, || {
+            let options = py.import(intern!(py, "oa_core.options"))?;
+            read_limits(&options.getattr(intern!(py, "Limits"))?.call0()?)
+        })
+        .copied()
 }
 
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -213,14 +213,14 @@ fn code_points(
 }
 
 /// The conversion of `object` at nesting `level` (the root at 0): the value, or the
-/// first problem (its pointer gathered on the way back up). `pending`: the values of
-/// the objects being converted, one stack for the whole document (no vector per
-/// object), each object's in reverse above its parent's.
+/// first problem (its pointer gathered on the way back up). `pending`: the entries
+/// (key and value) of the objects being converted, one stack for the whole document
+/// (no vector per object), each object's in reverse above its parent's.
 fn walk<'py>(
     object: &Bound<'py, PyAny>,
     bounds: Bounds,
     level: usize,
-    pending: &mut Vec<Bound<'py, PyAny>>,
+    pending: &mut Vec<(String, Bound<'py, PyAny>)>,
     spares: &mut Spares,
 ) -> PyResult<Result<Json, Refusal>> {
     let refuse = |trouble: Trouble| Ok(Err(Refusal::new(trouble)));
@@ -302,18 +302,19 @@ fn walk<'py>(
                     Ok(points) => points.into_iter().filter_map(char::from_u32).collect(),
                 },
             };
-            entries.push((name, Json::Null));
-            pending.push(item);
+            pending.push((name, item));
         }
         // popped in document order
         if let Some(values) = pending.get_mut(base..) {
             values.reverse();
         }
-        for (name, value) in &mut entries {
-            let Some(item) = pending.pop() else { break };
+        while pending.len() > base {
+            let Some((name, item)) = pending.pop() else {
+                break;
+            };
             match walk(&item, bounds, level + 1, pending, spares)? {
-                Ok(converted) => *value = converted,
-                Err(refusal) => return Ok(Err(refusal.below(std::mem::take(name)))),
+                Ok(converted) => entries.push((name, converted)),
+                Err(refusal) => return Ok(Err(refusal.below(name))),
             }
         }
         return Ok(Ok(if distinct {
