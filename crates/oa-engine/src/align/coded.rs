@@ -10,7 +10,7 @@
 //! whose zeroing by the kernel on first touch cost more than the codes' whole build.
 
 use super::distinct::Distinct;
-use super::error::{at, AlignError};
+use super::error::{at, check_len, AlignError};
 use super::lsa::{Cost, Line};
 use super::matrix::Matrix;
 use super::pages::advise_huge_pages;
@@ -99,48 +99,39 @@ where
         .try_reserve_exact(cells)
         .map_err(|_| AlignError::Memory("the assignment's cost matrix"))?;
     advise_huge_pages(&mut codes);
-    // Row i's codes in C's order (C's row read in order, as it streams in), then
-    // appended to `out` in the columns' order; false for a b that is not coded.
-    let mut in_place = Vec::with_capacity(matrix.cols());
-    let mut coded_line = |i: usize, out: &mut Vec<Code>| -> Result<bool, AlignError> {
-        in_place.clear();
-        for (j, &c) in matrix.row(i)?.iter().enumerate() {
-            let b = match same(i, j)?.to_bits() {
-                ZERO => 0,
-                ONE => 1,
-                _ => return Ok(false),
-            };
-            let code = distinct.rank(c)? * 2 + b;
-            in_place.push(Code::try_from(code).map_err(|_| AlignError::Internal("code"))?);
-        }
-        for &j in col_order {
-            out.push(at(&in_place, j, "permuted column")?);
-        }
-        Ok(true)
-    };
+    codes.resize(cells, 0);
+    let mut in_place: Vec<Code> = vec![0; matrix.cols()];
     if n > m {
-        codes.resize(cells, 0);
-        let mut band = Vec::with_capacity(BAND * m);
+        // the band's codes column by column, BAND to a column (one cache line of
+        // the cost), each column then copied into its line of the cost at once
+        let mut band: Vec<Code> = vec![0; BAND * m];
         for (a0, rows) in (0..n).step_by(BAND).zip(row_order.chunks(BAND)) {
-            band.clear();
-            for &i in rows {
-                if !coded_line(i, &mut band)? {
+            for (r, &i) in rows.iter().enumerate() {
+                if !code_row(matrix, distinct, same, i, &mut in_place)? {
                     return Ok(None);
                 }
-            }
-            for (b, line) in codes.chunks_exact_mut(n.max(1)).enumerate() {
-                let cells = line
-                    .get_mut(a0..a0 + rows.len())
-                    .ok_or(AlignError::Internal("cost cell"))?;
-                for (r, cell) in cells.iter_mut().enumerate() {
-                    *cell = at(&band, r * m + b, "cost band")?;
+                for (column, &j) in band.chunks_exact_mut(BAND).zip(col_order) {
+                    *column.get_mut(r).ok_or(AlignError::Internal("band row"))? =
+                        at(&in_place, j, "permuted column")?;
                 }
+            }
+            let width = rows.len();
+            for (line, column) in codes.chunks_exact_mut(n).zip(band.chunks_exact(BAND)) {
+                let (Some(cells), Some(coded)) =
+                    (line.get_mut(a0..a0 + width), column.get(..width))
+                else {
+                    return Err(AlignError::Internal("cost cell"));
+                };
+                cells.copy_from_slice(coded);
             }
         }
     } else {
-        for &i in row_order {
-            if !coded_line(i, &mut codes)? {
+        for (line, &i) in codes.chunks_exact_mut(m.max(1)).zip(row_order) {
+            if !code_row(matrix, distinct, same, i, &mut in_place)? {
                 return Ok(None);
+            }
+            for (cell, &j) in line.iter_mut().zip(col_order) {
+                *cell = at(&in_place, j, "permuted column")?;
             }
         }
     }
@@ -151,6 +142,32 @@ where
         codes,
         table,
     }))
+}
+
+/// Row i's codes into `out`, in C's order (C's row read in order, as it streams
+/// in); `false` for a b that is not coded.
+fn code_row<S>(
+    matrix: &Matrix<f64>,
+    distinct: &Distinct,
+    same: &S,
+    i: usize,
+    out: &mut [Code],
+) -> Result<bool, AlignError>
+where
+    S: Fn(usize, usize) -> Result<f64, AlignError>,
+{
+    let row = matrix.row(i)?;
+    check_len("coded row", row.len(), out.len())?;
+    for (j, (cell, &c)) in out.iter_mut().zip(row).enumerate() {
+        let b = match same(i, j)?.to_bits() {
+            ZERO => 0,
+            ONE => 1,
+            _ => return Ok(false),
+        };
+        *cell =
+            Code::try_from(distinct.rank(c)? * 2 + b).map_err(|_| AlignError::Internal("code"))?;
+    }
+    Ok(true)
 }
 
 /// The cost of each code `2 * rank + b`: `-(value + eps * b)`, as the cost built
