@@ -9,10 +9,11 @@
 
 use std::borrow::Cow;
 
+use super::coded::{coded_cost, CODED_FROM_CELLS};
 use super::distinct::Distinct;
 use super::error::{at, check_len, AlignError};
 use super::fsum::fsum;
-use super::lsa::{linear_sum_assignment, solve_finite};
+use super::lsa::{linear_sum_assignment, solve_cost, solve_finite};
 use super::matrix::Matrix;
 use super::pages::advise_huge_pages;
 
@@ -172,6 +173,70 @@ pub(crate) fn canonical_matching_by<B>(
 where
     B: Fn(usize, usize) -> Result<f64, AlignError>,
 {
+    let first = |row_order: &[usize], col_order: &[usize]| {
+        first_of_whole(matrix, bonus.as_ref(), (row_order, col_order))
+    };
+    canonical_by(matrix, bonus.as_ref(), (row_colours, col_colours), first)
+}
+
+/// [`canonical_matching_by`] with the bonus `eps * same(i, j)` (`same`: 0.0 or 1.0)
+/// of `matrix`, whose distinct values are `distinct`: a big matrix's cost is made of
+/// codes ([`coded_cost`]), the same costs in a quarter of the memory, where it can be.
+pub(crate) fn canonical_matching_coded<S>(
+    matrix: &Matrix<f64>,
+    distinct: &Distinct,
+    eps: f64,
+    same: S,
+    row_colours: &[i64],
+    col_colours: &[i64],
+) -> Result<Pairs, AlignError>
+where
+    S: Fn(usize, usize) -> Result<f64, AlignError>,
+{
+    let bonus = |i: usize, j: usize| Ok(eps * same(i, j)?);
+    let first = |row_order: &[usize], col_order: &[usize]| {
+        let orders = (row_order, col_order);
+        if matrix.rows() * matrix.cols() >= CODED_FROM_CELLS {
+            if let Some(cost) = coded_cost(matrix, distinct, eps, &same, orders)? {
+                return solve_cost(&cost, matrix.rows() > matrix.cols()).map(Some);
+            }
+        }
+        first_of_whole(matrix, Some(&bonus), orders)
+    };
+    canonical_by(matrix, Some(&bonus), (row_colours, col_colours), first)
+}
+
+/// The solver's first assignment of the permuted objective from its cost built
+/// whole ([`oriented_cost`]), as pairs of ranks; `None` when a cell is not finite.
+fn first_of_whole<B>(
+    matrix: &Matrix<f64>,
+    bonus: Option<&B>,
+    (row_order, col_order): (&[usize], &[usize]),
+) -> Result<Option<Pairs>, AlignError>
+where
+    B: Fn(usize, usize) -> Result<f64, AlignError>,
+{
+    let Some(cost) = oriented_cost(matrix, bonus, row_order, col_order)? else {
+        return Ok(None);
+    };
+    // oriented_cost gives a cost only when every cell is finite
+    solve_finite(&cost, matrix.rows() > matrix.cols()).map(Some)
+}
+
+/// [`canonical_matching_by`] with the first assignment found by `first` (from the
+/// rows' and columns' canonical orders, as pairs of ranks, `None` where it found
+/// none); a first assignment that is not the whole answer (a zero pair chosen) is
+/// solved again by [`max_weight_matching`] of the permuted matrices.
+fn canonical_by<B, F>(
+    matrix: &Matrix<f64>,
+    bonus: Option<&B>,
+    (row_colours, col_colours): (&[i64], &[i64]),
+    first: F,
+) -> Result<Pairs, AlignError>
+where
+    B: Fn(usize, usize) -> Result<f64, AlignError>,
+    F: FnOnce(&[usize], &[usize]) -> Result<Option<Pairs>, AlignError>,
+{
     let (n, m) = (matrix.rows(), matrix.cols());
     check_len("row colours", n, row_colours.len())?;
     check_len("column colours", m, col_colours.len())?;
@@ -193,10 +258,7 @@ where
         pairs.sort_unstable();
         Ok(pairs)
     };
-    if let Some(cost) = oriented_cost(matrix, bonus.as_ref(), &row_order, &col_order)? {
-        // oriented_cost gives a cost only when every cell is finite
-        let first = solve_finite(&cost, n > m)?;
-        drop(cost);
+    if let Some(first) = first(&row_order, &col_order)? {
         let mut pairs = Vec::with_capacity(first.len());
         for &(a, b) in &first {
             let (i, j) = (
@@ -216,7 +278,7 @@ where
         }
     }
     let permuted = matrix.permuted(&row_order, &col_order)?;
-    let scaled = match &bonus {
+    let scaled = match bonus {
         None => None,
         Some(bonus) => {
             let mut cells = Vec::with_capacity(n * m);

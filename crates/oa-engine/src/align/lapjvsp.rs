@@ -133,6 +133,10 @@ struct Solver<'a> {
     touched: Vec<bool>,
     /// The row each column was reached from.
     lab: Vec<usize>,
+    /// The cost of each column's edge to its row, kept from the augmentations on
+    /// (each search reads it for every column it settles; a look-up in the row's
+    /// edges each time was the searches' largest cost).
+    matched: Vec<f64>,
 }
 
 /// The column of each row in a perfect matching of minimum total cost.
@@ -154,11 +158,13 @@ pub(crate) fn min_weight_perfect_matching(graph: &Graph) -> Result<Vec<usize>, A
         written: Vec::new(),
         touched: filled(n, false)?,
         lab: filled(n, 0)?,
+        matched: filled(n, f64::NAN)?,
     };
     let mut free = solver.reduce_columns()?;
     for _ in 0..2 {
         free = solver.augmenting_row_reduction(free)?;
     }
+    solver.price_matches()?;
     let mut carried = 0;
     for l in 0..free {
         let row = at(&solver.free, l, "free row")?;
@@ -171,6 +177,18 @@ pub(crate) fn min_weight_perfect_matching(graph: &Graph) -> Result<Vec<usize>, A
 }
 
 impl Solver<'_> {
+    /// The cost of each assigned column's edge to its row, before the augmentations
+    /// (which keep it as they flip paths).
+    fn price_matches(&mut self) -> Result<(), AlignError> {
+        for j in 0..self.n {
+            let i = at(&self.y, j, "y")?;
+            if i != NONE {
+                *at_mut(&mut self.matched, j, "matched cost")? = self.graph.cost(i, j)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Column reduction and reduction transfer; the number of free rows (listed
     /// first in `free`).
     fn reduce_columns(&mut self) -> Result<usize, AlignError> {
@@ -342,7 +360,10 @@ impl Solver<'_> {
                 .checked_sub(1)
                 .ok_or(AlignError::Internal("settled columns"))?;
             *at_mut(&mut self.todo, back, "todo")? = j0;
-            let h = (self.graph.cost(i, j0)? - at(&self.v, j0, "v")?) - lowest;
+            if i == NONE {
+                return Err(AlignError::Internal("row pointer"));
+            }
+            let h = (at(&self.matched, j0, "matched cost")? - at(&self.v, j0, "v")?) - lowest;
             let (cols, costs) = self.graph.row(i)?;
             for (&j, &c) in cols.iter().zip(costs) {
                 if at(&self.ok, j, "ok")? {
@@ -427,6 +448,7 @@ impl Solver<'_> {
         for _ in 0..=self.n {
             let i = at(&self.lab, j, "lab")?;
             *at_mut(&mut self.y, j, "y")? = i;
+            *at_mut(&mut self.matched, j, "matched cost")? = self.graph.cost(i, j)?;
             let next = at(&self.x, i, "x")?;
             *at_mut(&mut self.x, i, "x")? = j;
             if i == i0 {

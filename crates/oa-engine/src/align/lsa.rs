@@ -33,9 +33,45 @@ struct Column {
     row: usize,
 }
 
+/// A cost matrix as the solver reads it, a row at a time (rows <= columns).
+pub(crate) trait Cost {
+    type Line<'l>: Line
+    where
+        Self: 'l;
+    /// The (rows, columns).
+    fn shape(&self) -> (usize, usize);
+    /// Row `i`.
+    fn line(&self, i: usize) -> Result<Self::Line<'_>, AlignError>;
+}
+
+/// One row of a [`Cost`].
+pub(crate) trait Line: Copy {
+    /// The cost of column `j` (`None` out of range).
+    fn cost(self, j: usize) -> Option<f64>;
+}
+
+impl Cost for Matrix<f64> {
+    type Line<'l> = &'l [f64];
+
+    fn shape(&self) -> (usize, usize) {
+        (self.rows(), self.cols())
+    }
+
+    fn line(&self, i: usize) -> Result<&[f64], AlignError> {
+        self.row(i)
+    }
+}
+
+impl Line for &[f64] {
+    #[inline(always)]
+    fn cost(self, j: usize) -> Option<f64> {
+        self.get(j).copied()
+    }
+}
+
 /// The working arrays of one solve, rows <= columns.
-struct Solver<'a> {
-    cost: &'a Matrix<f64>,
+struct Solver<'a, C: Cost> {
+    cost: &'a C,
     u: Vec<f64>,
     col4row: Vec<Option<usize>>,
     row_seen: Vec<bool>,
@@ -124,6 +160,28 @@ fn solve(
         let (row, col) = if transpose { (j, i) } else { (i, j) };
         return Err(AlignError::NotFinite { row, col });
     }
+    pairs_of(cost, transpose)
+}
+
+/// [`solve_finite`] of a cost held in another form than a matrix of floats.
+pub(crate) fn solve_cost<C: Cost>(
+    cost: &C,
+    transpose: bool,
+) -> Result<Vec<(usize, usize)>, AlignError> {
+    let (rows, cols) = cost.shape();
+    if rows == 0 || cols == 0 {
+        return Ok(Vec::new());
+    }
+    if rows > cols {
+        return Err(AlignError::Internal(
+            "a cost matrix with more rows than columns",
+        ));
+    }
+    pairs_of(cost, transpose)
+}
+
+/// The solver's pairs of a cost of rows <= columns, mapped back as [`solve`] says.
+fn pairs_of<C: Cost>(cost: &C, transpose: bool) -> Result<Vec<(usize, usize)>, AlignError> {
     let col4row = Solver::new(cost).solve()?;
     let mut pairs = col4row
         .into_iter()
@@ -155,9 +213,9 @@ fn first_invalid(cells: &[f64]) -> Option<usize> {
 /// Kept out of line: the scan is the solver's whole cost, and one copy of it keeps
 /// its speed the same whoever calls the solver.
 #[inline(never)]
-fn relax(
+fn relax<L: Line>(
     scan: &[usize],
-    line: &[f64],
+    line: L,
     shortest: f64,
     ui: f64,
     i: usize,
@@ -167,7 +225,7 @@ fn relax(
     let mut lowest = f64::INFINITY;
     let mut chosen = None;
     for (k, &j) in scan.iter().enumerate() {
-        let (Some(column), Some(&cost)) = (columns.get_mut(j), line.get(j)) else {
+        let (Some(column), Some(cost)) = (columns.get_mut(j), line.cost(j)) else {
             return Err(AlignError::Internal("column"));
         };
         let reduced = shortest + cost - ui - column.v;
@@ -183,9 +241,9 @@ fn relax(
     Ok((lowest, chosen))
 }
 
-impl<'a> Solver<'a> {
-    fn new(cost: &'a Matrix<f64>) -> Self {
-        let (nr, nc) = (cost.rows(), cost.cols());
+impl<'a, C: Cost> Solver<'a, C> {
+    fn new(cost: &'a C) -> Self {
+        let (nr, nc) = cost.shape();
         let column = Column {
             v: 0.0,
             distance: f64::INFINITY,
@@ -207,7 +265,7 @@ impl<'a> Solver<'a> {
 
     /// The column of each row.
     fn solve(mut self) -> Result<Vec<usize>, AlignError> {
-        for current in 0..self.cost.rows() {
+        for current in 0..self.cost.shape().0 {
             let (sink, shortest) = self.shortest_path(current)?;
             self.update_duals(current, shortest)?;
             self.augment(current, sink)?;
@@ -225,7 +283,7 @@ impl<'a> Solver<'a> {
     /// Dijkstra on reduced costs from row `current` to the nearest unassigned column:
     /// that column and its distance.
     fn shortest_path(&mut self, current: usize) -> Result<(usize, f64), AlignError> {
-        let nc = self.cost.cols();
+        let nc = self.cost.shape().1;
         for (k, slot) in self.remaining.iter_mut().enumerate() {
             *slot = nc - k - 1;
         }
@@ -246,7 +304,7 @@ impl<'a> Solver<'a> {
         loop {
             *at_mut(&mut self.row_seen, i, "row seen")? = true;
             self.rows_settled.push(i);
-            let line = self.cost.row(i)?;
+            let line = self.cost.line(i)?;
             let ui = at(&self.u, i, "u")?;
             let scan = self
                 .remaining
@@ -305,7 +363,7 @@ impl<'a> Solver<'a> {
     fn augment(&mut self, current: usize, sink: usize) -> Result<(), AlignError> {
         let mut j = sink;
         // A path visits each row at most once: more steps would be a broken invariant.
-        for _ in 0..=self.cost.rows() {
+        for _ in 0..=self.cost.shape().0 {
             let i = at(&self.path, j, "path")?;
             self.column(j)?.row = i;
             let previous = at_mut(&mut self.col4row, i, "col4row")?.replace(j);

@@ -7,6 +7,7 @@
 //! * `lsa`: the rectangular assignment solver, with SciPy's ties;
 //! * `assignment`: `max_weight_matching` (genuine pairs, the bonus for more of
 //!   them), `canonical_matching` (its cost built in one buffer), `tie_epsilon`;
+//! * `coded`: a big scope's assignment cost as a small code per cell;
 //! * `distinct`: a score matrix's distinct values and each cell's rank among them;
 //! * `monotone`: the order-sensitive DP with gaps;
 //! * `wl`: joint 1-WL refinement, every round kept;
@@ -24,6 +25,7 @@
 
 mod assignment;
 mod blocks;
+mod coded;
 mod colours;
 mod distinct;
 mod error;

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::assignment::{
-    canonical_matching, canonical_matching_by, epsilon_of, max_weight_matching, Pairs,
+    canonical_matching, canonical_matching_coded, epsilon_of, max_weight_matching, Pairs,
 };
 use super::colours::{bipartite_colours, CellLabels};
 use super::distinct::Distinct;
@@ -170,7 +170,7 @@ pub fn pair_scope(
         canonical_matching(&objective, None, 1.0, &rows, &cols)?
     } else {
         let eps = epsilon_of(&distinct, matrix);
-        canonical_matching_by(matrix, Some(|i, j| Ok(eps * same(i, j)?)), &rows, &cols)?
+        canonical_matching_coded(matrix, &distinct, eps, same, &rows, &cols)?
     };
     let mut genuine = Vec::with_capacity(pairs.len());
     for (i, j) in pairs {

@@ -106,6 +106,11 @@ fn mix(hash: u64, bits: u64) -> u64 {
     (hash.rotate_left(5) ^ bits).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
 }
 
+/// From this many cells a column check gathers each row's compared columns first:
+/// a row out of the cache is read in order, where pair by pair its cache lines
+/// would be waited for at random; below, the gathering costs more than it saves.
+const GATHERED_FROM_CELLS: usize = 1 << 16;
+
 /// Whether every member of each group has its group's first member's bits.
 fn all_equal(matrix: &Matrix<f64>, axis: Axis, groups: &[Vec<usize>]) -> Result<bool, AlignError> {
     let pairs: Vec<(usize, usize)> = groups
@@ -127,11 +132,39 @@ fn all_equal(matrix: &Matrix<f64>, axis: Axis, groups: &[Vec<usize>]) -> Result<
                 }
             }
         }
-        Axis::Columns => {
+        Axis::Columns if matrix.data().len() < GATHERED_FROM_CELLS => {
             for i in 0..matrix.rows() {
                 let line = matrix.row(i)?;
                 for &(a, b) in &pairs {
                     if at(line, a, "column")?.to_bits() != at(line, b, "column")?.to_bits() {
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+        Axis::Columns => {
+            // the columns compared, read from each row in increasing order (its cache
+            // lines met in order, as the prefetcher follows, not at random), and each
+            // pair as two places among them
+            let mut read: Vec<usize> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+            read.sort_unstable();
+            read.dedup();
+            let place = |k: usize| {
+                read.binary_search(&k)
+                    .map_err(|_| AlignError::Internal("compared column"))
+            };
+            let places = pairs
+                .iter()
+                .map(|&(a, b)| Ok((place(a)?, place(b)?)))
+                .collect::<Result<Vec<_>, AlignError>>()?;
+            let mut bits = vec![0u64; read.len()];
+            for i in 0..matrix.rows() {
+                let line = matrix.row(i)?;
+                for (cell, &k) in bits.iter_mut().zip(&read) {
+                    *cell = at(line, k, "column")?.to_bits();
+                }
+                for &(p, q) in &places {
+                    if at(&bits, p, "column bits")? != at(&bits, q, "column bits")? {
                         return Ok(false);
                     }
                 }
@@ -199,6 +232,25 @@ mod tests {
         assert_eq!(columns, sorted_groups(&m, Axis::Columns)?);
         assert_eq!(rows, twin_groups(&m, Axis::Rows)?);
         assert_eq!(columns, twin_groups(&m, Axis::Columns)?);
+        Ok(())
+    }
+
+    #[test]
+    fn a_big_matrix_checks_its_columns_gathered() -> Result<(), AlignError> {
+        // columns 3k and 3k + 1 equal; beyond the gathering threshold
+        let (n, m) = (300, 300);
+        let mut cells: Vec<f64> = (0..n * m)
+            .map(|k| f64::from(u32::try_from((k / m) * 7 + (k % m) / 3 * 3).unwrap_or(0)))
+            .collect();
+        assert!(cells.len() >= GATHERED_FROM_CELLS);
+        let twins: Vec<Vec<usize>> = (0..m / 3).map(|k| vec![3 * k, 3 * k + 1]).collect();
+        let matrix = Matrix::new(n, m, cells.clone())?;
+        assert!(all_equal(&matrix, Axis::Columns, &twins)?);
+        if let Some(cell) = cells.get_mut((n - 1) * m + 3 * 50 + 1) {
+            *cell = -1.0; // the last row tells 150 and 151 apart
+        }
+        let matrix = Matrix::new(n, m, cells)?;
+        assert!(!all_equal(&matrix, Axis::Columns, &twins)?);
         Ok(())
     }
 
