@@ -361,9 +361,18 @@ fn record_vertices(graph: &Graph, range: std::ops::Range<usize>, scope: ScopeId)
 /// rank among the distinct relations (`str` order, code point order), so that
 /// signatures compare numbers, not texts, and order as the texts would.
 fn ranked_relations(graph: &Graph) -> Vec<usize> {
-    let distinct: BTreeSet<&str> = graph.edges.iter().map(|e| e.relation.as_str()).collect();
+    // an edge's relation is often the one before it: one insertion and one lookup
+    // per run
+    let mut distinct: BTreeSet<&str> = BTreeSet::new();
+    let mut previous = None;
+    for edge in &graph.edges {
+        let relation = edge.relation.as_str();
+        if previous != Some(relation) {
+            distinct.insert(relation);
+        }
+        previous = Some(relation);
+    }
     let rank: BTreeMap<&str, usize> = distinct.into_iter().zip(0..).collect();
-    // an edge's relation is often the one before it: one lookup per run
     let mut last: Option<(&str, usize)> = None;
     let mut ranks = Vec::with_capacity(graph.edges.len());
     for edge in &graph.edges {
