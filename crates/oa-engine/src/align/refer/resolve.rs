@@ -357,8 +357,46 @@ fn record_vertices(graph: &Graph, range: std::ops::Range<usize>, scope: ScopeId)
         .collect()
 }
 
-/// An incident edge: (direction, relation, label's rank, other).
-type RawIncident<'g> = (&'static str, &'g str, usize, i64);
+/// The graph's edge relations as the refinement reads them: each relation as its
+/// rank among the distinct relations (`str` order, code point order), so that
+/// signatures compare numbers, not texts, and order as the texts would.
+fn ranked_relations(graph: &Graph) -> Vec<usize> {
+    // an edge's relation is often the one before it: one insertion and one lookup
+    // per run
+    let mut distinct: BTreeSet<&str> = BTreeSet::new();
+    let mut previous = None;
+    for edge in &graph.edges {
+        let relation = edge.relation.as_str();
+        if previous != Some(relation) {
+            distinct.insert(relation);
+        }
+        previous = Some(relation);
+    }
+    let rank: BTreeMap<&str, usize> = distinct.into_iter().zip(0..).collect();
+    let mut last: Option<(&str, usize)> = None;
+    let mut ranks = Vec::with_capacity(graph.edges.len());
+    for edge in &graph.edges {
+        let relation = edge.relation.as_str();
+        let found = match last {
+            Some((text, found)) if text == relation => found,
+            _ => rank.get(relation).copied().unwrap_or(0),
+        };
+        last = Some((relation, found));
+        ranks.push(found);
+    }
+    ranks
+}
+
+/// How an incident edge meets a record (a kind's part: only told apart, never ordered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Meets {
+    Loop,
+    Out,
+    In,
+}
+
+/// An incident edge: (direction, relation's rank, label's rank, other).
+type RawIncident = (Meets, usize, usize, i64);
 
 /// A refined group: its graph, where the candidate side starts, every round, and
 /// each edge's label as its rank among the graph's labels (equal labels, equal ranks).
@@ -369,6 +407,9 @@ pub struct Trace {
     pub gold_edges: usize,
     pub rounds: Vec<Vec<usize>>,
     pub labels: Vec<usize>,
+    /// Each edge's relation as its rank among the graph's relations (equal
+    /// relations, equal ranks).
+    relations: Vec<usize>,
 }
 
 impl Trace {
@@ -392,7 +433,7 @@ impl Trace {
             }
             histories.push(Matrix::new(self.rounds.len(), vertices.len(), data)?);
         }
-        let mut kinds: BTreeMap<(&str, &str, usize), usize> = BTreeMap::new();
+        let mut kinds: BTreeMap<(Meets, usize, usize), usize> = BTreeMap::new();
         let mut next_kind = 0;
         let mut lines: Vec<Vec<Vec<Incident>>> = Vec::new();
         let mut occurrences: Vec<Vec<i64>> = Vec::new();
@@ -403,21 +444,21 @@ impl Trace {
                 *place.get_mut(v).ok_or(AlignError::Internal("vertex"))? = Some(k);
             }
             let index_of = |v: usize| place.get(v).copied().flatten();
-            let edges = if side == 0 {
-                self.graph
-                    .edges
-                    .get(..self.gold_edges)
-                    .zip(self.labels.get(..self.gold_edges))
+            let span = if side == 0 {
+                0..self.gold_edges
             } else {
-                self.graph
-                    .edges
-                    .get(self.gold_edges..)
-                    .zip(self.labels.get(self.gold_edges..))
-            }
-            .ok_or(AlignError::Internal("edges"))?;
-            let mut raw: Vec<Vec<RawIncident<'_>>> = vec![Vec::new(); vertices.len()];
+                self.gold_edges..self.graph.edges.len()
+            };
+            let (Some(edges), Some(labels), Some(relations)) = (
+                self.graph.edges.get(span.clone()),
+                self.labels.get(span.clone()),
+                self.relations.get(span),
+            ) else {
+                return Err(AlignError::Internal("edges").into());
+            };
+            let mut raw: Vec<Vec<RawIncident>> = vec![Vec::new(); vertices.len()];
             let mut hubs = vec![-1i64; vertices.len()];
-            for (edge, &label) in edges.0.iter().zip(edges.1) {
+            for ((edge, &label), &relation) in edges.iter().zip(labels).zip(relations) {
                 if edge.relation == OCCURRENCE {
                     if let Some(t) = index_of(edge.target) {
                         if let Some(hub) = hubs.get_mut(t) {
@@ -428,22 +469,21 @@ impl Trace {
                 let (Some(s), Some(t)) = (index_of(edge.source), index_of(edge.target)) else {
                     continue;
                 };
-                let relation = edge.relation.as_str();
                 let wide = |k: usize| i64::try_from(k).map_err(|_| AlignError::Overflow);
                 if s == t {
                     // stored with -1 on the candidate side so that a loop meets a loop
                     let other = if side == 0 { wide(s)? } else { -1 };
                     if let Some(line) = raw.get_mut(s) {
-                        line.push(("loop", relation, label, other));
+                        line.push((Meets::Loop, relation, label, other));
                     }
                     continue;
                 }
                 let (source, target) = (wide(s)?, wide(t)?);
                 if let Some(line) = raw.get_mut(s) {
-                    line.push(("out", relation, label, target));
+                    line.push((Meets::Out, relation, label, target));
                 }
                 if let Some(line) = raw.get_mut(t) {
-                    line.push(("in", relation, label, source));
+                    line.push((Meets::In, relation, label, source));
                 }
             }
             let mut numbered = Vec::with_capacity(raw.len());
@@ -681,14 +721,16 @@ impl Resolver<'_> {
         state.refs.bijections.append(&mut resolution.bijections);
         let (graph, gold_vertices, gold_edges) = built?;
         let labels = ranked_labels(&graph);
-        let edges: Vec<WlEdge<&str, usize>> = graph
+        let relations = ranked_relations(&graph);
+        let edges: Vec<WlEdge<usize, usize>> = graph
             .edges
             .iter()
+            .zip(relations.iter().copied())
             .zip(labels.iter().copied())
-            .map(|(edge, label)| WlEdge {
+            .map(|((edge, relation), label)| WlEdge {
                 source: edge.source,
                 target: edge.target,
-                relation: edge.relation.as_str(),
+                relation,
                 label,
             })
             .collect();
@@ -699,6 +741,7 @@ impl Resolver<'_> {
             gold_edges,
             rounds,
             labels,
+            relations,
         })
     }
 
@@ -955,7 +998,7 @@ impl DocumentScore for Trials<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ranked_labels, utf8};
+    use super::{ranked_labels, ranked_relations, utf8};
     use crate::align::refer::{Edge, Graph};
 
     #[test]
@@ -995,5 +1038,24 @@ mod tests {
         let rank = |k: usize| ranked.get(k).copied();
         assert_eq!(rank(1), rank(3));
         assert!(rank(2) < rank(1) && rank(1) < rank(0) && rank(0) < rank(4));
+    }
+
+    #[test]
+    fn relations_rank_in_str_order_equal_relations_equal_ranks() {
+        let edge = |relation: &str| Edge {
+            source: 0,
+            target: 0,
+            relation: relation.to_owned(),
+            label: Vec::new().into(),
+        };
+        let graph = Graph {
+            vertices: Vec::new(),
+            edges: ["b->a", "a", "b->a", "\u{0}occurrence", "é", "a"]
+                .into_iter()
+                .map(edge)
+                .collect(),
+            seeds: Vec::new(),
+        };
+        assert_eq!(ranked_relations(&graph), vec![2, 1, 2, 0, 3, 1]);
     }
 }
