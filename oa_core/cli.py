@@ -28,7 +28,8 @@ Other packages add commands through the entry point group ``oa_core.commands``: 
 entry point is a callable ``register(subparsers)`` that adds one sub-parser whose
 default ``run`` is ``run(args) -> int`` (it may raise :class:`BadInput`). This is
 how the explorer's ``oa explore`` is installed (``app.launch:register``); the
-library itself knows nothing of the explorer.
+library itself knows nothing of the explorer. They are looked for only when the command
+is none of ``oa``'s own (or for ``--help``).
 
 Examples
 --------
