@@ -198,30 +198,39 @@ impl<'py, 'text> Reader<'py, 'text> {
         }
     }
 
-    /// An object key at its opening quote: the `str` made for the same key before, if
-    /// it had no escape (the same text then is the same key).
+    /// An object key at its opening quote: made once per text when it is short and
+    /// has no escape (the same bytes then are the same key), else read as any string.
     fn key(&mut self) -> Read<Bound<'py, PyString>> {
         let start = self.at + 1;
-        let plain = self
+        // only the bytes a remembered key may span are looked at: a long key is read
+        // once, by `string`
+        let window = self
             .bytes
             .get(start..)
-            .and_then(|rest| {
-                rest.iter()
+            .and_then(|rest| rest.get(..rest.len().min(REMEMBERED_KEY_BYTES + 1)));
+        let Some(text) = window
+            .and_then(|window| {
+                window
+                    .iter()
                     .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
             })
             .filter(|&length| self.bytes.get(start + length) == Some(&b'"'))
-            .and_then(|length| self.source.get(start..start + length));
-        let Some(text) = plain.filter(|text| text.len() <= REMEMBERED_KEY_BYTES) else {
+            .and_then(|length| self.source.get(start..start + length))
+        else {
             return self.string();
         };
-        if let Some((_, key)) = self.keys.iter().find(|(known, _)| *known == text) {
-            self.at = start + text.len() + 1;
-            return Ok(key.clone());
-        }
-        let key = self.string()?;
-        if self.keys.len() < REMEMBERED_KEYS {
-            self.keys.push((text, key.clone()));
-        }
+        let key = match self.keys.iter().find(|(known, _)| *known == text) {
+            Some((_, key)) => key.clone(),
+            None => {
+                // its ends are ASCII quotes and it holds no escape: the text is the key
+                let key = PyString::new(self.py, text);
+                if self.keys.len() < REMEMBERED_KEYS {
+                    self.keys.push((text, key.clone()));
+                }
+                key
+            }
+        };
+        self.at = start + text.len() + 1;
         Ok(key)
     }
 
