@@ -76,8 +76,8 @@ from oa_core.schema import Schema
 from synthetic import make_org2graph_example
 from synthetic.org2graph import sample_params
 
-__all__ = ["in_process_at_once", "in_process_seconds", "main", "make_pairs", "measure",
-           "measure_reading", "reading_document"]
+__all__ = ["batch_feedback", "in_process_at_once", "in_process_seconds", "main", "make_pairs",
+           "measure", "measure_reading", "reading_document"]
 
 
 def make_pairs(count: int, seed: int = 0) -> tuple[list[str], dict[str, Any]]:
@@ -143,15 +143,21 @@ def in_process_seconds(lines: Sequence[str], raw_schema: dict[str, Any]) -> floa
     """CPU seconds of :func:`oa_core.feedback` over the pairs of ``lines``, in this
     process, with the options ``oa batch`` uses by default (what each of its lines
     computes); the lines are parsed and the schema is parsed before the clock starts."""
-    options = BatchOptions()
     schema = Schema.parse(raw_schema)
     pairs = [json.loads(line) for line in lines]
     start = time.process_time()
+    batch_feedback(pairs, schema)
+    return time.process_time() - start
+
+
+def batch_feedback(pairs: Sequence[dict[str, Any]], schema: Schema) -> None:
+    """:func:`oa_core.feedback` of each parsed pair line with the options ``oa batch``
+    uses by default: the work of its lines without the command around it."""
+    options = BatchOptions()
     for pair in pairs:
         feedback(pair["gold"], pair["candidate"], schema, top_k=options.top_k,
                  min_delta=options.min_delta, style="compact",
                  options=options.align_options)
-    return time.process_time() - start
 
 
 def in_process_at_once(lines: Sequence[str], raw_schema: dict[str, Any],

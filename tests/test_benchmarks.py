@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
+
+import pytest
 
 import oa_core
-from benchmarks import alignment_speed, batch, bits, explorer_speed
+from benchmarks import alignment_speed, batch, bits, explorer_speed, throughput
 from oa_core.build import describe_build
 
 
@@ -59,3 +62,44 @@ def test_batch_compares_two_workers_with_two_processes_at_once(tmp_path) -> None
     assert at_once["workers"] == local["workers"] == 2
     assert at_once["pairs_per_cpu_s"] > 0 and at_once["vs_same_load"] == 1.0
     assert local["vs_same_load"] == local["pairs_per_cpu_s"] / at_once["pairs_per_cpu_s"]
+
+
+def test_instruction_counts_are_the_difference_of_two_runs(tmp_path) -> None:
+    from benchmarks import instructions
+
+    assert instructions.per_unit((20, 1_000), (220, 3_000)) == 10.0
+    with pytest.raises(ValueError, match="more calls"):
+        instructions.per_unit((20, 1_000), (20, 3_000))
+    # one callgrind file per process (the command and its workers), each summed
+    for pid, total in ((11, 700), (12, 300)):
+        (tmp_path / f"cg.{pid}").write_text(f"version: 1\ncmd: python\nsummary: {total}\n")
+    assert instructions.summed_totals(tmp_path, "cg") == 1_000
+    (tmp_path / "cg.13").write_text("version: 1\n")  # a process killed before its end
+    with pytest.raises(RuntimeError, match="no summary line"):
+        instructions.summed_totals(tmp_path, "cg")
+
+
+def test_instruction_children_run_the_calls_they_count(tmp_path, monkeypatch) -> None:
+    from benchmarks import instructions
+
+    calls: list[tuple[Any, Any]] = []
+    monkeypatch.setattr(oa_core, "score", lambda g, c, s, **_: calls.append((g, c)) or 1.0)
+    assert instructions.main(["--child-entry", "flat", "score", "5"]) == 0
+    pairs, _ = throughput.flat_pairs()
+    assert len(calls) == min(20, len(pairs)) + 5  # the warm-up, then the counted calls
+    lines, schema = batch.make_pairs(3)
+    (tmp_path / "p.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    seen: list[Any] = []
+    monkeypatch.setattr(batch, "feedback", lambda gold, *_, **__: seen.append(gold))
+    assert instructions.main(["--child-batch-feedback", str(tmp_path / "p.jsonl"),
+                              str(tmp_path / "s.json"), "2"]) == 0
+    assert seen == [json.loads(line)["gold"] for line in lines[:1] + lines[:2]]
+
+
+def test_instruction_counts_need_valgrind(monkeypatch, capsys) -> None:
+    from benchmarks import instructions
+
+    monkeypatch.setattr(instructions.shutil, "which", lambda _: None)
+    assert instructions.main(["--workloads", "flat", "--entries", "score"]) == 2
+    assert "valgrind is not installed" in capsys.readouterr().err
