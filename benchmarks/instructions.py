@@ -5,7 +5,10 @@ swing by a third between identical runs.
 Each figure is a difference of two runs of one child process under
 ``valgrind --tool=callgrind``: one making ``low`` calls and one making ``high``
 calls after the same set-up (imports, parsing, the warm-up calls), so that
-``(total(high) - total(low)) / (high - low)`` is the work of one call alone.
+``(total(high) - total(low)) / (high - low)`` is the work of one call alone. The
+set-up itself varies by a few million instructions between identical runs (the
+allocator returns memory on a timer), so each workload's default ``high`` makes its
+extra calls add up to some 400 million instructions: about 1% of error.
 
 Entries (the default): :mod:`benchmarks.throughput`'s workloads and entry points
 (``running``, ``org2graph``, ``flat``, ``lists``; ``score``, ``align``,
@@ -26,7 +29,7 @@ Needs ``valgrind`` (Debian's package); a run takes minutes (callgrind runs Pytho
 about 50 times slower). Run from the repository root::
 
     python -m benchmarks.instructions
-    python -m benchmarks.instructions --workloads running --entries score --calls 20 220
+    python -m benchmarks.instructions --workloads running --entries score --calls 20 1220
     python -m benchmarks.instructions --batch --pairs 100 400 --workers 1 2
 """
 
@@ -43,8 +46,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["batch_instructions", "callgrind_total", "entry_instructions", "main",
-           "per_unit"]
+__all__ = ["CALLS", "batch_instructions", "callgrind_total", "entry_instructions", "main",
+           "per_unit", "summed_totals"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,6 +104,11 @@ def callgrind_total(command: Sequence[str], *, cwd: Path = ROOT) -> int:
             raise RuntimeError(f"{' '.join(command)} exited with {done.returncode}:\n"
                                f"{done.stderr[-2000:]}")
         return summed_totals(out_dir, "cg")
+
+
+CALLS = {"running": (20, 1_220), "org2graph": (20, 340), "flat": (20, 20_020),
+         "lists": (20, 2_520)}
+"""Each workload's default calls of the two runs (see the module)."""
 
 
 def entry_instructions(workload: str, entry: str, calls: tuple[int, int]) -> float:
@@ -175,8 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workloads", nargs="+",
                         default=["running", "org2graph", "flat", "lists"])
     parser.add_argument("--entries", nargs="+", default=["score", "feedback"])
-    parser.add_argument("--calls", type=int, nargs=2, default=(20, 220),
-                        metavar=("LOW", "HIGH"), help="calls of the two runs (20 220)")
+    parser.add_argument("--calls", type=int, nargs=2, metavar=("LOW", "HIGH"),
+                        help="calls of the two runs (default: the workload's CALLS)")
     parser.add_argument("--batch", action="store_true",
                         help="count oa batch per pair instead, against in-process")
     parser.add_argument("--pairs", type=int, nargs=2, default=(100, 400),
@@ -210,7 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{'workload':<10} {'entry':<9} {'instructions/call':>18}")
             for workload in args.workloads:
                 for entry in args.entries:
-                    count = entry_instructions(workload, entry, (args.calls[0], args.calls[1]))
+                    calls = (args.calls[0], args.calls[1]) if args.calls else CALLS[workload]
+                    count = entry_instructions(workload, entry, calls)
                     rows.append({"workload": workload, "entry": entry, "per_call": count})
                     print(f"{workload:<10} {entry:<9} {count:>18,.0f}", flush=True)
     except RuntimeError as error:
