@@ -371,17 +371,10 @@ class _Collector:
         """Every row's repairs, in preorder. A row is read when its parent's children
         are gone through (a container neither perfect nor replaced whole), unless it is
         a perfect leaf under its own key (the common case: nothing read but its kind,
-        status, score and keys; a leaf has no children, and one in a list has no keys).
-        A row read gets its values and effective weights from its parent's here (what
-        :meth:`reach` does, written out: the walk reads most rows)."""
+        status, score and keys; a leaf has no children, and one in a list has no keys)."""
         rows = self.rows
         parents, kinds, statuses, scores = rows.parent, rows.kind, rows.status, rows.score
         gold_keys, candidate_keys = rows.gold_key, rows.candidate_key
-        golds, candidates = rows.gold, rows.candidate
-        effective, key_effective = rows.effective_weight, rows.key_effective_weight
-        steps = rows.steps
-        gold_indices, candidate_indices, weights, key_weights = (
-            steps if steps is not None else ((), (), (), ()))
         last = len(parents) - 1
         opened = [False] * len(parents)  # whether the walk goes through a row's children
         for row, parent in enumerate(parents):
@@ -395,19 +388,7 @@ class _Collector:
                 if not opened[parent]:
                     continue
                 in_map = kinds[parent] == _MAP
-                if steps is not None:
-                    gold, candidate = golds[parent], candidates[parent]
-                    if gold_key is not None:
-                        golds[row] = gold[gold_key]
-                    elif (index := gold_indices[row]) is not None:
-                        golds[row] = gold[index]
-                    if candidate_key is not None:
-                        candidates[row] = candidate[candidate_key]
-                    elif (index := candidate_indices[row]) is not None:
-                        candidates[row] = candidate[index]
-                    above = effective[parent]
-                    effective[row] = above * weights[row]
-                    key_effective[row] = above * key_weights[row]
+                self.reach(row, parent)
             status = statuses[row]
             if status in _ABSENT:
                 assert parent is not None  # the root is matched
