@@ -371,35 +371,38 @@ class _Collector:
         """Every row's repairs, in preorder. A row is read when its parent's children
         are gone through (a container neither perfect nor replaced whole), unless it is
         a perfect leaf under its own key (the common case: nothing read but its kind,
-        status and score)."""
+        status, score and keys; a leaf has no children, and one in a list has no keys)."""
         rows = self.rows
         parents, kinds, statuses, scores = rows.parent, rows.kind, rows.status, rows.score
         gold_keys, candidate_keys = rows.gold_key, rows.candidate_key
         last = len(parents) - 1
         opened = [False] * len(parents)  # whether the walk goes through a row's children
         for row, parent in enumerate(parents):
-            if parent is not None and not opened[parent]:
+            kind, score = kinds[row], scores[row]
+            gold_key, candidate_key = gold_keys[row], candidate_keys[row]
+            if kind == _LEAF and score >= 1.0 and statuses[row] == _MATCHED and (
+                    gold_key == candidate_key):
                 continue
-            kind, status, score = kinds[row], statuses[row], scores[row]
-            childless = row == last or parents[row + 1] != row
-            in_map = parent is not None and kinds[parent] == _MAP
+            in_map = False
             if parent is not None:
-                if (score >= 1.0 and kind == _LEAF and status == _MATCHED and childless
-                        and (not in_map or gold_keys[row] == candidate_keys[row])):
+                if not opened[parent]:
                     continue
+                in_map = kinds[parent] == _MAP
                 self.reach(row, parent)
+            status = statuses[row]
             if status in _ABSENT:
                 assert parent is not None  # the root is matched
                 self.structural(row, parent)
                 continue
-            if (in_map and gold_keys[row] is not None and candidate_keys[row] is not None
-                    and gold_keys[row] != candidate_keys[row]):
+            if (in_map and gold_key is not None and candidate_key is not None
+                    and gold_key != candidate_key):
                 assert parent is not None
                 self.rename(row, parent)
             if kind == _ID:
                 self.identifier(row)
             elif kind == _REF and score >= 1.0:
                 self.keep_dangling(row)
+            childless = row == last or parents[row + 1] != row
             if score >= 1.0 and childless:
                 continue
             if status == _TYPE_MISMATCH:
