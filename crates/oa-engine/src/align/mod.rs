@@ -73,4 +73,4 @@ pub use sparse::{
 pub use strategy::{pair_unordered, Cells, MatrixScores, PairScores, Paired, Strategy};
 pub use structure::{Incident, References, Structure};
 pub use twins::{twin_groups, Axis};
-pub use wl::{refine, relabel, Edge as WlEdge};
+pub use wl::{refine, relabel, sorted_distinct, Edge as WlEdge};

@@ -8,8 +8,6 @@
 //! neighbour colour)) over its incident edges; a self-loop is one "loop" entry.
 //! Refinement stops when the number of colours stops growing; every round is kept.
 
-use std::collections::BTreeMap;
-
 use super::error::{at, at_mut, AlignError};
 
 /// A directed edge `source -> target` (vertex indices). Relations and labels are
@@ -56,6 +54,20 @@ pub fn relabel<T: Ord>(signatures: &[T]) -> Vec<usize> {
         }
     }
     colours
+}
+
+/// The distinct values of `keys`, in order: a value's rank among them is its index
+/// (`binary_search`), as a `BTreeMap` of them would number them, for one sort of a
+/// flat list instead of a tree's nodes.
+///
+/// ```
+/// use oa_engine::align::sorted_distinct;
+/// assert_eq!(sorted_distinct(vec!["b", "a", "b"]), vec!["a", "b"]);
+/// ```
+pub fn sorted_distinct<T: Ord>(mut keys: Vec<T>) -> Vec<T> {
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 /// The number of distinct colours of a relabelled colouring (its largest plus one).
@@ -148,11 +160,7 @@ fn incidence<R: Ord, L: Ord>(
             found.push((edge.target, (Direction::In, relation, label), edge.source));
         }
     }
-    let mut rank: BTreeMap<(Direction, &R, &L), usize> =
-        found.iter().map(|&(_, kind, _)| (kind, 0)).collect();
-    for (k, slot) in rank.values_mut().enumerate() {
-        *slot = k;
-    }
+    let kinds = sorted_distinct(found.iter().map(|&(_, kind, _)| kind).collect());
     // counting sort by vertex: each vertex's ends in the order met
     let mut starts = vec![0; vertices + 1];
     for &(v, _, _) in &found {
@@ -165,10 +173,9 @@ fn incidence<R: Ord, L: Ord>(
     let mut next = starts.clone();
     let mut ends = vec![(0, 0); found.len()];
     for (v, kind, u) in found {
-        let k = rank
-            .get(&kind)
-            .copied()
-            .ok_or(AlignError::Internal("edge kind"))?;
+        let k = kinds
+            .binary_search(&kind)
+            .map_err(|_| AlignError::Internal("edge kind"))?;
         let slot = at_mut(&mut next, v, "incident slot")?;
         *at_mut(&mut ends, *slot, "incident")? = (k, u);
         *slot += 1;

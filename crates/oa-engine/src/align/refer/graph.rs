@@ -24,6 +24,7 @@ use super::error::ReferError;
 use super::index::id_key;
 use super::index::{Carrier, DocumentIndex};
 use super::schema::ScopeSchema;
+use crate::align::sorted_distinct;
 use crate::compare::Value;
 use crate::plan::ScopeId;
 use crate::score::{write_canonical, write_json_str, write_json_string, IdKey, Json};
@@ -206,11 +207,21 @@ struct Context<'a> {
     group: &'a BTreeSet<ScopeId>,
     side: Side,
     resolution: &'a Resolution,
-    ids: BTreeMap<ScopeId, BTreeSet<&'a IdKey>>,
+    /// Each unresolved scope's distinct ids, sorted (searched by a borrowed id).
+    ids: BTreeMap<ScopeId, Vec<&'a IdKey>>,
     scratch: Scratch,
 }
 
 impl Context<'_> {
+    /// Whether some record of the unresolved `scope` has the id `value` names.
+    fn names_a_record(&self, scope: ScopeId, value: &Json) -> bool {
+        Named::of(value).is_some_and(|named| {
+            self.ids
+                .get(&scope)
+                .is_some_and(|ids| ids.binary_search_by(|key| named.order(key)).is_ok())
+        })
+    }
+
     /// A carrier's label: its references and exact scalars as canonical rows
     /// (in `self.scratch.out`).
     fn carrier_label(&mut self, carrier: &Carrier) -> &[u32] {
@@ -224,23 +235,17 @@ impl Context<'_> {
                 continue;
             }
             let role = &*reference.role;
-            let key = id_key(reference.value);
             match self.resolution.bijections.get(&reference.scope) {
                 None => {
                     // which record it names is not known yet, but whether it names
                     // one is, on each side alone (so relabelling changes nothing)
-                    let named = key.is_some_and(|key| {
-                        self.ids
-                            .get(&reference.scope)
-                            .is_some_and(|ids| ids.contains(&&key))
-                    });
-                    if !named {
+                    if !self.names_a_record(reference.scope, reference.value) {
                         items.push((role, Item::Marker("dangling")));
                     }
                 }
                 Some(bijection) => match self.side {
                     Side::Gold => {
-                        let mapped = key
+                        let mapped = id_key(reference.value)
                             .and_then(|key| bijection.get(&key))
                             .and_then(Option::as_ref);
                         items.push((role, mapped.map_or(Item::Marker("unmatched"), Item::Value)));
@@ -273,12 +278,12 @@ pub fn build_graph(
             .ok_or_else(|| ReferError::UnknownScope(declared.name.clone()))?;
         // a label reads the ids of the unresolved scopes out of the group only
         if !resolution.is_resolved(scope) && !group.contains(&scope) {
-            let keys: BTreeSet<&IdKey> = index
+            let keys = index
                 .scope_records(scope)
                 .iter()
                 .filter_map(|r| r.key.as_ref())
                 .collect();
-            ids.insert(scope, keys);
+            ids.insert(scope, sorted_distinct(keys));
         }
     }
     let mut context = Context {

@@ -20,16 +20,16 @@ use std::sync::Arc;
 
 use super::blocked::{cell_levels, keeps_whole, pair_blocks, BlockedScope, Context};
 use super::error::ReferError;
-use super::graph::{build_graph, Graph, Resolution, Side, VertexKind, OCCURRENCE};
+use super::graph::{build_graph, Edge, Graph, Resolution, Side, VertexKind, OCCURRENCE};
 use super::histories::Histories;
 use super::index::{DocumentIndex, Record};
 use super::schema::ScopeSchema;
 use super::size::{check_size, TooBig};
 use super::state::{Documents, Levels, PairCells, Paired, Referential, State};
 use crate::align::{
-    blocks, pair_scope, refine, settle_by_score, AlignError, Budget, Canonical, DocumentScore,
-    Incident, Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, TieRule, WlEdge,
-    WlMode, SCORED_RECORDS,
+    blocks, pair_scope, refine, settle_by_score, sorted_distinct, AlignError, Budget, Canonical,
+    DocumentScore, Incident, Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, TieRule,
+    WlEdge, WlMode, SCORED_RECORDS,
 };
 use crate::plan::ScopeId;
 use crate::score::Json;
@@ -318,28 +318,8 @@ fn settle_levels(levels: &Levels) -> (Vec<Matrix<f64>>, Vec<Matrix<i64>>) {
 /// ranks order as the labels do (code point order, Python's) and equal labels stay
 /// equal.
 fn ranked_labels(graph: &Graph) -> Vec<usize> {
-    // a carrier's edges come together and share its label: one lookup per run
-    let same = |a: Option<&Arc<[u32]>>, b: &Arc<[u32]>| a.is_some_and(|a| Arc::ptr_eq(a, b));
-    let mut distinct: BTreeSet<&[u32]> = BTreeSet::new();
-    let mut last = None;
-    for edge in &graph.edges {
-        if !same(last, &edge.label) {
-            distinct.insert(&edge.label);
-        }
-        last = Some(&edge.label);
-    }
-    let rank: BTreeMap<&[u32], usize> = distinct.into_iter().zip(0..).collect();
-    let mut ranks = Vec::with_capacity(graph.edges.len());
-    let mut last: Option<(&Arc<[u32]>, usize)> = None;
-    for edge in &graph.edges {
-        let found = match last {
-            Some((label, found)) if Arc::ptr_eq(label, &edge.label) => found,
-            _ => rank.get(&*edge.label).copied().unwrap_or(0),
-        };
-        last = Some((&edge.label, found));
-        ranks.push(found);
-    }
-    ranks
+    // a carrier's edges come together and share its label: one entry per run
+    ranks_by_runs(&graph.edges, |edge| &*edge.label, |a, b| std::ptr::eq(a, b))
 }
 
 /// One side's records of a scope in a refined graph: their vertices, in order.
@@ -361,28 +341,36 @@ fn record_vertices(graph: &Graph, range: std::ops::Range<usize>, scope: ScopeId)
 /// rank among the distinct relations (`str` order, code point order), so that
 /// signatures compare numbers, not texts, and order as the texts would.
 fn ranked_relations(graph: &Graph) -> Vec<usize> {
-    // an edge's relation is often the one before it: one insertion and one lookup
-    // per run
-    let mut distinct: BTreeSet<&str> = BTreeSet::new();
-    let mut previous = None;
-    for edge in &graph.edges {
-        let relation = edge.relation.as_str();
-        if previous != Some(relation) {
-            distinct.insert(relation);
+    // an edge's relation is often the one before it: one entry per run
+    ranks_by_runs(&graph.edges, |edge| edge.relation.as_str(), |a, b| a == b)
+}
+
+/// Each edge's key (`key_of`) as its rank among the distinct keys. Edges in a row
+/// with the `same` key are looked up once: the run's first is ranked, and the rest
+/// share its rank.
+fn ranks_by_runs<'a, K: Ord + ?Sized + 'a>(
+    edges: &'a [Edge],
+    key_of: impl Fn(&'a Edge) -> &'a K,
+    same: impl Fn(&K, &K) -> bool,
+) -> Vec<usize> {
+    let mut firsts: Vec<&K> = Vec::new();
+    for edge in edges {
+        let key = key_of(edge);
+        if !firsts.last().is_some_and(|&last| same(last, key)) {
+            firsts.push(key);
         }
-        previous = Some(relation);
     }
-    let rank: BTreeMap<&str, usize> = distinct.into_iter().zip(0..).collect();
-    let mut last: Option<(&str, usize)> = None;
-    let mut ranks = Vec::with_capacity(graph.edges.len());
-    for edge in &graph.edges {
-        let relation = edge.relation.as_str();
-        let found = match last {
-            Some((text, found)) if text == relation => found,
-            _ => rank.get(relation).copied().unwrap_or(0),
+    let distinct = sorted_distinct(firsts);
+    let mut ranks = Vec::with_capacity(edges.len());
+    let mut last: Option<(&K, usize)> = None;
+    for edge in edges {
+        let key = key_of(edge);
+        let rank = match last {
+            Some((previous, rank)) if same(previous, key) => rank,
+            _ => distinct.binary_search(&key).unwrap_or(0),
         };
-        last = Some((relation, found));
-        ranks.push(found);
+        last = Some((key, rank));
+        ranks.push(rank);
     }
     ranks
 }
