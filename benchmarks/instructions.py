@@ -180,9 +180,10 @@ def _child_batch_feedback(pairs_file: str, schema_file: str, count: int) -> None
 def main(argv: Sequence[str] | None = None) -> int:
     """Count and print the instructions per call (or per batch pair)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workloads", nargs="+",
+    parser.add_argument("--workloads", nargs="+", choices=sorted(CALLS),
                         default=["running", "org2graph", "flat", "lists"])
-    parser.add_argument("--entries", nargs="+", default=["score", "feedback"])
+    parser.add_argument("--entries", nargs="+", choices=["score", "align", "feedback"],
+                        default=["score", "feedback"])
     parser.add_argument("--calls", type=int, nargs=2, metavar=("LOW", "HIGH"),
                         help="calls of the two runs (default: the workload's CALLS)")
     parser.add_argument("--batch", action="store_true",
