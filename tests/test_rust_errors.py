@@ -95,6 +95,16 @@ def test_the_first_problem_in_document_order_is_named():
     assert _same(lambda: oa_core.score(value, value, {}))[2] == "/a/0"
 
 
+def test_a_string_is_measured_in_characters_not_bytes():
+    # 2 bytes a character in UTF-8: over the limit in bytes, within it in characters
+    within, over = {"a": "\u00e9" * 30}, {"a": "\u00e9" * 31}
+    assert _outcome(lambda: oa_core.score(within, within, {}, limits=_LIMITS)) == (
+        "score", 1.0)
+    refused = _outcome(lambda: oa_core.score(within, over, {}, limits=_LIMITS))
+    assert refused[:3] == ("InputError", "candidate", "/a")
+    assert "31" in refused[3]
+
+
 def test_subclasses_and_wide_integers_are_taken_exactly():
     wide = 2**200 + 1
     gold = OrderedDict(a=[wide, 2**1023, LARGEST_FLOAT_INTEGER], b=True)

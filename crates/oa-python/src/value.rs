@@ -62,13 +62,13 @@ impl Bounds {
 /// it nests deeper than the engine follows: see [`MAX_NESTING`]).
 #[pyfunction]
 pub(crate) fn is_plain_json(value: &Bound<'_, PyAny>, limits: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(with_spares(|spares| walk(value, Bounds::of(limits)?, 0, &mut Vec::new(), spares))?.is_ok())
+    Ok(with_spares(|spares| walk(value, Bounds::of(limits)?, 0, spares))?.is_ok())
 }
 
 /// `object` as a [`Json`], or the `InputError` of its first problem in `document`
 /// (`"gold"`, `"candidate"`), as `check_json` raises it.
 pub(crate) fn convert(object: &Bound<'_, PyAny>, bounds: Bounds, document: &str) -> PyResult<Json> {
-    match with_spares(|spares| walk(object, bounds, 0, &mut Vec::new(), spares))? {
+    match with_spares(|spares| walk(object, bounds, 0, spares))? {
         Ok(value) => Ok(value),
         Err(refusal) => Err(input_error(object.py(), &refusal, document, bounds)?),
     }
@@ -76,7 +76,7 @@ pub(crate) fn convert(object: &Bound<'_, PyAny>, bounds: Bounds, document: &str)
 
 /// `object` as a [`Json`], or `None` where it is no plain JSON within `bounds`.
 pub(crate) fn json(object: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option<Json>> {
-    Ok(with_spares(|spares| walk(object, bounds, 0, &mut Vec::new(), spares))?.ok())
+    Ok(with_spares(|spares| walk(object, bounds, 0, spares))?.ok())
 }
 
 /// The buffers of documents done with, kept for the next conversions on their thread:
@@ -191,17 +191,9 @@ fn plain_integer(object: &Bound<'_, PyAny>) -> PyResult<Result<Json, Trouble>> {
     Ok(Ok(Json::Leaf(Value::Number(Number::Int(value)))))
 }
 
-/// A `str`'s code points (into `spare`, an empty buffer), or the first lone surrogate
-/// it holds.
-fn code_points(
-    string: &Bound<'_, PyString>,
-    mut spare: Vec<u32>,
-) -> PyResult<Result<Vec<u32>, u32>> {
-    // a string with a UTF-8 form holds no lone surrogate: only the others are searched
-    if let Ok(utf8) = string.to_str() {
-        push_utf8_points(&mut spare, utf8);
-        return Ok(Ok(spare));
-    }
+/// The code points of a `str` without a UTF-8 form, or the first lone surrogate it
+/// holds (a `str` with a UTF-8 form holds none).
+fn surrogate_points(string: &Bound<'_, PyString>) -> PyResult<Result<Vec<u32>, u32>> {
     let points = text(string)?;
     match points
         .iter()
@@ -213,14 +205,11 @@ fn code_points(
 }
 
 /// The conversion of `object` at nesting `level` (the root at 0): the value, or the
-/// first problem (its pointer gathered on the way back up). `pending`: the entries
-/// (key and value) of the objects being converted, one stack for the whole document
-/// (no vector per object), each object's in reverse above its parent's.
-fn walk<'py>(
-    object: &Bound<'py, PyAny>,
+/// first problem (its pointer gathered on the way back up).
+fn walk(
+    object: &Bound<'_, PyAny>,
     bounds: Bounds,
     level: usize,
-    pending: &mut Vec<(String, Bound<'py, PyAny>)>,
     spares: &mut Spares,
 ) -> PyResult<Result<Json, Refusal>> {
     let refuse = |trouble: Trouble| Ok(Err(Refusal::new(trouble)));
@@ -238,11 +227,23 @@ fn walk<'py>(
         return Ok(Ok(Json::Leaf(Value::Boolean(object.is_truthy()?))));
     }
     if let Ok(string) = object.cast::<PyString>() {
+        if let Ok(utf8) = string.to_str() {
+            // no more characters than bytes: counted only past the limit
+            if utf8.len() > bounds.string_length {
+                let length = utf8.chars().count();
+                if length > bounds.string_length {
+                    return refuse(Trouble::StringLength(length));
+                }
+            }
+            let mut points = spares.text();
+            push_utf8_points(&mut points, utf8);
+            return Ok(Ok(Json::Leaf(Value::Text(points))));
+        }
         let length = string.len()?;
         if length > bounds.string_length {
             return refuse(Trouble::StringLength(length));
         }
-        return Ok(match code_points(string, spares.text())? {
+        return Ok(match surrogate_points(string)? {
             Ok(points) => Ok(Json::Leaf(Value::Text(points))),
             Err(surrogate) => Err(Refusal::new(Trouble::Surrogate {
                 surrogate,
@@ -266,7 +267,7 @@ fn walk<'py>(
         }
         let mut items = Vec::with_capacity(list.len());
         for (index, item) in list.iter().enumerate() {
-            match walk(&item, bounds, level + 1, pending, spares)? {
+            match walk(&item, bounds, level + 1, spares)? {
                 Ok(value) => items.push(value),
                 Err(refusal) => return Ok(Err(refusal.below(index.to_string()))),
             }
@@ -277,51 +278,63 @@ fn walk<'py>(
         if dict.len() > bounds.items {
             return refuse(Trouble::Items(dict.len()));
         }
-        // every key is checked before any value (as `check_json` walks an object)
-        let base = pending.len();
-        pending.reserve(dict.len());
-        let mut entries = spares.entries(dict.len());
-        // a dict holds no two equal `str` keys, but may two equal keys of a subclass
-        // hashed its own way
-        let mut distinct = true;
-        for (key, item) in dict.iter() {
-            let Ok(name) = key.cast::<PyString>() else {
-                return refuse(Trouble::Key(key.unbind()));
-            };
-            distinct &= name.is_exact_instance_of::<PyString>();
-            let name = match name.to_str() {
-                Ok(name) => spares.name(name),
-                Err(_) => match code_points(name, Vec::new())? {
-                    Err(surrogate) => {
-                        return refuse(Trouble::Surrogate {
-                            surrogate,
-                            key: true,
-                        })
-                    }
-                    // not reached: a `str` without a lone surrogate has a UTF-8 form
-                    Ok(points) => points.into_iter().filter_map(char::from_u32).collect(),
-                },
-            };
-            pending.push((name, item));
-        }
-        // popped in document order
-        if let Some(values) = pending.get_mut(base..) {
-            values.reverse();
-        }
-        while pending.len() > base {
-            let Some((name, item)) = pending.pop() else {
-                break;
-            };
-            match walk(&item, bounds, level + 1, pending, spares)? {
-                Ok(converted) => entries.push((name, converted)),
-                Err(refusal) => return Ok(Err(refusal.below(name))),
-            }
-        }
-        return Ok(Ok(if distinct {
-            Json::object_of_distinct(entries)
-        } else {
-            Json::object(entries)
-        }));
+        return object_entries(dict, bounds, level, spares);
     }
     refuse(Trouble::NotJson(object.get_type().name()?.to_string()))
+}
+
+/// An object's conversion in one pass over its entries, each key checked before its
+/// value is converted. `check_json` checks every key before any value: where a value
+/// is refused, a later key's problem is named instead, if there is one.
+fn object_entries(
+    dict: &Bound<'_, PyDict>,
+    bounds: Bounds,
+    level: usize,
+    spares: &mut Spares,
+) -> PyResult<Result<Json, Refusal>> {
+    let mut entries = spares.entries(dict.len());
+    // a dict holds no two equal `str` keys, but may two equal keys of a subclass
+    // hashed its own way
+    let mut distinct = true;
+    for (index, (key, item)) in dict.iter().enumerate() {
+        let name = match key_name(&key, spares)? {
+            Ok(name) => name,
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        distinct &= key.is_exact_instance_of::<PyString>();
+        match walk(&item, bounds, level + 1, spares)? {
+            Ok(converted) => entries.push((name, converted)),
+            Err(refusal) => {
+                for (later, _) in dict.iter().skip(index + 1) {
+                    if let Err(first) = key_name(&later, &mut Spares::default())? {
+                        return Ok(Err(first));
+                    }
+                }
+                return Ok(Err(refusal.below(name)));
+            }
+        }
+    }
+    Ok(Ok(if distinct {
+        Json::object_of_distinct(entries)
+    } else {
+        Json::object(entries)
+    }))
+}
+
+/// An object key's text, or its problem: not a `str`, or a lone surrogate in it.
+fn key_name(key: &Bound<'_, PyAny>, spares: &mut Spares) -> PyResult<Result<String, Refusal>> {
+    let Ok(name) = key.cast::<PyString>() else {
+        return Ok(Err(Refusal::new(Trouble::Key(key.clone().unbind()))));
+    };
+    if let Ok(name) = name.to_str() {
+        return Ok(Ok(spares.name(name)));
+    }
+    Ok(match surrogate_points(name)? {
+        Err(surrogate) => Err(Refusal::new(Trouble::Surrogate {
+            surrogate,
+            key: true,
+        })),
+        // not reached: a `str` without a lone surrogate has a UTF-8 form
+        Ok(points) => Ok(points.into_iter().filter_map(char::from_u32).collect()),
+    })
 }
