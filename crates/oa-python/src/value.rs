@@ -191,15 +191,19 @@ fn plain_integer(object: &Bound<'_, PyAny>) -> PyResult<Result<Json, Trouble>> {
     Ok(Ok(Json::Leaf(Value::Number(Number::Int(value)))))
 }
 
-/// The code points of a `str` without a UTF-8 form, or the first lone surrogate it
-/// holds (a `str` with a UTF-8 form holds none).
-fn surrogate_points(string: &Bound<'_, PyString>) -> PyResult<Result<Vec<u32>, u32>> {
+/// The code points of a `str` without a UTF-8 form (a string value, or an object
+/// key), or the refusal of the first lone surrogate it holds (a `str` with a UTF-8
+/// form holds none).
+fn surrogate_points(
+    string: &Bound<'_, PyString>,
+    key: bool,
+) -> PyResult<Result<Vec<u32>, Refusal>> {
     let points = text(string)?;
     match points
         .iter()
         .find(|&&point| (0xD800..=0xDFFF).contains(&point))
     {
-        Some(&surrogate) => Ok(Err(surrogate)),
+        Some(&surrogate) => Ok(Err(Refusal::new(Trouble::Surrogate { surrogate, key }))),
         None => Ok(Ok(points)),
     }
 }
@@ -243,13 +247,7 @@ fn walk(
         if length > bounds.string_length {
             return refuse(Trouble::StringLength(length));
         }
-        return Ok(match surrogate_points(string)? {
-            Ok(points) => Ok(Json::Leaf(Value::Text(points))),
-            Err(surrogate) => Err(Refusal::new(Trouble::Surrogate {
-                surrogate,
-                key: false,
-            })),
-        });
+        return Ok(surrogate_points(string, false)?.map(|points| Json::Leaf(Value::Text(points))));
     }
     if object.is_instance_of::<PyInt>() {
         return Ok(plain_integer(object)?.map_err(Refusal::new));
@@ -329,12 +327,7 @@ fn key_name(key: &Bound<'_, PyAny>, spares: &mut Spares) -> PyResult<Result<Stri
     if let Ok(name) = name.to_str() {
         return Ok(Ok(spares.name(name)));
     }
-    Ok(match surrogate_points(name)? {
-        Err(surrogate) => Err(Refusal::new(Trouble::Surrogate {
-            surrogate,
-            key: true,
-        })),
-        // not reached: a `str` without a lone surrogate has a UTF-8 form
-        Ok(points) => Ok(points.into_iter().filter_map(char::from_u32).collect()),
-    })
+    // a name, not reached: a `str` without a lone surrogate has a UTF-8 form
+    Ok(surrogate_points(name, true)?
+        .map(|points| points.into_iter().filter_map(char::from_u32).collect()))
 }
