@@ -162,7 +162,7 @@ fn trace_tuple<'py>(
             Ok((
                 edge.source,
                 edge.target,
-                edge.relation.clone(),
+                edge.relation.to_string(),
                 py_text(py, &edge.label)?,
             ))
         })

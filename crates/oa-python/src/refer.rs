@@ -287,7 +287,7 @@ impl NativeIndex {
                 Ok((
                     edge.source + offset,
                     edge.target + offset,
-                    edge.relation,
+                    edge.relation.to_string(),
                     py_text(py, &edge.label)?,
                 ))
             })

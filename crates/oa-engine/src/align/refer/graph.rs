@@ -60,21 +60,72 @@ pub struct Vertex {
 }
 
 /// A directed edge between vertices (numbered in the whole union); the edges of
-/// one carrier (or occurrence) share its label.
+/// one carrier (or occurrence) share its label, the edges of one role its relation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edge {
     pub source: usize,
     pub target: usize,
-    pub relation: String,
+    pub relation: Arc<str>,
     pub label: Arc<[u32]>,
 }
 
-/// Vertices, edges and a seed per vertex, appended to side after side.
+/// Vertices, edges and a seed per vertex, appended to side after side (the
+/// records of a scope share one seed unless blend mode gives each its own).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Graph {
     pub vertices: Vec<Vertex>,
     pub edges: Vec<Edge>,
-    pub seeds: Vec<Vec<u32>>,
+    pub seeds: Vec<Arc<[u32]>>,
+}
+
+/// What one side's edges and hubs share, each made once (an edge's own copy of its
+/// role, a hub's of its seed, were a good part of a graph's allocations): the
+/// relations met so far and the hubs' seed `|`.
+struct Shared {
+    relations: Vec<Arc<str>>,
+    hub_seed: Arc<[u32]>,
+}
+
+impl Shared {
+    fn new() -> Self {
+        Shared {
+            relations: Vec::new(),
+            hub_seed: Arc::from([u32::from('|')].as_slice()),
+        }
+    }
+
+    /// The shared relation named `text` (few relations: a linear search).
+    fn relation(&mut self, text: &str) -> Arc<str> {
+        self.find_or_make(|r| r == text, || Arc::from(text))
+    }
+
+    /// The shared relation `a->b`, its text made only the first time.
+    fn joined(&mut self, a: &str, b: &str) -> Arc<str> {
+        let named = |r: &str| {
+            r.strip_prefix(a)
+                .and_then(|rest| rest.strip_prefix("->"))
+                .is_some_and(|rest| rest == b)
+        };
+        self.find_or_make(named, || {
+            // `format!` costs more than the two roles' bytes
+            let mut relation = String::with_capacity(a.len() + b.len() + 2);
+            relation.extend([a, "->", b]);
+            Arc::from(relation)
+        })
+    }
+
+    fn find_or_make(
+        &mut self,
+        named: impl Fn(&str) -> bool,
+        make: impl FnOnce() -> Arc<str>,
+    ) -> Arc<str> {
+        if let Some(found) = self.relations.iter().find(|r| named(r)) {
+            return Arc::clone(found);
+        }
+        let made = make();
+        self.relations.push(Arc::clone(&made));
+        made
+    }
 }
 
 /// The scopes resolved so far, each with its bijection (gold id -> the candidate id
@@ -209,10 +260,12 @@ struct Context<'a> {
     resolution: &'a Resolution,
     /// Each unresolved scope's distinct ids, sorted (searched by a borrowed id).
     ids: BTreeMap<ScopeId, Vec<&'a IdKey>>,
+    /// A label's items, kept from label to label (emptied after each).
+    items: Vec<(&'a str, Item<'a>)>,
     scratch: Scratch,
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
     /// Whether some record of the unresolved `scope` has the id `value` names.
     fn names_a_record(&self, scope: ScopeId, value: &Json) -> bool {
         Named::of(value).is_some_and(|named| {
@@ -224,12 +277,14 @@ impl Context<'_> {
 
     /// A carrier's label: its references and exact scalars as canonical rows
     /// (in `self.scratch.out`).
-    fn carrier_label(&mut self, carrier: &Carrier) -> &[u32] {
-        let mut items: Vec<(&str, Item<'_>)> = carrier
-            .scalars
-            .iter()
-            .map(|(role, value)| (&**role, Item::Value(value)))
-            .collect();
+    fn carrier_label(&mut self, carrier: &'a Carrier<'_>) -> &[u32] {
+        let mut items = std::mem::take(&mut self.items);
+        items.extend(
+            carrier
+                .scalars
+                .iter()
+                .map(|(role, value)| (&**role, Item::Value(value))),
+        );
         for reference in &carrier.refs {
             if self.group.contains(&reference.scope) {
                 continue;
@@ -255,6 +310,8 @@ impl Context<'_> {
             }
         }
         label(&items, &mut self.scratch);
+        items.clear();
+        self.items = items;
         &self.scratch.out
     }
 }
@@ -291,8 +348,10 @@ pub fn build_graph(
         side,
         resolution,
         ids,
+        items: Vec::new(),
         scratch: Scratch::default(),
     };
+    let mut shared = Shared::new();
     // (scope, id, vertex), sorted once: a key's vertices are a run, in vertex order
     let mut vertices_of: Vec<(ScopeId, &IdKey, usize)> = Vec::new();
     // a vertex per record, at least: the lists grow once, not push by push
@@ -310,6 +369,7 @@ pub fn build_graph(
             Vec::new()
         };
         base.push(u32::from('|'));
+        let scope_seed: Arc<[u32]> = Arc::from(base.as_slice());
         for (i, record) in records.iter().enumerate() {
             let vertex = graph.vertices.len();
             if let Some(key) = &record.key {
@@ -320,19 +380,26 @@ pub fn build_graph(
                 pointer: record.pointer.clone(),
                 label: String::new(),
             });
-            let mut seed = base.clone();
-            if blend {
-                if let Some(carrier) = index.carrier(record.carrier) {
-                    seed.extend(context.carrier_label(carrier));
+            let own = blend
+                .then(|| index.carrier(record.carrier))
+                .flatten()
+                .map(|carrier| context.carrier_label(carrier));
+            graph.seeds.push(match own {
+                Some(own) => {
+                    let mut seed = Vec::with_capacity(base.len() + own.len());
+                    seed.extend_from_slice(&base);
+                    seed.extend_from_slice(own);
+                    seed.into()
                 }
-            }
-            graph.seeds.push(seed);
+                None => Arc::clone(&scope_seed),
+            });
         }
         if schema.is_nested(scope) {
             occurrence_hubs(
                 index,
                 scope,
                 first_vertex.get(&scope).copied().unwrap_or(0),
+                &mut shared,
                 graph,
             );
         }
@@ -369,7 +436,7 @@ pub fn build_graph(
                 .then(|| first_vertex.get(&scope).map(|first| first + i))
                 .flatten()
         });
-        let edge = |source: usize, target: usize, relation: String| Edge {
+        let edge = |source: usize, target: usize, relation: Arc<str>| Edge {
             source,
             target,
             relation,
@@ -378,16 +445,13 @@ pub fn build_graph(
         match (own, ends.as_slice()) {
             (Some(own), _) => {
                 for &(role, v) in &ends {
-                    graph.edges.push(edge(own, v, role.to_owned()));
+                    graph.edges.push(edge(own, v, shared.relation(role)));
                 }
             }
             (None, [(a, u), (b, v)]) if a != b => {
-                // `format!` costs more than the two roles' bytes
-                let mut relation = String::with_capacity(a.len() + b.len() + 2);
-                relation.extend([*a, "->", *b]);
-                graph.edges.push(edge(*u, *v, relation));
+                graph.edges.push(edge(*u, *v, shared.joined(a, b)));
             }
-            (None, [(role, v)]) => graph.edges.push(edge(*v, *v, (*role).to_owned())),
+            (None, [(role, v)]) => graph.edges.push(edge(*v, *v, shared.relation(role))),
             (None, _) => {
                 let hub = graph.vertices.len();
                 let pointer = index.carrier_pointer(carrier);
@@ -397,9 +461,9 @@ pub fn build_graph(
                     pointer: pointer.to_owned(),
                     label: format!("{}-way {shown}", ends.len()),
                 });
-                graph.seeds.push(vec![u32::from('|')]);
+                graph.seeds.push(Arc::clone(&shared.hub_seed));
                 for &(role, v) in &ends {
-                    graph.edges.push(edge(hub, v, role.to_owned()));
+                    graph.edges.push(edge(hub, v, shared.relation(role)));
                 }
             }
         }
@@ -411,7 +475,13 @@ pub fn build_graph(
 /// records' parent pointer), in the order met, with an edge to each of its records
 /// labelled by the occurrence's place (its positions in fixed-order lists are scored:
 /// structure too).
-fn occurrence_hubs(index: &DocumentIndex, scope: ScopeId, first: usize, graph: &mut Graph) {
+fn occurrence_hubs(
+    index: &DocumentIndex,
+    scope: ScopeId,
+    first: usize,
+    shared: &mut Shared,
+    graph: &mut Graph,
+) {
     let mut occurrences: Vec<(&str, Vec<usize>)> = Vec::new();
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, record) in index.scope_records(scope).iter().enumerate() {
@@ -439,13 +509,13 @@ fn occurrence_hubs(index: &DocumentIndex, scope: ScopeId, first: usize, graph: &
             pointer: pointer.to_owned(),
             label: format!("{} in {shown}", members.len()),
         });
-        graph.seeds.push(vec![u32::from('|')]);
+        graph.seeds.push(Arc::clone(&shared.hub_seed));
         let label: Arc<[u32]> = text_of(place).into();
         for i in members {
             graph.edges.push(Edge {
                 source: hub,
                 target: first + i,
-                relation: OCCURRENCE.to_owned(),
+                relation: shared.relation(OCCURRENCE),
                 label: Arc::clone(&label),
             });
         }
@@ -525,7 +595,7 @@ mod tests {
         graph
             .edges
             .iter()
-            .map(|e| (e.source, e.target, e.relation.as_str(), shown(&e.label)))
+            .map(|e| (e.source, e.target, &*e.relation, shown(&e.label)))
             .collect()
     }
 

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use super::blocked::{cell_levels, keeps_whole, pair_blocks, BlockedScope, Context};
 use super::error::ReferError;
-use super::graph::{build_graph, Edge, Graph, Resolution, Side, VertexKind, OCCURRENCE};
+use super::graph::{build_graph, Graph, Resolution, Side, VertexKind, OCCURRENCE};
 use super::histories::Histories;
 use super::index::{DocumentIndex, Record};
 use super::schema::ScopeSchema;
@@ -342,29 +342,37 @@ fn record_vertices(graph: &Graph, range: std::ops::Range<usize>, scope: ScopeId)
 /// signatures compare numbers, not texts, and order as the texts would.
 fn ranked_relations(graph: &Graph) -> Vec<usize> {
     // an edge's relation is often the one before it: one entry per run
-    ranks_by_runs(&graph.edges, |edge| edge.relation.as_str(), |a, b| a == b)
+    ranks_by_runs(&graph.edges, |edge| &*edge.relation, |a, b| a == b)
 }
 
-/// Each edge's key (`key_of`) as its rank among the distinct keys. Edges in a row
-/// with the `same` key are looked up once: the run's first is ranked, and the rest
-/// share its rank.
-fn ranks_by_runs<'a, K: Ord + ?Sized + 'a>(
-    edges: &'a [Edge],
-    key_of: impl Fn(&'a Edge) -> &'a K,
+/// The graph's seeds as the refinement reads them: each seed as its rank among the
+/// distinct seeds, so that the first round's colours are the seeds' own (ranks
+/// order as the seeds do, and equal seeds stay equal) from numbers, not texts.
+fn ranked_seeds(graph: &Graph) -> Vec<usize> {
+    // a scope's records share one seed (blend mode aside): one entry per run
+    ranks_by_runs(&graph.seeds, |seed| &**seed, |a, b| std::ptr::eq(a, b))
+}
+
+/// Each item's key (`key_of`) as its rank among the distinct keys. Items in a row
+/// with the `same` key (which must imply equal keys) are looked up once: the run's
+/// first is ranked, and the rest share its rank.
+fn ranks_by_runs<'a, T, K: Ord + ?Sized + 'a>(
+    items: &'a [T],
+    key_of: impl Fn(&'a T) -> &'a K,
     same: impl Fn(&K, &K) -> bool,
 ) -> Vec<usize> {
     let mut firsts: Vec<&K> = Vec::new();
-    for edge in edges {
-        let key = key_of(edge);
+    for item in items {
+        let key = key_of(item);
         if !firsts.last().is_some_and(|&last| same(last, key)) {
             firsts.push(key);
         }
     }
     let distinct = sorted_distinct(firsts);
-    let mut ranks = Vec::with_capacity(edges.len());
+    let mut ranks = Vec::with_capacity(items.len());
     let mut last: Option<(&K, usize)> = None;
-    for edge in edges {
-        let key = key_of(edge);
+    for item in items {
+        let key = key_of(item);
         let rank = match last {
             Some((previous, rank)) if same(previous, key) => rank,
             _ => distinct.binary_search(&key).unwrap_or(0),
@@ -447,7 +455,7 @@ impl Trace {
             let mut raw: Vec<Vec<RawIncident>> = vec![Vec::new(); vertices.len()];
             let mut hubs = vec![-1i64; vertices.len()];
             for ((edge, &label), &relation) in edges.iter().zip(labels).zip(relations) {
-                if edge.relation == OCCURRENCE {
+                if &*edge.relation == OCCURRENCE {
                     if let Some(t) = index_of(edge.target) {
                         if let Some(hub) = hubs.get_mut(t) {
                             *hub = i64::try_from(edge.source).map_err(|_| AlignError::Overflow)?;
@@ -722,7 +730,7 @@ impl Resolver<'_> {
                 label,
             })
             .collect();
-        let rounds = refine(graph.vertices.len(), &edges, &graph.seeds)?;
+        let rounds = refine(graph.vertices.len(), &edges, &ranked_seeds(&graph))?;
         Ok(Trace {
             graph,
             gold_vertices,
@@ -1008,7 +1016,7 @@ mod tests {
         let edge = |label: Vec<u32>| Edge {
             source: 0,
             target: 0,
-            relation: String::new(),
+            relation: "".into(),
             label: label.into(),
         };
         let graph = Graph {
@@ -1033,7 +1041,7 @@ mod tests {
         let edge = |relation: &str| Edge {
             source: 0,
             target: 0,
-            relation: relation.to_owned(),
+            relation: relation.into(),
             label: Vec::new().into(),
         };
         let graph = Graph {
