@@ -3,7 +3,7 @@
 //! (assignment in the canonical order for `align`, the monotone DP for `fixed`), a
 //! pair matched when its score is positive, the rest missing or excess.
 
-use super::canonical::canonical_text;
+use super::canonical::Texts;
 use super::json::Json;
 use super::sink::{ScoreOnly, Sink, Status, Step};
 use super::{OverLimit, Scorer, Unsupported};
@@ -316,13 +316,8 @@ impl Scorer<'_> {
         } else {
             Strategy::Blocked(blocks(gold, candidate, block_by)?)
         };
-        let texts = |values: &[Json]| {
-            values
-                .iter()
-                .map(canonical_text)
-                .collect::<Result<Vec<_>, _>>()
-        };
-        let (gold_texts, cand_texts) = (texts(gold)?, texts(candidate)?);
+        let (gold_texts, cand_texts) = (Texts::of(gold)?, Texts::of(candidate)?);
+        let (gold_texts, cand_texts) = (gold_texts.each(), cand_texts.each());
         let paired = pair_unordered(&strategy, &gold_texts, &cand_texts, &mut scores)?;
         Ok((paired.pairs, paired.matrix))
     }
