@@ -126,7 +126,7 @@ pub struct Paired {
 
 /// Pair the gold and candidate items of an unordered list by `strategy`, in the
 /// canonical order given by their canonical texts (`gold_texts`, `candidate_texts`:
-/// one per item); pairs sorted by gold position.
+/// one per item, any owner of a code point slice); pairs sorted by gold position.
 ///
 /// ```
 /// use oa_engine::align::{pair_unordered, Matrix, MatrixScores, Strategy};
@@ -136,10 +136,10 @@ pub struct Paired {
 /// let paired = pair_unordered(&Strategy::Dense, &texts, &texts, &mut scores).unwrap();
 /// assert_eq!(paired.pairs, vec![(0, 0), (1, 1)]);
 /// ```
-pub fn pair_unordered<S: PairScores>(
+pub fn pair_unordered<S: PairScores, T: AsRef<[u32]>>(
     strategy: &Strategy,
-    gold_texts: &[Vec<u32>],
-    candidate_texts: &[Vec<u32>],
+    gold_texts: &[T],
+    candidate_texts: &[T],
     scores: &mut S,
 ) -> Result<Paired, S::Error> {
     let (n, m) = (gold_texts.len(), candidate_texts.len());
@@ -157,10 +157,10 @@ pub fn pair_unordered<S: PairScores>(
 }
 
 /// Pairs of the items `items` (gold, candidate positions), by their scores.
-fn whole<S: PairScores>(
+fn whole<S: PairScores, T: AsRef<[u32]>>(
     sparse: bool,
     items: (&[usize], &[usize]),
-    texts: (&[Vec<u32>], &[Vec<u32>]),
+    texts: (&[T], &[T]),
     scores: &mut S,
 ) -> Result<Paired, S::Error> {
     let (golds, candidates) = items;
@@ -200,9 +200,9 @@ fn whole<S: PairScores>(
 }
 
 /// Block by block; the whole matrix kept while every block gave its own.
-fn blocked<S: PairScores>(
+fn blocked<S: PairScores, T: AsRef<[u32]>>(
     blocks: &[Block],
-    texts: (&[Vec<u32>], &[Vec<u32>]),
+    texts: (&[T], &[T]),
     scores: &mut S,
 ) -> Result<Paired, S::Error> {
     let (n, m) = (texts.0.len(), texts.1.len());
@@ -243,12 +243,16 @@ fn blocked<S: PairScores>(
 }
 
 /// The positions `0..items.len()` sorted (stably) by their items' texts.
-fn canonical_order(items: &[usize], texts: &[Vec<u32>]) -> Result<Vec<usize>, AlignError> {
+fn canonical_order<T: AsRef<[u32]>>(
+    items: &[usize],
+    texts: &[T],
+) -> Result<Vec<usize>, AlignError> {
     let keys = items
         .iter()
         .map(|&k| {
             texts
                 .get(k)
+                .map(AsRef::as_ref)
                 .ok_or(AlignError::Internal("an item without its text"))
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -26,6 +26,41 @@ pub fn canonical_text(value: &Json) -> Result<Vec<u32>, Unsupported> {
     Ok(out)
 }
 
+/// The canonical texts of a list's items, one after another in one buffer: a list
+/// is put in its canonical order from them, and one buffer is one allocation where
+/// a text per item was one (and a regrowth or two) per item.
+pub(crate) struct Texts {
+    text: Vec<u32>,
+    /// Where each item's text ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    pub(crate) fn of(values: &[Json]) -> Result<Texts, Unsupported> {
+        // a record's text is usually a few dozen code points
+        let mut text = Vec::with_capacity(64 * values.len());
+        let mut ends = Vec::with_capacity(values.len());
+        for value in values {
+            write(value, &mut text)?;
+            ends.push(text.len());
+        }
+        Ok(Texts { text, ends })
+    }
+
+    /// Each item's text, in the items' order.
+    pub(crate) fn each(&self) -> Vec<&[u32]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let item = self.text.get(start..end).unwrap_or_default();
+                start = end;
+                item
+            })
+            .collect()
+    }
+}
+
 fn push_str(out: &mut Vec<u32>, text: &str) {
     out.extend(text.chars().map(u32::from));
 }

@@ -3,7 +3,7 @@
 //! (assignment in the canonical order for `align`, the monotone DP for `fixed`), a
 //! pair matched when its score is positive, the rest missing or excess.
 
-use super::canonical::canonical_text;
+use super::canonical::Texts;
 use super::json::Json;
 use super::sink::{ScoreOnly, Sink, Status, Step};
 use super::{OverLimit, Scorer, Unsupported};
@@ -316,13 +316,8 @@ impl Scorer<'_> {
         } else {
             Strategy::Blocked(blocks(gold, candidate, block_by)?)
         };
-        let texts = |values: &[Json]| {
-            values
-                .iter()
-                .map(canonical_text)
-                .collect::<Result<Vec<_>, _>>()
-        };
-        let (gold_texts, cand_texts) = (texts(gold)?, texts(candidate)?);
+        let (gold_texts, cand_texts) = (Texts::of(gold)?, Texts::of(candidate)?);
+        let (gold_texts, cand_texts) = (gold_texts.each(), cand_texts.each());
         let paired = pair_unordered(&strategy, &gold_texts, &cand_texts, &mut scores)?;
         Ok((paired.pairs, paired.matrix))
     }
@@ -339,7 +334,7 @@ impl Scorer<'_> {
         cells: usize,
         offset: usize,
     ) -> Result<Matrix<f64>, Unsupported> {
-        if self.blockwise(item) {
+        if self.blockwise(item) || self.leaf_block(item) {
             let mark = self.aside();
             let data = self.block(gold, candidate, item, depth + 1);
             self.leave(mark);
@@ -477,4 +472,77 @@ fn outside() -> Unsupported {
     Unsupported::Align(crate::align::AlignError::Internal(
         "a pair outside the lists",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::{Comparator, Integer, Number, StringMeasure, Value};
+    use crate::plan::{Node, NodeType, PlanBuilder};
+    use crate::score::{Limits, MapCache};
+
+    #[test]
+    fn a_matrix_of_leaves_made_at_once_equals_its_cells_one_by_one() {
+        // a list of strings under jaro with a threshold and a null score, its items
+        // of every kind (a type mismatch, nulls, a list under a leaf node)
+        let mut builder = PlanBuilder::default();
+        let [root, text, any, any_object, any_array] = [(); 5].map(|()| builder.reserve());
+        let mut list = Node::new(NodeType::Array);
+        list.array.items = Some(text);
+        let mut string = Node::new(NodeType::String);
+        string.comparator = Some(Comparator::String(StringMeasure::Jaro));
+        string.threshold = 0.5;
+        string.null_score = 0.25;
+        for (id, node) in [
+            (root, list),
+            (text, string),
+            (any, Node::new(NodeType::Any)),
+            (any_object, Node::new(NodeType::Object)),
+            (any_array, Node::new(NodeType::Array)),
+        ] {
+            builder.set(id, node).unwrap();
+        }
+        let plan = builder.finish(root, any, any_object, any_array).unwrap();
+        let word = |s: &str| Json::Leaf(Value::from(s));
+        let int = |n| Json::Leaf(Value::Number(Number::Int(Integer::Small(n))));
+        let gold = [
+            word("martha"),
+            word("dixon"),
+            Json::Null,
+            int(3),
+            word(""),
+            Json::Array(vec![]),
+        ];
+        let candidate = [
+            word("marhta"),
+            Json::Null,
+            int(3),
+            word("dicksonx"),
+            word("m"),
+        ];
+        let limits = Limits {
+            max_depth: 10,
+            max_matrix_cells: 1000,
+        };
+        let mut cache = MapCache::default();
+        let mut scorer = Scorer::new(&plan, limits, &mut cache);
+        assert!(scorer.leaf_block(text));
+        let (g, c): (Vec<&Json>, Vec<&Json>) = (gold.iter().collect(), candidate.iter().collect());
+        let (rows, cols): (Vec<usize>, Vec<usize>) =
+            ((0..gold.len()).collect(), (0..candidate.len()).collect());
+        let cells = rows.len() * cols.len();
+        let matrix = scorer
+            .matrix((&g, &c), (&rows, &cols), text, 0, cells, 0)
+            .unwrap();
+        for (i, g) in gold.iter().enumerate() {
+            for (j, c) in candidate.iter().enumerate() {
+                let one = scorer.cell(g, c, text, 1, Step::Root).unwrap();
+                assert_eq!(
+                    matrix.get(i, j).unwrap().to_bits(),
+                    one.to_bits(),
+                    "{i} {j}"
+                );
+            }
+        }
+    }
 }

@@ -136,6 +136,25 @@ impl Scorer<'_> {
             })
     }
 
+    /// Whether a list's matrix under `node` may be scored as [`Scorer::block`] of
+    /// leaves (one comparator pass per kind, not a `value` per cell): a plain leaf
+    /// node, whose cells are `value`'s, null rule and all, under built-in comparators
+    /// only (an external one is called pair by pair, in the cells' order).
+    pub(super) fn leaf_block(&self, node: NodeId) -> bool {
+        !self.holds(node)
+            && self.plan.node(node).is_ok_and(|rule| {
+                is_leaf_type(rule.ty)
+                    && !rule.inferred
+                    && rule.id_scope.is_none()
+                    && rule.reference.is_none()
+                    && [Kind::String, Kind::Number, Kind::Boolean]
+                        .into_iter()
+                        .all(|kind| {
+                            !matches!(rule.comparator_for(kind), Some(Comparator::External(_)))
+                        })
+            })
+    }
+
     /// Row-major `value` of every pair under `node` at `depth`, computed in bulk:
     /// objects grouped by key set
     /// with their key slots planned once per pair of groups, a leaf slot's values

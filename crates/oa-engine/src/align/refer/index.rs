@@ -217,6 +217,10 @@ fn order_free(value: &Json) -> Json {
 /// Append a JSON Pointer token to `out` (`~` and `/` escaped).
 fn push_token(out: &mut String, token: &str) {
     out.push('/');
+    if !token.bytes().any(|b| b == b'~' || b == b'/') {
+        out.push_str(token); // most tokens need no escape: copied whole
+        return;
+    }
     for c in token.chars() {
         match c {
             '~' => out.push_str("~0"),
