@@ -214,6 +214,16 @@ fn order_free(value: &Json) -> Json {
     }
 }
 
+/// The entry of `key` in an object's entries (sorted by key, as a converted
+/// document's are). Keys compared byte by byte inline (the order of `str`): these
+/// short keys cost more through a `memcmp` call per probe.
+fn entry_of<'d>(entries: &'d [(String, Json)], key: &str) -> Option<&'d (String, Json)> {
+    entries
+        .binary_search_by(|(name, _)| name.bytes().cmp(key.bytes()))
+        .ok()
+        .and_then(|found| entries.get(found))
+}
+
 /// Append a JSON Pointer token to `out` (`~` and `/` escaped).
 fn push_token(out: &mut String, token: &str) {
     out.push('/');
@@ -257,7 +267,6 @@ pub fn join(pointer: &str, token: &str) -> String {
 
 /// The walk's pointer, role and place, each one string grown on the way down and
 /// cut back on the way up (a string is made only for what the index keeps).
-#[derive(Default)]
 struct Trail<'d> {
     pointer: String,
     role: String,
@@ -266,13 +275,18 @@ struct Trail<'d> {
     path: Vec<At<'d>>,
 }
 
-/// The step from a carrier's object down to a leaf: a key of the document, or an
-/// item's slot (`*` or its position).
+/// The step from a carrier's object down to a leaf: a key of the document, or a
+/// list's item, whose slot is its position in a fixed-order list, else `*`.
 #[derive(Clone, Copy)]
-enum Slot<'d, 't> {
+enum Slot<'d> {
     Key(&'d str),
-    Item(&'t str),
+    Item { position: usize, positional: bool },
 }
+
+/// Room for the trail's strings and steps made once: most documents' paths fit,
+/// and they grow no more on the way down.
+const TRAIL_CAPACITY: usize = 64;
+const TRAIL_STEPS: usize = 8;
 
 /// The lengths a [`Trail`] is cut back to.
 #[derive(Clone, Copy)]
@@ -280,14 +294,30 @@ struct Mark {
     pointer: usize,
     role: usize,
     place: usize,
+    path: usize,
 }
 
 impl<'d> Trail<'d> {
+    /// An empty trail; `places`, whether its place is written at all.
+    fn new(places: bool) -> Self {
+        Trail {
+            pointer: String::with_capacity(TRAIL_CAPACITY),
+            role: String::with_capacity(TRAIL_CAPACITY),
+            place: if places {
+                String::with_capacity(TRAIL_CAPACITY)
+            } else {
+                String::new()
+            },
+            path: Vec::with_capacity(TRAIL_STEPS),
+        }
+    }
+
     fn mark(&self) -> Mark {
         Mark {
             pointer: self.pointer.len(),
             role: self.role.len(),
             place: self.place.len(),
+            path: self.path.len(),
         }
     }
 
@@ -295,38 +325,73 @@ impl<'d> Trail<'d> {
         self.pointer.truncate(mark.pointer);
         self.role.truncate(mark.role);
         self.place.truncate(mark.place);
+        self.path.truncate(mark.path);
     }
 
-    /// The role one `step` further down.
-    fn push_role(&mut self, step: &str) {
+    /// The role one `slot` further down.
+    fn push_role(&mut self, slot: Slot<'_>) {
         if !self.role.is_empty() {
             self.role.push('/');
         }
-        self.role.push_str(step);
+        push_slot(&mut self.role, slot);
     }
 
     /// The role one `step` further down (the trail left as it was): the step itself,
     /// borrowed, where the role is empty and the step is a key of the document.
-    fn role_below(&mut self, step: Option<Slot<'d, '_>>) -> Cow<'d, str> {
-        let step = match step {
+    fn role_below(&mut self, step: Option<Slot<'d>>) -> Cow<'d, str> {
+        let slot = match step {
             None => return Cow::Owned(self.role.clone()),
             Some(Slot::Key(key)) if self.role.is_empty() => return Cow::Borrowed(key),
-            Some(Slot::Key(step) | Slot::Item(step)) => step,
+            Some(slot) => slot,
         };
         let mark = self.mark();
-        self.push_role(step);
+        self.push_role(slot);
         let role = self.role.clone();
         self.cut(mark);
         Cow::Owned(role)
     }
 
-    /// One step down: `token` in the pointer, `slot` in the role and the place.
-    fn down(&mut self, token: &str, slot: &str, places: bool) {
-        push_token(&mut self.pointer, token);
+    /// One step down to the entry `key`: the key in the pointer, the role and the
+    /// place.
+    fn down_key(&mut self, key: &'d str, places: bool) {
+        push_token(&mut self.pointer, key);
+        self.push_role(Slot::Key(key));
+        if places {
+            push_token(&mut self.place, key);
+        }
+        self.path.push(At::Key(key));
+    }
+
+    /// One step down to a list's item at `position`: the position in the pointer,
+    /// its slot in the role and the place (no token of either needs an escape).
+    fn down_item(&mut self, position: usize, positional: bool, places: bool) {
+        self.pointer.push('/');
+        push_decimal(&mut self.pointer, position);
+        let slot = Slot::Item {
+            position,
+            positional,
+        };
         self.push_role(slot);
         if places {
-            push_token(&mut self.place, slot);
+            self.place.push('/');
+            push_slot(&mut self.place, slot);
         }
+        self.path.push(At::Index(position));
+    }
+}
+
+/// Append a slot to `out`: a key as it is (as a role holds it; a place escapes its
+/// keys as a pointer does), an item's position, or `*`.
+fn push_slot(out: &mut String, slot: Slot<'_>) {
+    match slot {
+        Slot::Key(key) => out.push_str(key),
+        Slot::Item {
+            position,
+            positional: true,
+        } => push_decimal(out, position),
+        Slot::Item {
+            positional: false, ..
+        } => out.push('*'),
     }
 }
 
@@ -376,6 +441,12 @@ pub fn index_document<'d>(
     schema: &ScopeSchema,
     max_depth: usize,
 ) -> Result<DocumentIndex<'d>, ReferError> {
+    let places = schema
+        .plan()
+        .scopes()
+        .iter()
+        .filter_map(|scope| schema.plan().scope_id(&scope.name))
+        .any(|scope| schema.is_nested(scope));
     let mut walker = Walker {
         schema,
         index: DocumentIndex {
@@ -385,14 +456,9 @@ pub fn index_document<'d>(
             steps: Vec::new(),
             root_listed: document.is_object(),
         },
-        trail: Trail::default(),
+        trail: Trail::new(places),
         max_depth,
-        places: schema
-            .plan()
-            .scopes()
-            .iter()
-            .filter_map(|scope| schema.plan().scope_id(&scope.name))
-            .any(|scope| schema.is_nested(scope)),
+        places,
     };
     walker.walk(document, schema.plan().root(), 0, 0)?;
     Ok(walker.index)
@@ -438,7 +504,7 @@ impl<'d> Walker<'_, 'd> {
         value: &'d Json,
         id: NodeId,
         carrier: usize,
-        step: Option<Slot<'d, '_>>,
+        step: Option<Slot<'d>>,
     ) -> Result<(), ReferError> {
         if matches!(value, Json::Null) {
             return Ok(());
@@ -512,11 +578,7 @@ impl<'d> Walker<'_, 'd> {
                 let declared = self.schema.properties(id)?;
                 let mut met = 0;
                 for (key, child_id) in declared.clone() {
-                    let found = entries
-                        .binary_search_by(|(name, _)| name.as_str().cmp(key))
-                        .ok()
-                        .and_then(|found| entries.get(found));
-                    if let Some((key, child)) = found {
+                    if let Some((key, child)) = entry_of(entries, key) {
                         met += 1;
                         self.entry(key, child, child_id, carrier, depth)?;
                     }
@@ -542,35 +604,34 @@ impl<'d> Walker<'_, 'd> {
                         .places
                         .insert(self.trail.pointer.clone(), self.trail.place.clone());
                 }
-                // each object item is a carrier (and a record of `scope`): the lists
-                // grow once here rather than push by push
+                // each object item is a carrier (and a record of `scope`, whose path
+                // is kept): the lists grow once here rather than push by push
                 let objects = items.iter().filter(|item| item.is_object()).count();
                 self.index.carriers.reserve(objects);
                 if let Some(records) = scope.and_then(|s| self.index.records.get_mut(s.index())) {
                     records.reserve(objects);
+                    self.index
+                        .steps
+                        .reserve(objects * (self.trail.path.len() + 1));
                 }
-                let mut token = String::new();
                 for (i, item) in items.iter().enumerate() {
                     let item_id = node.item(i, plan.any());
-                    token.clear();
-                    if positional || item.is_object() || item.is_array() {
-                        push_decimal(&mut token, i);
-                    }
-                    let slot = if positional { token.as_str() } else { "*" };
                     if !(item.is_object() || item.is_array()) {
                         // a leaf: no pointer or place
-                        self.leaf(item, item_id, carrier, Some(Slot::Item(slot)))?;
+                        let slot = Slot::Item {
+                            position: i,
+                            positional,
+                        };
+                        self.leaf(item, item_id, carrier, Some(slot))?;
                         continue;
                     }
                     let mark = self.trail.mark();
-                    self.trail.down(&token, slot, self.places);
-                    self.trail.path.push(At::Index(i));
+                    self.trail.down_item(i, positional, self.places);
                     let result = if item.is_object() {
                         self.record(item, item_id, scope, positional.then_some(i), depth)
                     } else {
                         self.walk(item, item_id, carrier, depth + 1)
                     };
-                    self.trail.path.pop();
                     self.trail.cut(mark);
                     result?;
                 }
@@ -593,10 +654,8 @@ impl<'d> Walker<'_, 'd> {
             return self.leaf(child, id, carrier, Some(Slot::Key(key)));
         }
         let mark = self.trail.mark();
-        self.trail.down(key, key, self.places);
-        self.trail.path.push(At::Key(key));
+        self.trail.down_key(key, self.places);
         let result = self.walk(child, id, carrier, depth + 1);
-        self.trail.path.pop();
         self.trail.cut(mark);
         result
     }
@@ -612,13 +671,11 @@ impl<'d> Walker<'_, 'd> {
         depth: usize,
     ) -> Result<(), ReferError> {
         let carrier = self.index.carriers.len();
-        let pointer = self.trail.pointer.clone();
         // a record's carrier reads its pointer from the record (one string, not two)
-        let mut inner = Carrier::new(if scope.is_some() {
-            String::new()
-        } else {
-            pointer.clone()
-        });
+        let mut inner = Carrier::new(String::new());
+        if scope.is_none() {
+            inner.pointer.clone_from(&self.trail.pointer);
+        }
         if let Some(position) = position {
             let position = i64::try_from(position).unwrap_or(i64::MAX);
             inner.scalars.push((
@@ -631,11 +688,7 @@ impl<'d> Walker<'_, 'd> {
         if let Some(scope) = scope {
             let field = self.schema.id_field(scope)?;
             let key = match item {
-                Json::Object(entries) => entries
-                    .binary_search_by(|(name, _)| name.as_str().cmp(field))
-                    .ok()
-                    .and_then(|found| entries.get(found))
-                    .and_then(|(_, id)| id_key(id)),
+                Json::Object(entries) => entry_of(entries, field).and_then(|(_, id)| id_key(id)),
                 _ => None,
             };
             let start = self.index.steps.len();
@@ -647,7 +700,7 @@ impl<'d> Walker<'_, 'd> {
                 .ok_or(ReferError::Internal("a scope the plan does not hold"))?;
             inner.record = Some((scope, records.len()));
             records.push(Record {
-                pointer,
+                pointer: self.trail.pointer.clone(),
                 path: start..start + self.trail.path.len(),
                 value: item,
                 key,
