@@ -81,6 +81,9 @@ class _Record(NamedTuple):
     key: tuple[str, Any] | None
 
 
+_new_tuple = tuple.__new__
+
+
 def _records(document: Any, located: Sequence[tuple[str, tuple[Any, ...]]],
              id_field: str) -> list[_Record]:
     found = []
@@ -89,7 +92,9 @@ def _records(document: Any, located: Sequence[tuple[str, tuple[Any, ...]]],
         for step in path:
             value = value[step]
         record_id = value.get(id_field)
-        found.append(_Record(pointer, value, record_id, id_key(record_id)))
+        # made as the tuple it is, without the named tuple's Python-level __new__ (a
+        # call per record of every scope, at every align and feedback)
+        found.append(_new_tuple(_Record, (pointer, value, record_id, id_key(record_id))))
     return found
 
 

@@ -2,7 +2,7 @@
 //! handed to Python column by column; `oa_core.nodetable` builds `MatchNode`s from it.
 
 use oa_engine::plan::NodeId;
-use oa_engine::score::{RefState, Row, Scorer, Table};
+use oa_engine::score::{RefState, Row, Scorer, Table, Text};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -116,14 +116,20 @@ impl NodeTable {
 
     fn make(&self, py: Python<'_>, column: Column) -> PyResult<Py<PyList>> {
         let plan = self.plan.get();
-        let rows = self.table.rows();
+        let table = &self.table;
+        let rows = table.rows();
+        let text = |text: Option<Text>| text.map(|text| table.text(text));
         match column {
             Column::Parent => list(py, rows, |row| row.parent),
             Column::Kind => names(py, rows, |row| Some(row.kind.name())),
             Column::Status => names(py, rows, |row| Some(row.status.name())),
-            Column::Label => list(py, rows, |row| row.label.as_str()),
-            Column::GoldPath => list(py, rows, |row| row.gold_pointer.as_deref()),
-            Column::CandidatePath => list(py, rows, |row| row.candidate_pointer.as_deref()),
+            // a slot's label is mostly its gold key, and its candidate key mostly the
+            // same text: the gold key's string, not another of its own
+            Column::Label => {
+                self.sharing(py, Column::GoldKey, |row| (row.gold_key, Some(row.label)))
+            }
+            Column::GoldPath => list(py, rows, |row| text(row.gold_pointer)),
+            Column::CandidatePath => list(py, rows, |row| text(row.candidate_pointer)),
             Column::Schema => {
                 let schema = rows
                     .iter()
@@ -131,8 +137,10 @@ impl NodeTable {
                     .collect::<PyResult<Vec<_>>>()?;
                 Ok(PyList::new(py, schema)?.unbind())
             }
-            Column::GoldKey => list(py, rows, |row| row.gold_key.as_deref()),
-            Column::CandidateKey => list(py, rows, |row| row.candidate_key.as_deref()),
+            Column::GoldKey => list(py, rows, |row| text(row.gold_key)),
+            Column::CandidateKey => {
+                self.sharing(py, Column::GoldKey, |row| (row.gold_key, row.candidate_key))
+            }
             Column::GoldIndex => list(py, rows, |row| row.gold_index),
             Column::CandidateIndex => list(py, rows, |row| row.candidate_index),
             Column::Score => list(py, rows, |row| row.score),
@@ -148,9 +156,28 @@ impl NodeTable {
             Column::Scope => scopes(py, plan, rows),
             Column::Expected => list(py, rows, |row| row.expected),
             Column::Order => names(py, rows, |row| row.order),
-            Column::Pairs => list(py, rows, |row| row.pairs.clone()),
+            Column::Pairs => list(py, rows, |row| row.pairs.as_slice()),
             Column::Matrix => matrices(py, rows),
         }
+    }
+
+    /// A column of texts, `field` of every row: `(text of the same row in column
+    /// `from`, own text)`; the row shares `from`'s string where the two are one piece
+    /// of the table's text.
+    fn sharing<F>(&self, py: Python<'_>, from: Column, field: F) -> PyResult<Py<PyList>>
+    where
+        F: Fn(&Row) -> (Option<Text>, Option<Text>),
+    {
+        let from = self.column(py, from)?.into_bound(py);
+        let rows = self.table.rows();
+        let mut items = Vec::with_capacity(rows.len());
+        for (index, row) in rows.iter().enumerate() {
+            items.push(match field(row) {
+                (Some(shared), Some(own)) if shared == own => from.get_item(index)?,
+                (_, own) => own.map(|own| self.table.text(own)).into_pyobject(py)?,
+            });
+        }
+        Ok(PyList::new(py, items)?.unbind())
     }
 }
 

@@ -33,7 +33,7 @@ pub use refs::{IdKey, NumberKey, RecordPairs, RefOutcome, RefState, ScopeState};
 pub use scoping::ScopedDocuments;
 pub use shape::{Assertion, Bound, Counted, Shape, ShapeNode, Types};
 pub use sink::{NodeKind, ScoreOnly, Sink, Status, Step};
-pub use tree::{Row, Table};
+pub use tree::{Row, Table, Text};
 
 use std::fmt;
 

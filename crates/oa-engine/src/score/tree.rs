@@ -16,6 +16,7 @@ use crate::plan::{NodeId, Order, ScopeId};
 
 /// One node of the match tree (a `MatchNode` without its values, its effective
 /// weights and its children: the children of a row are the later rows naming it).
+/// Its label, pointers and keys are pieces of its table's text ([`Table::text`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// The parent's row (None: the root); a parent comes before its children.
@@ -23,16 +24,16 @@ pub struct Row {
     pub kind: NodeKind,
     pub status: Status,
     /// For display only (`"name"`, `"3"`, `"gold ~ candidate"`).
-    pub label: String,
+    pub label: Text,
     /// JSON Pointers into each document (None on the side the node is absent from).
-    pub gold_pointer: Option<String>,
-    pub candidate_pointer: Option<String>,
+    pub gold_pointer: Option<Text>,
+    pub candidate_pointer: Option<Text>,
     /// The plan node the values were compared under (after `concrete`).
     pub node: NodeId,
     /// The step from the parent's values: the key of each side (map slots) or the
     /// index of each side (list and tuple items).
-    pub gold_key: Option<String>,
-    pub candidate_key: Option<String>,
+    pub gold_key: Option<Text>,
+    pub candidate_key: Option<Text>,
     pub gold_index: Option<usize>,
     pub candidate_index: Option<usize>,
     pub score: f64,
@@ -57,10 +58,22 @@ pub struct Row {
     pub pairs: Vec<(usize, usize)>,
 }
 
-/// The rows of one match tree, in preorder.
+/// A piece of a table's text: the bytes `start..end` of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Text {
+    start: usize,
+    end: usize,
+}
+
+/// The rows of one match tree, in preorder, and their text.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Table {
     rows: Vec<Row>,
+    /// Every row's label, pointers and keys, written one after another (UTF-8): one
+    /// buffer rather than a string per field, and a row's pointer is its parent's
+    /// copied within it. A key written unescaped at the end of its pointer, and an
+    /// index's label, are that end of the pointer, not written again.
+    text: Vec<u8>,
 }
 
 impl Table {
@@ -68,25 +81,110 @@ impl Table {
         &self.rows
     }
 
+    /// A label, pointer or key of one of this table's rows.
+    pub fn text(&self, text: Text) -> &str {
+        // the table wrote whole `str`s there, so this finds one
+        self.text
+            .get(text.start..text.end)
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            .unwrap_or_default()
+    }
+
     fn row(&mut self, row: usize) -> Option<&mut Row> {
         // a handle is an index this table handed out, so this finds it
         self.rows.get_mut(row)
     }
-}
 
-/// `join` of `oa_core/pointer.py`: one escaped reference token appended.
-fn join(base: &str, token: &str) -> String {
-    let mut pointer = String::with_capacity(base.len() + token.len() + 1);
-    pointer.push_str(base);
-    pointer.push('/');
-    for ch in token.chars() {
-        match ch {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            ch => pointer.push(ch),
+    /// The text written from `start` to the end.
+    fn since(&self, start: usize) -> Text {
+        Text {
+            start,
+            end: self.text.len(),
         }
     }
-    pointer
+
+    /// `token` written at the end of the text.
+    fn write(&mut self, token: &str) -> Text {
+        let start = self.text.len();
+        self.text.extend_from_slice(token.as_bytes());
+        self.since(start)
+    }
+
+    /// `base` (the empty pointer when None) and a `/`, written at the end of the text;
+    /// returns where it starts.
+    fn base(&mut self, base: Option<Text>) -> usize {
+        let start = self.text.len();
+        if let Some(base) = base {
+            self.text.extend_from_within(base.start..base.end);
+        }
+        self.text.push(b'/');
+        start
+    }
+
+    /// `join` of `oa_core/pointer.py`: `base` with one escaped reference token
+    /// appended, written at the end of the text.
+    fn join(&mut self, base: Option<Text>, token: &str) -> Text {
+        let start = self.base(base);
+        if unescaped(token) {
+            self.text.extend_from_slice(token.as_bytes());
+        } else {
+            for byte in token.bytes() {
+                match byte {
+                    b'~' => self.text.extend_from_slice(b"~0"),
+                    b'/' => self.text.extend_from_slice(b"~1"),
+                    byte => self.text.push(byte),
+                }
+            }
+        }
+        self.since(start)
+    }
+
+    /// The label of a slot whose key differs on each side: `gold ~ candidate`.
+    fn renamed(&mut self, gold: &str, candidate: &str) -> Text {
+        let start = self.text.len();
+        self.text.extend_from_slice(gold.as_bytes());
+        self.text.extend_from_slice(b" ~ ");
+        self.text.extend_from_slice(candidate.as_bytes());
+        self.since(start)
+    }
+
+    /// A map slot's key, given its `pointer` (`join`ed with it): the pointer's end
+    /// when the key needed no escape.
+    fn key(&mut self, pointer: Text, key: &str) -> Text {
+        if unescaped(key) {
+            Text {
+                start: pointer.end - key.len(),
+                end: pointer.end,
+            }
+        } else {
+            self.write(key)
+        }
+    }
+
+    /// A list item's pointer (`base` joined with its index: digits need no escape)
+    /// and its index's digits (the pointer's end).
+    fn index(&mut self, base: Option<Text>, index: usize) -> (Text, Text) {
+        let start = self.base(base);
+        let digits = self.text.len();
+        let mut rest = index;
+        loop {
+            // the last digit first, then reversed
+            self.text.push(b'0' + (rest % 10) as u8);
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        if let Some(written) = self.text.get_mut(digits..) {
+            written.reverse();
+        }
+        (self.since(start), self.since(digits))
+    }
+}
+
+/// Whether a reference token is its own escape (no `~` and no `/`).
+fn unescaped(token: &str) -> bool {
+    !token.bytes().any(|byte| byte == b'~' || byte == b'/')
 }
 
 impl Sink for Table {
@@ -101,21 +199,17 @@ impl Sink for Table {
         kind: NodeKind,
         status: Status,
     ) -> usize {
-        // the parent's pointers, borrowed: a row's own are made from them
-        let (gold_base, candidate_base) =
-            parent
-                .and_then(|parent| self.rows.get(parent))
-                .map_or(("", ""), |row| {
-                    (
-                        row.gold_pointer.as_deref().unwrap_or_default(),
-                        row.candidate_pointer.as_deref().unwrap_or_default(),
-                    )
-                });
+        // the parent's pointers: a row's own are written after them
+        let (gold_base, candidate_base) = parent
+            .and_then(|parent| self.rows.get(parent))
+            .map_or((None, None), |row| {
+                (row.gold_pointer, row.candidate_pointer)
+            });
         let mut row = Row {
             parent,
             kind,
             status,
-            label: String::new(),
+            label: self.since(self.text.len()),
             gold_pointer: None,
             candidate_pointer: None,
             node,
@@ -138,27 +232,38 @@ impl Sink for Table {
         };
         match step {
             Step::Root => {
-                row.gold_pointer = Some(String::new());
-                row.candidate_pointer = Some(String::new());
+                row.gold_pointer = Some(row.label);
+                row.candidate_pointer = Some(row.label);
             }
             Step::Key { gold, candidate } => {
-                row.label = match (gold, candidate) {
-                    (Some(g), Some(c)) if g != c => format!("{g} ~ {c}"),
-                    (Some(key), _) | (None, Some(key)) => key.to_owned(),
-                    (None, None) => String::new(),
+                if let Some(key) = gold {
+                    let pointer = self.join(gold_base, key);
+                    row.gold_pointer = Some(pointer);
+                    row.gold_key = Some(self.key(pointer, key));
+                }
+                if let Some(key) = candidate {
+                    let pointer = self.join(candidate_base, key);
+                    row.candidate_pointer = Some(pointer);
+                    // the same key on both sides is one piece of text
+                    row.candidate_key = match (gold, row.gold_key) {
+                        (Some(gold), Some(shared)) if gold == key => Some(shared),
+                        _ => Some(self.key(pointer, key)),
+                    };
+                }
+                row.label = match (gold, candidate, row.gold_key, row.candidate_key) {
+                    (Some(g), Some(c), _, _) if g != c => self.renamed(g, c),
+                    (_, _, Some(key), _) | (_, _, None, Some(key)) => key,
+                    _ => row.label,
                 };
-                row.gold_pointer = gold.map(|key| join(gold_base, key));
-                row.candidate_pointer = candidate.map(|key| join(candidate_base, key));
-                row.gold_key = gold.map(str::to_owned);
-                row.candidate_key = candidate.map(str::to_owned);
             }
             Step::Index { gold, candidate } => {
-                row.label = gold
-                    .or(candidate)
-                    .map(|k| k.to_string())
-                    .unwrap_or_default();
-                row.gold_pointer = gold.map(|k| join(gold_base, &k.to_string()));
-                row.candidate_pointer = candidate.map(|k| join(candidate_base, &k.to_string()));
+                let gold_at = gold.map(|index| self.index(gold_base, index));
+                let candidate_at = candidate.map(|index| self.index(candidate_base, index));
+                row.gold_pointer = gold_at.map(|(pointer, _)| pointer);
+                row.candidate_pointer = candidate_at.map(|(pointer, _)| pointer);
+                row.label = gold_at
+                    .or(candidate_at)
+                    .map_or(row.label, |(_, digits)| digits);
                 row.gold_index = gold;
                 row.candidate_index = candidate;
             }
@@ -267,7 +372,7 @@ impl Scorer<'_> {
     /// let rows = table.rows();
     /// assert_eq!(rows.len(), 3);
     /// assert_eq!((rows[0].score, rows[1].weight), (0.5, 0.5));
-    /// assert_eq!(rows[2].gold_pointer.as_deref(), Some("/b"));
+    /// assert_eq!(rows[2].gold_pointer.map(|pointer| table.text(pointer)), Some("/b"));
     /// assert_eq!(rows[2].status, Status::Missing);
     /// ```
     pub fn table(&mut self, gold: &Json, candidate: &Json) -> Result<Table, Unsupported> {
@@ -336,8 +441,30 @@ mod tests {
     }
 
     #[test]
-    fn pointers_escape_their_tokens() {
-        assert_eq!(join("/a", "b/c~d"), "/a/b~1c~0d");
+    fn pointers_escape_their_tokens_and_keys_keep_theirs() {
+        let mut table = Table::default();
+        let base = table.join(None, "a");
+        let pointer = table.join(Some(base), "b/c~d");
+        let key = table.key(pointer, "b/c~d");
+        let plain = table.join(Some(pointer), "é");
+        let plain_key = table.key(plain, "é");
+        let (item, digits) = table.index(Some(base), 120);
+        let (first, zero) = table.index(None, 0);
+        let found = [pointer, key, plain, plain_key, item, digits, first, zero]
+            .map(|text| table.text(text));
+        let expected = [
+            "/a/b~1c~0d",
+            "b/c~d",
+            "/a/b~1c~0d/é",
+            "é",
+            "/a/120",
+            "120",
+            "/0",
+            "0",
+        ];
+        assert_eq!(found, expected);
+        let renamed = table.renamed("x", "y");
+        assert_eq!(table.text(renamed), "x ~ y");
     }
 
     #[test]
@@ -359,10 +486,13 @@ mod tests {
                 Status::Excess
             ]
         );
-        let labels: Vec<_> = rows.iter().map(|row| row.label.as_str()).collect();
+        let labels: Vec<_> = rows.iter().map(|row| table.text(row.label)).collect();
         assert_eq!(labels, ["", "0", "1", "2", "1"]);
         assert_eq!(at(&table, 0).pairs, [(0, 2), (2, 0)]);
-        assert_eq!(at(&table, 4).candidate_pointer.as_deref(), Some("/1"));
+        let excess = at(&table, 4)
+            .candidate_pointer
+            .map(|pointer| table.text(pointer));
+        assert_eq!(excess, Some("/1"));
         // 2 matched of 4 slots: each child's share is a quarter, the root scores half
         assert!(rows.iter().skip(1).all(|row| row.weight == 0.25));
         assert_eq!(at(&table, 0).score, 0.5);
