@@ -319,16 +319,45 @@ fn settle_levels(levels: &Levels) -> (Vec<Matrix<f64>>, Vec<Matrix<i64>>) {
 /// equal.
 fn ranked_labels(graph: &Graph) -> Vec<usize> {
     // a carrier's edges come together and share its label: one entry per run
-    ranks_by_runs(
+    ranks_by_code_points(
         &graph.edges,
         |a, b| std::ptr::eq(&*a.label, &*b.label),
-        |edge| big_endian(&edge.label),
+        |edge| &edge.label,
     )
 }
 
+/// Texts (code points) as their ranks, a run of items that are the `same` keyed
+/// once: each run's text as bytes that compare as its code points do (four
+/// big-endian bytes each), all in one buffer. Labels share long prefixes, and bytes
+/// compare a block at a time where code points compare one by one.
+fn ranks_by_code_points<T>(
+    items: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    text_of: impl Fn(&T) -> &[u32],
+) -> Vec<usize> {
+    let (firsts, run_of) = runs(items, same);
+    let mut bytes = Vec::new();
+    let mut bounds = Vec::with_capacity(firsts.len() + 1);
+    bounds.push(0);
+    for item in firsts.iter().filter_map(|&k| items.get(k)) {
+        for c in text_of(item) {
+            bytes.extend_from_slice(&c.to_be_bytes());
+        }
+        bounds.push(bytes.len());
+    }
+    let keys = bounds
+        .windows(2)
+        .map(|w| match *w {
+            [start, end] => bytes.get(start..end).unwrap_or_default(),
+            _ => &[],
+        })
+        .collect();
+    ranks_of_runs(keys, &run_of)
+}
+
 /// Code points as bytes that compare as the code points do (four big-endian bytes
-/// each): labels share long prefixes, and bytes compare a block at a time where
-/// code points compare one by one.
+/// each), as [`ranks_by_code_points`] keys them.
+#[cfg(test)]
 fn big_endian(text: &[u32]) -> Vec<u8> {
     text.iter().flat_map(|c| c.to_be_bytes()).collect()
 }
@@ -365,11 +394,7 @@ fn ranked_relations(graph: &Graph) -> Vec<usize> {
 /// order as the seeds do, and equal seeds stay equal) from numbers, not texts.
 fn ranked_seeds(graph: &Graph) -> Vec<usize> {
     // a scope's records share one seed (blend mode aside): one entry per run
-    ranks_by_runs(
-        &graph.seeds,
-        |a, b| std::ptr::eq(&**a, &**b),
-        |seed| big_endian(seed),
-    )
+    ranks_by_code_points(&graph.seeds, |a, b| std::ptr::eq(&**a, &**b), |seed| seed)
 }
 
 /// Each item's key (`key_of`) as its rank among the distinct keys. Items in a row
@@ -380,22 +405,39 @@ fn ranks_by_runs<'a, T, K: Ord>(
     same: impl Fn(&T, &T) -> bool,
     key_of: impl Fn(&'a T) -> K,
 ) -> Vec<usize> {
-    // each run's key and number, and each item's run
-    let mut runs: Vec<(K, usize)> = Vec::new();
+    let (firsts, run_of) = runs(items, same);
+    let keys = firsts
+        .iter()
+        .filter_map(|&k| items.get(k))
+        .map(key_of)
+        .collect();
+    ranks_of_runs(keys, &run_of)
+}
+
+/// The runs of items in a row that are the `same`: each run's first item, and each
+/// item's run.
+fn runs<T>(items: &[T], same: impl Fn(&T, &T) -> bool) -> (Vec<usize>, Vec<usize>) {
+    let mut firsts = Vec::new();
     let mut run_of = Vec::with_capacity(items.len());
     let mut previous: Option<&T> = None;
-    for item in items {
+    for (k, item) in items.iter().enumerate() {
         if !previous.is_some_and(|p| same(p, item)) {
-            runs.push((key_of(item), runs.len()));
+            firsts.push(k);
         }
         previous = Some(item);
-        run_of.push(runs.len().saturating_sub(1));
+        run_of.push(firsts.len().saturating_sub(1));
     }
-    runs.sort_unstable();
-    let mut run_ranks = vec![0; runs.len()];
+    (firsts, run_of)
+}
+
+/// Each item's rank among the distinct `keys` (one per run) by its run.
+fn ranks_of_runs<K: Ord>(keys: Vec<K>, run_of: &[usize]) -> Vec<usize> {
+    let mut order: Vec<(K, usize)> = keys.into_iter().zip(0..).collect();
+    order.sort_unstable();
+    let mut run_ranks = vec![0; order.len()];
     let mut rank = 0;
     let mut last: Option<&K> = None;
-    for (key, run) in &runs {
+    for (key, run) in &order {
         if last.is_some_and(|last| last != key) {
             rank += 1;
         }
@@ -405,8 +447,8 @@ fn ranks_by_runs<'a, T, K: Ord>(
         }
     }
     run_of
-        .into_iter()
-        .map(|run| run_ranks.get(run).copied().unwrap_or(0))
+        .iter()
+        .map(|&run| run_ranks.get(run).copied().unwrap_or(0))
         .collect()
 }
 
@@ -1021,7 +1063,9 @@ impl DocumentScore for Trials<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{big_endian, ranked_labels, ranked_relations, ranks_by_runs, utf8};
+    use super::{
+        big_endian, ranked_labels, ranked_relations, ranks_by_code_points, ranks_by_runs, utf8,
+    };
     use crate::align::refer::{Edge, Graph};
 
     #[test]
@@ -1090,6 +1134,9 @@ mod tests {
         let ranks = ranks_by_runs(&items, |x, y| x == y, |&x| x);
         assert_eq!(ranks, vec![1, 1, 0, 2, 2, 1, 0]);
         assert!(ranks_by_runs(&[] as &[char], |x, y| x == y, |&x| x).is_empty());
+        let texts: [&[u32]; 5] = [&[0x100], &[0x100], &[1, 0xffff], &[], &[1, 0xffff]];
+        let ranks = ranks_by_code_points(&texts, |a, b| std::ptr::eq(*a, *b), |t| t);
+        assert_eq!(ranks, vec![2, 2, 1, 0, 1]);
     }
 
     #[test]
