@@ -188,7 +188,7 @@ fn repair_group(
     }
     let mut deciding = subs.len();
     for (k, sub) in subs.iter().enumerate() {
-        if spread(sub)? > 0.0 {
+        if tells_apart(sub)? {
             deciding = k;
             break;
         }
@@ -265,28 +265,23 @@ fn lexicographic(
     Matrix::new(rows, cols, objective)
 }
 
-/// How much the best and the worst full pairing of `values` differ: by looking
-/// through every pairing when there are few and the cells are integers (exact
-/// sums), else from the solver's best and worst pairings, summed exactly.
-fn spread(values: &Matrix<f64>) -> Result<f64, AlignError> {
+/// Whether the full pairings of `values` do not all sum the same. Where the cells
+/// are integers (exact sums) and the pairings few, this is read from the cells alone
+/// (`same_sums`), as looking through every pairing would find it; else from the
+/// solver's best and worst pairings, summed exactly.
+fn tells_apart(values: &Matrix<f64>) -> Result<bool, AlignError> {
     let (height, width) = (values.rows(), values.cols());
-    let lines = if height <= width {
-        values.clone()
-    } else {
-        values.transposed()
-    };
     let integral = values
         .data()
         .iter()
         .all(|v| v.fract() == 0.0 && v.abs() <= EXACT_CELL);
-    if integral && pairings_at_most(lines.cols(), lines.rows(), SPREAD_PAIRINGS) {
-        let mut sums = Vec::new();
-        let mut chosen = Vec::with_capacity(lines.rows());
-        let mut used = vec![false; lines.cols()];
-        enumerate_sums(&lines, &mut chosen, &mut used, &mut sums)?;
-        let top = sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let bottom = sums.iter().copied().fold(f64::INFINITY, f64::min);
-        return Ok(top - bottom);
+    if integral && pairings_at_most(height.max(width), height.min(width), SPREAD_PAIRINGS) {
+        let same = if height <= width {
+            same_sums(values)?
+        } else {
+            same_sums(&values.transposed())?
+        };
+        return Ok(!same);
     }
     let total = |pairs: Pairs| -> Result<f64, AlignError> {
         let cells = pairs
@@ -297,7 +292,37 @@ fn spread(values: &Matrix<f64>) -> Result<f64, AlignError> {
     };
     let best = total(linear_sum_assignment(values, true)?)?;
     let worst = total(linear_sum_assignment(values, false)?)?;
-    Ok(best - worst)
+    Ok(best - worst > 0.0)
+}
+
+/// Whether every injective pairing of the lines of `lines` (rows <= columns, exact
+/// integer cells: every sum and difference below is exact) sums the same. With a
+/// column to spare, a line's partner can move to any free column, so each line must
+/// be constant; a square one's pairings are all reached by swapping two partners,
+/// so every 2 x 2 swap must keep the sum: `v[i][j] + v[0][0] == v[i][0] + v[0][j]`
+/// (cells of the form `a[i] + b[j]`).
+fn same_sums(lines: &Matrix<f64>) -> Result<bool, AlignError> {
+    let (rows, cols) = (lines.rows(), lines.cols());
+    if rows == 0 {
+        return Ok(true); // the one empty pairing
+    }
+    let first = lines.row(0)?;
+    let corner = at(first, 0, "first cell")?;
+    for i in 0..rows {
+        let line = lines.row(i)?;
+        let lead = at(line, 0, "line's first cell")?;
+        for (&value, &top) in line.iter().zip(first) {
+            let same = if rows < cols {
+                value == lead
+            } else {
+                value + corner == lead + top
+            };
+            if !same {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// Whether `n! / (n - k)!` (the pairings of k lines into n) is at most `limit`.
@@ -310,39 +335,6 @@ fn pairings_at_most(n: usize, k: usize, limit: usize) -> bool {
         }
     }
     true
-}
-
-/// The sum of every injective pairing of the lines of `lines` (rows <= columns),
-/// added line by line in order.
-fn enumerate_sums(
-    lines: &Matrix<f64>,
-    chosen: &mut Vec<usize>,
-    used: &mut Vec<bool>,
-    sums: &mut Vec<f64>,
-) -> Result<(), AlignError> {
-    if chosen.len() == lines.rows() {
-        let mut total = 0.0;
-        for (row, &col) in chosen.iter().enumerate() {
-            total += lines.get(row, col)?;
-        }
-        sums.push(total);
-        return Ok(());
-    }
-    for col in 0..lines.cols() {
-        if at(used, col, "used")? {
-            continue;
-        }
-        chosen.push(col);
-        if let Some(flag) = used.get_mut(col) {
-            *flag = true;
-        }
-        enumerate_sums(lines, chosen, used, sums)?;
-        if let Some(flag) = used.get_mut(col) {
-            *flag = false;
-        }
-        chosen.pop();
-    }
-    Ok(())
 }
 
 /// Pair a group one pair at a time: the best remaining cell by `base` (the static
@@ -643,13 +635,87 @@ mod tests {
     }
 
     #[test]
-    fn spreads_by_enumeration_and_by_the_solver() -> Result<(), AlignError> {
-        assert_eq!(spread(&Matrix::new(2, 2, vec![1.0, 0.0, 0.0, 1.0])?)?, 2.0);
-        assert_eq!(spread(&ones(7, 8))?, 0.0);
+    fn pairings_are_told_apart_from_the_cells_and_by_the_solver() -> Result<(), AlignError> {
+        assert!(tells_apart(&Matrix::new(2, 2, vec![1.0, 0.0, 0.0, 1.0])?)?);
+        assert!(!tells_apart(&ones(7, 8))?);
         let mut diagonal = vec![0.0; 49];
         diagonal.iter_mut().step_by(8).for_each(|v| *v = 0.5);
-        assert_eq!(spread(&Matrix::new(7, 7, diagonal)?)?, 3.5);
+        assert!(tells_apart(&Matrix::new(7, 7, diagonal)?)?);
+        // a_i + b_j: every pairing of a square sums the same, not of a wide one
+        let additive = Matrix::new(2, 3, vec![1.0, 2.0, 5.0, 3.0, 4.0, 7.0])?;
+        assert!(tells_apart(&additive)?);
+        let square = Matrix::new(3, 3, vec![1.0, 2.0, 5.0, 3.0, 4.0, 7.0, 0.0, 1.0, 4.0])?;
+        assert!(!tells_apart(&square)? && !tells_apart(&square.transposed())?);
         assert!(pairings_at_most(5, 3, 60) && !pairings_at_most(5, 3, 59));
+        Ok(())
+    }
+
+    /// The sum of every injective pairing of the lines of `lines` (rows <= columns).
+    fn enumerated_sums(lines: &Matrix<f64>, chosen: &mut Vec<usize>, sums: &mut Vec<f64>) {
+        if chosen.len() == lines.rows() {
+            let cells = chosen.iter().enumerate().map(|(i, &j)| lines.get(i, j));
+            sums.push(cells.map(|v| v.expect("cell")).sum());
+            return;
+        }
+        for col in 0..lines.cols() {
+            if !chosen.contains(&col) {
+                chosen.push(col);
+                enumerated_sums(lines, chosen, sums);
+                chosen.pop();
+            }
+        }
+    }
+
+    #[test]
+    fn same_sums_is_what_looking_through_every_pairing_finds() -> Result<(), AlignError> {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut draw = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let (mut same, mut apart) = (0, 0);
+        for _ in 0..4000 {
+            let rows = usize::try_from(draw(4)).unwrap_or(0);
+            let cols = rows + usize::try_from(draw(3)).unwrap_or(0);
+            // half of the draws a_i + b_j (+ noise at one cell now and then)
+            let (a, b): (Vec<f64>, Vec<f64>) = (
+                (0..rows).map(|_| draw(3) as f64 - 1.0).collect(),
+                (0..cols).map(|_| draw(3) as f64).collect(),
+            );
+            let mut cells = Vec::new();
+            for i in 0..rows {
+                for j in 0..cols {
+                    let additive =
+                        a.get(i).copied().unwrap_or(0.0) + b.get(j).copied().unwrap_or(0.0);
+                    cells.push(match draw(8) {
+                        0 => draw(3) as f64,
+                        1 => -0.0,
+                        _ if draw(2) == 0 => additive,
+                        _ => a.get(i).copied().unwrap_or(0.0),
+                    });
+                }
+            }
+            let lines = Matrix::new(rows, cols, cells)?;
+            let mut sums = Vec::new();
+            enumerated_sums(&lines, &mut Vec::new(), &mut sums);
+            let top = sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let bottom = sums.iter().copied().fold(f64::INFINITY, f64::min);
+            let expected = top - bottom > 0.0;
+            assert_eq!(same_sums(&lines)?, !expected, "{lines:?}");
+            assert_eq!(tells_apart(&lines)?, expected);
+            assert_eq!(tells_apart(&lines.transposed())?, expected);
+            if expected {
+                apart += 1;
+            } else {
+                same += 1;
+            }
+        }
+        assert!(
+            same > 500 && apart > 500,
+            "both answers drawn: {same} {apart}"
+        );
         Ok(())
     }
 }

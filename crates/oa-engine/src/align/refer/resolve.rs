@@ -27,9 +27,9 @@ use super::schema::ScopeSchema;
 use super::size::{check_size, TooBig};
 use super::state::{Documents, Levels, PairCells, Paired, Referential, State};
 use crate::align::{
-    blocks, pair_scope, refine, settle_by_score, sorted_distinct, AlignError, Budget, Canonical,
-    DocumentScore, Incident, Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, TieRule,
-    WlEdge, WlMode, SCORED_RECORDS,
+    blocks, pair_scope, refine, settle_by_score, AlignError, Budget, Canonical, DocumentScore,
+    Incident, Levels as SettleLevels, Matrix, Pairs, RecordKey, RecordKeys, TieRule, WlEdge,
+    WlMode, SCORED_RECORDS,
 };
 use crate::plan::ScopeId;
 use crate::score::Json;
@@ -319,7 +319,47 @@ fn settle_levels(levels: &Levels) -> (Vec<Matrix<f64>>, Vec<Matrix<i64>>) {
 /// equal.
 fn ranked_labels(graph: &Graph) -> Vec<usize> {
     // a carrier's edges come together and share its label: one entry per run
-    ranks_by_runs(&graph.edges, |edge| &*edge.label, |a, b| std::ptr::eq(a, b))
+    ranks_by_code_points(
+        &graph.edges,
+        |a, b| std::ptr::eq(&*a.label, &*b.label),
+        |edge| &edge.label,
+    )
+}
+
+/// Texts (code points) as their ranks, a run of items that are the `same` keyed
+/// once: each run's text as bytes that compare as its code points do (four
+/// big-endian bytes each), all in one buffer. Labels share long prefixes, and bytes
+/// compare a block at a time where code points compare one by one.
+fn ranks_by_code_points<T>(
+    items: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    text_of: impl Fn(&T) -> &[u32],
+) -> Vec<usize> {
+    let (firsts, run_of) = runs(items, same);
+    let mut bytes = Vec::new();
+    let mut bounds = Vec::with_capacity(firsts.len() + 1);
+    bounds.push(0);
+    for item in firsts.iter().filter_map(|&k| items.get(k)) {
+        for c in text_of(item) {
+            bytes.extend_from_slice(&c.to_be_bytes());
+        }
+        bounds.push(bytes.len());
+    }
+    let keys = bounds
+        .windows(2)
+        .map(|w| match *w {
+            [start, end] => bytes.get(start..end).unwrap_or_default(),
+            _ => &[],
+        })
+        .collect();
+    ranks_of_runs(keys, &run_of)
+}
+
+/// Code points as bytes that compare as the code points do (four big-endian bytes
+/// each), as [`ranks_by_code_points`] keys them.
+#[cfg(test)]
+fn big_endian(text: &[u32]) -> Vec<u8> {
+    text.iter().flat_map(|c| c.to_be_bytes()).collect()
 }
 
 /// One side's records of a scope in a refined graph: their vertices, in order.
@@ -342,7 +382,11 @@ fn record_vertices(graph: &Graph, range: std::ops::Range<usize>, scope: ScopeId)
 /// signatures compare numbers, not texts, and order as the texts would.
 fn ranked_relations(graph: &Graph) -> Vec<usize> {
     // an edge's relation is often the one before it: one entry per run
-    ranks_by_runs(&graph.edges, |edge| &*edge.relation, |a, b| a == b)
+    ranks_by_runs(
+        &graph.edges,
+        |a, b| a.relation == b.relation,
+        |edge| &*edge.relation,
+    )
 }
 
 /// The graph's seeds as the refinement reads them: each seed as its rank among the
@@ -350,37 +394,62 @@ fn ranked_relations(graph: &Graph) -> Vec<usize> {
 /// order as the seeds do, and equal seeds stay equal) from numbers, not texts.
 fn ranked_seeds(graph: &Graph) -> Vec<usize> {
     // a scope's records share one seed (blend mode aside): one entry per run
-    ranks_by_runs(&graph.seeds, |seed| &**seed, |a, b| std::ptr::eq(a, b))
+    ranks_by_code_points(&graph.seeds, |a, b| std::ptr::eq(&**a, &**b), |seed| seed)
 }
 
 /// Each item's key (`key_of`) as its rank among the distinct keys. Items in a row
-/// with the `same` key (which must imply equal keys) are looked up once: the run's
-/// first is ranked, and the rest share its rank.
-fn ranks_by_runs<'a, T, K: Ord + ?Sized + 'a>(
+/// that are the `same` (which must imply equal keys) form a run: only a run's first
+/// item is keyed, and the run shares its rank.
+fn ranks_by_runs<'a, T, K: Ord>(
     items: &'a [T],
-    key_of: impl Fn(&'a T) -> &'a K,
-    same: impl Fn(&K, &K) -> bool,
+    same: impl Fn(&T, &T) -> bool,
+    key_of: impl Fn(&'a T) -> K,
 ) -> Vec<usize> {
-    let mut firsts: Vec<&K> = Vec::new();
-    for item in items {
-        let key = key_of(item);
-        if !firsts.last().is_some_and(|&last| same(last, key)) {
-            firsts.push(key);
+    let (firsts, run_of) = runs(items, same);
+    let keys = firsts
+        .iter()
+        .filter_map(|&k| items.get(k))
+        .map(key_of)
+        .collect();
+    ranks_of_runs(keys, &run_of)
+}
+
+/// The runs of items in a row that are the `same`: each run's first item, and each
+/// item's run.
+fn runs<T>(items: &[T], same: impl Fn(&T, &T) -> bool) -> (Vec<usize>, Vec<usize>) {
+    let mut firsts = Vec::new();
+    let mut run_of = Vec::with_capacity(items.len());
+    let mut previous: Option<&T> = None;
+    for (k, item) in items.iter().enumerate() {
+        if !previous.is_some_and(|p| same(p, item)) {
+            firsts.push(k);
+        }
+        previous = Some(item);
+        run_of.push(firsts.len().saturating_sub(1));
+    }
+    (firsts, run_of)
+}
+
+/// Each item's rank among the distinct `keys` (one per run) by its run.
+fn ranks_of_runs<K: Ord>(keys: Vec<K>, run_of: &[usize]) -> Vec<usize> {
+    let mut order: Vec<(K, usize)> = keys.into_iter().zip(0..).collect();
+    order.sort_unstable();
+    let mut run_ranks = vec![0; order.len()];
+    let mut rank = 0;
+    let mut last: Option<&K> = None;
+    for (key, run) in &order {
+        if last.is_some_and(|last| last != key) {
+            rank += 1;
+        }
+        last = Some(key);
+        if let Some(slot) = run_ranks.get_mut(*run) {
+            *slot = rank;
         }
     }
-    let distinct = sorted_distinct(firsts);
-    let mut ranks = Vec::with_capacity(items.len());
-    let mut last: Option<(&K, usize)> = None;
-    for item in items {
-        let key = key_of(item);
-        let rank = match last {
-            Some((previous, rank)) if same(previous, key) => rank,
-            _ => distinct.binary_search(&key).unwrap_or(0),
-        };
-        last = Some((key, rank));
-        ranks.push(rank);
-    }
-    ranks
+    run_of
+        .iter()
+        .map(|&run| run_ranks.get(run).copied().unwrap_or(0))
+        .collect()
 }
 
 /// How an incident edge meets a record (a kind's part: only told apart, never ordered).
@@ -994,7 +1063,9 @@ impl DocumentScore for Trials<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ranked_labels, ranked_relations, utf8};
+    use super::{
+        big_endian, ranked_labels, ranked_relations, ranks_by_code_points, ranks_by_runs, utf8,
+    };
     use crate::align::refer::{Edge, Graph};
 
     #[test]
@@ -1034,6 +1105,38 @@ mod tests {
         let rank = |k: usize| ranked.get(k).copied();
         assert_eq!(rank(1), rank(3));
         assert!(rank(2) < rank(1) && rank(1) < rank(0) && rank(0) < rank(4));
+    }
+
+    #[test]
+    fn big_endian_bytes_order_as_code_points() {
+        let texts: [&[u32]; 9] = [
+            &[],
+            &[0],
+            &[0, 0],
+            &[1],
+            &[0xff],
+            &[0x100],
+            &[0x100, 0],
+            &[0xd800, 0x41],
+            &[0x10_ffff],
+        ];
+        for a in texts {
+            for b in texts {
+                assert_eq!(big_endian(a).cmp(&big_endian(b)), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn runs_share_a_rank_and_equal_keys_in_other_runs_too() {
+        // runs of equal letters; a key is its letter; "b" twice in separate runs
+        let items = ['b', 'b', 'a', 'c', 'c', 'b', 'a'];
+        let ranks = ranks_by_runs(&items, |x, y| x == y, |&x| x);
+        assert_eq!(ranks, vec![1, 1, 0, 2, 2, 1, 0]);
+        assert!(ranks_by_runs(&[] as &[char], |x, y| x == y, |&x| x).is_empty());
+        let texts: [&[u32]; 5] = [&[0x100], &[0x100], &[1, 0xffff], &[], &[1, 0xffff]];
+        let ranks = ranks_by_code_points(&texts, |a, b| std::ptr::eq(*a, *b), |t| t);
+        assert_eq!(ranks, vec![2, 2, 1, 0, 1]);
     }
 
     #[test]
