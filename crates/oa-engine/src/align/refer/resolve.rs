@@ -336,14 +336,22 @@ fn ranks_by_code_points<T>(
     text_of: impl Fn(&T) -> &[u32],
 ) -> Vec<usize> {
     let (firsts, run_of) = runs(items, same);
-    let mut bytes = Vec::new();
+    let texts = || firsts.iter().filter_map(|&k| items.get(k)).map(&text_of);
+    // the buffer sized once and each text written in place: a push per code point
+    // checked the capacity at every character
+    let mut bytes = vec![0; texts().map(|text| 4 * text.len()).sum()];
     let mut bounds = Vec::with_capacity(firsts.len() + 1);
     bounds.push(0);
-    for item in firsts.iter().filter_map(|&k| items.get(k)) {
-        for c in text_of(item) {
-            bytes.extend_from_slice(&c.to_be_bytes());
+    let mut end = 0;
+    for text in texts() {
+        let start = end;
+        end += 4 * text.len();
+        if let Some(out) = bytes.get_mut(start..end) {
+            for (chunk, c) in out.chunks_exact_mut(4).zip(text) {
+                chunk.copy_from_slice(&c.to_be_bytes());
+            }
         }
-        bounds.push(bytes.len());
+        bounds.push(end);
     }
     let keys = bounds
         .windows(2)
