@@ -8,4 +8,5 @@
 pub mod align;
 pub mod compare;
 pub mod plan;
+pub mod pointer;
 pub mod score;

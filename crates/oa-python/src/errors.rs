@@ -63,12 +63,7 @@ impl Refusal {
 
 /// `oa_core.pointer.join` of reference tokens given innermost first.
 fn pointer<'t>(tokens: impl DoubleEndedIterator<Item = &'t String>) -> String {
-    let mut out = String::new();
-    for token in tokens.rev() {
-        out.push('/');
-        out.push_str(&token.replace('~', "~0").replace('/', "~1"));
-    }
-    out
+    oa_engine::pointer::of_tokens(tokens.rev().map(String::as_str))
 }
 
 fn errors_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {

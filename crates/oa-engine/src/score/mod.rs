@@ -166,12 +166,7 @@ impl OverLimit {
     /// assert_eq!(over.pointer(), "/a~1b/4");
     /// ```
     pub fn pointer(&self) -> String {
-        let mut out = String::new();
-        for token in self.tokens.iter().rev() {
-            out.push('/');
-            out.push_str(&token.replace('~', "~0").replace('/', "~1"));
-        }
-        out
+        crate::pointer::of_tokens(self.tokens.iter().rev().map(String::as_str))
     }
 }
 

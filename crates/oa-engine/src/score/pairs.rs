@@ -10,9 +10,9 @@ use super::json::Json;
 use super::refs::RefState;
 use super::sink::Step;
 use super::{Scorer, Unsupported};
-use crate::align::refer::push_decimal;
 use crate::align::Pairs;
 use crate::plan::{NodeId, Order, ScopeId};
+use crate::pointer::{push_decimal, push_token};
 
 /// The state of a scorer given none: Python's `Scorer()` (no bijection, nothing
 /// paired).
@@ -53,19 +53,12 @@ pub(super) enum Mark {
 }
 
 fn push(path: &mut String, token: Token<'_>) {
-    path.push('/');
     match token {
-        // `pointer.join`'s escapes: "~" first, then "/"
-        Token::Key(key) => {
-            for ch in key.chars() {
-                match ch {
-                    '~' => path.push_str("~0"),
-                    '/' => path.push_str("~1"),
-                    _ => path.push(ch),
-                }
-            }
+        Token::Key(key) => push_token(path, key),
+        Token::Index(index) => {
+            path.push('/');
+            push_decimal(path, index);
         }
-        Token::Index(index) => push_decimal(path, index),
     }
 }
 

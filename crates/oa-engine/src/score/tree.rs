@@ -13,6 +13,7 @@ use crate::align::refer::{Referential, ResolveError};
 use crate::align::Matrix;
 use crate::compare::Comparator;
 use crate::plan::{NodeId, Order, ScopeId};
+use crate::pointer::{escaped, is_plain, push_decimal_bytes};
 
 /// One node of the match tree (a `MatchNode` without its values, its effective
 /// weights and its children: the children of a row are the later rows naming it).
@@ -125,17 +126,7 @@ impl Table {
     /// appended, written at the end of the text.
     fn join(&mut self, base: Option<Text>, token: &str) -> Text {
         let start = self.base(base);
-        if unescaped(token) {
-            self.text.extend_from_slice(token.as_bytes());
-        } else {
-            for byte in token.bytes() {
-                match byte {
-                    b'~' => self.text.extend_from_slice(b"~0"),
-                    b'/' => self.text.extend_from_slice(b"~1"),
-                    byte => self.text.push(byte),
-                }
-            }
-        }
+        escaped(token).for_each(|piece| self.text.extend_from_slice(piece.as_bytes()));
         self.since(start)
     }
 
@@ -151,7 +142,7 @@ impl Table {
     /// A map slot's key, given its `pointer` (`join`ed with it): the pointer's end
     /// when the key needed no escape.
     fn key(&mut self, pointer: Text, key: &str) -> Text {
-        if unescaped(key) {
+        if is_plain(key) {
             Text {
                 start: pointer.end - key.len(),
                 end: pointer.end,
@@ -166,25 +157,9 @@ impl Table {
     fn index(&mut self, base: Option<Text>, index: usize) -> (Text, Text) {
         let start = self.base(base);
         let digits = self.text.len();
-        let mut rest = index;
-        loop {
-            // the last digit first, then reversed
-            self.text.push(b'0' + (rest % 10) as u8);
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        if let Some(written) = self.text.get_mut(digits..) {
-            written.reverse();
-        }
+        push_decimal_bytes(&mut self.text, index);
         (self.since(start), self.since(digits))
     }
-}
-
-/// Whether a reference token is its own escape (no `~` and no `/`).
-fn unescaped(token: &str) -> bool {
-    !token.bytes().any(|byte| byte == b'~' || byte == b'/')
 }
 
 impl Sink for Table {

@@ -18,6 +18,7 @@ use super::error::ReferError;
 use super::schema::ScopeSchema;
 use crate::compare::{Comparator, Integer, Number, Value};
 use crate::plan::{NodeId, NodeType, Order, ScopeId};
+use crate::pointer::{push_decimal, push_token};
 use crate::score::{canonical_text, IdKey, Json};
 
 /// The role of an item's position in a fixed-order list.
@@ -222,47 +223,6 @@ fn entry_of<'d>(entries: &'d [(String, Json)], key: &str) -> Option<&'d (String,
         .binary_search_by(|(name, _)| name.bytes().cmp(key.bytes()))
         .ok()
         .and_then(|found| entries.get(found))
-}
-
-/// Append a JSON Pointer token to `out` (`~` and `/` escaped).
-fn push_token(out: &mut String, token: &str) {
-    out.push('/');
-    if !token.bytes().any(|b| b == b'~' || b == b'/') {
-        out.push_str(token); // most tokens need no escape: copied whole
-        return;
-    }
-    for c in token.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            _ => out.push(c),
-        }
-    }
-}
-
-/// Append `n` in decimal to `out` (`write!` costs more than the digits).
-pub(crate) fn push_decimal(out: &mut String, n: usize) {
-    let mut power = 1;
-    while n / power >= 10 {
-        power *= 10; // at most n: cannot overflow
-    }
-    loop {
-        // one digit, below 10: the cast is exact
-        #[allow(clippy::cast_possible_truncation)]
-        out.push(char::from(b'0' + (n / power % 10) as u8));
-        if power == 1 {
-            return;
-        }
-        power /= 10;
-    }
-}
-
-/// `join(pointer, token)`: a JSON Pointer one token further down.
-pub fn join(pointer: &str, token: &str) -> String {
-    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
-    out.push_str(pointer);
-    push_token(&mut out, token);
-    out
 }
 
 /// The walk's pointer, role and place, each one string grown on the way down and
@@ -826,15 +786,6 @@ mod tests {
         let scope = |name| schema.plan().scope_id(name).unwrap();
         assert_eq!(index.named_records(scope("person")), [1]);
         assert!(index.named_records(scope("team")).is_empty());
-    }
-
-    #[test]
-    fn positions_are_written_in_decimal() {
-        for n in [0, 7, 10, 99, 100, 1_234_567, usize::MAX] {
-            let mut out = String::from("/");
-            push_decimal(&mut out, n);
-            assert_eq!(out, format!("/{n}"));
-        }
     }
 
     #[test]

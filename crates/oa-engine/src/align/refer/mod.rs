@@ -34,7 +34,6 @@ mod trace;
 
 pub use error::ReferError;
 pub use graph::{build_graph, Edge, Graph, Resolution, Side, Vertex, VertexKind};
-pub(crate) use index::push_decimal;
 pub use index::{id_key, index_document, Carrier, DocumentIndex, Record, Reference, Step};
 pub use order::{resolution_groups, Groups, ScopeWarning};
 pub use owned::OwnedIndex;

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::error::ReferError;
-use super::index::join;
+use crate::pointer::join;
 
 /// The `reference-cycle` warning of one cycle: where it points (the `idScope` of its
 /// smallest scope) and what it says.
