@@ -116,23 +116,17 @@ def test_match_tree_pins_path_and_deficit(
     assert similarity_box["x"] < deficit_box["x"] + deficit_box["width"]
     expect(page.locator(".st-key-icicle text.slicetext").first).to_contain_text("score")
     box.evaluate("el => { el.scrollLeft = 0; }")
-    settled(page)
-    screenshot(page, f"pages-match-tree-{example}")
-
-
-def test_match_tree_table_has_no_none_cells(page: Page, app_url: str) -> None:
-    open_view(page, app_url, "match-tree", "scierc")
-    box = page.locator('.oa-table[data-table="tree"]')
-    box.scroll_into_view_if_needed()
+    # no Python None or NaN in a cell: an absent side is a dash, numbers are
+    # right-aligned in the 4-decimal format
     cells = box.locator("tbody td")
-    expect(cells.first).to_be_attached()
-    expect(cells.filter(has_text=re.compile(r"^—$")).first).to_be_attached()  # absent side
+    expect(cells.filter(has_text=re.compile(r"^—$")).first).to_be_attached()
     texts = cells.all_inner_texts()
     assert "None" not in texts and "nan" not in texts
-    # numbers are right-aligned, in the 4-decimal format
     score = box.locator("tbody tr").first.locator("td").nth(3)
     expect(score).to_have_text(re.compile(r"^\d\.\d{4}$"))
     assert score.evaluate("el => getComputedStyle(el).textAlign") == "right"
+    settled(page)
+    screenshot(page, f"pages-match-tree-{example}")
 
 
 @pytest.mark.parametrize("example", LARGEST)
