@@ -29,6 +29,25 @@ def _fresh_streamlit_caches(request: pytest.FixtureRequest) -> None:
         st.cache_resource.clear()
 
 
+def _file_cost_class(item: pytest.Item) -> int:
+    """0: a browser file, 1: an explorer page file (AppTest), 2: the rest."""
+    path = item.path
+    if path.parent.name == "browser":
+        return 0
+    return 1 if path.name.startswith("test_app_") else 2
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Whole files in the order the two workers should take them (scripts/test runs
+    ``--dist loadfile --no-loadscope-reorder``): the few long browser and page files
+    first, then the rest by how many tests they hold, so no long file is left to one
+    worker at the end while the other idles. Tests keep their order within a file."""
+    per_file: dict[Path, int] = {}
+    for item in items:
+        per_file[item.path] = per_file.get(item.path, 0) + 1
+    items.sort(key=lambda item: (_file_cost_class(item), -per_file[item.path]))
+
+
 @pytest.fixture
 def running() -> tuple[Any, Any, Any]:
     """(gold, candidate, schema) of the paper's running example (fig:oa-example)."""
