@@ -250,7 +250,9 @@ class _RepairInputs(NamedTuple):
     """What :func:`oa_core.feedback.feedback`'s repair operations read of an
     alignment (:func:`_repair_inputs`): :class:`Alignment`'s fields of these names,
     the match tree as the rows of its node table
-    (:class:`~oa_core.nodetable.MatchRows`, no :class:`MatchNode` made) and each
+    (:class:`~oa_core.nodetable.MatchRows`, no :class:`MatchNode` made; without the
+    subtrees that agree with the gold, :meth:`~oa_core._engine.NodeTable.compact`,
+    except with WL off) and each
     scope's records as :class:`~oa_core.scopes_native.ScopeRecords` (or its
     :class:`~oa_core.scopes.ScopeAlignment`, which has them)."""
 
@@ -302,7 +304,10 @@ def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any]
     else:
         bijections, scopes = {}, {}
         table = native_table(gold, candidate, parsed, opts.limits)
-    rows = table_rows(table, gold, candidate)
+    # no repair comes from a subtree that agrees with the gold, so its rows are left
+    # out; with WL off they stay: a list holding records is put in the gold's order,
+    # its agreeing items moved too
+    rows = table_rows(table if wl_mode == WLMode.NONE else table.compact(), gold, candidate)
     return _RepairInputs(0.0 if opts.strict and violations else rows.score[0], rows,
                          _shown_bijections(bijections), scopes, violations, gold, parsed,
                          opts)

@@ -375,7 +375,7 @@ class _Collector:
         rows = self.rows
         parents, kinds, statuses, scores = rows.parent, rows.kind, rows.status, rows.score
         gold_keys, candidate_keys = rows.gold_key, rows.candidate_key
-        last = len(parents) - 1
+        childless_rows = rows.childless
         opened = [False] * len(parents)  # whether the walk goes through a row's children
         for row, parent in enumerate(parents):
             kind, score = kinds[row], scores[row]
@@ -402,7 +402,7 @@ class _Collector:
                 self.identifier(row)
             elif kind == _REF and score >= 1.0:
                 self.keep_dangling(row)
-            childless = row == last or parents[row + 1] != row
+            childless = childless_rows[row]
             if score >= 1.0 and childless:
                 continue
             if status == _TYPE_MISMATCH:

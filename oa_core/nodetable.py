@@ -145,7 +145,8 @@ class MatchRows:
     children, which follow in their order): what the repair operations of
     :mod:`oa_core.feedback` read, without a :class:`~oa_core.matchtree.MatchNode` per
     node. The columns are :class:`~oa_core.matchtree.MatchNode`'s fields of the same
-    names (kinds and statuses as their strings).
+    names (kinds and statuses as their strings), and ``childless``: whether a node has
+    no children (in its whole tree, where rows were left out).
 
     Rows of a node table (:func:`table_rows`) hold ``steps``, each row's step from
     its parent (gold key or index, candidate key or index, weight, key weight), and
@@ -175,6 +176,7 @@ class MatchRows:
     candidate: list[Any]
     effective_weight: list[float]
     key_effective_weight: list[float]
+    childless: list[bool]
     steps: tuple[list[int | None], list[int | None], list[float], list[float]] | None
 
 
@@ -200,7 +202,7 @@ def table_rows(table: NodeTable, gold: Any, candidate: Any) -> MatchRows:
     return MatchRows(table.parent, table.kind, table.status, table.label, table.gold_path,
                      table.candidate_path, table.schema, table.gold_key, table.candidate_key,
                      table.score, table.key_score, table.scope, table.order, table.pairs,
-                     gold_values, candidate_values, effective, key_effective,
+                     gold_values, candidate_values, effective, key_effective, table.childless,
                      (table.gold_index, table.candidate_index, table.weight,
                       table.key_weight))
 
@@ -232,4 +234,4 @@ def tree_rows(root: MatchNode) -> MatchRows:
         [n.score for n in nodes], [n.key_score for n in nodes], [n.scope for n in nodes],
         [n.order for n in nodes], [n.pairs for n in nodes], [n.gold for n in nodes],
         [n.candidate for n in nodes], [n.effective_weight for n in nodes],
-        [n.key_effective_weight for n in nodes], None)
+        [n.key_effective_weight for n in nodes], [not n.children for n in nodes], None)

@@ -89,3 +89,12 @@ class FrozenOutcomes:
         """(key, frozen outcome) of the next call of the running test."""
         key = self.key()
         return key, json.loads(self.path.read_text(encoding="utf-8"))[key]
+
+
+def kept_rows(lean: Any, full: Any) -> list[int]:
+    """Where each row of ``lean`` (:class:`~oa_core.nodetable.MatchRows` of a compacted
+    node table) sits among the rows of ``full`` (the whole tree's), matched by its two
+    pointers (unique per node)."""
+    at = {pair: row for row, pair in enumerate(zip(full.gold_path, full.candidate_path,
+                                                   strict=True))}
+    return [at[pair] for pair in zip(lean.gold_path, lean.candidate_path, strict=True)]

@@ -20,6 +20,8 @@ use crate::state::ref_state;
 /// `scope` names the scope of identifiers, references and records arrays paired by
 /// pointer; `expected` marks the references whose gold id maps to a candidate id.
 /// `matrix` is `(rows, cols, float64 buffer in native byte order)` or None.
+/// `childless` says whether no row names a row as its parent (in the whole table,
+/// also once [`NodeTable::compact`] has left some out).
 ///
 /// A column's list is made when it is first read, then kept (every read gives the
 /// same list): repair operations read only some of them, `align()` all.
@@ -46,6 +48,14 @@ macro_rules! node_columns {
         impl NodeTable {
             fn __len__(&self) -> usize {
                 self.table.rows().len()
+            }
+
+            /// This table without its subtrees that agree with the gold (every row
+            /// in them matched, scoring 1 under the same key on both sides, each
+            /// identifier and reference its gold's image): the root and every row
+            /// at or above one that disagrees (`oa_engine::score::Table::compact`).
+            fn compact(&self, py: Python<'_>) -> NodeTable {
+                NodeTable::new(self.plan.clone_ref(py), self.table.compact())
             }
 
             $(
@@ -82,6 +92,7 @@ node_columns! {
     order => Order,
     pairs => Pairs,
     matrix => Matrix,
+    childless => Childless,
 }
 
 impl NodeTable {
@@ -158,6 +169,7 @@ impl NodeTable {
             Column::Order => names(py, rows, |row| row.order),
             Column::Pairs => list(py, rows, |row| row.pairs.as_slice()),
             Column::Matrix => matrices(py, rows),
+            Column::Childless => list(py, rows, |row| !row.children),
         }
     }
 

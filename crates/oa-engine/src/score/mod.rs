@@ -330,6 +330,11 @@ impl<'a> Scorer<'a> {
             if let Some(scope) = node.id_scope.or(node.reference) {
                 sink.scope(row, scope, found.expected);
             }
+            if let (true, Some(scope)) = (S::RECORDS, node.id_scope) {
+                if self.is_image(scope, gold, candidate)? {
+                    sink.image(row);
+                }
+            }
             sink.score(row, found.score);
             return Ok((found.score, row));
         }

@@ -314,6 +314,22 @@ impl RefState {
 }
 
 impl Scorer<'_> {
+    /// Whether an identifier's candidate value is its gold value's image under the
+    /// scope's bijection (both values identify): the candidate's record then needs no
+    /// other id for references to reach it.
+    pub(super) fn is_image(
+        &self,
+        scope: ScopeId,
+        gold: &Json,
+        candidate: &Json,
+    ) -> Result<bool, Unsupported> {
+        let state = self.refs.state.scope(scope).unwrap_or(&EMPTY_SCOPE);
+        Ok(match (state.image(gold)?, IdKey::of(candidate)?) {
+            (Some(Some(image)), Some(key)) => *image == key,
+            _ => false,
+        })
+    }
+
     /// What the rule of an identifier (1, whatever the values) or of a reference
     /// (`ref_score` under the scorer's state) gives; None for any other field.
     pub(super) fn scoped(

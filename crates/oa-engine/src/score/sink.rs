@@ -113,6 +113,9 @@ pub trait Sink {
     /// An identifier or a reference of `scope`; `expected`: a reference whose gold
     /// id maps to a candidate id under the scope's bijection.
     fn scope(&mut self, row: Self::Row, scope: ScopeId, expected: bool);
+    /// An identifier whose candidate value is its gold value's image under the
+    /// scope's bijection.
+    fn image(&mut self, row: Self::Row);
     fn order(&mut self, row: Self::Row, order: Order);
     /// A scope's records array, paired by its records' pointers (order `scope`).
     fn records(&mut self, row: Self::Row, scope: ScopeId);
@@ -145,6 +148,8 @@ impl Sink for ScoreOnly {
     fn leaf(&mut self, _: (), _: Option<Comparator>, _: f64, _: Option<f64>) {}
     #[inline(always)]
     fn scope(&mut self, _: (), _: ScopeId, _: bool) {}
+    #[inline(always)]
+    fn image(&mut self, _: ()) {}
     #[inline(always)]
     fn order(&mut self, _: (), _: Order) {}
     #[inline(always)]

@@ -52,6 +52,12 @@ pub struct Row {
     /// A reference whose gold id maps to a candidate id (`MatchNode.expected` is
     /// that id, as the bijection holds it).
     pub expected: bool,
+    /// An identifier whose candidate value is its gold value's image under the
+    /// scope's bijection.
+    pub image: bool,
+    /// Whether rows follow with this one as their parent (in the whole table, before
+    /// [`Table::compact`]).
+    pub children: bool,
     /// Lists: their order (`align`, `fixed`, `scope`), the score matrix they were
     /// paired with and the matched pairs (indices into the whole lists).
     pub order: Option<&'static str>,
@@ -89,6 +95,67 @@ impl Table {
             .get(text.start..text.end)
             .and_then(|bytes| std::str::from_utf8(bytes).ok())
             .unwrap_or_default()
+    }
+
+    /// This table without the subtrees that agree with the gold: the root, and every
+    /// row at or above a row that disagrees, each naming its parent among them (rows
+    /// keep their order, fields and `children`). A row agrees when it is matched,
+    /// scores 1 under the same key on both sides, is an identifier only if its
+    /// candidate value is the gold's image and a reference only if it points at that
+    /// image; a subtree agrees when all its rows do. Nothing in such a subtree differs
+    /// from the gold in value, key or identity, so a reader looking for what to
+    /// change (the repairs of `oa_core.feedback`) needs none of its rows.
+    pub fn compact(&self) -> Table {
+        let mut agrees: Vec<bool> = self.rows.iter().map(|row| self.agrees(row)).collect();
+        // children come after their parent: one backward pass carries a
+        // disagreement up to every ancestor
+        for index in (1..self.rows.len()).rev() {
+            let parent = self.rows.get(index).and_then(|row| row.parent);
+            if agrees.get(index) == Some(&false) {
+                if let Some(above) = parent.and_then(|parent| agrees.get_mut(parent)) {
+                    *above = false;
+                }
+            }
+        }
+        if let Some(root) = agrees.first_mut() {
+            *root = false; // always kept: the score is read off it
+        }
+        // each kept row's place among the kept ones
+        let mut renumbered: Vec<Option<usize>> = Vec::with_capacity(self.rows.len());
+        let mut rows = Vec::new();
+        for (row, agrees) in self.rows.iter().zip(&agrees) {
+            if *agrees {
+                renumbered.push(None);
+                continue;
+            }
+            let mut kept = row.clone();
+            // a kept row's parent disagrees too, and came first: it is renumbered
+            kept.parent = row
+                .parent
+                .and_then(|parent| renumbered.get(parent).copied().flatten());
+            renumbered.push(Some(rows.len()));
+            rows.push(kept);
+        }
+        Table {
+            rows,
+            text: self.text.clone(),
+        }
+    }
+
+    /// Whether a row agrees with the gold by itself ([`Table::compact`]).
+    fn agrees(&self, row: &Row) -> bool {
+        let same_key = match (row.gold_key, row.candidate_key) {
+            (Some(gold), Some(candidate)) => self.text(gold) == self.text(candidate),
+            _ => true,
+        };
+        row.status == Status::Matched
+            && row.score >= 1.0
+            && same_key
+            && match row.kind {
+                NodeKind::Id => row.image,
+                NodeKind::Ref => row.expected,
+                _ => true,
+            }
     }
 
     fn row(&mut self, row: usize) -> Option<&mut Row> {
@@ -201,6 +268,8 @@ impl Sink for Table {
             similarity: None,
             scope: None,
             expected: false,
+            image: false,
+            children: false,
             order: None,
             matrix: None,
             pairs: Vec::new(),
@@ -243,6 +312,9 @@ impl Sink for Table {
                 row.candidate_index = candidate;
             }
         }
+        if let Some(parent) = parent.and_then(|parent| self.rows.get_mut(parent)) {
+            parent.children = true;
+        }
         self.rows.push(row);
         self.rows.len() - 1
     }
@@ -283,6 +355,12 @@ impl Sink for Table {
         if let Some(row) = self.row(row) {
             row.scope = Some(scope);
             row.expected = expected;
+        }
+    }
+
+    fn image(&mut self, row: usize) {
+        if let Some(row) = self.row(row) {
+            row.image = true;
         }
     }
 
@@ -574,7 +652,64 @@ mod tests {
             (boss.kind, boss.scope, boss.expected),
             (NodeKind::Ref, Some(scope), true)
         );
+        assert!(at(&table, 3).image); // the candidate's id 7 is the image of 1
         assert_eq!(at(&table, 0).score, 1.0);
+        // everything agrees: the root alone is left
+        assert_eq!(table.compact().rows().len(), 1);
+        // an id that is not the image disagrees
+        let candidate = Json::Array(vec![Json::object(vec![
+            ("id".into(), int(8)),
+            ("boss".into(), int(7)),
+        ])]);
+        let table = Scorer::new(&plan, limits, &mut MapCache::default())
+            .with_state(&state)
+            .table(&gold, &candidate)
+            .unwrap();
+        let kinds: Vec<_> = table.compact().rows().iter().map(|row| row.kind).collect();
+        assert_eq!(kinds, [NodeKind::Sequence, NodeKind::Map, NodeKind::Id]);
+    }
+
+    #[test]
+    fn compact_leaves_out_the_subtrees_that_agree() {
+        // {"a": 1, "b": [1, 2], "c": [5]} against {"a": 1, "b": [1, 3], "c": [5]}
+        let plan = plan(Node::new(NodeType::Any));
+        let object = |b: i64| {
+            Json::object(vec![
+                ("a".into(), int(1)),
+                ("b".into(), Json::Array(vec![int(1), int(b)])),
+                ("c".into(), Json::Array(vec![int(5)])),
+            ])
+        };
+        let full = table(&plan, &object(2), &object(3));
+        let compact = full.compact();
+        let pointers: Vec<_> = compact
+            .rows()
+            .iter()
+            .map(|row| row.gold_pointer.map(|pointer| compact.text(pointer)))
+            .collect();
+        let changed: Vec<_> = full
+            .rows()
+            .iter()
+            .filter(|row| row.score < 1.0)
+            .map(|row| row.gold_pointer.map(|pointer| full.text(pointer)))
+            .collect();
+        // the root, the list that differs and its differing item(s); not "a", "c",
+        // "/b/0" or "/c/0"
+        assert_eq!(pointers.first(), Some(&Some("")));
+        assert!(pointers.contains(&Some("/b")));
+        assert!(!pointers.contains(&Some("/a")) && !pointers.contains(&Some("/c")));
+        assert!(!pointers.contains(&Some("/b/0")) && !pointers.contains(&Some("/c/0")));
+        assert!(changed.iter().all(|pointer| pointers.contains(pointer)));
+        // parents renumbered among the kept rows; `children` as in the whole table
+        for row in compact.rows().iter().skip(1) {
+            let parent = row.parent.and_then(|parent| compact.rows().get(parent));
+            assert!(parent.is_some_and(|parent| parent.children));
+        }
+        assert!(compact.rows().iter().skip(2).all(|row| !row.children));
+        // a document that agrees everywhere leaves its root
+        let same = table(&plan, &object(2), &object(2)).compact();
+        assert_eq!(same.rows().len(), 1);
+        assert!(at(&same, 0).children);
     }
 
     #[test]
