@@ -473,6 +473,21 @@ mod tests {
         Scorer::new(plan, limits, &mut MapCache::default()).score(gold, candidate)
     }
 
+    /// `score(plan, deep, deep)` on a main thread's 8 MiB stack, not the test
+    /// harness's 2 MiB: an unoptimised build spends about 20 KB of stack a level, so
+    /// the 100 levels the limits allow take about 2 MB, while the levels a missing
+    /// depth check would walk still overflow.
+    fn score_deep(plan: &Plan, deep: &Json) -> Result<f64, Unsupported> {
+        std::thread::scope(|threads| {
+            std::thread::Builder::new()
+                .stack_size(8 << 20)
+                .spawn_scoped(threads, || score(plan, deep, deep))
+                .unwrap()
+                .join()
+                .unwrap()
+        })
+    }
+
     fn int(n: i64) -> Json {
         Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
     }
@@ -544,7 +559,7 @@ mod tests {
             deep = Json::Array(vec![deep]);
         }
         let plan = plan(vec![Node::new(NodeType::Any)]);
-        assert_eq!(score(&plan, &deep, &deep), Err(Unsupported::Depth));
+        assert_eq!(score_deep(&plan, &deep), Err(Unsupported::Depth));
     }
 
     #[test]
@@ -554,7 +569,7 @@ mod tests {
             deep = Json::Array(vec![deep]);
         }
         let plan = plan(vec![Node::new(NodeType::Any)]);
-        assert_eq!(score(&plan, &deep, &deep), Err(Unsupported::Depth));
+        assert_eq!(score_deep(&plan, &deep), Err(Unsupported::Depth));
         // taken apart level by level: dropping it whole would recurse 100,000 deep
         while let Json::Array(mut items) = deep {
             deep = items.pop().unwrap_or(Json::Null);
