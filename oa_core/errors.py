@@ -239,6 +239,8 @@ def preview_json(value: Any, limit: int | None = PREVIEW_LIMIT, *,
 # isinstance's tuples, made once (``dict | list`` makes a union at each call): every
 # value a message shows asks
 _CONTAINERS = (dict, list)
+# json.dumps(value, ensure_ascii=False), its encoder made once rather than per call
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode
 _BOOL_OR_FLOAT = (bool, float)
 
 
@@ -249,7 +251,11 @@ def json_prefix(value: Any, length: int, *, python: bool = False) -> str:
     >>> json_prefix({"a": [1, 2, 3]}, 9), json_prefix([1], 9)
     ('{"a": [1,', '[1]')
     """
-    if not isinstance(value, _CONTAINERS):  # one piece (most values a message shows)
+    if _whole_within(value, length) >= 0:
+        # a small value of plain JSON (most a message shows): its whole text, written
+        # at once by repr or the C encoder, is the text the pieces would join
+        return (repr(value) if python else _JSON_TEXT(value))[:length]
+    if not isinstance(value, _CONTAINERS):  # one piece
         return _scalar(value, length, python)[:length]
     pieces: list[str] = []
     total = 0
@@ -259,6 +265,43 @@ def json_prefix(value: Any, length: int, *, python: bool = False) -> str:
         if total >= length:
             break
     return "".join(pieces)[:length]
+
+
+# the types whose text is the same whole or piece by piece: a str no longer than the
+# text asked for (cut, its repr could switch quotes) and an int of at most 64 bits
+# (str() refuses some huge ones), exact types only (a subclass may write itself
+# otherwise)
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
+def _whole_within(value: Any, budget: int) -> int:
+    """What is left of ``budget`` (characters) once ``value``'s text is paid for, at
+    least one per value, or -1 when it is not plain JSON of dicts with str keys,
+    lists and :data:`_PLAIN_TYPES` within it (a cycle exhausts it)."""
+    if budget < 0:  # also what bounds the recursion: each level costs a character
+        return -1
+    kind = type(value)
+    if kind is dict:
+        for key, child in value.items():
+            if type(key) is not str:
+                return -1
+            budget = _whole_within(child, budget - len(key) - 1)
+            if budget < 0:
+                return -1
+        return budget - 1
+    if kind is list:
+        for child in value:
+            budget = _whole_within(child, budget - 1)
+            if budget < 0:
+                return -1
+        return budget - 1
+    if kind not in _PLAIN_TYPES:
+        return -1
+    if kind is str:
+        return budget - len(value) - 1
+    if kind is int and not -(1 << 63) <= value < 1 << 63:
+        return -1
+    return budget - 1
 
 
 def _size(value: Any) -> str:

@@ -77,6 +77,26 @@ def test_a_preview_is_the_json_or_a_prefix_of_it(value: Any, limit: int) -> None
         assert size in ("", f" ({preview_size(value)})")
 
 
+_TEXT = st.text(st.sampled_from("ab'\"\\é\n"), max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.floats() | _TEXT
+                    | st.integers(-(2 ** 70), 2 ** 70),
+                    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner)
+                    | st.dictionaries(_TEXT | st.integers(0, 9), inner, max_size=4),
+                    max_leaves=12),
+       st.booleans(), st.integers(1, 40))
+def test_a_prefix_is_the_same_written_whole_or_in_pieces(value: Any, python: bool,
+                                                         length: int) -> None:
+    # json_prefix writes a small plain value whole (repr, the C encoder); piece by
+    # piece it must read the same, whatever is cut (a cut string's repr may change
+    # its quotes), a key that is not a string, a tuple, a 70-bit integer
+    from oa_core.errors import _pieces, json_prefix
+    assert json_prefix(value, length, python=python) == "".join(
+        _pieces(value, length, python))[:length]
+
+
 def preview_size(value: Any) -> str:
     unit = {str: "character", dict: "key", list: "item"}[type(value)]
     return f"{len(value):,} {unit}{'s' * (len(value) != 1)}"
