@@ -229,7 +229,7 @@ def _aligned(gold: Any, candidate: Any, parsed: Schema, opts: AlignOptions,
              violations: list[Diagnostic]) -> Alignment:
     """:func:`align` once the documents are checked."""
     if parsed.scopes:
-        wl_mode = WLMode(opts.wl_mode).value
+        wl_mode = opts.wl_mode.value  # AlignOptions holds a WLMode
         # the resolution and the match tree under it, from one conversion of the
         # documents
         found = resolved_scopes(gold, candidate, parsed, opts.limits, wl_mode,
@@ -278,7 +278,7 @@ def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any]
             else AlignOptions.coerce(options, **option_overrides))
     gold, gold_checked = _unprepared(gold, schema, opts, comparators)
     parsed = _parsed(schema, comparators)
-    wl_mode = WLMode(opts.wl_mode).value
+    wl_mode = opts.wl_mode.value  # AlignOptions holds a WLMode
     violations: list[Diagnostic] = []
     found = None
     if (parsed.scopes and not opts.strict and opts.limits.max_depth <= MAX_NESTING

@@ -221,11 +221,10 @@ class _Translator:
         self.taken: dict[str, set[tuple[str, Any]]] = {}
         self.dangling: dict[str, dict[Any, Any]] = {}
         for scope, bijection in alignment.bijections.items():
-            taken = {key for c in alignment.scopes[scope].candidate_ids
-                     if (key := id_key(c)) is not None}
-            numbers = [v for k, v in taken if k == "number"]
-            numbers += [g for g in bijection if is_number(g)]
-            next_number = math.floor(max(numbers, default=0)) + 1
+            candidate_ids = alignment.scopes[scope].candidate_ids
+            taken = {key for c in candidate_ids if (key := id_key(c)) is not None}
+            # past every number in use: made only when a fresh one is needed (rarely)
+            next_number: int | None = None
             extended: dict[Any, Any] = {}
             for gold_id, cand_id in bijection.items():
                 if cand_id is not None:
@@ -234,6 +233,8 @@ class _Translator:
                 fresh: Any = gold_id
                 while id_key(fresh) in taken:
                     if value_kind(gold_id) == "number":
+                        if next_number is None:
+                            next_number = _past_numbers(candidate_ids, bijection)
                         fresh, next_number = next_number, next_number + 1
                     else:
                         fresh = f"{fresh}_new"
@@ -288,6 +289,15 @@ class _Translator:
         return value
 
 
+def _past_numbers(candidate_ids: Sequence[Any], bijection: Mapping[Any, Any]) -> int:
+    """The first integer past every number among a scope's candidate ids and the gold
+    ids of its bijection: where fresh numeric ids start."""
+    in_use = {key for c in candidate_ids if (key := id_key(c)) is not None}
+    numbers = [v for k, v in in_use if k == "number"]
+    numbers += [g for g in bijection if is_number(g)]
+    return math.floor(max(numbers, default=0)) + 1
+
+
 def _describe_target(alignment: _Aligned, scope: str, gold_id: Any, values: str) -> str:
     """The gold record a reference should reach, by its properties."""
     decl = alignment.schema.scopes[scope]
@@ -319,8 +329,6 @@ class _Collector:
         # gold's order where records are (a perfect candidate needs nothing)
         self.by_position = (alignment.options.wl_mode == WLMode.NONE
                             and rows.score[0] < 1.0)
-        self.records = frozenset(decl.records.pointer
-                                 for decl in alignment.schema.scopes.values())
         self.holding: dict[str, bool] = {}
         # per reordered list (candidate pointer): gold index -> the original candidate
         # index its item follows (-1: the front)
@@ -430,8 +438,9 @@ class _Collector:
             return False
         found = self.holding.get(schema.pointer)
         if found is None:
+            records = {decl.records.pointer for decl in self.alignment.schema.scopes.values()}
             found = self.holding[schema.pointer] = any(
-                n.pointer in self.records for n in schema.items.walk())
+                n.pointer in records for n in schema.items.walk())
         return found
 
     def children_of(self, row: int) -> list[int]:
