@@ -111,7 +111,6 @@ _PRIMITIVES = (_LEAF, NodeKind.NULL.value, _ID)
 _MATCHED, _TYPE_MISMATCH, _NULL_MISMATCH = (Status.MATCHED.value, Status.TYPE_MISMATCH.value,
                                             Status.NULL_MISMATCH.value)
 _ABSENT = (Status.MISSING.value, Status.EXCESS.value)
-_COMPACT = "{path} {kind} +{delta:.3f}"
 # what the repairs read: an alignment, or feedback()'s inputs made without the rest
 _Aligned = Alignment | _RepairInputs
 _MAX_SHOWN_VALUE = 160
@@ -876,8 +875,7 @@ def _rendered(alignment: _Aligned, top_k: int, min_delta: float, style: str,
                                                       deficit=1.0 - score, shown=0, total=0)
     elif style == "compact":
         text = "\n".join([f"score {score:.4f}"] + [
-            _COMPACT.format(path=op.path or "(root)", kind=op.kind, delta=op.delta)
-            for op in shown])
+            f"{op.path or '(root)'} {op.kind} +{op.delta:.3f}" for op in shown])
     else:
         lines = [_format(table, "header", score=score, deficit=1.0 - score, shown=len(shown),
                          total=len(eligible))]
