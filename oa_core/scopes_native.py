@@ -84,18 +84,13 @@ class _Record(NamedTuple):
 _new_tuple = tuple.__new__
 
 
-def _records(document: Any, located: Sequence[tuple[str, tuple[Any, ...]]],
-             id_field: str) -> list[_Record]:
-    found = []
-    for pointer, path in located:
-        value = document
-        for step in path:
-            value = value[step]
-        record_id = value.get(id_field)
-        # made as the tuple it is, without the named tuple's Python-level __new__ (a
-        # call per record of every scope, at every align and feedback)
-        found.append(_new_tuple(_Record, (pointer, value, record_id, id_key(record_id))))
-    return found
+def _records(read: Sequence[tuple[str, Any, Any]]) -> list[_Record]:
+    """A scope's records as the engine read them from one document (pointer, record,
+    id), each with its id's key."""
+    # made as the tuple it is, without the named tuple's Python-level __new__ (a call
+    # per record of every scope, at every align and feedback)
+    return [_new_tuple(_Record, (pointer, record, record_id, id_key(record_id)))
+            for pointer, record, record_id in read]
 
 
 def _bijection(images: Sequence[tuple[int, int | None]], gold: list[_Record],
@@ -209,9 +204,7 @@ def unchecked_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
     if found is None:
         return None
     scope_rows, trace_rows, table = found
-    records = {row[0]: (_records(gold, row[14][0], schema.scopes[row[0]].id_field),
-                        _records(candidate, row[14][1], schema.scopes[row[0]].id_field))
-               for row in scope_rows}
+    records = {row[0]: (_records(row[14][0]), _records(row[14][1])) for row in scope_rows}
     return Resolved(scope_rows, trace_rows, records, table)
 
 

@@ -7,16 +7,17 @@
 use std::collections::BTreeMap;
 
 use oa_engine::align::refer::{
-    align_scopes as aligned_scopes, Aligned, DocumentIndex, IdWarning, ScopeReport, Step, Trace,
-    VertexKind,
+    align_scopes as aligned_scopes, Aligned, DocumentIndex, IdWarning, ReferError, ScopeReport,
+    Step, Trace, VertexKind,
 };
 use oa_engine::align::{Matrix, Pairs};
 use oa_engine::plan::ScopeId;
 use oa_engine::score::Table;
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use crate::refer::{py_text, record_paths, ReferPlan};
+use crate::refer::{py_text, ReferPlan};
 use crate::resolve::{resolving, Request};
 use crate::score::ScorePlan;
 use crate::tree::NodeTable;
@@ -38,16 +39,39 @@ fn located(index: &DocumentIndex<'_>, scope: ScopeId) -> Vec<Located> {
         .collect()
 }
 
-fn paths<'py>(
-    py: Python<'py>,
-    records: &[Located],
-) -> PyResult<Vec<(String, Bound<'py, PyTuple>)>> {
-    record_paths(
-        py,
-        records
-            .iter()
-            .map(|(p, path)| (p.as_str(), path.as_slice())),
-    )
+/// A record read from its document: (pointer, record, id).
+type Read<'py, 'r> = (&'r str, Bound<'py, PyAny>, Bound<'py, PyAny>);
+
+/// A scope's records as (pointer, record, id): each record read from `document`, the
+/// Python value the index was made from, along its path, and its id as
+/// `record.get(id_field)` reads it (the objects themselves, not copies).
+fn records<'py, 'r>(
+    document: &Bound<'py, PyAny>,
+    records: &'r [Located],
+    id_field: &str,
+) -> PyResult<Vec<Read<'py, 'r>>> {
+    let py = document.py();
+    records
+        .iter()
+        .map(|(pointer, path)| {
+            let mut record = document.clone();
+            for step in path {
+                record = match step {
+                    Step::Key(key) => record.get_item(key)?,
+                    Step::Index(index) => record.get_item(index)?,
+                };
+            }
+            let id = match record.cast::<PyDict>() {
+                Ok(object) => object.get_item(id_field)?,
+                Err(_) => Some(record.call_method1(intern!(py, "get"), (id_field,))?),
+            };
+            Ok((
+                pointer.as_str(),
+                record,
+                id.unwrap_or_else(|| py.None().into_bound(py)),
+            ))
+        })
+        .collect()
 }
 
 fn bytes_of<'py, T: Copy>(
@@ -77,15 +101,15 @@ fn warning(warning: &IdWarning) -> (&'static str, &'static str, usize, Option<(u
 }
 
 fn scope_tuple<'py>(
-    py: Python<'py>,
     refer: &ReferPlan,
     report: &ScopeReport,
+    documents: (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
     (gold, candidate): &(Vec<Located>, Vec<Located>),
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let name = refer
-        .schema
-        .name(report.scope)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    let py = documents.0.py();
+    let refused = |e: ReferError| pyo3::exceptions::PyValueError::new_err(e.to_string());
+    let name = refer.schema.name(report.scope).map_err(refused)?;
+    let id_field = refer.schema.id_field(report.scope).map_err(refused)?;
     let (same, depth, rounds) = match &report.agreement {
         Some(found) => (
             Some(bytes_of(py, &found.same, f64::to_ne_bytes)),
@@ -119,7 +143,10 @@ fn scope_tuple<'py>(
         report.bijection.clone().into_pyobject(py)?.into_any(),
         report.trace.into_pyobject(py)?.into_any(),
         warnings.into_pyobject(py)?.into_any(),
-        (paths(py, gold)?, paths(py, candidate)?)
+        (
+            records(documents.0, gold, id_field)?,
+            records(documents.1, candidate, id_field)?,
+        )
             .into_pyobject(py)?
             .into_any(),
     ];
@@ -184,8 +211,8 @@ fn trace_tuple<'py>(
 /// [(i, j, rule)], label ties, (gold designations, candidate designations), [(gold
 /// record, candidate record or None)] one per gold id, trace index or None, [(code,
 /// document, record, (first, target) or None)], (gold records, candidate records) as
-/// (pointer, path))` (the matrices as native-endian float64 / int64 bytes), the
-/// refined graphs `((gold vertices, gold edges), vertices, edges, rounds)` (none
+/// (pointer, record, id): the objects of `gold` and `candidate`)` (the matrices as
+/// native-endian float64 / int64 bytes), the refined graphs `((gold vertices, gold edges), vertices, edges, rounds)` (none
 /// without `traces`), and with `tree` the `NodeTable` of the documents scored under
 /// the resolution (`match_table`'s, from the documents converted once), else None.
 /// None where Python must resolve them.
@@ -249,7 +276,7 @@ fn align_scopes<'py>(
         .scopes
         .iter()
         .zip(&sides)
-        .map(|(report, side)| scope_tuple(py, refer, report, side))
+        .map(|(report, side)| scope_tuple(refer, report, (gold, candidate), side))
         .collect::<PyResult<Vec<_>>>()?;
     let shown = if traces {
         aligned.traces.as_slice()
