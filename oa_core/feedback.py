@@ -291,8 +291,7 @@ class _Translator:
 def _past_numbers(candidate_ids: Sequence[Any], bijection: Mapping[Any, Any]) -> int:
     """The first integer past every number among a scope's candidate ids and the gold
     ids of its bijection: where fresh numeric ids start."""
-    in_use = {key for c in candidate_ids if (key := id_key(c)) is not None}
-    numbers = [v for k, v in in_use if k == "number"]
+    numbers = [c for c in candidate_ids if is_number(c)]
     numbers += [g for g in bijection if is_number(g)]
     return math.floor(max(numbers, default=0)) + 1
 

@@ -212,9 +212,10 @@ fn trace_tuple<'py>(
 /// record, candidate record or None)] one per gold id, trace index or None, [(code,
 /// document, record, (first, target) or None)], (gold records, candidate records) as
 /// (pointer, record, id): the objects of `gold` and `candidate`)` (the matrices as
-/// native-endian float64 / int64 bytes), the refined graphs `((gold vertices, gold edges), vertices, edges, rounds)` (none
-/// without `traces`), and with `tree` the `NodeTable` of the documents scored under
-/// the resolution (`match_table`'s, from the documents converted once), else None.
+/// native-endian float64 / int64 bytes), the refined graphs `((gold vertices, gold
+/// edges), vertices, edges, rounds)` (none without `traces`), and with `tree` the
+/// `NodeTable` of the documents scored under the resolution (`match_table`'s, from
+/// the documents converted once), else None.
 /// None where Python must resolve them.
 #[pyfunction]
 #[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda,
