@@ -63,7 +63,7 @@ from .aligner import WL_MODES, Alignment, align
 from .build import describe_build
 from .errors import Diagnostic, OAError, preview_json
 from .feedback import feedback, load_templates
-from .jsonio import loads
+from .jsonio import jsonl_lines, loads
 from .options import AlignOptions, Limits
 from .report import describe_error, diagnostic_line, painter, printable, render_explain
 from .runs.batch import BatchOptions, BatchResult, iter_batch, summarize
@@ -278,7 +278,7 @@ class _Reader:
             return [(name, loads(text, document=document,  # type: ignore[arg-type]
                                  limits=self.limits))]
         except OAError as exc:
-            lines = [line for line in text.splitlines() if line.strip()]
+            lines = [line for line in jsonl_lines(text) if line.strip()]
             if len(lines) > 1:
                 try:
                     return _jsonl_values(text, name, document, self.limits)
@@ -290,7 +290,7 @@ class _Reader:
 def _jsonl_values(text: str, name: str, document: str,
                   limits: Limits) -> list[tuple[str, Any]]:
     values = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(jsonl_lines(text), 1):
         if not line.strip():
             continue
         source = f"{name} line {number}"
@@ -509,7 +509,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     workers = args.workers or os.cpu_count() or 1
     _, schema_value, schema = _load_schema(reader, args, args.schema)
     name = _display(args.pairs)
-    lines = reader.text(args.pairs, "pairs", per_line=True).splitlines()
+    lines = jsonl_lines(reader.text(args.pairs, "pairs", per_line=True))
     options = BatchOptions(top_k=args.top_k, min_delta=args.min_delta,
                            align_options=align_options, fields=args.field_metrics)
     total = sum(1 for line in lines if line.strip())

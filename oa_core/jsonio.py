@@ -49,7 +49,7 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, AnyStr, overload
 
 import numpy as np
 
@@ -68,7 +68,7 @@ from .errors import (
 from .options import Limits
 from .pointer import join
 
-__all__ = ["extract_json", "loads", "strip_jsonc"]
+__all__ = ["extract_json", "jsonl_lines", "loads", "strip_jsonc"]
 
 # JSONC in one pass. ``keep`` is a run of JSON strings (possibly unterminated: then
 # to the end, as a parser reads it), other characters and commas that are neither
@@ -93,6 +93,40 @@ _BOM = "\ufeff"
 
 
 # --------------------------------------------------------------------------- JSONC
+
+
+@overload
+def jsonl_lines(text: str) -> list[str]: ...
+@overload
+def jsonl_lines(text: bytes) -> list[bytes]: ...
+def jsonl_lines(text: str | bytes) -> list[str] | list[bytes]:
+    """The lines of JSON Lines text, split at line feeds only, each without its ``\\r``.
+
+    JSON strings may hold U+2028, U+2029 and U+0085 unescaped (``json.dumps`` with
+    ``ensure_ascii=False`` writes them so), and :meth:`str.splitlines` would cut a line
+    at each. A lone ``\\r`` does not end a line. As with :meth:`str.splitlines`, a
+    final line feed ends the last line rather than starting an empty one, so line
+    numbers are those an editor shows.
+
+    Examples
+    --------
+    >>> jsonl_lines('{"a": "x\\u2028y"}\\r\\n\\n[2]\\n')
+    ['{"a": "x\\u2028y"}', '', '[2]']
+    >>> jsonl_lines(b"1\\n2"), jsonl_lines("")
+    ([b'1', b'2'], [])
+    """
+    if isinstance(text, str):
+        return _split_lines(text, "\n", "\r")
+    return _split_lines(text, b"\n", b"\r")
+
+
+def _split_lines(text: AnyStr, newline: AnyStr, carriage: AnyStr) -> list[AnyStr]:
+    lines = text.split(newline)
+    if not lines[-1]:  # after a final line feed, or an empty text
+        lines.pop()
+    if carriage in text:
+        return [line.removesuffix(carriage) for line in lines]
+    return lines
 
 
 def _blank(match: re.Match[str]) -> str:

@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 from oa_helpers import SPEC_FEEDBACK
 
+import oa_core
 from app import launch
 from oa_core import cli, report
 from oa_core.build import describe_build
 from oa_core.cli import main
+from oa_core.jsonio import jsonl_lines
 from oa_core.options import AlignOptions, Limits
 from oa_core.runs import batch
 from oa_core.runs.batch import path_pattern
@@ -310,6 +312,21 @@ def test_batch_subprocess_with_workers(pairs: Path, tmp_path: Path) -> None:
     proc = oa("batch", str(pairs), "--schema", SCHEMA, "-o", str(out), "-j", "2")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(out.read_text().splitlines()) == 7 and proc.stdout.startswith("pairs: 4 scored")
+
+
+def test_batch_reads_a_line_holding_unicode_line_separators_whole(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # json.dumps(ensure_ascii=False) writes U+2028 and U+0085 unescaped in a string
+    gold, candidate = gold_candidate()
+    gold["people"][0]["name"] = candidate["people"][0]["name"] = "Ann\u2028Lee\u0085"
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"gold": gold, "candidate": candidate},
+                                ensure_ascii=False) + "\r\n", encoding="utf-8")
+    code, out, err = run(["batch", str(pairs), "--schema", SCHEMA], capsys)
+    assert code == 0, err
+    # the output holds the names as they are too: one record per line feed
+    expected = oa_core.score(gold, candidate, json.loads(Path(SCHEMA).read_text()))
+    assert [json.loads(line)["score"] for line in jsonl_lines(out)] == [expected]
 
 
 def test_path_pattern() -> None:

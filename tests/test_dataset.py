@@ -42,6 +42,17 @@ def test_pairs_file_keeps_its_line_numbers_and_a_bad_line_costs_only_itself() ->
     assert data.pair("pairs", 2)["id"] == "c"
 
 
+def test_a_pairs_line_holding_unicode_line_separators_is_one_line() -> None:
+    # json.dumps(ensure_ascii=False) writes U+2028 and U+0085 as they are
+    gold = {"city": "Par\u2028is\u0085"}
+    text = jsonl(json.dumps({"id": "a", "gold": gold, "candidate": gold}, ensure_ascii=False),
+                 {"id": "b", "gold": gold, "candidate": {"city": "Rome"}})
+    frame = score_run(from_files({"schema.json": json.dumps(SCHEMA), "pairs.jsonl": text}),
+                      "pairs").frame
+    assert frame["id"].tolist() == ["a", "b"]
+    assert frame["status"].tolist() == ["ok", "ok"] and frame.loc[0, "score"] == 1.0
+
+
 def test_join_by_id_reports_unknown_repeated_and_missing_ids() -> None:
     golds = jsonl({"id": 1, "gold": {"city": "Paris"}}, {"id": 2, "gold": {"city": "Rome"}},
                   {"id": 2, "gold": {"city": "Oslo"}})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from oa_core import InputError, Limits, SchemaError
-from oa_core.jsonio import extract_json, loads, strip_jsonc
+from oa_core.jsonio import extract_json, jsonl_lines, loads, strip_jsonc
 
 
 def test_comments_and_trailing_commas_keep_offsets():
@@ -199,3 +199,16 @@ def test_a_cut_off_text_shows_only_its_end():
     message = info.value.message
     assert len(message) < 300 and message.endswith('"abcdefgh", "abcdefgh"`')
     assert "an array opened at line 1, column 11 is never closed" in message
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085", "\x1c", "\r"])
+def test_jsonl_lines_end_at_line_feeds_only(separator: str) -> None:
+    # a JSON string may hold these unescaped; str.splitlines() would cut the line there
+    line = '{"a": "x' + separator + 'y"}'
+    assert jsonl_lines(f"{line}\n\n{line}\r\n") == [line, "", line]
+    assert jsonl_lines(f"{line}\n".encode()) == [line.encode()]
+
+
+@pytest.mark.parametrize("text", ["", "\n", "1", "1\n", "1\n\n", "\n1", "1\r\n2", "1\r\n\r\n"])
+def test_jsonl_lines_number_lines_as_splitlines_does_on_plain_text(text: str) -> None:
+    assert jsonl_lines(text) == text.splitlines()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oa_core.errors import OAError
-from oa_core.jsonio import extract_json, loads
+from oa_core.jsonio import extract_json, jsonl_lines, loads
 from oa_core.schema import Schema
 
 from ..examples import DOCUMENTS
@@ -129,7 +129,7 @@ def read_values(document: str, source: str, text: str | bytes,
             return [(source, loads(text, document=document))], None  # type: ignore[arg-type]
         except OAError as exc:
             return [], error_from(exc, source)
-    lines: list[str | bytes] = list(text.splitlines())
+    lines: list[str | bytes] = list(jsonl_lines(text))
     values: list[tuple[str, Any]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():

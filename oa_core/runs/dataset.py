@@ -66,7 +66,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, OAError
-from ..jsonio import loads
+from ..jsonio import jsonl_lines, loads
 from ..schema import Schema
 from .batch import BatchOptions, BatchResult, iter_batch
 from .output_format import classify, cut_off, describe
@@ -259,7 +259,7 @@ def pairs_run(name: str, file: str, text: str) -> RunInput:
     >>> pairs_run("A", "p.jsonl", '{"gold": 1, "candidate": 1}\\n\\n[2]').numbers
     [1, 3]
     """
-    return RunInput(name, file, text.splitlines())
+    return RunInput(name, file, jsonl_lines(text))
 
 
 def results_run(name: str, file: str, text: str) -> RunInput:
@@ -271,7 +271,7 @@ def results_run(name: str, file: str, text: str) -> RunInput:
     >>> run.results, len(run)
     (True, 1)
     """
-    return RunInput(name, file, text.splitlines(), results=True)
+    return RunInput(name, file, jsonl_lines(text), results=True)
 
 
 def is_results(text: str) -> bool:
@@ -281,7 +281,7 @@ def is_results(text: str) -> bool:
     >>> is_results('{"index": 0, "score": 1.0, "ops": []}'), is_results('{"gold": 1}')
     (True, False)
     """
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    first = next((line for line in jsonl_lines(text) if line.strip()), "")
     try:
         item = json.loads(first)
     except ValueError:
@@ -292,7 +292,7 @@ def is_results(text: str) -> bool:
 
 def _lines(file: str, text: str, bad: list[BadLine]) -> list[tuple[int, Any]]:
     values: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(jsonl_lines(text), 1):
         if not line.strip():
             continue
         try:
