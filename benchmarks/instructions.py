@@ -17,9 +17,12 @@ Entries (the default): :mod:`benchmarks.throughput`'s workloads and entry points
 ``--batch``: ``oa batch`` over the first ``low`` and ``high`` of
 :func:`benchmarks.batch.make_pairs`' Org2Graph pairs, with each worker count,
 counting the instructions of the command's process and of every worker process
-(``--trace-children=yes``); beside it, the same pairs given in one process to
-:func:`benchmarks.batch.batch_feedback` (what each line computes, without the
-command). ``vs in-process`` divides the in-process instructions per pair by
+(``--trace-children=yes``). A forked worker starts with a copy of its parent's
+counts, so each worker's counts are zeroed as it starts (``--zero-before`` on
+CPython's ``PyOS_AfterFork_Child``): without it, the command's reading and splitting
+of the lines before the pool forks was counted once more per worker. Beside it,
+the same pairs given in one process to :func:`benchmarks.batch.batch_feedback`
+(what each line computes, without the command). ``vs in-process`` divides the in-process instructions per pair by
 ``oa batch``'s: the share of the in-process rate ``oa batch`` would reach per
 worker on cores of its own (issue 22 asks for at least 0.80). Instruction counts
 do not see what sharing the cores costs (caches, memory bandwidth):
@@ -98,6 +101,8 @@ def callgrind_total(command: Sequence[str], *, cwd: Path = ROOT) -> int:
         out_dir = Path(tmp)
         done = subprocess.run(
             [valgrind, "--tool=callgrind", "--trace-children=yes",
+             # a forked child would otherwise count its parent's work again
+             "--zero-before=PyOS_AfterFork_Child",
              f"--callgrind-out-file={out_dir}/cg.%p", *command],
             cwd=cwd, env=env, capture_output=True, text=True, check=False)
         if done.returncode != 0:
