@@ -22,11 +22,11 @@ counts, so each worker's counts are zeroed as it starts (``--zero-before`` on
 CPython's ``PyOS_AfterFork_Child``): without it, the command's reading and splitting
 of the lines before the pool forks was counted once more per worker. Beside it,
 the same pairs given in one process to :func:`benchmarks.batch.batch_feedback`
-(what each line computes, without the command). ``vs in-process`` divides the in-process instructions per pair by
-``oa batch``'s: the share of the in-process rate ``oa batch`` would reach per
-worker on cores of its own (issue 22 asks for at least 0.80). Instruction counts
-do not see what sharing the cores costs (caches, memory bandwidth):
-``benchmarks/batch.py``'s "at once" rows measure that in CPU seconds.
+(what each line computes, without the command). ``vs in-process`` divides the
+in-process instructions per pair by ``oa batch``'s: the share of the in-process rate
+``oa batch`` would reach per worker on cores of its own (issue 22 asks for at least
+0.80). Instruction counts do not see what sharing the cores costs (caches, memory
+bandwidth): ``benchmarks/batch.py``'s "at once" rows measure that in CPU seconds.
 
 Needs ``valgrind`` (Debian's package); a run takes minutes (callgrind runs Python
 about 50 times slower). Run from the repository root::

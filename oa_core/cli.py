@@ -53,7 +53,7 @@ import os
 import stat
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, BinaryIO, TextIO
@@ -66,7 +66,7 @@ from .feedback import feedback, load_templates
 from .jsonio import jsonl_lines, loads
 from .options import AlignOptions, Limits
 from .report import describe_error, diagnostic_line, painter, printable, render_explain
-from .runs.batch import BatchOptions, BatchResult, iter_batch, summarize
+from .runs.batch import BatchLine, BatchOptions, iter_batch_lines, summarize
 from .runs.cluster import ClusterError, dask_client  # imports Dask only when a client is made
 from .runs.fields import FieldCounts
 from .runs.fields import count as count_fields
@@ -464,8 +464,8 @@ def _progress_bar(args: argparse.Namespace, total: int) -> ProgressBar | None:
     return None
 
 
-def _write_results(results: Sequence[BatchResult] | Any, output: str,
-                   progress: ProgressBar | None) -> list[BatchResult]:
+def _write_results(results: Iterable[BatchLine], output: str,
+                   progress: ProgressBar | None) -> list[BatchLine]:
     """Write each result line to ``output`` as it comes; a failed write is bad input."""
     name = "<stdout>" if output == STDIN else output
     try:
@@ -474,12 +474,11 @@ def _write_results(results: Sequence[BatchResult] | Any, output: str,
     except OSError as exc:
         raise BadInput(f"{output} (output): cannot write the file: "
                        f"{exc.strerror or exc}") from None
-    done: list[BatchResult] = []
+    done: list[BatchLine] = []
     try:
         try:
             for result in results:
-                out.write(printable(json.dumps(result.record, ensure_ascii=False,
-                                               default=str)) + "\n")
+                out.write(result.text + "\n")
                 done.append(result)
                 if progress:
                     progress.update(len(done))
@@ -518,9 +517,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         bar = _progress_bar(args, total)
         progress = stack.enter_context(bar) if bar else None
         try:
-            results = _write_results(iter_batch(lines, schema_value, options=options,
-                                                workers=workers, name=name, client=client,
-                                                schema=schema),
+            results = _write_results(iter_batch_lines(lines, schema_value, options=options,
+                                                      workers=workers, name=name,
+                                                      client=client, schema=schema),
                                      args.output, progress)
         except ClusterError as exc:  # the cluster went away mid-run
             raise BadInput(f"--dask {args.dask}: {exc}") from None

@@ -10,7 +10,14 @@ import pytest
 
 from oa_core import AlignOptions, InputError, Limits, Schema, WLMode
 from oa_core.runs import batch
-from oa_core.runs.batch import BatchOptions, iter_batch, score_line, summarize
+from oa_core.runs.batch import (
+    BatchOptions,
+    iter_batch,
+    iter_batch_lines,
+    record_text,
+    score_line,
+    summarize,
+)
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
 
@@ -148,3 +155,22 @@ def test_spawned_workers_parse_the_raw_schema() -> None:
                          start_method="spawn")
     assert [r.record for r in spawned] == expected
     assert expected[1]["score"] < 1.0 == expected[0]["score"]
+
+
+def test_written_lines_are_the_records_text_whatever_the_workers() -> None:
+    lines = [*_city_lines(), "", '{"gold": ', line(gold={"city": "Paris"}, prediction="none"),
+             line(gold={"city": "Par\u2028is"}, candidate={"city": "Paris"})]
+    results = list(iter_batch(lines, SCHEMA, name="p.jsonl"))
+    for workers in (1, 2):
+        written = list(iter_batch_lines(lines, SCHEMA, name="p.jsonl", workers=workers,
+                                        start_method="fork"))
+        assert [w.text for w in written] == [record_text(r.record) for r in results]
+        assert [(w.score, w.unparsable, w.op_stats, w.error, w.internal, w.fields)
+                for w in written] == [(r.score, r.unparsable, r.op_stats, r.error, r.internal,
+                                       r.fields) for r in results]
+        assert summarize(written) == summarize(results)
+    assert [json.loads(text)["index"] for text in map(record_text, (
+        r.record for r in results))] == list(range(7))
+    assert "Par\u2028is" in record_text(results[-1].record)  # UTF-8 text as it is
+    assert record_text({"id": "\ud800", "n": {1}}) == '{"id": "\\ud800", "n": "{1}"}'
+    assert (results[5].score, results[5].unparsable, results[4].score) == (0.0, True, None)

@@ -37,9 +37,9 @@ import functools
 import json
 import multiprocessing
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -48,7 +48,7 @@ from ..errors import InputError, OAError
 from ..feedback import feedback, render_feedback
 from ..jsonio import extract_json, loads
 from ..options import AlignOptions, Limits
-from ..report import describe_error
+from ..report import describe_error, printable
 from ..schema import Schema
 from .fields import gold_only, observe
 
@@ -56,11 +56,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "BatchLine",
     "BatchOptions",
     "BatchResult",
     "BatchSummary",
     "iter_batch",
+    "iter_batch_lines",
     "path_pattern",
+    "record_text",
     "score_line",
     "score_pairs",
     "summarize",
@@ -140,6 +143,57 @@ class BatchResult:
     error: str | None = None
     internal: bool = False
     fields: tuple[tuple[str, str, float], ...] = ()
+
+    @property
+    def score(self) -> float | None:
+        """The pair's score (0 for an unparsable prediction); None when not scored."""
+        return self.record.get("score")
+
+    @property
+    def unparsable(self) -> bool:
+        """The raw prediction held no usable JSON."""
+        return "parse_error" in self.record
+
+    def written(self) -> BatchLine:
+        """This result as ``oa batch`` writes it."""
+        return BatchLine(record_text(self.record), self.score, self.unparsable,
+                         self.op_stats, self.error, self.internal, self.fields)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchLine:
+    """The outcome of one input line as ``oa batch`` writes it (:func:`iter_batch_lines`):
+    the record as one line of JSON, and what :func:`summarize` reads.
+
+    Attributes
+    ----------
+    text : str
+        :attr:`BatchResult.record` as one line of JSON (:func:`record_text`).
+    score : float or None
+        The pair's score; None when the line was not scored.
+    unparsable : bool
+        The raw prediction held no usable JSON (it scores 0).
+    op_stats, error, internal, fields
+        As in :class:`BatchResult`.
+    """
+
+    text: str
+    score: float | None
+    unparsable: bool
+    op_stats: tuple[tuple[str, str, float], ...] = ()
+    error: str | None = None
+    internal: bool = False
+    fields: tuple[tuple[str, str, float], ...] = ()
+
+
+def record_text(record: dict[str, Any]) -> str:
+    """A result record as one line of JSON, as ``oa batch`` writes it: UTF-8 text as it
+    is, a lone surrogate escaped, and a value JSON has no type for as its ``str()``.
+
+    >>> record_text({"index": 0, "id": "é", "score": 1.0, "ops": []})
+    '{"index": 0, "id": "é", "score": 1.0, "ops": []}'
+    """
+    return printable(json.dumps(record, ensure_ascii=False, default=str))
 
 
 _INDEX_SEGMENT = re.compile(r"(?<=/)\d+(?=/|$)")
@@ -275,16 +329,51 @@ def _init_worker(raw_schema: Any, options: BatchOptions, name: str) -> None:
     _WORKER = (Schema.parse(raw_schema), options, name)
 
 
-_Fields = tuple[dict[str, Any], tuple[tuple[str, str, float], ...], str | None, bool,
-                tuple[tuple[str, str, float], ...]]
-
-
-def _work(task: tuple[int, int, str]) -> _Fields:
+def _scored(task: tuple[int, int, str]) -> BatchResult:
     assert _WORKER is not None, "the worker was not initialised"
     schema, options, name = _WORKER
-    result = score_line(schema, options, name, *task)
-    # sent back as a plain tuple: pickling a slotted dataclass costs twice as much
+    return score_line(schema, options, name, *task)
+
+
+_Fields = tuple[dict[str, Any], tuple[tuple[str, str, float], ...], str | None, bool,
+                tuple[tuple[str, str, float], ...]]
+_LineFields = tuple[str, float | None, bool, tuple[tuple[str, str, float], ...], str | None,
+                    bool, tuple[tuple[str, str, float], ...]]
+
+
+# A worker's answer goes back as a plain tuple: pickling a slotted dataclass costs twice
+# as much.
+def _work(task: tuple[int, int, str]) -> _Fields:
+    result = _scored(task)
     return result.record, result.op_stats, result.error, result.internal, result.fields
+
+
+def _work_line(task: tuple[int, int, str]) -> _LineFields:
+    line = _scored(task).written()  # a str pickles for a fraction of a record's dicts
+    return (line.text, line.score, line.unparsable, line.op_stats, line.error, line.internal,
+            line.fields)
+
+
+_Work = TypeVar("_Work")
+
+
+def _tasks(lines: Sequence[str]) -> list[tuple[int, int, str]]:
+    """(index, line number, text) of each non-blank line."""
+    return [(index, number, text) for index, (number, text) in enumerate(
+        (n, t) for n, t in enumerate(lines, 1) if t.strip())]
+
+
+def _pooled(work: Callable[[tuple[int, int, str]], _Work], tasks: list[tuple[int, int, str]],
+            schema: Schema, raw_schema: Any, options: BatchOptions, name: str, workers: int,
+            start_method: str | None) -> Iterator[_Work]:
+    """``work`` of each task on a pool of ``workers`` processes, in input order."""
+    chunksize = max(1, min(32, len(tasks) // (workers * 8)))
+    context = multiprocessing.get_context(start_method)
+    # a forked worker inherits the initializer's arguments unpickled: the parsed schema
+    shared = schema if context.get_start_method() == "fork" else raw_schema
+    with context.Pool(workers, initializer=_init_worker,
+                      initargs=(shared, options, name)) as pool:
+        yield from pool.imap(work, tasks, chunksize=chunksize)
 
 
 def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions | None = None,
@@ -331,25 +420,48 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
     """
     options = options or BatchOptions()
     schema = schema or Schema.parse(raw_schema)
-    tasks = [(index, number, text) for index, (number, text) in enumerate(
-        (n, t) for n, t in enumerate(lines, 1) if t.strip())]
+    tasks = _tasks(lines)
     if client is not None:
         from .cluster import iter_batch_dask  # Dask is optional
         yield from iter_batch_dask(tasks, raw_schema, client=client, options=options,
                                    name=name, chunk_size=chunk_size)
-        return
-    if workers <= 1 or len(tasks) <= 1:
+    elif workers <= 1 or len(tasks) <= 1:
         for task in tasks:
             yield score_line(schema, options, name, *task)
-        return
-    chunksize = max(1, min(32, len(tasks) // (workers * 8)))
-    context = multiprocessing.get_context(start_method)
-    # a forked worker inherits the initializer's arguments unpickled: the parsed schema
-    shared = schema if context.get_start_method() == "fork" else raw_schema
-    with context.Pool(workers, initializer=_init_worker,
-                      initargs=(shared, options, name)) as pool:
-        for fields in pool.imap(_work, tasks, chunksize=chunksize):
+    else:
+        for fields in _pooled(_work, tasks, schema, raw_schema, options, name, workers,
+                              start_method):
             yield BatchResult(*fields)
+
+
+def iter_batch_lines(lines: Sequence[str], raw_schema: Any, *,
+                     options: BatchOptions | None = None, workers: int = 1,
+                     name: str = "<pairs>", client: Any = None, chunk_size: int | None = None,
+                     start_method: str | None = None,
+                     schema: Schema | None = None) -> Iterator[BatchLine]:
+    """:func:`iter_batch`'s results as ``oa batch`` writes them (the same arguments).
+
+    Worker processes send each record back as its line of JSON, which is cheaper than
+    its values when the caller only writes them.
+
+    >>> schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    >>> line = json.dumps({"gold": {"city": "Paris"}, "candidate": {"city": "Rome"}})
+    >>> [result.text for result in iter_batch_lines([line], schema)]
+    ['{"index": 0, "score": 0.0, "ops": [{"kind": "primitive-value", ...}]}']
+    """
+    if client is None and workers > 1:
+        options = options or BatchOptions()
+        schema = schema or Schema.parse(raw_schema)
+        tasks = _tasks(lines)
+        if len(tasks) > 1:
+            for fields in _pooled(_work_line, tasks, schema, raw_schema, options, name,
+                                  workers, start_method):
+                yield BatchLine(*fields)
+            return
+    for result in iter_batch(lines, raw_schema, options=options, workers=workers, name=name,
+                             client=client, chunk_size=chunk_size, start_method=start_method,
+                             schema=schema):
+        yield result.written()
 
 
 COLUMNS = ("index", "id", "score", "ops", "parse_error", "error")
@@ -517,19 +629,20 @@ class BatchSummary:
         return batch_summary_html(self)
 
 
-def summarize(results: Sequence[BatchResult]) -> BatchSummary:
+def summarize(results: Iterable[BatchResult | BatchLine]) -> BatchSummary:
     """Count, score quantiles and the op kinds per path pattern of a batch run."""
     summary = BatchSummary()
     counts: dict[tuple[str, str], int] = {}
     losses: dict[tuple[str, str], float] = {}
     for result in results:
-        if result.error is not None:
+        score = result.score
+        if result.error is not None or score is None:  # a line is scored or has an error
             summary.failed += 1
             summary.internal += result.internal
             continue
         summary.count += 1
-        summary.scores.append(result.record["score"])
-        summary.unparsable += "parse_error" in result.record
+        summary.scores.append(score)
+        summary.unparsable += result.unparsable
         for pattern, kind, delta in result.op_stats:
             counts[pattern, kind] = counts.get((pattern, kind), 0) + 1
             losses[pattern, kind] = losses.get((pattern, kind), 0.0) + delta
