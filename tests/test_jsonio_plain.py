@@ -150,3 +150,15 @@ def test_repeated_keys_are_read_once_and_as_loads_reads_them():
     long_key = "k" * 100
     assert agree(json.dumps([{long_key: 1}, {long_key: 2}])) == [{long_key: 1}, {long_key: 2}]
     assert agree('[{"a": 1}, {"a\n": 2}]') is NOT_PLAIN
+
+
+def test_short_strings_share_their_slots_and_read_as_loads_reads_them():
+    """Short keys and values are made once per text in a table of slots: more distinct
+    strings than slots, strings that collide, long and escaped ones read the same."""
+    ids = [f"{n:x}" for n in range(3000)]
+    records = [{"id": k, "ref": ids[-1 - i], "v": [k, "\u00e9" + k, "\u2028" * 40 + k]}
+               for i, k in enumerate(ids)]
+    value = agree(json.dumps(records, ensure_ascii=False))
+    assert value == records
+    value = agree('["same", "same", "sa\\u006de", "emas"]')
+    assert value == ["same", "same", "same", "emas"] and value[0] is value[1]

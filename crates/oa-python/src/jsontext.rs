@@ -54,7 +54,7 @@ fn parse_plain_json<'py>(
         source,
         at: 0,
         max_depth: max_depth.min(MAX_NESTING),
-        keys: Vec::new(),
+        made: Vec::new(),
     };
     match reader.document() {
         Ok(value) => Ok(value),
@@ -71,15 +71,28 @@ struct Reader<'py, 'text> {
     /// The deepest level a value may sit at, the root at level 0; bounded by
     /// [`MAX_NESTING`] so that the recursion stays far inside any thread's stack.
     max_depth: usize,
-    /// The object keys read so far, each made once: records repeat their keys, and a
-    /// key made again costs an allocation and a hash (a `str` keeps its hash).
-    keys: Vec<(&'text str, Bound<'py, PyString>)>,
+    /// Short strings already made from this text, by [`slot`]: records repeat their keys
+    /// and ids, and a string made again costs an allocation now and a hash later (a `str`
+    /// keeps its hash).
+    made: Vec<Option<(&'text str, Bound<'py, PyString>)>>,
 }
 
-/// The most keys remembered per text, and the longest: a key is looked for among them
-/// one by one, and a text of many distinct keys makes the rest anew.
-const REMEMBERED_KEYS: usize = 32;
-const REMEMBERED_KEY_BYTES: usize = 32;
+/// The slots of [`Reader::made`], and the longest string kept in one.
+const MADE_SLOTS: usize = 256;
+const MADE_BYTES: usize = 32;
+
+/// The slot of a short string, from its length and three of its bytes (strings of one
+/// text that share all four are rare). A collision only replaces the string kept, so
+/// any function would give the same values.
+fn slot(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let byte = |index: usize| bytes.get(index).copied().map_or(0, usize::from);
+    let mixed = (bytes.len() * 0x9e37)
+        ^ (byte(0) * 0x1f)
+        ^ (byte(bytes.len() / 2) * 0x83)
+        ^ (byte(bytes.len().wrapping_sub(1)) * 0x2c9);
+    (mixed ^ (mixed >> 8)) % MADE_SLOTS
+}
 
 impl<'py, 'text> Reader<'py, 'text> {
     fn document(&mut self) -> Read<Bound<'py, PyAny>> {
@@ -154,7 +167,7 @@ impl<'py, 'text> Reader<'py, 'text> {
             if self.peek() != Some(b'"') {
                 return Err(Stop::NotPlain);
             }
-            let key = self.key()?;
+            let key = self.string()?;
             self.expect(b':')?;
             self.skip_space();
             let value = self.value(depth + 1)?;
@@ -198,58 +211,25 @@ impl<'py, 'text> Reader<'py, 'text> {
         }
     }
 
-    /// An object key at its opening quote: made once per text when it is short and
-    /// has no escape (the same bytes then are the same key), else read as any string.
-    fn key(&mut self) -> Read<Bound<'py, PyString>> {
-        let start = self.at + 1;
-        // only the bytes a remembered key may span are looked at: a long key is read
-        // once, by `string`
-        let window = self
-            .bytes
-            .get(start..)
-            .and_then(|rest| rest.get(..rest.len().min(REMEMBERED_KEY_BYTES + 1)));
-        let Some(text) = window
-            .and_then(|window| {
-                window
-                    .iter()
-                    .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
-            })
-            .filter(|&length| self.bytes.get(start + length) == Some(&b'"'))
-            .and_then(|length| self.source.get(start..start + length))
-        else {
-            return self.string();
-        };
-        let key = match self.keys.iter().find(|(known, _)| *known == text) {
-            Some((_, key)) => key.clone(),
-            None => {
-                // its ends are ASCII quotes and it holds no escape: the text is the key
-                let key = PyString::new(self.py, text);
-                if self.keys.len() < REMEMBERED_KEYS {
-                    self.keys.push((text, key.clone()));
-                }
-                key
-            }
-        };
-        self.at = start + text.len() + 1;
-        Ok(key)
-    }
-
-    /// A string at its opening quote: borrowed from the text when it has no escape.
+    /// A string (or key) at its opening quote: borrowed from the text when it has no
+    /// escape.
     fn string(&mut self) -> Read<Bound<'py, PyString>> {
         self.at += 1; // the opening quote
         let start = self.at;
-        loop {
-            match self.peek() {
-                Some(b'"') => {
-                    // Both ends are ASCII bytes, so they fall on character boundaries.
-                    let text = self.source.get(start..self.at).ok_or(Stop::NotPlain)?;
-                    self.at += 1;
-                    return Ok(PyString::new(self.py, text));
-                }
-                Some(b'\\') => break,
-                Some(0x00..=0x1f) | None => return Err(Stop::NotPlain),
-                Some(_) => self.at += 1,
+        let plain = self.bytes.get(start..).unwrap_or_default();
+        self.at += plain
+            .iter()
+            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+            .unwrap_or(plain.len());
+        match self.peek() {
+            Some(b'"') => {
+                // Both ends are ASCII bytes, so they fall on character boundaries.
+                let text = self.source.get(start..self.at).ok_or(Stop::NotPlain)?;
+                self.at += 1;
+                return Ok(self.made_once(text));
             }
+            Some(b'\\') => {}
+            _ => return Err(Stop::NotPlain), // a raw control character, or the end
         }
         let mut text = String::from(self.source.get(start..self.at).ok_or(Stop::NotPlain)?);
         loop {
@@ -269,6 +249,27 @@ impl<'py, 'text> Reader<'py, 'text> {
                     text.push(self.escape()?);
                 }
                 _ => return Err(Stop::NotPlain),
+            }
+        }
+    }
+
+    /// The string of `text` (no escape in it), made once per text when it is short.
+    fn made_once(&mut self, text: &'text str) -> Bound<'py, PyString> {
+        if text.len() > MADE_BYTES {
+            return PyString::new(self.py, text);
+        }
+        if self.made.is_empty() {
+            self.made.resize(MADE_SLOTS, None);
+        }
+        let Some(kept) = self.made.get_mut(slot(text)) else {
+            return PyString::new(self.py, text); // unreachable: the slot is in range
+        };
+        match kept {
+            Some((known, string)) if *known == text => string.clone(),
+            _ => {
+                let string = PyString::new(self.py, text);
+                *kept = Some((text, string.clone()));
+                string
             }
         }
     }
