@@ -1,10 +1,12 @@
 # Types of the Rust extension built from crates/oa-python (see oa_core/build.py).
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from numpy.typing import ArrayLike
 
 from .options import Limits
+
+_T = TypeVar("_T")
 
 def engine_version() -> str: ...
 
@@ -75,6 +77,12 @@ class ScorePlan:
 # parse_plain_json: json.loads' value of plain JSON text that oa_core.jsonio.loads takes
 # as it is; ``otherwise`` for anything else (JSONC, a problem to name, too deep).
 def parse_plain_json(text: str, max_depth: int, otherwise: Any) -> Any: ...
+
+# --- JSON text written (crates/oa-python/src/jsonwrite.rs)
+# dump_plain_json: json.dumps(value, ensure_ascii=False) of a plain value (exact dict
+# with str keys, list, tuple, str, 64-bit int, finite float, bool, None); ``otherwise``
+# for anything else.
+def dump_plain_json(value: Any, otherwise: _T) -> str | _T: ...
 
 # --- validation (crates/oa-python/src/shape.rs, value.rs)
 # is_plain_json: True says oa_core.validation.check_json accepts the value under limits;

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from .._engine import dump_plain_json
 from ..aligner import align
 from ..errors import InputError, OAError
 from ..feedback import feedback, render_feedback
@@ -193,7 +194,10 @@ def record_text(record: dict[str, Any]) -> str:
     >>> record_text({"index": 0, "id": "é", "score": 1.0, "ops": []})
     '{"index": 0, "id": "é", "score": 1.0, "ops": []}'
     """
-    return printable(json.dumps(record, ensure_ascii=False, default=str))
+    text = dump_plain_json(record, None)  # the engine writes plain values in one pass
+    if text is None:
+        text = printable(json.dumps(record, ensure_ascii=False, default=str))
+    return text
 
 
 _INDEX_SEGMENT = re.compile(r"(?<=/)\d+(?=/|$)")

@@ -8,6 +8,7 @@ mod align_scopes;
 mod compare;
 mod errors;
 mod jsontext;
+mod jsonwrite;
 mod refer;
 mod resolve;
 mod score;
@@ -49,5 +50,6 @@ fn _engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     resolve::register(module)?;
     align_scopes::register(module)?;
     jsontext::register(module)?;
+    jsonwrite::register(module)?;
     Ok(())
 }

@@ -1,0 +1,141 @@
+//! Plain Python values written as JSON text: `oa_core.runs.batch.record_text`'s common
+//! case, the text `json.dumps(value, ensure_ascii=False)` gives, in one pass.
+//!
+//! Like [`crate::jsontext`], this writer only ever takes the simple case and hands the
+//! rest back (the caller's `otherwise`) for `json.dumps` itself: `dict` (with `str`
+//! keys), `list`, `tuple`, `str`, `int` within 64 bits, finite `float`, `bool` and
+//! `None`, nested at most [`MAX_NESTING`] levels. A `str` or `int` subclass (an enum
+//! such as `OpKind`) is written as its value, as `json.dumps` writes it; a subclass of
+//! the other types, another key type, a wider integer, NaN or an infinity, a lone
+//! surrogate and deeper nesting (or a cycle) are left to `json.dumps`, whose rules and
+//! errors then hold.
+//!
+//! The text is `json.dumps`' default layout: `", "` between items, `": "` after keys,
+//! non-ASCII text as it is, and in strings `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`
+//! and `\u00XX` (lowercase hex) for the other characters below U+0020. A float is its
+//! `repr()`, as `json.dumps` writes it.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use crate::value::MAX_NESTING;
+
+/// Why the value was not written here: the caller writes it with `json.dumps`.
+enum Stop {
+    /// Not a value this writer takes.
+    NotPlain,
+    /// Python failed (memory, or a `repr()`): raised as it is.
+    Python(PyErr),
+}
+
+impl From<PyErr> for Stop {
+    fn from(err: PyErr) -> Stop {
+        Stop::Python(err)
+    }
+}
+
+type Write = Result<(), Stop>;
+
+/// The JSON text of `value` as `json.dumps(value, ensure_ascii=False)` writes it, or
+/// `otherwise` when `json.dumps` must write it itself.
+#[pyfunction]
+fn dump_plain_json<'py>(
+    value: &Bound<'py, PyAny>,
+    otherwise: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut out = String::with_capacity(256);
+    match write_value(&mut out, value, 0) {
+        Ok(()) => Ok(PyString::new(value.py(), &out).into_any()),
+        Err(Stop::NotPlain) => Ok(otherwise),
+        Err(Stop::Python(err)) => Err(err),
+    }
+}
+
+fn write_value(out: &mut String, value: &Bound<'_, PyAny>, depth: usize) -> Write {
+    if value.is_none() {
+        out.push_str("null");
+    } else if let Ok(string) = value.cast::<PyString>() {
+        write_string(out, string)?;
+    } else if let Ok(boolean) = value.cast_exact::<PyBool>() {
+        out.push_str(if boolean.is_true() { "true" } else { "false" });
+    } else if value.is_instance_of::<PyInt>() {
+        let integer: i64 = value.extract().map_err(|_| Stop::NotPlain)?;
+        out.push_str(&integer.to_string());
+    } else if let Ok(float) = value.cast_exact::<PyFloat>() {
+        if !float.value().is_finite() {
+            return Err(Stop::NotPlain); // json.dumps writes NaN and Infinity its own way
+        }
+        out.push_str(float.repr()?.to_str()?);
+    } else if depth >= MAX_NESTING {
+        return Err(Stop::NotPlain); // deep, or a cycle: json.dumps says which
+    } else if let Ok(object) = value.cast_exact::<PyDict>() {
+        out.push('{');
+        for (index, (key, item)) in object.iter().enumerate() {
+            if index > 0 {
+                out.push_str(", ");
+            }
+            write_string(out, key.cast::<PyString>().map_err(|_| Stop::NotPlain)?)?;
+            out.push_str(": ");
+            write_value(out, &item, depth + 1)?;
+        }
+        out.push('}');
+    } else if let Ok(list) = value.cast_exact::<PyList>() {
+        write_items(out, list.iter(), depth)?;
+    } else if let Ok(tuple) = value.cast_exact::<PyTuple>() {
+        write_items(out, tuple.iter(), depth)?;
+    } else {
+        return Err(Stop::NotPlain);
+    }
+    Ok(())
+}
+
+fn write_items<'py>(
+    out: &mut String,
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    depth: usize,
+) -> Write {
+    out.push('[');
+    for (index, item) in items.enumerate() {
+        if index > 0 {
+            out.push_str(", ");
+        }
+        write_value(out, &item, depth + 1)?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+fn write_string(out: &mut String, string: &Bound<'_, PyString>) -> Write {
+    // a lone surrogate has no UTF-8: json.dumps keeps it, and the caller escapes it
+    let text = string.to_str().map_err(|_| Stop::NotPlain)?;
+    out.push('"');
+    let mut plain = 0; // the start of the run not yet copied
+    for (at, byte) in text.bytes().enumerate() {
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        // both ends of a run are ASCII bytes, so they fall on character boundaries
+        out.push_str(text.get(plain..at).unwrap_or_default());
+        if escape.is_empty() {
+            out.push_str(&format!("\\u{:04x}", byte));
+        } else {
+            out.push_str(escape);
+        }
+        plain = at + 1;
+    }
+    out.push_str(text.get(plain..).unwrap_or_default());
+    out.push('"');
+    Ok(())
+}
+
+pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(dump_plain_json, module)?)
+}
