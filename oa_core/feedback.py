@@ -779,10 +779,6 @@ def _named(template: str) -> frozenset[str]:
         return _TEMPLATE_FIELDS
 
 
-# the details a template may name (a tuple: ``str | int`` is made anew at each call)
-_FIELD_TYPES = (str, int)
-
-
 def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
     key: str = op.kind
     if op.kind == OpKind.MISSING_LIST_ITEM and op.details.get("unordered") and (
@@ -790,12 +786,12 @@ def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
         key = "missing-list-item.unordered"
     # a value is written out only where the template shows it (most show one side)
     named = _named(table[key]) if key in table else _TEMPLATE_FIELDS
+    # every detail the collector writes is a str or an int (a bool among them), so all
+    # of them may be named; the ones an op lacks read as empty
     fields = {"path": op.path or "(root)", "kind": op.kind, "delta": op.delta,
               "gold": _show(op.gold, values) if "gold" in named else "",
               "candidate": _show(op.candidate, values) if "candidate" in named else "",
-              "key": op.details.get("key", ""), "scope": op.details.get("scope", ""),
-              "target": op.details.get("target", ""), **{
-                  k: v for k, v in op.details.items() if isinstance(v, _FIELD_TYPES)}}
+              "key": "", "scope": "", "target": "", **op.details}
     return _filled(table, key, fields)
 
 
