@@ -224,10 +224,12 @@ class _Translator:
             taken = {key for c in candidate_ids if (key := id_key(c)) is not None}
             # past every number in use: made only when a fresh one is needed (rarely)
             next_number: int | None = None
-            extended: dict[Any, Any] = {}
+            # keyed by the gold ids themselves, not their id keys: a bijection's ids
+            # identify (strings and numbers), and two such ids are equal exactly when
+            # their keys are
+            extended: dict[Any, Any] = dict(bijection)
             for gold_id, cand_id in bijection.items():
                 if cand_id is not None:
-                    extended[id_key(gold_id)] = cand_id
                     continue
                 fresh: Any = gold_id
                 while id_key(fresh) in taken:
@@ -240,7 +242,7 @@ class _Translator:
                 fresh_key = id_key(fresh)
                 assert fresh_key is not None  # a gold id, or one made after it
                 taken.add(fresh_key)
-                extended[id_key(gold_id)] = fresh
+                extended[gold_id] = fresh
             self.mapping[scope] = extended
             self.taken[scope] = taken
             self.dangling[scope] = {}
@@ -250,8 +252,8 @@ class _Translator:
         if key is None:
             return gold_id
         mapped = self.mapping.get(scope, {})
-        if key in mapped:
-            return mapped[key]
+        if gold_id in mapped:
+            return mapped[gold_id]
         return self.dangling_value(scope, gold_id)
 
     def dangling_value(self, scope: str, gold_id: Any) -> Any:
