@@ -309,8 +309,7 @@ def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any]
     # its agreeing items moved too
     rows = table_rows(table if wl_mode == WLMode.NONE else table.compact(), gold, candidate)
     return _RepairInputs(0.0 if opts.strict and violations else rows.score[0], rows,
-                         _shown_bijections(bijections), scopes, violations, gold, parsed,
-                         opts)
+                         bijections, scopes, violations, gold, parsed, opts)
 
 
 def _tree_of(found: Resolved, gold: Any, candidate: Any,

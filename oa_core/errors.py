@@ -228,6 +228,12 @@ def preview_json(value: Any, limit: int | None = PREVIEW_LIMIT, *,
             return json.dumps(value, ensure_ascii=False, default=repr)
         except (TypeError, ValueError):  # non-string keys of several types, a cycle
             return repr(value)
+    if _whole_within(value, limit + 1) >= 0:
+        # json_prefix's own shortcut, taken here without its call (a message shows
+        # several values, most of them small): the whole text, when it fits
+        text = repr(value) if python else _JSON_TEXT(value)
+        if len(text) <= limit:
+            return text
     text = json_prefix(value, limit + 1, python=python)
     if len(text) <= limit:
         return text

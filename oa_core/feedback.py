@@ -224,10 +224,12 @@ class _Translator:
             taken = {key for c in candidate_ids if (key := id_key(c)) is not None}
             # past every number in use: made only when a fresh one is needed (rarely)
             next_number: int | None = None
-            extended: dict[Any, Any] = {}
+            # keyed by the gold ids themselves, not their id keys: a bijection's ids
+            # identify (strings and numbers), and two such ids are equal exactly when
+            # their keys are
+            extended: dict[Any, Any] = dict(bijection)
             for gold_id, cand_id in bijection.items():
                 if cand_id is not None:
-                    extended[id_key(gold_id)] = cand_id
                     continue
                 fresh: Any = gold_id
                 while id_key(fresh) in taken:
@@ -240,7 +242,7 @@ class _Translator:
                 fresh_key = id_key(fresh)
                 assert fresh_key is not None  # a gold id, or one made after it
                 taken.add(fresh_key)
-                extended[id_key(gold_id)] = fresh
+                extended[gold_id] = fresh
             self.mapping[scope] = extended
             self.taken[scope] = taken
             self.dangling[scope] = {}
@@ -250,8 +252,8 @@ class _Translator:
         if key is None:
             return gold_id
         mapped = self.mapping.get(scope, {})
-        if key in mapped:
-            return mapped[key]
+        if gold_id in mapped:
+            return mapped[gold_id]
         return self.dangling_value(scope, gold_id)
 
     def dangling_value(self, scope: str, gold_id: Any) -> Any:
@@ -779,10 +781,6 @@ def _named(template: str) -> frozenset[str]:
         return _TEMPLATE_FIELDS
 
 
-# the details a template may name (a tuple: ``str | int`` is made anew at each call)
-_FIELD_TYPES = (str, int)
-
-
 def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
     key: str = op.kind
     if op.kind == OpKind.MISSING_LIST_ITEM and op.details.get("unordered") and (
@@ -790,12 +788,12 @@ def _render_op(op: RepairOp, table: Mapping[str, str], values: str) -> str:
         key = "missing-list-item.unordered"
     # a value is written out only where the template shows it (most show one side)
     named = _named(table[key]) if key in table else _TEMPLATE_FIELDS
+    # every detail the collector writes is a str or an int (a bool among them), so all
+    # of them may be named; the ones an op lacks read as empty
     fields = {"path": op.path or "(root)", "kind": op.kind, "delta": op.delta,
               "gold": _show(op.gold, values) if "gold" in named else "",
               "candidate": _show(op.candidate, values) if "candidate" in named else "",
-              "key": op.details.get("key", ""), "scope": op.details.get("scope", ""),
-              "target": op.details.get("target", ""), **{
-                  k: v for k, v in op.details.items() if isinstance(v, _FIELD_TYPES)}}
+              "key": "", "scope": "", "target": "", **op.details}
     return _filled(table, key, fields)
 
 

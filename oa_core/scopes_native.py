@@ -158,12 +158,12 @@ def _tie_warnings(name: str, gold: list[_Record], candidate: list[_Record],
 
 class Resolved(NamedTuple):
     """The Rust resolution of a document pair as ``oa_core._engine.align_scopes``
-    gives it, each scope's (gold, candidate) records, and the match table scored under
-    the resolution (None unless asked for)."""
+    gives it (each scope row ending with the scope's records as the engine read them
+    from each document, (pointer, record, id)), and the match table scored under the
+    resolution (None unless asked for)."""
 
     scope_rows: list[tuple[Any, ...]]
     trace_rows: list[tuple[Any, ...]]
-    records: dict[str, tuple[list[_Record], list[_Record]]]
     table: NodeTable | None
 
 
@@ -180,7 +180,7 @@ def resolved_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
     ...     "properties": {"id": {"type": "string", "idScope": "p"}}}})
     >>> found = resolved_scopes([{"id": "a"}], [{"id": "b"}], schema, Limits(),
     ...                         "tie_break", 0.5, tree=True)
-    >>> [r.pointer for r in found.records["p"][1]], len(found.table)
+    >>> [pointer for pointer, _, _ in found.scope_rows[0][14][1]], len(found.table)
     (['/0'], 3)
     """
     found = unchecked_scopes(gold, candidate, schema, limits, wl_mode, wl_lambda,
@@ -204,14 +204,16 @@ def unchecked_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
     if found is None:
         return None
     scope_rows, trace_rows, table = found
-    records = {row[0]: (_records(row[14][0]), _records(row[14][1])) for row in scope_rows}
-    return Resolved(scope_rows, trace_rows, records, table)
+    return Resolved(scope_rows, trace_rows, table)
 
 
 def scope_records(found: Resolved) -> tuple[dict[str, dict[Any, Any]],
                                             dict[str, ScopeRecords]]:
-    """Each scope's bijection (``{gold id key: candidate id key or None}``) and its
-    :class:`ScopeRecords`: what repair operations read of a resolution.
+    """Each scope's bijection as :attr:`~oa_core.aligner.Alignment.bijections` holds it
+    (``{gold id: candidate id or None}``) and its :class:`ScopeRecords`: what repair
+    operations read of a resolution. Made from the ids the engine read, with no
+    records or id keys (:func:`scope_resolution`'s): a bijection of id keys shown as
+    ids is this one, an id key being the id's kind and the id itself.
 
     Examples
     --------
@@ -220,17 +222,19 @@ def scope_records(found: Resolved) -> tuple[dict[str, dict[Any, Any]],
     >>> found = resolved_scopes([{"id": "a"}], [{"id": "b"}], schema, Limits(),
     ...                         "tie_break", 0.5)
     >>> scope_records(found)
-    ({'p': {('string', 'a'): ('string', 'b')}}, {'p': ScopeRecords(gold_ids=['a'], \
-candidate_ids=['b'], gold_paths=['/0'])})
+    ({'p': {'a': 'b'}}, {'p': ScopeRecords(gold_ids=['a'], candidate_ids=['b'], \
+gold_paths=['/0'])})
     """
     bijections: dict[str, dict[Any, Any]] = {}
     records: dict[str, ScopeRecords] = {}
     for row in found.scope_rows:
-        name, images = row[0], row[11]
-        g_records, c_records = found.records[name]
-        bijections[name] = _bijection(images, g_records, c_records)
-        records[name] = ScopeRecords([r.id for r in g_records], [r.id for r in c_records],
-                                     [r.pointer for r in g_records])
+        name, images, (gold_read, candidate_read) = row[0], row[11], row[14]
+        gold_ids = [record_id for _, _, record_id in gold_read]
+        candidate_ids = [record_id for _, _, record_id in candidate_read]
+        bijections[name] = {gold_ids[i]: None if j is None else candidate_ids[j]
+                            for i, j in images}
+        records[name] = ScopeRecords(gold_ids, candidate_ids,
+                                     [pointer for pointer, _, _ in gold_read])
     return bijections, records
 
 
@@ -287,7 +291,8 @@ def scope_resolution(found: Resolved, schema: Schema, wl_mode: str) -> ScopeReso
     ``found`` holds)."""
     groups, cyclic, cycle_warnings, _ = resolution(schema)
     group_of = {name: ", ".join(group) for group in groups for name in group}
-    records = found.records
+    records = {row[0]: (_records(row[14][0]), _records(row[14][1]))
+               for row in found.scope_rows}
     bijections: dict[str, dict[Any, Any]] = {}
     candidate_ids: dict[str, set[Any]] = {}
     alignments: dict[str, ScopeAlignment] = {}
