@@ -109,29 +109,28 @@ fn write_string(out: &mut String, string: &Bound<'_, PyString>) -> Write {
     // a lone surrogate has no UTF-8: json.dumps keeps it, and the caller escapes it
     let text = string.to_str().map_err(|_| Stop::NotPlain)?;
     out.push('"');
-    let mut plain = 0; // the start of the run not yet copied
-    for (at, byte) in text.bytes().enumerate() {
-        let escape = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
-        // both ends of a run are ASCII bytes, so they fall on character boundaries
-        out.push_str(text.get(plain..at).unwrap_or_default());
-        if escape.is_empty() {
-            out.push_str(&format!("\\u{:04x}", byte));
-        } else {
-            out.push_str(escape);
+    let mut rest = text;
+    while let Some(at) = rest
+        .bytes()
+        .position(|byte| byte < 0x20 || byte == b'"' || byte == b'\\')
+    {
+        // the byte found is ASCII, so both sides of it are character boundaries
+        let (plain, from) = rest.split_at_checked(at).ok_or(Stop::NotPlain)?;
+        out.push_str(plain);
+        let byte = from.as_bytes().first().copied().unwrap_or_default();
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => out.push_str(&format!("\\u{byte:04x}")),
         }
-        plain = at + 1;
+        rest = from.get(1..).unwrap_or_default();
     }
-    out.push_str(text.get(plain..).unwrap_or_default());
+    out.push_str(rest);
     out.push('"');
     Ok(())
 }
