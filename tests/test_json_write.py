@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import json
 import math
+import struct
 from typing import Any
 
 import pytest
@@ -32,11 +33,21 @@ def test_plain_values_are_written_as_json_dumps_writes_them(value: Any) -> None:
     assert dump_plain_json(value, MISS) == json.dumps(value, ensure_ascii=False)
 
 
-@pytest.mark.parametrize("number", [0.0, -0.0, 1e-7, 1e16, 1e22, 5e-324, 0.1 + 0.2,
-                                    1.7976931348623157e308, -123456.789, 2 ** 63 - 1,
-                                    -(2 ** 63)])
+@pytest.mark.parametrize("number", [
+    0.0, -0.0, 1e-7, 1e16, 1e22, 5e-324, 0.1 + 0.2, 1.7976931348623157e308, -123456.789,
+    2 ** 63 - 1, -(2 ** 63), 1e-4, 9.999999999999999e-05, -1e-05, 9999999999999998.0,
+    1e15, 123456789012345680.0, 2.5e-10, 1.5e300, 2.2250738585072014e-308, 1e100, 0.5,
+    # the true value halfway between two shortest texts: Python's repr takes the even one
+    1000000000000000.2, -1113178120592002.2, 825312615810.4062])
 def test_numbers_are_written_as_their_repr(number: float) -> None:
     assert dump_plain_json([number], MISS) == f"[{number!r}]"
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False)
+       | st.integers(0, 2 ** 64 - 1).map(lambda bits: struct.unpack("<d", struct.pack(
+           "<Q", bits))[0]).filter(math.isfinite))
+def test_every_float_is_written_as_its_repr(number: float) -> None:
+    assert dump_plain_json(number, MISS) == repr(number)
 
 
 class Kind(enum.IntEnum):
