@@ -325,17 +325,21 @@ def _score_line(schema: Schema, options: BatchOptions, name: str, number: int, t
     return BatchResult(record, stats, fields=observed)
 
 
-_WORKER: tuple[Schema, BatchOptions, str] | None = None
+_Task = tuple[int, int, str]
+"""A pair line to score: its index, its line number and its text."""
+
+_WORKER: tuple[Schema, BatchOptions, str, Sequence[_Task]] | None = None
 
 
-def _init_worker(raw_schema: Any, options: BatchOptions, name: str) -> None:
+def _init_worker(raw_schema: Any, options: BatchOptions, name: str,
+                 tasks: Sequence[_Task]) -> None:
     global _WORKER  # one parsed schema per worker process (a forked one inherits it)
-    _WORKER = (Schema.parse(raw_schema), options, name)
+    _WORKER = (Schema.parse(raw_schema), options, name, tasks)
 
 
-def _scored(task: tuple[int, int, str]) -> BatchResult:
+def _scored(task: _Task) -> BatchResult:
     assert _WORKER is not None, "the worker was not initialised"
-    schema, options, name = _WORKER
+    schema, options, name, _ = _WORKER
     return score_line(schema, options, name, *task)
 
 
@@ -347,37 +351,53 @@ _LineFields = tuple[str, float | None, bool, tuple[tuple[str, str, float], ...],
 
 # A worker's answer goes back as a plain tuple: pickling a slotted dataclass costs twice
 # as much.
-def _work(task: tuple[int, int, str]) -> _Fields:
+def _work(task: _Task) -> _Fields:
     result = _scored(task)
     return result.record, result.op_stats, result.error, result.internal, result.fields
 
 
-def _work_line(task: tuple[int, int, str]) -> _LineFields:
+def _work_line(task: _Task) -> _LineFields:
     line = _scored(task).written()  # a str pickles for a fraction of a record's dicts
     return (line.text, line.score, line.unparsable, line.op_stats, line.error, line.internal,
             line.fields)
 
 
 _Work = TypeVar("_Work")
+_Job = tuple[Callable[[_Task], _Work], int, int, Sequence[_Task]]
+"""``work`` for the tasks ``start:stop`` of the run, given with the job or, when empty,
+the worker's own (inherited) copy."""
 
 
-def _tasks(lines: Sequence[str]) -> list[tuple[int, int, str]]:
+def _run_job(job: _Job[_Work]) -> list[_Work]:
+    assert _WORKER is not None, "the worker was not initialised"
+    work, start, stop, given = job
+    return [work(task) for task in (given or _WORKER[3][start:stop])]
+
+
+def _tasks(lines: Sequence[str]) -> list[_Task]:
     """(index, line number, text) of each non-blank line."""
     return [(index, number, text) for index, (number, text) in enumerate(
         (n, t) for n, t in enumerate(lines, 1) if t.strip())]
 
 
-def _pooled(work: Callable[[tuple[int, int, str]], _Work], tasks: list[tuple[int, int, str]],
-            schema: Schema, raw_schema: Any, options: BatchOptions, name: str, workers: int,
+def _pooled(work: Callable[[_Task], _Work], tasks: list[_Task], schema: Schema,
+            raw_schema: Any, options: BatchOptions, name: str, workers: int,
             start_method: str | None) -> Iterator[_Work]:
     """``work`` of each task on a pool of ``workers`` processes, in input order."""
-    chunksize = max(1, min(32, len(tasks) // (workers * 8)))
+    size = max(1, min(32, len(tasks) // (workers * 8)))
     context = multiprocessing.get_context(start_method)
-    # a forked worker inherits the initializer's arguments unpickled: the parsed schema
-    shared = schema if context.get_start_method() == "fork" else raw_schema
+    # A forked worker inherits the initializer's arguments without pickling: it gets the
+    # parsed schema and every line, and each job need only say which lines are its own.
+    # Other workers get the raw schema to parse, and their lines with each job.
+    forked = context.get_start_method() == "fork"
+    jobs: Iterator[_Job[_Work]] = (
+        (work, start, start + size, () if forked else tasks[start:start + size])
+        for start in range(0, len(tasks), size))
     with context.Pool(workers, initializer=_init_worker,
-                      initargs=(shared, options, name)) as pool:
-        yield from pool.imap(work, tasks, chunksize=chunksize)
+                      initargs=(schema, options, name, tasks) if forked else
+                      (raw_schema, options, name, ())) as pool:
+        for answers in pool.imap(_run_job, jobs):
+            yield from answers
 
 
 def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions | None = None,
