@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import gc
 import json
 import os
 import stat
@@ -512,6 +513,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     options = BatchOptions(top_k=args.top_k, min_delta=args.min_delta,
                            align_options=align_options, fields=args.field_metrics)
     total = sum(1 for line in lines if line.strip())
+    # What is loaded by now (modules, the schema, the lines) lives as long as the command:
+    # the collector stops walking it at every full collection, and forked workers stop
+    # copying its pages when they collect.
+    gc.freeze()
     with contextlib.ExitStack() as stack:
         client = _dask_client(args.dask, workers, stack) if args.dask else None
         bar = _progress_bar(args, total)
