@@ -21,11 +21,12 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 
 use crate::value::MAX_NESTING;
 
-/// Why the text was not taken here: the caller reads it again, its own way.
-enum Stop {
-    /// Not plain JSON that `loads` takes as it is.
+/// Why a text was not read here (or a value not written, in [`crate::jsonwrite`]): the
+/// caller reads or writes it again, its own way.
+pub(crate) enum Stop {
+    /// Not plain JSON that `loads` takes as it is (or `json.dumps` writes so).
     NotPlain,
-    /// Python failed making a value (memory): raised as it is.
+    /// Python failed (memory, a `repr()`): raised as it is.
     Python(PyErr),
 }
 

@@ -18,21 +18,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use crate::jsontext::Stop;
 use crate::value::MAX_NESTING;
-
-/// Why the value was not written here: the caller writes it with `json.dumps`.
-enum Stop {
-    /// Not a value this writer takes.
-    NotPlain,
-    /// Python failed (memory, or a `repr()`): raised as it is.
-    Python(PyErr),
-}
-
-impl From<PyErr> for Stop {
-    fn from(err: PyErr) -> Stop {
-        Stop::Python(err)
-    }
-}
 
 type Write = Result<(), Stop>;
 
