@@ -480,7 +480,9 @@ def _write_results(results: Iterable[BatchLine], output: str,
         try:
             for result in results:
                 out.write(result.text + "\n")
-                done.append(result)
+                # the summary reads the rest: a run of millions of lines keeps no text
+                done.append(BatchLine("", result.score, result.unparsable, result.op_stats,
+                                      result.error, result.internal, result.fields))
                 if progress:
                     progress.update(len(done))
             out.flush()
