@@ -228,13 +228,10 @@ def preview_json(value: Any, limit: int | None = PREVIEW_LIMIT, *,
             return json.dumps(value, ensure_ascii=False, default=repr)
         except (TypeError, ValueError):  # non-string keys of several types, a cycle
             return repr(value)
-    if _whole_within(value, limit + 1) >= 0:
-        # json_prefix's own shortcut, taken here without its call (a message shows
-        # several values, most of them small): the whole text, when it fits
-        text = repr(value) if python else _JSON_TEXT(value)
-        if len(text) <= limit:
-            return text
-    text = json_prefix(value, limit + 1, python=python)
+    # a message shows several values, most of them small: their whole text is taken
+    # here, without json_prefix's call
+    whole = _whole_text(value, limit + 1, python)
+    text = json_prefix(value, limit + 1, python=python) if whole is None else whole[:limit + 1]
     if len(text) <= limit:
         return text
     text = text[: max(limit - 1, 0)].rstrip()
@@ -257,10 +254,9 @@ def json_prefix(value: Any, length: int, *, python: bool = False) -> str:
     >>> json_prefix({"a": [1, 2, 3]}, 9), json_prefix([1], 9)
     ('{"a": [1,', '[1]')
     """
-    if _whole_within(value, length) >= 0:
-        # a small value of plain JSON (most a message shows): its whole text, written
-        # at once by repr or the C encoder, is the text the pieces would join
-        return (repr(value) if python else _JSON_TEXT(value))[:length]
+    whole = _whole_text(value, length, python)
+    if whole is not None:
+        return whole[:length]
     if not isinstance(value, _CONTAINERS):  # one piece
         return _scalar(value, length, python)[:length]
     pieces: list[str] = []
@@ -278,6 +274,15 @@ def json_prefix(value: Any, length: int, *, python: bool = False) -> str:
 # (str() refuses some huge ones), exact types only (a subclass may write itself
 # otherwise)
 _PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
+def _whole_text(value: Any, budget: int, python: bool) -> str | None:
+    """The whole text of a small value of plain JSON (most a message shows), written at
+    once by repr or the C encoder: the text its pieces would join. None for a value that
+    is not plain JSON or whose text may be longer than ``budget``."""
+    if _whole_within(value, budget) < 0:
+        return None
+    return repr(value) if python else _JSON_TEXT(value)
 
 
 def _whole_within(value: Any, budget: int) -> int:
