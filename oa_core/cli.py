@@ -55,7 +55,7 @@ import stat
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import entry_points
 from typing import Any, BinaryIO, TextIO
 
@@ -481,8 +481,7 @@ def _write_results(results: Iterable[BatchLine], output: str,
             for result in results:
                 out.write(result.text + "\n")
                 # the summary reads the rest: a run of millions of lines keeps no text
-                done.append(BatchLine("", result.score, result.unparsable, result.op_stats,
-                                      result.error, result.internal, result.fields))
+                done.append(replace(result, text=""))
                 if progress:
                     progress.update(len(done))
             out.flush()

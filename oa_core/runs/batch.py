@@ -442,20 +442,8 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
     ClusterError
         When the Dask cluster is lost mid-run (:mod:`oa_core.runs.cluster`).
     """
-    options = options or BatchOptions()
-    schema = schema or Schema.parse(raw_schema)
-    tasks = _tasks(lines)
-    if client is not None:
-        from .cluster import iter_batch_dask  # Dask is optional
-        yield from iter_batch_dask(tasks, raw_schema, client=client, options=options,
-                                   name=name, chunk_size=chunk_size)
-    elif workers <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            yield score_line(schema, options, name, *task)
-    else:
-        for fields in _pooled(_work, tasks, schema, raw_schema, options, name, workers,
-                              start_method):
-            yield BatchResult(*fields)
+    return _results(lines, raw_schema, options, workers, name, client, chunk_size,
+                    start_method, schema, _work, BatchResult, _as_it_is)
 
 
 def iter_batch_lines(lines: Sequence[str], raw_schema: Any, *,
@@ -473,19 +461,40 @@ def iter_batch_lines(lines: Sequence[str], raw_schema: Any, *,
     >>> [result.text for result in iter_batch_lines([line], schema)]
     ['{"index": 0, "score": 0.0, "ops": [{"kind": "primitive-value", ...}]}']
     """
-    if client is None and workers > 1:
-        options = options or BatchOptions()
-        schema = schema or Schema.parse(raw_schema)
-        tasks = _tasks(lines)
-        if len(tasks) > 1:
-            for fields in _pooled(_work_line, tasks, schema, raw_schema, options, name,
-                                  workers, start_method):
-                yield BatchLine(*fields)
-            return
-    for result in iter_batch(lines, raw_schema, options=options, workers=workers, name=name,
-                             client=client, chunk_size=chunk_size, start_method=start_method,
-                             schema=schema):
-        yield result.written()
+    return _results(lines, raw_schema, options, workers, name, client, chunk_size,
+                    start_method, schema, _work_line, BatchLine, BatchResult.written)
+
+
+_Result = TypeVar("_Result")
+
+
+def _as_it_is(result: BatchResult) -> BatchResult:
+    return result
+
+
+def _results(lines: Sequence[str], raw_schema: Any, options: BatchOptions | None,
+             workers: int, name: str, client: Any, chunk_size: int | None,
+             start_method: str | None, schema: Schema | None,
+             work: Callable[[_Task], tuple[Any, ...]], answer: Callable[..., _Result],
+             local: Callable[[BatchResult], _Result]) -> Iterator[_Result]:
+    """:func:`iter_batch` and :func:`iter_batch_lines`: a worker process does ``work``,
+    whose fields ``answer`` takes; a result made in this process (or on Dask) is given
+    to ``local``."""
+    options = options or BatchOptions()
+    schema = schema or Schema.parse(raw_schema)
+    tasks = _tasks(lines)
+    if client is not None:
+        from .cluster import iter_batch_dask  # Dask is optional
+        yield from map(local, iter_batch_dask(tasks, raw_schema, client=client,
+                                              options=options, name=name,
+                                              chunk_size=chunk_size))
+    elif workers <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            yield local(score_line(schema, options, name, *task))
+    else:
+        for fields in _pooled(work, tasks, schema, raw_schema, options, name, workers,
+                              start_method):
+            yield answer(*fields)
 
 
 COLUMNS = ("index", "id", "score", "ops", "parse_error", "error")
