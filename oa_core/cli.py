@@ -67,7 +67,7 @@ from .feedback import feedback, load_templates
 from .jsonio import jsonl_lines, loads
 from .options import AlignOptions, Limits
 from .report import describe_error, diagnostic_line, painter, printable, render_explain
-from .runs.batch import BatchLine, BatchOptions, iter_batch_lines, summarize
+from .runs.batch import BatchLine, BatchOptions, WorkerLost, iter_batch_lines, summarize
 from .runs.cluster import ClusterError, dask_client  # imports Dask only when a client is made
 from .runs.fields import FieldCounts
 from .runs.fields import count as count_fields
@@ -529,6 +529,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                                      args.output, progress)
         except ClusterError as exc:  # the cluster went away mid-run
             raise BadInput(f"--dask {args.dask}: {exc}") from None
+        except WorkerLost as exc:
+            raise BadInput(f"--workers {workers}: {exc}") from None
     summary = summarize(results)
     report = sys.stderr if args.output == STDIN else sys.stdout
     data = summary.to_dict(args.summary_top)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import multiprocessing
+import os
+import signal
 from typing import Any
 
 import pytest
@@ -12,6 +15,7 @@ from oa_core import AlignOptions, InputError, Limits, Schema, WLMode
 from oa_core.runs import batch
 from oa_core.runs.batch import (
     BatchOptions,
+    WorkerLost,
     iter_batch,
     iter_batch_lines,
     record_text,
@@ -174,3 +178,32 @@ def test_written_lines_are_the_records_text_whatever_the_workers() -> None:
     assert "Par\u2028is" in record_text(results[-1].record)  # UTF-8 text as it is
     assert record_text({"id": "\ud800", "n": {1}}) == '{"id": "\\ud800", "n": "{1}"}'
     assert (results[5].score, results[5].unparsable, results[4].score) == (0.0, True, None)
+
+
+def test_a_killed_worker_stops_the_run_with_worker_lost() -> None:
+    # the comparator kills the worker process it runs in (never this one): multiprocessing's
+    # Pool used to wait for its answer forever
+    parent = os.getpid()
+
+    def fatal(gold: str, candidate: str) -> float:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return 1.0
+
+    raw = {"type": "object", "properties": {"city": {"type": "string", "score": "fatal"}}}
+    parsed = Schema.parse(raw, comparators={"fatal": fatal})
+    with pytest.raises(WorkerLost) as info:
+        list(iter_batch(_city_lines() * 4, raw, schema=parsed, workers=2,
+                        start_method="fork"))
+    assert "a worker process ended unexpectedly" in str(info.value)
+    assert "fix: " in str(info.value)
+
+
+def test_a_run_stopped_early_leaves_no_worker_behind() -> None:
+    lines = _city_lines() * 200
+    results = iter_batch(lines, SCHEMA, workers=2, start_method="fork")
+    first = next(results)
+    children = multiprocessing.active_children()
+    assert first.record["index"] == 0 and children
+    results.close()  # what a closed output or Ctrl-C does: the jobs not begun are skipped
+    assert not any(child.is_alive() for child in children)

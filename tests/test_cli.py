@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -312,6 +313,25 @@ def test_batch_subprocess_with_workers(pairs: Path, tmp_path: Path) -> None:
     proc = oa("batch", str(pairs), "--schema", SCHEMA, "-o", str(out), "-j", "2")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(out.read_text().splitlines()) == 7 and proc.stdout.startswith("pairs: 4 scored")
+
+
+def test_batch_names_a_killed_worker_and_the_fix(pairs: Path, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    parent, real = os.getpid(), batch.feedback
+
+    def killed_in_a_worker(*args: Any, **kwargs: Any) -> Any:
+        if os.getpid() != parent:  # as the system's out-of-memory killer would
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "feedback", killed_in_a_worker)
+    code, _, err = run(["batch", str(pairs), "--schema", SCHEMA, "-o",
+                        str(tmp_path / "out.jsonl"), "--workers", "2"], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert err.splitlines()[0] == (
+        "oa: error: --workers 2: a worker process ended unexpectedly (2 were running)")
+    assert "fix: the system may have run out of memory" in err
 
 
 def test_batch_reads_a_line_holding_unicode_line_separators_whole(

@@ -38,6 +38,8 @@ import json
 import multiprocessing
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -61,6 +63,7 @@ __all__ = [
     "BatchOptions",
     "BatchResult",
     "BatchSummary",
+    "WorkerLost",
     "iter_batch",
     "iter_batch_lines",
     "path_pattern",
@@ -69,6 +72,25 @@ __all__ = [
     "score_pairs",
     "summarize",
 ]
+
+
+class WorkerLost(RuntimeError):
+    """A worker process of :func:`iter_batch` ended before answering (killed, out of
+    memory, or a crash in native code); the run stops.
+
+    Attributes
+    ----------
+    message : str
+    fix : str
+    """
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return self.message + (f"\n  fix: {self.fix}" if self.fix else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,11 +415,22 @@ def _pooled(work: Callable[[_Task], _Work], tasks: list[_Task], schema: Schema,
     jobs: Iterator[_Job[_Work]] = (
         (work, start, start + size, () if forked else tasks[start:start + size])
         for start in range(0, len(tasks), size))
-    with context.Pool(workers, initializer=_init_worker,
-                      initargs=(schema, options, name, tasks) if forked else
-                      (raw_schema, options, name, ())) as pool:
-        for answers in pool.imap(_run_job, jobs):
+    # An executor rather than multiprocessing.Pool: Pool's worker-handler thread polls the
+    # result pipe too, and spins while each answer is read (a third of this process's
+    # CPU), and Pool waits forever for a worker that was killed.
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_init_worker,
+        initargs=(schema, options, name, tasks) if forked else
+        (raw_schema, options, name, ()))
+    try:
+        for answers in pool.map(_run_job, jobs):
             yield from answers
+    except BrokenProcessPool:
+        raise WorkerLost(f"a worker process ended unexpectedly ({workers} were running)",
+                         fix="the system may have run out of memory: use fewer workers, "
+                             "or a machine with more memory") from None
+    finally:  # stopped early (an error, Ctrl-C, a closed output): skip the jobs not begun
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions | None = None,
@@ -441,6 +474,8 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
         When the schema is invalid (before any line is scored).
     ClusterError
         When the Dask cluster is lost mid-run (:mod:`oa_core.runs.cluster`).
+    WorkerLost
+        When a worker process ends before answering (killed, out of memory).
     """
     return _results(lines, raw_schema, options, workers, name, client, chunk_size,
                     start_method, schema, _work, BatchResult, _as_it_is)
