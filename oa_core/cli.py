@@ -54,8 +54,8 @@ import os
 import stat
 import sys
 import traceback
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, BinaryIO, TextIO
 
@@ -67,7 +67,14 @@ from .feedback import feedback, load_templates
 from .jsonio import jsonl_lines, loads
 from .options import AlignOptions, Limits
 from .report import describe_error, diagnostic_line, painter, printable, render_explain
-from .runs.batch import BatchLine, BatchOptions, WorkerLost, iter_batch_lines, summarize
+from .runs.batch import (
+    BatchBlock,
+    BatchOptions,
+    BatchTally,
+    LineOutcome,
+    WorkerLost,
+    iter_batch_blocks,
+)
 from .runs.cluster import ClusterError, dask_client  # imports Dask only when a client is made
 from .runs.fields import FieldCounts
 from .runs.fields import count as count_fields
@@ -465,9 +472,10 @@ def _progress_bar(args: argparse.Namespace, total: int) -> ProgressBar | None:
     return None
 
 
-def _write_results(results: Iterable[BatchLine], output: str,
-                   progress: ProgressBar | None) -> list[BatchLine]:
-    """Write each result line to ``output`` as it comes; a failed write is bad input."""
+def _written(blocks: Iterable[BatchBlock], output: str,
+             progress: ProgressBar | None) -> Iterator[LineOutcome]:
+    """Write each block of result lines to ``output`` as it comes, and give each line's
+    outcome; a failed write is bad input."""
     name = "<stdout>" if output == STDIN else output
     try:
         out = sys.stdout if output == STDIN else open(  # noqa: SIM115 - closed below
@@ -475,15 +483,15 @@ def _write_results(results: Iterable[BatchLine], output: str,
     except OSError as exc:
         raise BadInput(f"{output} (output): cannot write the file: "
                        f"{exc.strerror or exc}") from None
-    done: list[BatchLine] = []
+    done = 0
     try:
         try:
-            for result in results:
-                out.write(result.text + "\n")
-                # the summary reads the rest: a run of millions of lines keeps no text
-                done.append(replace(result, text=""))
+            for block in blocks:
+                out.write(block.text)
+                done += len(block.outcomes)
                 if progress:
-                    progress.update(len(done))
+                    progress.update(done)
+                yield from block.outcomes
             out.flush()
         finally:
             if out is not sys.stdout:
@@ -493,7 +501,20 @@ def _write_results(results: Iterable[BatchLine], output: str,
     except OSError as exc:
         _discard(out)
         raise _write_error(name, exc) from None
-    return done
+
+
+@dataclass(slots=True)
+class _FirstLines:
+    """The first of some lines the command names, and how many there were."""
+
+    shown: int
+    lines: list[str] = field(default_factory=list)
+    count: int = 0
+
+    def add(self, line: str) -> None:
+        self.count += 1
+        if len(self.lines) < self.shown:
+            self.lines.append(line)
 
 
 def _dask_client(address: str, workers: int, stack: contextlib.ExitStack) -> Any:
@@ -518,26 +539,31 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     # the collector stops walking it at every full collection, and forked workers stop
     # copying its pages when they collect.
     gc.freeze()
+    tally = BatchTally()
+    fields: list[tuple[str, str, float]] = []  # field observations (--field-metrics)
+    bad, internal = _FirstLines(10), _FirstLines(10)
     with contextlib.ExitStack() as stack:
         client = _dask_client(args.dask, workers, stack) if args.dask else None
         bar = _progress_bar(args, total)
         progress = stack.enter_context(bar) if bar else None
+        blocks = iter_batch_blocks(lines, schema_value, options=options, workers=workers,
+                                   name=name, client=client, schema=schema)
         try:
-            results = _write_results(iter_batch_lines(lines, schema_value, options=options,
-                                                      workers=workers, name=name,
-                                                      client=client, schema=schema),
-                                     args.output, progress)
+            for outcome in _written(blocks, args.output, progress):
+                tally.add(outcome)  # the summary keeps the scores, and no line's text
+                if outcome.error is not None:
+                    (internal if outcome.internal else bad).add(outcome.error)
+                fields += outcome.fields
         except ClusterError as exc:  # the cluster went away mid-run
             raise BadInput(f"--dask {args.dask}: {exc}") from None
         except WorkerLost as exc:
             raise BadInput(f"--workers {workers}: {exc}") from None
-    summary = summarize(results)
+    summary = tally.summary()
     report = sys.stderr if args.output == STDIN else sys.stdout
     data = summary.to_dict(args.summary_top)
     text = summary.render(args.summary_top)
     if args.field_metrics:
-        counts = count_fields((item for r in results for item in r.fields),
-                              args.credit_threshold)
+        counts = count_fields(fields, args.credit_threshold)
         data["fields"] = {name: {"tp": c.tp, "fp": c.fp, "fp_wrong": c.fd,
                                  "fp_spurious": c.fa, "fn": c.fn, "precision": c.precision,
                                  "recall": c.recall, "f1": c.f1}
@@ -546,17 +572,15 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.json:
         text = json.dumps(data, ensure_ascii=False)
     _emit(text, report, "<stderr>" if report is sys.stderr else "<stdout>")
-    internal = [r.error for r in results if r.internal and r.error is not None]
-    bad = [r.error for r in results if r.error is not None and not r.internal]
-    for error in bad[:10]:
+    for error in bad.lines:
         _warn(f"oa: error: {error}")
-    if len(bad) > 10:
-        _warn(f"oa: error: ... and {len(bad) - 10} more bad lines")
-    for error in internal[:10]:
+    if bad.count > len(bad.lines):
+        _warn(f"oa: error: ... and {bad.count - len(bad.lines)} more bad lines")
+    for error in internal.lines:
         _warn(f"oa: internal error: {error} (please report it)")
-    if len(internal) > 10:
-        _warn(f"oa: internal error: ... and {len(internal) - 10} more lines")
-    return 1 if internal else 2 if bad else 0
+    if internal.count > len(internal.lines):
+        _warn(f"oa: internal error: ... and {internal.count - len(internal.lines)} more lines")
+    return 1 if internal.count else 2 if bad.count else 0
 
 
 def render_field_metrics(counts: dict[str, FieldCounts], threshold: float) -> str:

@@ -15,9 +15,10 @@ from oa_core import AlignOptions, InputError, Limits, Schema, WLMode
 from oa_core.runs import batch
 from oa_core.runs.batch import (
     BatchOptions,
+    BatchTally,
     WorkerLost,
     iter_batch,
-    iter_batch_lines,
+    iter_batch_blocks,
     record_text,
     score_line,
     summarize,
@@ -161,23 +162,37 @@ def test_spawned_workers_parse_the_raw_schema() -> None:
     assert expected[1]["score"] < 1.0 == expected[0]["score"]
 
 
-def test_written_lines_are_the_records_text_whatever_the_workers() -> None:
+def test_written_blocks_are_the_records_text_whatever_the_workers() -> None:
     lines = [*_city_lines(), "", '{"gold": ', line(gold={"city": "Paris"}, prediction="none"),
              line(gold={"city": "Par\u2028is"}, candidate={"city": "Paris"})]
+    lines *= 40  # more than one block, and more than one job per worker
     results = list(iter_batch(lines, SCHEMA, name="p.jsonl"))
     for workers in (1, 2):
-        written = list(iter_batch_lines(lines, SCHEMA, name="p.jsonl", workers=workers,
+        blocks = list(iter_batch_blocks(lines, SCHEMA, name="p.jsonl", workers=workers,
                                         start_method="fork"))
-        assert [w.text for w in written] == [record_text(r.record) for r in results]
-        assert [(w.score, w.unparsable, w.op_stats, w.error, w.internal, w.fields)
-                for w in written] == [(r.score, r.unparsable, r.op_stats, r.error, r.internal,
-                                       r.fields) for r in results]
-        assert summarize(written) == summarize(results)
+        assert len(blocks) > 2
+        assert "".join(block.text for block in blocks) == "".join(
+            record_text(r.record) + "\n" for r in results)
+        outcomes = [outcome for block in blocks for outcome in block.outcomes]
+        assert all(block.text.count("\n") == len(block.outcomes) for block in blocks)
+        assert outcomes == [r.outcome() for r in results]
+        assert summarize(outcomes) == summarize(results)
     assert [json.loads(text)["index"] for text in map(record_text, (
-        r.record for r in results))] == list(range(7))
-    assert "Par\u2028is" in record_text(results[-1].record)  # UTF-8 text as it is
+        r.record for r in results))] == list(range(7 * 40))
+    assert "Par\u2028is" in record_text(results[6].record)  # UTF-8 text as it is
     assert record_text({"id": "\ud800", "n": {1}}) == '{"id": "\\ud800", "n": "{1}"}'
     assert (results[5].score, results[5].unparsable, results[4].score) == (0.0, True, None)
+
+
+def test_a_tally_is_the_summary_of_the_results_so_far() -> None:
+    results = list(iter_batch([*_city_lines(), '{"gold": '], SCHEMA))
+    tally = BatchTally()
+    for count, result in enumerate(results, 1):
+        tally.add(result.outcome())
+        assert tally.summary() == summarize(results[:count])
+    first = tally.summary()
+    first.scores.append(0.0)  # a summary is the caller's: the tally goes on unchanged
+    assert tally.summary() == summarize(results)
 
 
 def test_a_killed_worker_stops_the_run_with_worker_lost() -> None:

@@ -34,6 +34,7 @@ score: mean 0.5000  p10 0.1000  p50 0.5000  p90 0.9000
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import multiprocessing
 import re
@@ -59,13 +60,15 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "BatchLine",
+    "BatchBlock",
     "BatchOptions",
     "BatchResult",
     "BatchSummary",
+    "BatchTally",
+    "LineOutcome",
     "WorkerLost",
     "iter_batch",
-    "iter_batch_lines",
+    "iter_batch_blocks",
     "path_pattern",
     "record_text",
     "score_line",
@@ -177,21 +180,18 @@ class BatchResult:
         """The raw prediction held no usable JSON."""
         return "parse_error" in self.record
 
-    def written(self) -> BatchLine:
-        """This result as ``oa batch`` writes it."""
-        return BatchLine(record_text(self.record), self.score, self.unparsable,
-                         self.op_stats, self.error, self.internal, self.fields)
+    def outcome(self) -> LineOutcome:
+        """What :func:`summarize` reads of this result."""
+        return LineOutcome(self.score, self.unparsable, self.op_stats, self.error,
+                           self.internal, self.fields)
 
 
 @dataclass(frozen=True, slots=True)
-class BatchLine:
-    """The outcome of one input line as ``oa batch`` writes it (:func:`iter_batch_lines`):
-    the record as one line of JSON, and what :func:`summarize` reads.
+class LineOutcome:
+    """What :func:`summarize` reads of one line's result (:class:`BatchBlock`).
 
     Attributes
     ----------
-    text : str
-        :attr:`BatchResult.record` as one line of JSON (:func:`record_text`).
     score : float or None
         The pair's score; None when the line was not scored.
     unparsable : bool
@@ -200,13 +200,35 @@ class BatchLine:
         As in :class:`BatchResult`.
     """
 
-    text: str
     score: float | None
     unparsable: bool
     op_stats: tuple[tuple[str, str, float], ...] = ()
     error: str | None = None
     internal: bool = False
     fields: tuple[tuple[str, str, float], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BatchBlock:
+    """Consecutive results as ``oa batch`` writes them (:func:`iter_batch_blocks`).
+
+    Attributes
+    ----------
+    text : str
+        Each result's record as one line of JSON (:func:`record_text`), each line
+        ended by a line feed.
+    outcomes : tuple of LineOutcome
+        What :func:`summarize` reads of each, in the same order.
+    """
+
+    text: str
+    outcomes: tuple[LineOutcome, ...]
+
+    @classmethod
+    def of(cls, results: Sequence[BatchResult]) -> BatchBlock:
+        """The block of ``results``."""
+        return cls("".join([record_text(result.record) + "\n" for result in results]),
+                   tuple(result.outcome() for result in results))
 
 
 def record_text(record: dict[str, Any]) -> str:
@@ -262,10 +284,40 @@ def score_line(schema: Schema, options: BatchOptions, name: str, index: int, num
     p.jsonl line 1 (pairs) at (root): a line must be a JSON object, got list
       fix: write {"gold": ..., "candidate": ...} or {"gold": ..., "prediction": "raw model text"}
     """
-    record: dict[str, Any] = {"index": index}
+    return _score_lines(schema, options, name, ((index, number, text),))[0]
+
+
+_Task = tuple[int, int, str]
+"""A pair line to score: its index, its line number and its text."""
+
+_PHASE_LINES = 8
+"""Lines read before their pairs are scored (:func:`_score_lines`)."""
+
+
+def _score_lines(schema: Schema, options: BatchOptions, name: str,
+                 tasks: Sequence[_Task]) -> list[BatchResult]:
+    """:func:`score_line` of each task, in two passes: the lines are read, then their
+    pairs scored. Scoring a pair costs about 4% more CPU when reading a line comes
+    between two (the caches hold one job's code at a time), so callers give a few lines
+    at a time (:data:`_PHASE_LINES`)."""
+    records = [{"index": index} for index, _, _ in tasks]
+    read = [_guarded(_read_pair, record, options, name, number, text)
+            for record, (_, number, text) in zip(records, tasks, strict=True)]
+    return [pair if isinstance(pair, BatchResult) else
+            _guarded(_score_pair, record, options, name, number, schema, pair)
+            for record, (_, number, _), pair in zip(records, tasks, read, strict=True)]
+
+
+_Step = TypeVar("_Step")
+
+
+def _guarded(step: Callable[..., _Step], record: dict[str, Any], options: BatchOptions,
+             name: str, number: int, *args: Any) -> _Step | BatchResult:
+    """``step(record, options, name, number, *args)``; an exception from it (a bug) is
+    that line's internal error, and the other lines go on."""
     try:
-        return _score_line(schema, options, name, number, text, record)
-    except Exception as exc:  # a bug: reported for this line, the others go on
+        return step(record, options, name, number, *args)
+    except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"
         kept: dict[str, Any] = {key: record[key] for key in ("index", "id") if key in record}
         kept["error"] = {"line": number, "internal": True, "message": message}
@@ -279,76 +331,95 @@ def _line_limits(limits: Limits) -> Limits:
     return replace(limits, max_depth=limits.max_depth + 1)
 
 
-def _score_line(schema: Schema, options: BatchOptions, name: str, number: int, text: str,
-                record: dict[str, Any]) -> BatchResult:
-    source = f"{name} line {number}"
+def _bad(record: dict[str, Any], name: str, number: int, err: OAError, prefix: str = "",
+         document: str = "") -> BatchResult:
+    """The line is bad input: not scored, its error recorded."""
+    document = document or err.document
+    record["error"] = {"line": number, "document": document, "pointer": prefix + err.pointer,
+                       "message": err.message, "fix": err.fix}
+    return BatchResult(record, error=describe_error(err, f"{name} line {number}", prefix,
+                                                    document))
+
+
+def _malformed(record: dict[str, Any], name: str, number: int, pointer: str, message: str,
+               fix: str) -> BatchResult:
+    """The line is not a pair as ``oa batch`` reads one."""
+    return _bad(record, name, number, InputError(pointer, message, fix=fix), document="pairs")
+
+
+def _unparsable(record: dict[str, Any], options: BatchOptions, gold: Any,
+                err: OAError) -> BatchResult:
+    """The raw prediction holds no usable JSON: the model's fault, so it scores 0."""
+    where = f"at {err.pointer}: " if err.pointer else ""
+    record.update(score=0.0, ops=[], parse_error={
+        "pointer": "/prediction", "message": where + err.message, "fix": err.fix})
+    return BatchResult(record, fields=gold_only(gold) if options.fields else ())
+
+
+_Pair = tuple[Any, Any, str, bool]
+"""A line read: the gold, the candidate, the candidate's pointer prefix in the line, and
+whether the candidate came from a raw prediction."""
+
+
+def _read_pair(record: dict[str, Any], options: BatchOptions, name: str, number: int,
+               text: str) -> _Pair | BatchResult:
+    """The pair of a line, or the line's result when it cannot be scored."""
     limits = options.align_options.limits
-
-    def bad(err: OAError, prefix: str = "", document: str = "") -> BatchResult:
-        document = document or err.document
-        record["error"] = {"line": number, "document": document,
-                           "pointer": prefix + err.pointer, "message": err.message,
-                           "fix": err.fix}
-        return BatchResult(record, error=describe_error(err, source, prefix, document))
-
-    def malformed(pointer: str, message: str, fix: str) -> BatchResult:
-        return bad(InputError(pointer, message, fix=fix), document="pairs")
-
-    def unparsable(err: OAError) -> BatchResult:  # the model's fault: it scores 0
-        where = f"at {err.pointer}: " if err.pointer else ""
-        record.update(score=0.0, ops=[], parse_error={
-            "pointer": "/prediction", "message": where + err.message, "fix": err.fix})
-        return BatchResult(record, fields=gold_only(item["gold"]) if options.fields else ())
-
     try:
         item = loads(text, document="options", limits=_line_limits(limits))
     except OAError as exc:  # a problem inside the gold or candidate is that document's
         document = exc.pointer.split("/", 2)[1] if exc.pointer.startswith("/") else ""
-        return bad(exc, document=document if document in ("gold", "candidate") else "pairs")
+        return _bad(record, name, number, exc,
+                    document=document if document in ("gold", "candidate") else "pairs")
     if not isinstance(item, dict):
-        return malformed("", f"a line must be a JSON object, got {type(item).__name__}", _SHAPE)
+        return _malformed(record, name, number, "",
+                          f"a line must be a JSON object, got {type(item).__name__}", _SHAPE)
     if "id" in item:
         record["id"] = item["id"]
     sides = [key for key in ("candidate", "prediction") if key in item]
     if "gold" not in item or len(sides) != 1:
-        return malformed("", 'a line needs "gold" and exactly one of "candidate" (JSON) '
-                         'or "prediction" (raw model text)', _SHAPE)
-    prediction = sides == ["prediction"]
-    if prediction:
-        if not isinstance(item["prediction"], str):
-            return malformed("/prediction", '"prediction" must be a string of raw model '
-                             "text", 'put parsed JSON under "candidate"')
-        try:
-            candidate = extract_json(item["prediction"], limits=limits)
-        except OAError as exc:
-            return unparsable(exc)
-        candidate_prefix = ""  # pointers into the parsed prediction are its own
-    else:
-        candidate = item["candidate"]
-        candidate_prefix = "/candidate"
+        return _malformed(record, name, number, "", 'a line needs "gold" and exactly one of '
+                          '"candidate" (JSON) or "prediction" (raw model text)', _SHAPE)
+    if sides[0] == "candidate":
+        return item["gold"], item["candidate"], "/candidate", False
+    if not isinstance(item["prediction"], str):
+        return _malformed(record, name, number, "/prediction", '"prediction" must be a '
+                          "string of raw model text", 'put parsed JSON under "candidate"')
+    try:
+        candidate = extract_json(item["prediction"], limits=limits)
+    except OAError as exc:
+        return _unparsable(record, options, item["gold"], exc)
+    return item["gold"], candidate, "", True  # pointers into a prediction are its own
+
+
+def _score_pair(record: dict[str, Any], options: BatchOptions, name: str, number: int,
+                schema: Schema, pair: _Pair) -> BatchResult:
+    """The feedback of a pair read from its line, as that line's result."""
+    gold, candidate, candidate_prefix, prediction = pair
     observed: tuple[tuple[str, str, float], ...] = ()
     try:
         if options.fields:  # the alignment itself is needed for the field observations
-            alignment = align(item["gold"], candidate, schema, options.align_options)
+            alignment = align(gold, candidate, schema, options.align_options)
             result = render_feedback(alignment, top_k=options.top_k,
                                      min_delta=options.min_delta, style="compact")
             observed = observe(alignment)
         else:
-            result = feedback(item["gold"], candidate, schema, top_k=options.top_k,
+            result = feedback(gold, candidate, schema, top_k=options.top_k,
                               min_delta=options.min_delta, style="compact",
                               options=options.align_options)
     except OAError as exc:
         if prediction and exc.document == "candidate":  # JSON, but not usable (too deep...)
-            return unparsable(exc)
-        return bad(exc, {"gold": "/gold", "candidate": candidate_prefix}.get(exc.document, ""))
+            return _unparsable(record, options, gold, exc)
+        return _bad(record, name, number, exc,
+                    {"gold": "/gold", "candidate": candidate_prefix}.get(exc.document, ""))
     record.update(score=result.score, ops=[op.to_dict() for op in result.shown])
-    stats = tuple((path_pattern(op.path), str(op.kind), op.delta) for op in result.ops
+    stats = tuple((_pattern(op.path), str(op.kind), op.delta) for op in result.ops
                   if op.delta > 0.0)
     return BatchResult(record, stats, fields=observed)
 
 
-_Task = tuple[int, int, str]
-"""A pair line to score: its index, its line number and its text."""
+_pattern = functools.lru_cache(maxsize=4096)(path_pattern)
+""":func:`path_pattern`, remembered: the same paths come back pair after pair."""
 
 _WORKER: tuple[Schema, BatchOptions, str, Sequence[_Task]] | None = None
 
@@ -359,41 +430,45 @@ def _init_worker(raw_schema: Any, options: BatchOptions, name: str,
     _WORKER = (Schema.parse(raw_schema), options, name, tasks)
 
 
-def _scored(task: _Task) -> BatchResult:
+def _scored(tasks: Sequence[_Task]) -> Iterator[BatchResult]:
+    """The results of a worker's tasks, :data:`_PHASE_LINES` lines at a time."""
     assert _WORKER is not None, "the worker was not initialised"
     schema, options, name, _ = _WORKER
-    return score_line(schema, options, name, *task)
+    for start in range(0, len(tasks), _PHASE_LINES):
+        yield from _score_lines(schema, options, name, tasks[start:start + _PHASE_LINES])
 
 
 _Fields = tuple[dict[str, Any], tuple[tuple[str, str, float], ...], str | None, bool,
                 tuple[tuple[str, str, float], ...]]
-_LineFields = tuple[str, float | None, bool, tuple[tuple[str, str, float], ...], str | None,
-                    bool, tuple[tuple[str, str, float], ...]]
+_OutcomeFields = tuple[float | None, bool, tuple[tuple[str, str, float], ...], str | None,
+                       bool, tuple[tuple[str, str, float], ...]]
 
 
-# A worker's answer goes back as a plain tuple: pickling a slotted dataclass costs twice
+# A worker's answer goes back as plain tuples: pickling a slotted dataclass costs twice
 # as much.
-def _work(task: _Task) -> _Fields:
-    result = _scored(task)
-    return result.record, result.op_stats, result.error, result.internal, result.fields
+def _work(tasks: Sequence[_Task]) -> list[_Fields]:
+    return [(result.record, result.op_stats, result.error, result.internal, result.fields)
+            for result in _scored(tasks)]
 
 
-def _work_line(task: _Task) -> _LineFields:
-    line = _scored(task).written()  # a str pickles for a fraction of a record's dicts
-    return (line.text, line.score, line.unparsable, line.op_stats, line.error, line.internal,
-            line.fields)
+def _work_block(tasks: Sequence[_Task]) -> tuple[str, list[_OutcomeFields]]:
+    # one str for all the records pickles for a fraction of their dicts, and the command
+    # writes it at once
+    block = BatchBlock.of(list(_scored(tasks)))
+    return block.text, [(o.score, o.unparsable, o.op_stats, o.error, o.internal, o.fields)
+                        for o in block.outcomes]
 
 
 _Work = TypeVar("_Work")
-_Job = tuple[Callable[[_Task], _Work], int, int, Sequence[_Task]]
+_Job = tuple[Callable[[Sequence[_Task]], _Work], int, int, Sequence[_Task]]
 """``work`` for the tasks ``start:stop`` of the run, given with the job or, when empty,
 the worker's own (inherited) copy."""
 
 
-def _run_job(job: _Job[_Work]) -> list[_Work]:
+def _run_job(job: _Job[_Work]) -> _Work:
     assert _WORKER is not None, "the worker was not initialised"
     work, start, stop, given = job
-    return [work(task) for task in (given or _WORKER[3][start:stop])]
+    return work(given or _WORKER[3][start:stop])
 
 
 def _tasks(lines: Sequence[str]) -> list[_Task]:
@@ -402,11 +477,14 @@ def _tasks(lines: Sequence[str]) -> list[_Task]:
         (n, t) for n, t in enumerate(lines, 1) if t.strip())]
 
 
-def _pooled(work: Callable[[_Task], _Work], tasks: list[_Task], schema: Schema,
+def _pooled(work: Callable[[Sequence[_Task]], _Work], tasks: list[_Task], schema: Schema,
             raw_schema: Any, options: BatchOptions, name: str, workers: int,
             start_method: str | None) -> Iterator[_Work]:
-    """``work`` of each task on a pool of ``workers`` processes, in input order."""
-    size = max(1, min(32, len(tasks) // (workers * 8)))
+    """``work`` of the tasks, a job of consecutive ones at a time, on a pool of ``workers``
+    processes; the jobs' answers in input order."""
+    # Jobs of up to 128 lines: each costs this process a few wake-ups of its threads
+    # (a tenth of its CPU at 32 lines), and eight jobs a worker still balance the load.
+    size = max(1, min(128, len(tasks) // (workers * 8)))
     context = multiprocessing.get_context(start_method)
     # A forked worker inherits the initializer's arguments without pickling: it gets the
     # parsed schema and every line, and each job need only say which lines are its own.
@@ -423,8 +501,7 @@ def _pooled(work: Callable[[_Task], _Work], tasks: list[_Task], schema: Schema,
         initargs=(schema, options, name, tasks) if forked else
         (raw_schema, options, name, ()))
     try:
-        for answers in pool.map(_run_job, jobs):
-            yield from answers
+        yield from pool.map(_run_job, jobs)
     except BrokenProcessPool:
         raise WorkerLost(f"a worker process ended unexpectedly ({workers} were running)",
                          fix="the system may have run out of memory: use fewer workers, "
@@ -478,58 +555,78 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
         When a worker process ends before answering (killed, out of memory).
     """
     return _results(lines, raw_schema, options, workers, name, client, chunk_size,
-                    start_method, schema, _work, BatchResult, _as_it_is)
+                    start_method, schema, _work, _results_of_fields, _as_they_are)
 
 
-def iter_batch_lines(lines: Sequence[str], raw_schema: Any, *,
-                     options: BatchOptions | None = None, workers: int = 1,
-                     name: str = "<pairs>", client: Any = None, chunk_size: int | None = None,
-                     start_method: str | None = None,
-                     schema: Schema | None = None) -> Iterator[BatchLine]:
-    """:func:`iter_batch`'s results as ``oa batch`` writes them (the same arguments).
+def iter_batch_blocks(lines: Sequence[str], raw_schema: Any, *,
+                      options: BatchOptions | None = None, workers: int = 1,
+                      name: str = "<pairs>", client: Any = None, chunk_size: int | None = None,
+                      start_method: str | None = None,
+                      schema: Schema | None = None) -> Iterator[BatchBlock]:
+    """:func:`iter_batch`'s results as ``oa batch`` writes them (the same arguments): a
+    block of consecutive lines at a time, in input order.
 
-    Worker processes send each record back as its line of JSON, which is cheaper than
-    its values when the caller only writes them.
+    A worker process sends a block back as the text of its records and what the summary
+    reads of each, which costs it and this process less than the records' values.
 
     >>> schema = {"type": "object", "properties": {"city": {"type": "string"}}}
     >>> line = json.dumps({"gold": {"city": "Paris"}, "candidate": {"city": "Rome"}})
-    >>> [result.text for result in iter_batch_lines([line], schema)]
-    ['{"index": 0, "score": 0.0, "ops": [{"kind": "primitive-value", ...}]}']
+    >>> print(*(block.text for block in iter_batch_blocks([line], schema)), end="")
+    {"index": 0, "score": 0.0, "ops": [{"kind": "primitive-value", ...}]}
+    >>> summarize(outcome for block in iter_batch_blocks([line], schema)
+    ...           for outcome in block.outcomes).count
+    1
     """
     return _results(lines, raw_schema, options, workers, name, client, chunk_size,
-                    start_method, schema, _work_line, BatchLine, BatchResult.written)
+                    start_method, schema, _work_block, _block_of_fields, _as_block)
+
+
+def _block_of_fields(answer: tuple[str, list[_OutcomeFields]]) -> tuple[BatchBlock]:
+    text, fields = answer
+    return (BatchBlock(text, tuple(LineOutcome(*line) for line in fields)),)
+
+
+def _as_block(results: list[BatchResult]) -> tuple[BatchBlock]:
+    return (BatchBlock.of(results),)
+
+
+def _results_of_fields(answer: list[_Fields]) -> list[BatchResult]:
+    return [BatchResult(*fields) for fields in answer]
+
+
+def _as_they_are(results: list[BatchResult]) -> list[BatchResult]:
+    return results
 
 
 _Result = TypeVar("_Result")
 
 
-def _as_it_is(result: BatchResult) -> BatchResult:
-    return result
-
-
 def _results(lines: Sequence[str], raw_schema: Any, options: BatchOptions | None,
              workers: int, name: str, client: Any, chunk_size: int | None,
              start_method: str | None, schema: Schema | None,
-             work: Callable[[_Task], tuple[Any, ...]], answer: Callable[..., _Result],
-             local: Callable[[BatchResult], _Result]) -> Iterator[_Result]:
-    """:func:`iter_batch` and :func:`iter_batch_lines`: a worker process does ``work``,
-    whose fields ``answer`` takes; a result made in this process (or on Dask) is given
-    to ``local``."""
+             work: Callable[[Sequence[_Task]], _Work],
+             from_worker: Callable[[_Work], Iterable[_Result]],
+             local: Callable[[list[BatchResult]], Iterable[_Result]]) -> Iterator[_Result]:
+    """:func:`iter_batch` and :func:`iter_batch_blocks`: a worker process does ``work``
+    for a job of tasks and ``from_worker`` takes its answer apart; the results of a few
+    consecutive lines made in this process (or on Dask) are given to ``local``."""
     options = options or BatchOptions()
     schema = schema or Schema.parse(raw_schema)
     tasks = _tasks(lines)
     if client is not None:
         from .cluster import iter_batch_dask  # Dask is optional
-        yield from map(local, iter_batch_dask(tasks, raw_schema, client=client,
-                                              options=options, name=name,
-                                              chunk_size=chunk_size))
+        results = iter_batch_dask(tasks, raw_schema, client=client, options=options,
+                                  name=name, chunk_size=chunk_size)
+        while chunk := list(itertools.islice(results, _PHASE_LINES)):
+            yield from local(chunk)
     elif workers <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            yield local(score_line(schema, options, name, *task))
+        for start in range(0, len(tasks), _PHASE_LINES):
+            yield from local(_score_lines(schema, options, name,
+                                          tasks[start:start + _PHASE_LINES]))
     else:
-        for fields in _pooled(work, tasks, schema, raw_schema, options, name, workers,
+        for answer in _pooled(work, tasks, schema, raw_schema, options, name, workers,
                               start_method):
-            yield answer(*fields)
+            yield from from_worker(answer)
 
 
 COLUMNS = ("index", "id", "score", "ops", "parse_error", "error")
@@ -697,25 +794,52 @@ class BatchSummary:
         return batch_summary_html(self)
 
 
-def summarize(results: Iterable[BatchResult | BatchLine]) -> BatchSummary:
-    """Count, score quantiles and the op kinds per path pattern of a batch run."""
-    summary = BatchSummary()
-    counts: dict[tuple[str, str], int] = {}
-    losses: dict[tuple[str, str], float] = {}
-    for result in results:
-        score = result.score
+class BatchTally:
+    """A batch run's summary, counted one result at a time (what :func:`summarize` does
+    over all of them): a run of millions of lines keeps only their scores.
+
+    >>> tally = BatchTally()
+    >>> tally.add(LineOutcome(0.5, False, (("/a", "missing-key", 0.5),)))
+    >>> tally.add(LineOutcome(None, False, error="bad line"))
+    >>> summary = tally.summary()
+    >>> summary.count, summary.failed, summary.patterns[0]["loss"]
+    (1, 1, 0.5)
+    """
+
+    __slots__ = ("_counts", "_losses", "_summary")
+
+    def __init__(self) -> None:
+        self._summary = BatchSummary()
+        self._counts: dict[tuple[str, str], int] = {}
+        self._losses: dict[tuple[str, str], float] = {}
+
+    def add(self, result: BatchResult | LineOutcome) -> None:
+        """Count one line's result."""
+        summary, score = self._summary, result.score
         if result.error is not None or score is None:  # a line is scored or has an error
             summary.failed += 1
             summary.internal += result.internal
-            continue
+            return
         summary.count += 1
         summary.scores.append(score)
         summary.unparsable += result.unparsable
+        counts, losses = self._counts, self._losses
         for pattern, kind, delta in result.op_stats:
             counts[pattern, kind] = counts.get((pattern, kind), 0) + 1
             losses[pattern, kind] = losses.get((pattern, kind), 0.0) + delta
-    ranked = sorted(counts, key=lambda k: (-counts[k], -losses[k], k))
-    summary.patterns = [{"path": path, "kind": kind, "count": counts[path, kind],
-                         "loss": losses[path, kind] / max(summary.count, 1)}
-                        for path, kind in ranked]
-    return summary
+
+    def summary(self) -> BatchSummary:
+        """The summary of the results counted so far."""
+        counts, losses, count = self._counts, self._losses, self._summary.count
+        ranked = sorted(counts, key=lambda k: (-counts[k], -losses[k], k))
+        return replace(self._summary, scores=list(self._summary.scores), patterns=[
+            {"path": path, "kind": kind, "count": counts[path, kind],
+             "loss": losses[path, kind] / max(count, 1)} for path, kind in ranked])
+
+
+def summarize(results: Iterable[BatchResult | LineOutcome]) -> BatchSummary:
+    """Count, score quantiles and the op kinds per path pattern of a batch run."""
+    tally = BatchTally()
+    for result in results:
+        tally.add(result)
+    return tally.summary()
