@@ -7,8 +7,6 @@
 //! the frozen outcomes the tests compare with. Whatever this slice does not cover
 //! returns [`Unsupported`], and Python takes its own path.
 
-mod canonical;
-mod json;
 mod leaf;
 mod list;
 mod map;
@@ -22,14 +20,9 @@ mod sink;
 mod tree;
 
 pub use crate::align::power_of_two_scale;
-pub use canonical::{
-    canonical_text, write as write_canonical, write_str as write_json_str,
-    write_string as write_json_string,
-};
-pub use json::Json;
 pub use map::MapCache;
 pub use matrix::Paths;
-pub use refs::{IdKey, NumberKey, RecordPairs, RefOutcome, RefState, ScopeState};
+pub use refs::{RecordPairs, RefOutcome, RefState, ScopeState};
 pub use scoping::ScopedDocuments;
 pub use shape::{Assertion, Bound, Counted, Shape, ShapeNode, Types};
 pub use sink::{NodeKind, ScoreOnly, Sink, Status, Step};
@@ -40,6 +33,7 @@ use std::fmt;
 use crate::align::AlignError;
 use crate::compare::CompareError;
 use crate::plan::{NodeId, NodeType, Plan, PlanError};
+use crate::value::{Json, NonFiniteNumber};
 
 /// The limits the documents are scored under (`oa_core.options.Limits`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -238,6 +232,12 @@ impl From<CompareError> for Unsupported {
     }
 }
 
+impl From<NonFiniteNumber> for Unsupported {
+    fn from(_: NonFiniteNumber) -> Self {
+        Unsupported::NonFiniteNumber
+    }
+}
+
 impl From<AlignError> for Unsupported {
     fn from(error: AlignError) -> Self {
         Unsupported::Align(error)
@@ -273,7 +273,8 @@ impl<'a> Scorer<'a> {
     /// ```
     /// use oa_engine::compare::{Number, Value};
     /// use oa_engine::plan::{Node, NodeType, PlanBuilder};
-    /// use oa_engine::score::{Json, Limits, MapCache, Scorer};
+    /// use oa_engine::score::{Limits, MapCache, Scorer};
+    /// use oa_engine::value::Json;
     /// let mut builder = PlanBuilder::default();
     /// let ids: Vec<_> = (0..4).map(|_| builder.reserve()).collect();
     /// for (id, ty) in ids.iter().zip([NodeType::Any, NodeType::Any, NodeType::Object,
