@@ -44,11 +44,6 @@ pub struct Limits {
     pub max_matrix_cells: usize,
 }
 
-/// Unordered lists with more gold x candidate pairs than this are paired from
-/// their positive cells when equalities give them: below it a full matrix is cheap
-/// enough (see [`crate::align::Strategy`]).
-pub const SPARSE_FROM_CELLS: usize = 1_000_000;
-
 /// Why the documents are not scored here: Python's path scores them (and reports
 /// what it must, with its pointers).
 #[derive(Clone, Debug, PartialEq)]
