@@ -19,7 +19,6 @@ mod shape;
 mod sink;
 mod tree;
 
-pub use crate::align::power_of_two_scale;
 pub use map::MapCache;
 pub use matrix::Paths;
 pub use refs::{RecordPairs, RefOutcome, RefState, ScopeState};
