@@ -1,8 +1,9 @@
 //! Object Aligner's scoring rules, written once.
 //!
 //! The layers follow the paper and import only downwards:
-//! schema plan -> comparators -> alignment (lists, maps, referential + WL + tie
-//! policy) -> node table -> feedback. This crate has no Python in it; the PyO3 layer
+//! schema plan -> comparators -> values (JSON documents, their canonical text and
+//! identifier keys) -> alignment (lists, maps, referential + WL + tie policy) ->
+//! node table -> feedback. This crate has no Python in it; the PyO3 layer
 //! (`oa-python`) only converts values and errors.
 
 pub mod align;
@@ -10,3 +11,4 @@ pub mod compare;
 pub mod plan;
 pub mod pointer;
 pub mod score;
+pub mod value;

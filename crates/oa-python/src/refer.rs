@@ -11,7 +11,7 @@ use oa_engine::align::refer::{
 };
 use oa_engine::compare::{Number, Value};
 use oa_engine::plan::ScopeId;
-use oa_engine::score::{IdKey, Json};
+use oa_engine::value::{IdKey, Json};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;

@@ -11,6 +11,7 @@ use oa_engine::align::refer::{
 use oa_engine::align::WlMode;
 use oa_engine::plan::ScopeId;
 use oa_engine::score::{ScopedDocuments, Unsupported};
+use oa_engine::value::NonFiniteNumber;
 use pyo3::prelude::*;
 use pyo3::types::IntoPyDict;
 
@@ -188,10 +189,19 @@ pub(crate) fn resolving<T: Send>(
             Err(ResolveError::Limit(error)) => Python::attach(|py| Err(too_big(py, &error))),
             // the scorer's own refusal: an interruption a custom comparator raised is
             // raised here, any other refusal leaves the documents to Python
-            Err(ResolveError::Score(error)) => match error.downcast_ref::<Unsupported>() {
-                Some(refusal) => declined::<T>(Err(refusal.clone())),
-                None => Ok(None),
-            },
+            Err(ResolveError::Score(error)) => {
+                // blocking a scope (below the scorer) refuses a NaN with the value
+                // model's own error: the scorer's refusal of it, as Python reports it
+                let refusal = error.downcast_ref::<Unsupported>().cloned().or_else(|| {
+                    error
+                        .downcast_ref::<NonFiniteNumber>()
+                        .map(|&error| Unsupported::from(error))
+                });
+                match refusal {
+                    Some(refusal) => declined::<T>(Err(refusal)),
+                    None => Ok(None),
+                }
+            }
             Err(_) => Ok(None),
         }
     });

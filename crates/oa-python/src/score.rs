@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use oa_engine::compare::{Comparator, ExternalId};
 use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder, Scope};
-use oa_engine::score::{Json, Limits, MapCache, Scorer, Shape};
+use oa_engine::score::{Limits, MapCache, Scorer, Shape};
+use oa_engine::value::Json;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;

@@ -2,7 +2,8 @@
 //! it makes is one the shape checks; [`SchemaShape`] checks documents with it.
 
 use oa_engine::compare::Number;
-use oa_engine::score::{Assertion, Bound as Side, Counted, Json, Shape, ShapeNode, Types};
+use oa_engine::score::{Assertion, Bound as Side, Counted, Shape, ShapeNode, Types};
+use oa_engine::value::Json;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
 

@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 
 use oa_engine::plan::{NodeId, Plan};
-use oa_engine::score::{IdKey, RecordPairs, RefState};
+use oa_engine::score::{RecordPairs, RefState};
+use oa_engine::value::IdKey;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 

@@ -7,7 +7,7 @@
 //! `AlignError` is a `ValueError`.
 
 use oa_engine::align::{self, AlignError, Block, Matrix, MatrixScores, Strategy};
-use oa_engine::score::Json;
+use oa_engine::value::Json;
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -14,7 +14,7 @@
 use std::cell::RefCell;
 
 use oa_engine::compare::{Integer, Number, Value};
-use oa_engine::score::Json;
+use oa_engine::value::Json;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};

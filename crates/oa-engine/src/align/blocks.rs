@@ -16,7 +16,7 @@ use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use crate::compare::{Number, Value};
-use crate::score::{canonical_text, Json, Unsupported};
+use crate::value::{canonical_text, Json, NonFiniteNumber};
 
 /// One block: the positions of its gold and candidate items, in list order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub enum Part {
 /// ```
 /// use oa_engine::align::blocks;
 /// use oa_engine::compare::Value;
-/// use oa_engine::score::Json;
+/// use oa_engine::value::Json;
 /// let record = |role: &str| Json::object(vec![("role".into(), Json::Leaf(Value::from(role)))]);
 /// let golds = [record("a"), record("b"), Json::Null];
 /// let cands = [record("b"), record("a"), record("c")];
@@ -61,7 +61,7 @@ pub fn blocks<G: Borrow<Json>>(
     golds: &[G],
     candidates: &[G],
     properties: &[String],
-) -> Result<Vec<Block>, Unsupported> {
+) -> Result<Vec<Block>, NonFiniteNumber> {
     // (key -> position in `found`), `found` in the order blocks were met
     let mut index: BTreeMap<Vec<Part>, usize> = BTreeMap::new();
     let mut found: Vec<(Vec<u32>, Block)> = Vec::new();
@@ -116,14 +116,14 @@ fn exact_float(value: &Number) -> Option<f64> {
 
 /// The equality key of `value` (`None`: a missing property). Errors only on a NaN
 /// or infinite number.
-pub fn part(value: Option<&Json>) -> Result<Part, Unsupported> {
+pub fn part(value: Option<&Json>) -> Result<Part, NonFiniteNumber> {
     Ok(match value {
         None => Part::Missing,
         Some(Json::Null) => Part::Null,
         Some(Json::Leaf(Value::Boolean(flag))) => Part::Boolean(*flag),
         Some(Json::Leaf(Value::Text(text))) => Part::Text(text.clone()),
         Some(Json::Leaf(Value::Number(number))) => match exact_float(number) {
-            Some(x) if !x.is_finite() => return Err(Unsupported::NonFiniteNumber),
+            Some(x) if !x.is_finite() => return Err(NonFiniteNumber),
             // + 0.0 turns -0.0 into 0.0, which it equals
             Some(x) => Part::Float((x + 0.0).to_bits()),
             None => Part::Integer(canonical_text(value.unwrap_or(&Json::Null))?),
@@ -136,7 +136,7 @@ pub fn part(value: Option<&Json>) -> Result<Part, Unsupported> {
 /// The sort text of `item`'s block key: the canonical text of the list of
 /// `[kind, value]` per property, numbers as the text of their float when one equals
 /// them (1 and 1.0 alike), objects and arrays as their canonical text.
-fn order_text(item: &Json, properties: &[String]) -> Result<Vec<u32>, Unsupported> {
+fn order_text(item: &Json, properties: &[String]) -> Result<Vec<u32>, NonFiniteNumber> {
     let text = |kind: &str| Json::Leaf(Value::from(kind));
     let mut parts = Vec::with_capacity(properties.len());
     for name in properties {

@@ -70,7 +70,9 @@ pub use settle::{
 pub use sparse::{
     equal_pairs, equal_pairs_within, max_weight_matching_sparse, sparse_tie_epsilon, union_pairs,
 };
-pub use strategy::{pair_unordered, Cells, MatrixScores, PairScores, Paired, Strategy};
+pub use strategy::{
+    pair_unordered, Cells, MatrixScores, PairScores, Paired, Strategy, SPARSE_FROM_CELLS,
+};
 pub use structure::{Incident, References, Structure};
 pub use twins::{twin_groups, Axis};
 pub use wl::{refine, relabel, sorted_distinct, Edge as WlEdge};

@@ -16,7 +16,11 @@ use super::blocks::Block;
 use super::error::{at, AlignError};
 use super::matrix::Matrix;
 use super::sparse::max_weight_matching_sparse;
-use crate::score::SPARSE_FROM_CELLS;
+
+/// Unordered lists with more gold x candidate pairs than this are paired from
+/// their positive cells when equalities give them: below it a full matrix is cheap
+/// enough (see [`Strategy`]).
+pub const SPARSE_FROM_CELLS: usize = 1_000_000;
 
 /// The positive cells of a score matrix: parallel rows, columns and values (> 0),
 /// sorted by row then column.

@@ -1,11 +1,11 @@
 //! A leaf's score: its comparator's similarity, 0 below the
 //! threshold; 0 when the kinds differ or no comparator compares the gold's kind.
 
-use super::json::Json;
 use super::sink::{Sink, Status};
 use super::Unsupported;
 use crate::compare::Externals;
 use crate::plan::Node;
+use crate::value::Json;
 
 /// `externals`: the plan's, for a node naming an external comparator.
 pub(super) fn score<S: Sink>(

@@ -3,8 +3,6 @@
 //! (assignment in the canonical order for `align`, the monotone DP for `fixed`), a
 //! pair matched when its score is positive, the rest missing or excess.
 
-use super::canonical::Texts;
-use super::json::Json;
 use super::sink::{ScoreOnly, Sink, Status, Step};
 use super::{OverLimit, Scorer, Unsupported};
 use crate::align::power_of_two_scale;
@@ -12,6 +10,7 @@ use crate::align::{
     blocks, fsum, monotone_matching, pair_unordered, Cells, Matrix, PairScores, Pairs, Strategy,
 };
 use crate::plan::{NodeId, Order};
+use crate::value::{Json, Texts};
 
 impl Scorer<'_> {
     pub(super) fn sequence<S: Sink>(

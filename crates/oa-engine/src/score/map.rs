@@ -10,13 +10,13 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
-use super::json::Json;
 use super::sink::{Sink, Status, Step};
 use super::{Scorer, Unsupported};
 use crate::align::power_of_two_scale;
 use crate::align::{fsum, max_weight_matching, Matrix};
 use crate::compare::Value;
 use crate::plan::{Node, NodeId, Plan};
+use crate::value::Json;
 
 /// Entries kept before the cache is cleared (`MEMO_LIMIT`): a bound on memory.
 const CACHE_LIMIT: usize = 4096;

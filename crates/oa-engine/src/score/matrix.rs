@@ -11,7 +11,6 @@ use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use super::json::Json;
 use super::leaf::thresholded;
 use super::map::MapPlan;
 use super::sink::{ScoreOnly, Step};
@@ -21,6 +20,7 @@ use crate::align::Matrix;
 use crate::compare::batch::{below_distinct_form, TextRows};
 use crate::compare::{Comparator, Externals, Kind, Value};
 use crate::plan::{Node, NodeId, NodeType};
+use crate::value::Json;
 
 /// The pointers of a matrix's gold values and of its candidate values.
 pub type Paths<'p> = (&'p [String], &'p [String]);
@@ -63,7 +63,8 @@ impl Scorer<'_> {
     /// ```
     /// use oa_engine::compare::{Number, Value};
     /// use oa_engine::plan::{Node, NodeType, PlanBuilder};
-    /// use oa_engine::score::{Json, Limits, MapCache, Scorer};
+    /// use oa_engine::score::{Limits, MapCache, Scorer};
+    /// use oa_engine::value::Json;
     /// let mut builder = PlanBuilder::default();
     /// let ids: Vec<_> = (0..4).map(|_| builder.reserve()).collect();
     /// for (id, ty) in ids.iter().zip([NodeType::Number, NodeType::Any, NodeType::Object,

@@ -7,8 +7,6 @@
 //! the frozen outcomes the tests compare with. Whatever this slice does not cover
 //! returns [`Unsupported`], and Python takes its own path.
 
-mod canonical;
-mod json;
 mod leaf;
 mod list;
 mod map;
@@ -21,15 +19,9 @@ mod shape;
 mod sink;
 mod tree;
 
-pub use crate::align::power_of_two_scale;
-pub use canonical::{
-    canonical_text, write as write_canonical, write_str as write_json_str,
-    write_string as write_json_string,
-};
-pub use json::Json;
 pub use map::MapCache;
 pub use matrix::Paths;
-pub use refs::{IdKey, NumberKey, RecordPairs, RefOutcome, RefState, ScopeState};
+pub use refs::{RecordPairs, RefOutcome, RefState, ScopeState};
 pub use scoping::ScopedDocuments;
 pub use shape::{Assertion, Bound, Counted, Shape, ShapeNode, Types};
 pub use sink::{NodeKind, ScoreOnly, Sink, Status, Step};
@@ -40,6 +32,7 @@ use std::fmt;
 use crate::align::AlignError;
 use crate::compare::CompareError;
 use crate::plan::{NodeId, NodeType, Plan, PlanError};
+use crate::value::{Json, NonFiniteNumber};
 
 /// The limits the documents are scored under (`oa_core.options.Limits`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,11 +42,6 @@ pub struct Limits {
     /// A list pair needing more scores than this goes to Python, which names it.
     pub max_matrix_cells: usize,
 }
-
-/// Unordered lists with more gold x candidate pairs than this are paired from
-/// their positive cells when equalities give them: below it a full matrix is cheap
-/// enough (see [`crate::align::Strategy`]).
-pub const SPARSE_FROM_CELLS: usize = 1_000_000;
 
 /// Why the documents are not scored here: Python's path scores them (and reports
 /// what it must, with its pointers).
@@ -238,6 +226,12 @@ impl From<CompareError> for Unsupported {
     }
 }
 
+impl From<NonFiniteNumber> for Unsupported {
+    fn from(_: NonFiniteNumber) -> Self {
+        Unsupported::NonFiniteNumber
+    }
+}
+
 impl From<AlignError> for Unsupported {
     fn from(error: AlignError) -> Self {
         Unsupported::Align(error)
@@ -273,7 +267,8 @@ impl<'a> Scorer<'a> {
     /// ```
     /// use oa_engine::compare::{Number, Value};
     /// use oa_engine::plan::{Node, NodeType, PlanBuilder};
-    /// use oa_engine::score::{Json, Limits, MapCache, Scorer};
+    /// use oa_engine::score::{Limits, MapCache, Scorer};
+    /// use oa_engine::value::Json;
     /// let mut builder = PlanBuilder::default();
     /// let ids: Vec<_> = (0..4).map(|_| builder.reserve()).collect();
     /// for (id, ty) in ids.iter().zip([NodeType::Any, NodeType::Any, NodeType::Object,

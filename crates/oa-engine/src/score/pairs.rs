@@ -6,13 +6,13 @@
 //! (elsewhere no score depends on them), and built by appending to and truncating
 //! two strings rather than allocating one per value.
 
-use super::json::Json;
 use super::refs::RefState;
 use super::sink::Step;
 use super::{Scorer, Unsupported};
 use crate::align::Pairs;
 use crate::plan::{NodeId, Order, ScopeId};
 use crate::pointer::{push_decimal, push_token};
+use crate::value::Json;
 
 /// The state of a scorer given none: Python's `Scorer()` (no bijection, nothing
 /// paired).

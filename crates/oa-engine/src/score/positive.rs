@@ -15,13 +15,12 @@
 
 use std::collections::BTreeMap;
 
-use super::json::Json;
 use super::matrix::{entries_at, key_groups, Entries};
-use super::refs::IdKey;
 use super::{OverLimit, Scorer, Unsupported};
 use crate::align::{equal_pairs_within, part, AlignError, Part};
 use crate::compare::{Comparator, Kind};
 use crate::plan::{Node, NodeId, NodeType, ScopeId};
+use crate::value::{IdKey, Json};
 
 /// What a value must equal to score above 0 against the other side's values.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -272,7 +271,8 @@ fn one_key_set<'v>(values: &[&'v Json]) -> Option<Entries<'v>> {
 mod tests {
     use crate::compare::{Comparator, Integer, Number, StringMeasure, Value};
     use crate::plan::{Node, NodeType, Order, Plan, PlanBuilder};
-    use crate::score::{Json, Limits, MapCache, OverLimit, Scorer, Unsupported};
+    use crate::score::{Limits, MapCache, OverLimit, Scorer, Unsupported};
+    use crate::value::Json;
 
     /// A root list (`order: align`, `blockBy` as given) of leaves under `leaf`.
     fn list_of(leaf: Node, block_by: &[&str]) -> Plan {

@@ -6,11 +6,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::refs::{IdKey, RecordPairs, RefState};
-use super::{Json, Limits, MapCache, Scorer, Unsupported};
+use super::refs::{RecordPairs, RefState};
+use super::{Limits, MapCache, Scorer, Unsupported};
 use crate::align::refer::{Referential, ResolveError, ScopeScores};
 use crate::align::Matrix;
 use crate::plan::{NodeId, Plan, ScopeId};
+use crate::value::{IdKey, Json};
 
 /// Two documents scored under a plan with scopes; `records`: each scope's record
 /// node (the items of its records array), what C is scored under.
@@ -29,7 +30,7 @@ pub(super) fn declined(error: Unsupported) -> ResolveError {
 
 fn key(value: &Json) -> Result<IdKey, ResolveError> {
     IdKey::of(value)
-        .map_err(declined)?
+        .map_err(|error| declined(error.into()))?
         .ok_or(ResolveError::Declined("an identifier that is no key"))
 }
 

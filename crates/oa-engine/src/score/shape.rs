@@ -312,7 +312,8 @@ impl Shape {
     /// depth.
     ///
     /// ```
-    /// use oa_engine::score::{Assertion, Json, Shape, ShapeNode, Types};
+    /// use oa_engine::score::{Assertion, Shape, ShapeNode, Types};
+    /// use oa_engine::value::Json;
     /// let root = ShapeNode { types: Types::from_name("array").unwrap(), items: Some(1),
     ///                        assertions: vec![Assertion::Unique], ..ShapeNode::default() };
     /// let item = ShapeNode { types: Types::from_name("null").unwrap(), ..ShapeNode::default() };

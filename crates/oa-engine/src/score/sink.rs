@@ -4,10 +4,10 @@
 //! done only for the tree is skipped on `Sink::RECORDS`); the node table of
 //! [`super::tree`] keeps a row per node.
 
-use super::json::Json;
 use crate::align::Matrix;
 use crate::compare::Comparator;
 use crate::plan::{NodeId, Order, ScopeId};
+use crate::value::Json;
 
 /// What a match-tree node compares (`oa_core.kinds.NodeKind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeSet;
 
-use super::json::Json;
 use super::scoping::declined;
 use super::sink::{NodeKind, Sink, Status, Step};
 use super::{ScopedDocuments, Scorer, Unsupported};
@@ -14,6 +13,7 @@ use crate::align::Matrix;
 use crate::compare::Comparator;
 use crate::plan::{NodeId, Order, ScopeId};
 use crate::pointer::{escaped, is_plain, push_decimal_bytes};
+use crate::value::Json;
 
 /// One node of the match tree (a `MatchNode` without its values, its effective
 /// weights and its children: the children of a row are the later rows naming it).
@@ -408,7 +408,8 @@ impl Scorer<'_> {
     /// ```
     /// use oa_engine::compare::{Number, Value};
     /// use oa_engine::plan::{Node, NodeType, PlanBuilder};
-    /// use oa_engine::score::{Json, Limits, MapCache, Scorer, Status};
+    /// use oa_engine::score::{Limits, MapCache, Scorer, Status};
+    /// use oa_engine::value::Json;
     /// let mut builder = PlanBuilder::default();
     /// let ids: Vec<_> = (0..4).map(|_| builder.reserve()).collect();
     /// for (id, ty) in ids.iter().zip([NodeType::Any, NodeType::Any, NodeType::Object,
@@ -455,7 +456,8 @@ mod tests {
     use super::*;
     use crate::compare::{Integer, Number, Value};
     use crate::plan::{Node, NodeType, Plan, PlanBuilder, Scope};
-    use crate::score::{IdKey, Limits, MapCache, RefState};
+    use crate::score::{Limits, MapCache, RefState};
+    use crate::value::IdKey;
 
     fn plan(root: Node) -> Plan {
         let mut builder = PlanBuilder::default();

@@ -21,7 +21,7 @@ use crate::align::error::at;
 use crate::align::lapjvsp::filled;
 use crate::align::{pair_scope, AlignError, Block, Matrix, RecordKey, RecordKeys, SCORED_RECORDS};
 use crate::plan::ScopeId;
-use crate::score::Json;
+use crate::value::Json;
 
 /// A blocked scope: its records and their blocks.
 pub struct BlockedScope<'a> {

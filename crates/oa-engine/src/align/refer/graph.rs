@@ -27,7 +27,7 @@ use super::schema::ScopeSchema;
 use crate::align::sorted_distinct;
 use crate::compare::Value;
 use crate::plan::ScopeId;
-use crate::score::{write_canonical, write_json_str, write_json_string, IdKey, Json};
+use crate::value::{write_canonical, write_json_str, write_json_string, IdKey, Json};
 
 /// The role of a nested record in its array's occurrence.
 pub const OCCURRENCE: &str = "\u{0}occurrence";

@@ -19,7 +19,7 @@ use super::schema::ScopeSchema;
 use crate::compare::{Comparator, Integer, Number, Value};
 use crate::plan::{NodeId, NodeType, Order, ScopeId};
 use crate::pointer::{push_decimal, push_token};
-use crate::score::{canonical_text, IdKey, Json};
+use crate::value::{canonical_text, IdKey, Json};
 
 /// The role of an item's position in a fixed-order list.
 pub const POSITION: &str = "\u{0}position";
@@ -371,7 +371,7 @@ struct Walker<'s, 'd> {
 /// use std::collections::BTreeMap;
 /// use oa_engine::align::refer::{index_document, ScopeSchema};
 /// use oa_engine::plan::{Node, NodeType, PlanBuilder, Scope};
-/// use oa_engine::score::Json;
+/// use oa_engine::value::Json;
 /// use oa_engine::compare::Value;
 /// // {"type": "array", "items": {"properties": {"id": {"idScope": "p"}}}}
 /// let mut builder = PlanBuilder::default();

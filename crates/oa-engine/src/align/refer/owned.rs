@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::error::ReferError;
 use super::index::{index_document, DocumentIndex};
 use super::schema::ScopeSchema;
-use crate::score::Json;
+use crate::value::Json;
 
 /// A document and its index, made once and never changed.
 ///
@@ -14,7 +14,7 @@ use crate::score::Json;
 /// use std::collections::BTreeMap;
 /// use oa_engine::align::refer::{OwnedIndex, ScopeSchema};
 /// use oa_engine::plan::{Node, NodeType, PlanBuilder, Scope};
-/// use oa_engine::score::Json;
+/// use oa_engine::value::Json;
 /// use oa_engine::compare::Value;
 /// let mut builder = PlanBuilder::default();
 /// let [root, record, id, any, object, array] = [(); 6].map(|()| builder.reserve());

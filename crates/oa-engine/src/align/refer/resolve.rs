@@ -32,7 +32,7 @@ use crate::align::{
     WlMode, SCORED_RECORDS,
 };
 use crate::plan::ScopeId;
-use crate::score::Json;
+use crate::value::Json;
 
 /// Why a resolution was not made here.
 #[derive(Debug, Clone)]

@@ -10,7 +10,7 @@ use super::index::{value_key, DocumentIndex, Record};
 use super::resolve::Trace;
 use crate::align::{AlignError, Matrix, Pairs, TieRule};
 use crate::plan::ScopeId;
-use crate::score::{IdKey, Json};
+use crate::value::{IdKey, Json};
 
 /// One scope's bijection: gold id key -> the candidate id it maps to as its record
 /// writes it (the graph labels read it as written), or `None`.

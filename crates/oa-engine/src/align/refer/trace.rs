@@ -16,7 +16,7 @@ use super::schema::ScopeSchema;
 use super::state::{Documents, Paired, Referential};
 use crate::align::{twin_pairs, AlignError, Matrix, Pairs, TieRule};
 use crate::plan::ScopeId;
-use crate::score::IdKey;
+use crate::value::IdKey;
 
 /// The WL agreements of a scope's records: b, the rounds of agreement, and the
 /// number of rounds (a is their quotient).
@@ -210,7 +210,7 @@ mod tests {
     use crate::align::{Matrix, TieRule, WlMode};
     use crate::compare::Value;
     use crate::plan::ScopeId;
-    use crate::score::Json;
+    use crate::value::Json;
 
     /// C: 1 for records of the same tag, 0.5 otherwise; the documents score 0.
     struct Tags;

@@ -1,4 +1,4 @@
-//! JSON documents as the scorer reads them: primitives as comparator values,
+//! JSON documents as the engine reads them: primitives as comparator values,
 //! objects with their keys sorted (the order the key alignment sees them in).
 
 use crate::compare::Value;
@@ -18,7 +18,7 @@ impl Json {
     /// replaces an earlier one, as in a Python dict).
     ///
     /// ```
-    /// use oa_engine::score::Json;
+    /// use oa_engine::value::Json;
     /// let object = Json::object(vec![("b".into(), Json::Null), ("a".into(), Json::Null)]);
     /// assert_eq!(object, Json::Object(vec![("a".into(), Json::Null), ("b".into(), Json::Null)]));
     /// let twice = Json::object(vec![("a".into(), Json::Null), ("a".into(), Json::Array(vec![]))]);
@@ -41,7 +41,7 @@ impl Json {
     /// An object from entries with no key twice, in any order (sorted here).
     ///
     /// ```
-    /// use oa_engine::score::Json;
+    /// use oa_engine::value::Json;
     /// let object = Json::object_of_distinct(vec![("b".into(), Json::Null), ("a".into(), Json::Null)]);
     /// assert_eq!(object, Json::Object(vec![("a".into(), Json::Null), ("b".into(), Json::Null)]));
     /// ```

@@ -3,14 +3,14 @@
 //! code points: an unordered list's items are put in this text's order before they
 //! are paired, so that permuting a list changes nothing.
 
+use super::error::NonFiniteNumber;
 use super::json::Json;
-use super::Unsupported;
 use crate::compare::{Integer, Number, Value};
 
 /// The canonical text of `value` as code points (compared as Python compares `str`).
 ///
 /// ```
-/// use oa_engine::score::{canonical_text, Json};
+/// use oa_engine::value::{canonical_text, Json};
 /// use oa_engine::compare::{Number, Value};
 /// let value = Json::object(vec![
 ///     ("b".into(), Json::Array(vec![Json::Leaf(Value::Number(Number::Float(1e16)))])),
@@ -19,7 +19,7 @@ use crate::compare::{Integer, Number, Value};
 ///     .filter_map(char::from_u32).collect();
 /// assert_eq!(text, r#"{"a":null,"b":[1e+16]}"#);
 /// ```
-pub fn canonical_text(value: &Json) -> Result<Vec<u32>, Unsupported> {
+pub fn canonical_text(value: &Json) -> Result<Vec<u32>, NonFiniteNumber> {
     // a record's or an item's text is usually short: a few regrowths fewer
     let mut out = Vec::with_capacity(32);
     write(value, &mut out)?;
@@ -36,7 +36,7 @@ pub(crate) struct Texts {
 }
 
 impl Texts {
-    pub(crate) fn of(values: &[Json]) -> Result<Texts, Unsupported> {
+    pub(crate) fn of(values: &[Json]) -> Result<Texts, NonFiniteNumber> {
         // a record's text is usually a few dozen code points
         let mut text = Vec::with_capacity(64 * values.len());
         let mut ends = Vec::with_capacity(values.len());
@@ -66,7 +66,7 @@ fn push_str(out: &mut Vec<u32>, text: &str) {
 }
 
 /// [`canonical_text`] appended to `out` (a caller building a longer text).
-pub fn write(value: &Json, out: &mut Vec<u32>) -> Result<(), Unsupported> {
+pub fn write(value: &Json, out: &mut Vec<u32>) -> Result<(), NonFiniteNumber> {
     match value {
         Json::Null => push_str(out, "null"),
         Json::Leaf(Value::Boolean(flag)) => push_str(out, if *flag { "true" } else { "false" }),
@@ -208,16 +208,14 @@ pub fn write_str(text: &str, out: &mut Vec<u32>) {
 
 /// Python's `repr` of a finite float: the shortest round-trip digits, fixed between
 /// 1e-4 and 1e16, else exponential with a signed exponent of at least two digits.
-fn float_repr(x: f64) -> Result<String, Unsupported> {
+fn float_repr(x: f64) -> Result<String, NonFiniteNumber> {
     if !x.is_finite() {
-        return Err(Unsupported::NonFiniteNumber);
+        return Err(NonFiniteNumber);
     }
     // `{:e}` gives the shortest round-trip digits: "-1.25e-7", "0e0"
     let formatted = format!("{:e}", x.abs());
-    let (mantissa, exponent) = formatted
-        .split_once('e')
-        .ok_or(Unsupported::NonFiniteNumber)?;
-    let exponent: i32 = exponent.parse().map_err(|_| Unsupported::NonFiniteNumber)?;
+    let (mantissa, exponent) = formatted.split_once('e').ok_or(NonFiniteNumber)?;
+    let exponent: i32 = exponent.parse().map_err(|_| NonFiniteNumber)?;
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
     let sign = if x.is_sign_negative() { "-" } else { "" };
     let n = digits.len() as i32;
