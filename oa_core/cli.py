@@ -64,7 +64,7 @@ from .aligner import WL_MODES, Alignment, align
 from .build import describe_build
 from .errors import Diagnostic, OAError, preview_json
 from .feedback import feedback, load_templates
-from .jsonio import jsonl_lines, loads
+from .jsonio import JsonlLines, jsonl_lines, loads
 from .options import AlignOptions, Limits
 from .report import describe_error, diagnostic_line, painter, printable, render_explain
 from .runs.batch import (
@@ -187,6 +187,11 @@ def _report(kind: str, diags: Sequence[Diagnostic], source: Callable[[str], str]
 # --------------------------------------------------------------------------- reading
 
 
+def _not_utf8(path: str, what: str, error: UnicodeDecodeError) -> BadInput:
+    return BadInput(f"{_display(path)} ({what}): not UTF-8 text (byte {error.start})"
+                    "\n  fix: save the file as UTF-8")
+
+
 class _Reader:
     """Reads the files named on the command line; standard input at most once.
 
@@ -198,7 +203,7 @@ class _Reader:
         self.limits = limits
         self._stdin_used = False
 
-    def _bytes(self, path: str, what: str, *, per_line: bool) -> bytes:
+    def _bytes(self, path: str, what: str, *, per_line: bool, at_once: bool = False) -> bytes:
         limit = self.limits.max_input_bytes
         if path == STDIN:
             if self._stdin_used:
@@ -224,6 +229,8 @@ class _Reader:
                                f"the limit of {limit:,} bytes (Limits.max_input_bytes)"
                                "\n  fix: split the input")
             with open(path, "rb") as handle:
+                if at_once and stat.S_ISREG(info.st_mode):  # one buffer, no chunks joined
+                    return handle.read()
                 return self._read(handle, path, what, per_line=per_line)
         except OSError as exc:
             raise BadInput(f"{path} ({what}): cannot read the file: "
@@ -268,8 +275,24 @@ class _Reader:
         try:
             return data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise BadInput(f"{_display(path)} ({what}): not UTF-8 text (byte {exc.start})"
-                           "\n  fix: save the file as UTF-8") from None
+            raise _not_utf8(path, what, exc) from None
+
+    def lines(self, path: str, what: str) -> JsonlLines:
+        """The JSON Lines of ``path`` (``-`` is standard input), held as its bytes.
+
+        Raises
+        ------
+        BadInput
+            When the file cannot be read, is not a file, is not UTF-8, or has a line
+            over ``limits.max_input_bytes``.
+        """
+        data = self._bytes(path, what, per_line=True, at_once=True)
+        try:
+            lines = JsonlLines(data)
+        except UnicodeDecodeError as exc:
+            raise _not_utf8(path, what, exc) from None
+        self._check_size(lines.longest, path, what, per_line=True)
+        return lines
 
     def values(self, path: str, document: str) -> list[tuple[str, Any]]:
         """The JSON values of a JSON, JSONC or JSONL file, each with its source label.
@@ -531,10 +554,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     workers = args.workers or os.cpu_count() or 1
     _, schema_value, schema = _load_schema(reader, args, args.schema)
     name = _display(args.pairs)
-    lines = jsonl_lines(reader.text(args.pairs, "pairs", per_line=True))
+    lines = reader.lines(args.pairs, "pairs")
     options = BatchOptions(top_k=args.top_k, min_delta=args.min_delta,
                            align_options=align_options, fields=args.field_metrics)
-    total = sum(1 for line in lines if line.strip())
+    total = len(lines.filled())
     # What is loaded by now (modules, the schema, the lines) lives as long as the command:
     # the collector stops walking it at every full collection, and forked workers stop
     # copying its pages when they collect.

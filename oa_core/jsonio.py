@@ -45,10 +45,12 @@ and the text ends before its closing quote (is the file cut off?): `"Bo`
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterator, Sequence
 from typing import Any, AnyStr, overload
 
 import numpy as np
@@ -68,7 +70,7 @@ from .errors import (
 from .options import Limits
 from .pointer import join
 
-__all__ = ["extract_json", "jsonl_lines", "loads", "strip_jsonc"]
+__all__ = ["JsonlLines", "extract_json", "jsonl_lines", "loads", "strip_jsonc"]
 
 # JSONC in one pass. ``keep`` is a run of JSON strings (possibly unterminated: then
 # to the end, as a parser reads it), other characters and commas that are neither
@@ -118,6 +120,104 @@ def jsonl_lines(text: str | bytes) -> list[str] | list[bytes]:
     if isinstance(text, str):
         return _split_lines(text, "\n", "\r")
     return _split_lines(text, b"\n", b"\r")
+
+
+class JsonlLines(Sequence[str]):
+    """The lines of JSON Lines data held as UTF-8 bytes, as :func:`jsonl_lines` splits
+    them, each decoded when it is read.
+
+    A file of millions of lines is held once, as its bytes: no ``str`` of the whole text
+    and none of each line until it is read (the lines of a run are read one at a time,
+    by the worker process scoring them).
+
+    Parameters
+    ----------
+    data : bytes
+        The text, UTF-8 encoded; a byte order mark at its start is skipped, as the
+        ``utf-8-sig`` codec does.
+
+    Raises
+    ------
+    UnicodeDecodeError
+        When ``data`` is not UTF-8 (its ``start`` is the offset of the first bad byte
+        in ``data``).
+
+    Examples
+    --------
+    >>> lines = JsonlLines('\\ufeff{"a": "x\\u2028y"}\\r\\n\\n[2]\\n'.encode())
+    >>> len(lines), lines[0], lines[2]
+    (3, '{"a": "x\\u2028y"}', '[2]')
+    >>> list(lines) == jsonl_lines('{"a": "x\\u2028y"}\\r\\n\\n[2]\\n')
+    True
+    >>> lines.filled().tolist(), lines.longest
+    ([0, 2], 15)
+    """
+
+    __slots__ = ("_data", "_ends", "_filled", "_starts", "longest")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._starts, self._ends = array("q"), array("q")
+        self._filled: array[int] | None = None
+        self.longest = 0
+        """The bytes of the longest line, its line feed left out."""
+        start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+        _check_utf8(data, start)
+        carriage = b"\r" in data
+        while start < len(data):
+            newline = data.find(b"\n", start)
+            if newline < 0:
+                newline = len(data)
+            self.longest = max(self.longest, newline - start)
+            end = newline - 1 if carriage and data[newline - 1:newline] == b"\r" else newline
+            self._starts.append(start)
+            self._ends.append(max(end, start))
+            start = newline + 1
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._data[self._starts[index]:self._ends[index]].decode("utf-8")
+
+    def filled(self) -> array[int]:
+        """The positions of the lines that are not blank (``line.strip()`` is not
+        empty), found once and without decoding a line that starts with a visible
+        ASCII character."""
+        if self._filled is None:
+            data, ends = self._data, self._ends
+            self._filled = array("q", (
+                position for position, start in enumerate(self._starts)
+                if start < ends[position] and (0x21 <= data[start] <= 0x7E
+                                                or self[position].strip())))
+        return array("q", self._filled)
+
+
+def _check_utf8(data: bytes, start: int) -> None:
+    """Raise the :class:`UnicodeDecodeError` of ``data[start:]``, its offset counted
+    from the start of ``data``: decoded a part at a time (and thrown away), so that no
+    ``str`` of the whole text is made."""
+    view = memoryview(data)
+    while start < len(data):
+        # a part ends after a line feed, never inside a character
+        stop = data.find(b"\n", min(start + _UTF8_PART, len(data)))
+        stop = len(data) if stop < 0 else stop + 1
+        try:
+            str(view[start:stop], "utf-8")
+        except UnicodeDecodeError as exc:
+            raise UnicodeDecodeError("utf-8", data, start + exc.start, start + exc.end,
+                                     exc.reason) from None
+        start = stop
+
+
+_UTF8_PART = 1 << 20
+"""Bytes decoded at a time by :func:`_check_utf8`."""
 
 
 def _split_lines(text: AnyStr, newline: AnyStr, carriage: AnyStr) -> list[AnyStr]:

@@ -549,6 +549,21 @@ def test_defect_16_inputs_over_max_input_bytes(monkeypatch: pytest.MonkeyPatch,
     pairs.write_text(line + "\n" + json.dumps({"gold": {"a": "x" * 400}, "candidate": {}}))
     code, _, err = run(["batch", str(pairs), "--schema", str(schema)], capsys)
     assert code == 2 and "a line is over the limit of 300 bytes" in err
+    pairs.write_text("\n" * 10 + "x" * 301)  # the last line, with no line feed after it
+    code, _, err = run(["batch", str(pairs), "--schema", str(schema)], capsys)
+    assert code == 2 and "a line is over the limit of 300 bytes" in err
+
+
+def test_batch_refuses_a_pairs_file_that_is_not_utf8_naming_the_byte(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold, candidate = gold_candidate()
+    line = json.dumps({"gold": gold, "candidate": candidate}).encode()
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_bytes(line + b"\n" + b'{"gold": "\xe9"}\n')
+    code, out, err = run(["batch", str(pairs), "--schema", SCHEMA], capsys)
+    assert (code, out) == (2, "")
+    assert err == (f"oa: error: {pairs} (pairs): not UTF-8 text (byte {len(line) + 11})\n"
+                   "  fix: save the file as UTF-8\n")
 
 
 def test_defect_21_unusable_predictions_score_zero(tmp_path: Path,

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from oa_core import InputError, Limits, SchemaError
-from oa_core.jsonio import extract_json, jsonl_lines, loads, strip_jsonc
+from oa_core.jsonio import JsonlLines, extract_json, jsonl_lines, loads, strip_jsonc
 
 
 def test_comments_and_trailing_commas_keep_offsets():
@@ -212,3 +216,30 @@ def test_jsonl_lines_end_at_line_feeds_only(separator: str) -> None:
 @pytest.mark.parametrize("text", ["", "\n", "1", "1\n", "1\n\n", "\n1", "1\r\n2", "1\r\n\r\n"])
 def test_jsonl_lines_number_lines_as_splitlines_does_on_plain_text(text: str) -> None:
     assert jsonl_lines(text) == text.splitlines()
+
+
+# pieces a JSON Lines file is made of, the awkward ones included: line ends of each
+# kind, separators str.splitlines() would cut at, white space str.strip() removes
+# (ASCII and not), and characters of every UTF-8 length
+_PIECES = st.sampled_from(["\n", "\r\n", "\r", "\u2028", "\u0085", "\x1c", " ", "\t",
+                           "\u00a0", "\u3000", "{", '"a"', "1", "é", "€", "\U0001f600"])
+
+
+@given(st.lists(_PIECES, max_size=30).map("".join), st.booleans())
+def test_jsonl_lines_held_as_bytes_are_the_lines_of_the_text(text: str, bom: bool) -> None:
+    data = (codecs.BOM_UTF8 if bom else b"") + text.encode("utf-8")
+    lines = JsonlLines(data)
+    assert list(lines) == jsonl_lines(text)
+    assert lines[1:3] == jsonl_lines(text)[1:3]
+    assert lines.filled().tolist() == [n for n, line in enumerate(jsonl_lines(text))
+                                       if line.strip()]
+    assert lines.longest == max((len(line.encode()) for line in text.split("\n")),
+                                default=0)
+
+
+def test_jsonl_lines_held_as_bytes_refuse_what_is_not_utf8_at_its_byte() -> None:
+    good = b'{"a": "\xc3\xa9"}\n' * 100_000  # past the first part checked
+    for data, offset in [(b"\xff", 0), (b'{"a": 1}\n\xc3(', 9), (good + b"\xe2\x82", len(good))]:
+        with pytest.raises(UnicodeDecodeError) as info:
+            JsonlLines(data)
+        assert info.value.start == offset

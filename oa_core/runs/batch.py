@@ -50,7 +50,7 @@ from .._engine import dump_plain_json
 from ..aligner import align
 from ..errors import InputError, OAError
 from ..feedback import feedback, render_feedback
-from ..jsonio import extract_json, loads
+from ..jsonio import JsonlLines, extract_json, loads
 from ..options import AlignOptions, Limits
 from ..report import describe_error, printable
 from ..schema import Schema
@@ -421,19 +421,19 @@ def _score_pair(record: dict[str, Any], options: BatchOptions, name: str, number
 _pattern = functools.lru_cache(maxsize=4096)(path_pattern)
 """:func:`path_pattern`, remembered: the same paths come back pair after pair."""
 
-_WORKER: tuple[Schema, BatchOptions, str, Sequence[_Task]] | None = None
+_WORKER: tuple[Schema, BatchOptions, str, Sequence[str], Sequence[int]] | None = None
 
 
-def _init_worker(raw_schema: Any, options: BatchOptions, name: str,
-                 tasks: Sequence[_Task]) -> None:
+def _init_worker(raw_schema: Any, options: BatchOptions, name: str, lines: Sequence[str],
+                 filled: Sequence[int]) -> None:
     global _WORKER  # one parsed schema per worker process (a forked one inherits it)
-    _WORKER = (Schema.parse(raw_schema), options, name, tasks)
+    _WORKER = (Schema.parse(raw_schema), options, name, lines, filled)
 
 
 def _scored(tasks: Sequence[_Task]) -> Iterator[BatchResult]:
     """The results of a worker's tasks, :data:`_PHASE_LINES` lines at a time."""
     assert _WORKER is not None, "the worker was not initialised"
-    schema, options, name, _ = _WORKER
+    schema, options, name, _, _ = _WORKER
     for start in range(0, len(tasks), _PHASE_LINES):
         yield from _score_lines(schema, options, name, tasks[start:start + _PHASE_LINES])
 
@@ -462,44 +462,56 @@ def _work_block(tasks: Sequence[_Task]) -> tuple[str, list[_OutcomeFields]]:
 _Work = TypeVar("_Work")
 _Job = tuple[Callable[[Sequence[_Task]], _Work], int, int, Sequence[_Task]]
 """``work`` for the tasks ``start:stop`` of the run, given with the job or, when empty,
-the worker's own (inherited) copy."""
+made from the worker's own (inherited) lines."""
 
 
 def _run_job(job: _Job[_Work]) -> _Work:
     assert _WORKER is not None, "the worker was not initialised"
     work, start, stop, given = job
-    return work(given or _WORKER[3][start:stop])
+    _, _, _, lines, filled = _WORKER
+    return work(given or _tasks(lines, filled, start, stop))
 
 
-def _tasks(lines: Sequence[str]) -> list[_Task]:
-    """(index, line number, text) of each non-blank line."""
-    return [(index, number, text) for index, (number, text) in enumerate(
-        (n, t) for n, t in enumerate(lines, 1) if t.strip())]
+def _filled(lines: Sequence[str]) -> Sequence[int]:
+    """The positions of the lines that are not blank (the pairs)."""
+    if isinstance(lines, JsonlLines):  # without decoding the lines
+        return lines.filled()
+    return [position for position, text in enumerate(lines) if text.strip()]
 
 
-def _pooled(work: Callable[[Sequence[_Task]], _Work], tasks: list[_Task], schema: Schema,
-            raw_schema: Any, options: BatchOptions, name: str, workers: int,
-            start_method: str | None) -> Iterator[_Work]:
+def _tasks(lines: Sequence[str], filled: Sequence[int], start: int,
+           stop: int) -> list[_Task]:
+    """(index, line number, text) of the pairs ``start:stop``, the lines read now: a run
+    holds its input as it was given (a file's bytes, for ``oa batch``) and each line is
+    made only when it is scored."""
+    return [(index, position + 1, lines[position])
+            for index, position in enumerate(filled[start:stop], start)]
+
+
+def _pooled(work: Callable[[Sequence[_Task]], _Work], lines: Sequence[str],
+            filled: Sequence[int], schema: Schema, raw_schema: Any, options: BatchOptions,
+            name: str, workers: int, start_method: str | None) -> Iterator[_Work]:
     """``work`` of the tasks, a job of consecutive ones at a time, on a pool of ``workers``
     processes; the jobs' answers in input order."""
     # Jobs of up to 128 lines: each costs this process a few wake-ups of its threads
     # (a tenth of its CPU at 32 lines), and eight jobs a worker still balance the load.
-    size = max(1, min(128, len(tasks) // (workers * 8)))
+    size = max(1, min(128, len(filled) // (workers * 8)))
     context = multiprocessing.get_context(start_method)
     # A forked worker inherits the initializer's arguments without pickling: it gets the
     # parsed schema and every line, and each job need only say which lines are its own.
     # Other workers get the raw schema to parse, and their lines with each job.
     forked = context.get_start_method() == "fork"
     jobs: Iterator[_Job[_Work]] = (
-        (work, start, start + size, () if forked else tasks[start:start + size])
-        for start in range(0, len(tasks), size))
+        (work, start, start + size, () if forked else
+         _tasks(lines, filled, start, start + size))
+        for start in range(0, len(filled), size))
     # An executor rather than multiprocessing.Pool: Pool's worker-handler thread polls the
     # result pipe too, and spins while each answer is read (a third of this process's
     # CPU), and Pool waits forever for a worker that was killed.
     pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=_init_worker,
-        initargs=(schema, options, name, tasks) if forked else
-        (raw_schema, options, name, ()))
+        initargs=(schema, options, name, lines, filled) if forked else
+        (raw_schema, options, name, (), ()))
     try:
         yield from pool.map(_run_job, jobs)
     except BrokenProcessPool:
@@ -612,20 +624,21 @@ def _results(lines: Sequence[str], raw_schema: Any, options: BatchOptions | None
     consecutive lines made in this process (or on Dask) are given to ``local``."""
     options = options or BatchOptions()
     schema = schema or Schema.parse(raw_schema)
-    tasks = _tasks(lines)
+    filled = _filled(lines)
     if client is not None:
         from .cluster import iter_batch_dask  # Dask is optional
-        results = iter_batch_dask(tasks, raw_schema, client=client, options=options,
-                                  name=name, chunk_size=chunk_size)
+        results = iter_batch_dask(_tasks(lines, filled, 0, len(filled)), raw_schema,
+                                  client=client, options=options, name=name,
+                                  chunk_size=chunk_size)
         while chunk := list(itertools.islice(results, _PHASE_LINES)):
             yield from local(chunk)
-    elif workers <= 1 or len(tasks) <= 1:
-        for start in range(0, len(tasks), _PHASE_LINES):
+    elif workers <= 1 or len(filled) <= 1:
+        for start in range(0, len(filled), _PHASE_LINES):
             yield from local(_score_lines(schema, options, name,
-                                          tasks[start:start + _PHASE_LINES]))
+                                          _tasks(lines, filled, start, start + _PHASE_LINES)))
     else:
-        for answer in _pooled(work, tasks, schema, raw_schema, options, name, workers,
-                              start_method):
+        for answer in _pooled(work, lines, filled, schema, raw_schema, options, name,
+                              workers, start_method):
             yield from from_worker(answer)
 
 
