@@ -1,8 +1,8 @@
 """Throughput of ``oa batch`` on Org2Graph-sized pairs, with 1 and 2 workers; and
 the speed of reading JSON (``--reading``).
 
-The batch engine is :mod:`oa_core.runs.batch` (``iter_batch``, ``score_line``,
-``summarize``); the command in front of it is :mod:`oa_core.cli`. Each pair is
+The batch engine is :mod:`oa_core.runs.batch` (``iter_batch_blocks``, ``BatchTally``);
+the command in front of it is :mod:`oa_core.cli`. Each pair is
 drawn like a gold of the paper's intrinsic study (people ``n_p ~ U{3..10}``,
 companies ``U{2..ceil(n_p/2)}``, twin density ``U[0, 1]``; see
 :func:`synthetic.org2graph.sample_params`) and its candidate is a

@@ -46,16 +46,18 @@ and the text ends before its closing quote (is the file cut off?): `"Bo`
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import math
 import re
 from array import array
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any, AnyStr, overload
 
 import numpy as np
 
-from ._engine import parse_plain_json
+from ._engine import LineDocuments, parse_pair_line, parse_plain_json
 from .errors import (
     INTEGER_OUT_OF_RANGE,
     INTEGER_OUT_OF_RANGE_FIX,
@@ -70,7 +72,7 @@ from .errors import (
 from .options import Limits
 from .pointer import join
 
-__all__ = ["JsonlLines", "extract_json", "jsonl_lines", "loads", "strip_jsonc"]
+__all__ = ["JsonlLines", "extract_json", "jsonl_lines", "loads", "loads_pair_line", "strip_jsonc"]
 
 # JSONC in one pass. ``keep`` is a run of JSON strings (possibly unterminated: then
 # to the end, as a parser reads it), other characters and commas that are neither
@@ -472,7 +474,58 @@ def loads(text: str | bytes, *, document: Document = "candidate",
     value = parse_plain_json(text, limits.max_depth, _NOT_PLAIN)
     if value is not _NOT_PLAIN:
         return value
-    # JSONC, or a problem to name: read again here, where every refusal is worded
+    return _loads_worded(text, limits, error, document)
+
+
+def loads_pair_line(text: str, *, limits: Limits) -> tuple[Any, LineDocuments | None]:
+    """A line of ``oa batch`` (``{"gold": ..., "candidate": ...}``) as :func:`loads`
+    reads it, and the engine's values of its gold and candidate when it made them as it
+    read (so that scoring the pair need not convert them again).
+
+    Parameters
+    ----------
+    text : str
+    limits : Limits
+        The documents' limits: the line's values sit one level deeper.
+
+    Returns
+    -------
+    value : Any
+        The line's value.
+    read : LineDocuments or None
+        Given to the engine's resolution (``_engine.align_scopes(..., read=)``); None
+        where it made no values (JSONC, a value over ``limits`` or an integer wider
+        than 64 bits: the Python values are converted then, as usual).
+
+    Raises
+    ------
+    InputError
+        As :func:`loads` with ``document="options"``.
+
+    Examples
+    --------
+    >>> value, read = loads_pair_line('{"gold": [1], "candidate": [2]}', limits=Limits())
+    >>> value, read.agree_with([1], [2], Limits())
+    ({'gold': [1], 'candidate': [2]}, True)
+    """
+    line = _line_limits(limits)
+    text = _as_text(text, line, InputError, "options")
+    value, read = parse_pair_line(text, line.max_depth, limits, _NOT_PLAIN)
+    if value is not _NOT_PLAIN:
+        return value, read
+    return _loads_worded(text, line, InputError, "options"), None
+
+
+@functools.lru_cache(maxsize=8)
+def _line_limits(limits: Limits) -> Limits:
+    """The limits of a whole pairs line: its documents sit one level down (made once,
+    not per line)."""
+    return replace(limits, max_depth=limits.max_depth + 1)
+
+
+def _loads_worded(text: str, limits: Limits, error: type[OAError], document: Document) -> Any:
+    """:func:`loads` of a text the engine's reader did not take: JSONC, or a problem to
+    name, read here, where every refusal is worded."""
     if not text.strip():
         raise error("", "the text is empty", fix="provide a JSON value", document=document)
     problems = _Problems()

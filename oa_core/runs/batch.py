@@ -46,12 +46,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from .._engine import dump_plain_json
+from .._engine import LineDocuments, dump_plain_json
 from ..aligner import align
 from ..errors import InputError, OAError
-from ..feedback import feedback, render_feedback
-from ..jsonio import JsonlLines, extract_json, loads
-from ..options import AlignOptions, Limits
+from ..feedback import read_feedback, render_feedback
+from ..jsonio import JsonlLines, extract_json, loads_pair_line
+from ..options import AlignOptions
 from ..report import describe_error, printable
 from ..schema import Schema
 from .fields import gold_only, observe
@@ -324,13 +324,6 @@ def _guarded(step: Callable[..., _Step], record: dict[str, Any], options: BatchO
         return BatchResult(kept, error=f"{name} line {number}: {message}", internal=True)
 
 
-@functools.lru_cache(maxsize=8)
-def _line_limits(limits: Limits) -> Limits:
-    """The limits of a whole line: its documents sit one level down (made once, not
-    per line)."""
-    return replace(limits, max_depth=limits.max_depth + 1)
-
-
 def _bad(record: dict[str, Any], name: str, number: int, err: OAError, prefix: str = "",
          document: str = "") -> BatchResult:
     """The line is bad input: not scored, its error recorded."""
@@ -356,9 +349,10 @@ def _unparsable(record: dict[str, Any], options: BatchOptions, gold: Any,
     return BatchResult(record, fields=gold_only(gold) if options.fields else ())
 
 
-_Pair = tuple[Any, Any, str, bool]
-"""A line read: the gold, the candidate, the candidate's pointer prefix in the line, and
-whether the candidate came from a raw prediction."""
+_Pair = tuple[Any, Any, str, bool, LineDocuments | None]
+"""A line read: the gold, the candidate, the candidate's pointer prefix in the line,
+whether the candidate came from a raw prediction, and the engine's values of both
+(:func:`oa_core.jsonio.loads_pair_line`)."""
 
 
 def _read_pair(record: dict[str, Any], options: BatchOptions, name: str, number: int,
@@ -366,7 +360,7 @@ def _read_pair(record: dict[str, Any], options: BatchOptions, name: str, number:
     """The pair of a line, or the line's result when it cannot be scored."""
     limits = options.align_options.limits
     try:
-        item = loads(text, document="options", limits=_line_limits(limits))
+        item, read = loads_pair_line(text, limits=limits)
     except OAError as exc:  # a problem inside the gold or candidate is that document's
         document = exc.pointer.split("/", 2)[1] if exc.pointer.startswith("/") else ""
         return _bad(record, name, number, exc,
@@ -381,7 +375,7 @@ def _read_pair(record: dict[str, Any], options: BatchOptions, name: str, number:
         return _malformed(record, name, number, "", 'a line needs "gold" and exactly one of '
                           '"candidate" (JSON) or "prediction" (raw model text)', _SHAPE)
     if sides[0] == "candidate":
-        return item["gold"], item["candidate"], "/candidate", False
+        return item["gold"], item["candidate"], "/candidate", False, read
     if not isinstance(item["prediction"], str):
         return _malformed(record, name, number, "/prediction", '"prediction" must be a '
                           "string of raw model text", 'put parsed JSON under "candidate"')
@@ -389,13 +383,13 @@ def _read_pair(record: dict[str, Any], options: BatchOptions, name: str, number:
         candidate = extract_json(item["prediction"], limits=limits)
     except OAError as exc:
         return _unparsable(record, options, item["gold"], exc)
-    return item["gold"], candidate, "", True  # pointers into a prediction are its own
+    return item["gold"], candidate, "", True, None  # pointers into a prediction are its own
 
 
 def _score_pair(record: dict[str, Any], options: BatchOptions, name: str, number: int,
                 schema: Schema, pair: _Pair) -> BatchResult:
     """The feedback of a pair read from its line, as that line's result."""
-    gold, candidate, candidate_prefix, prediction = pair
+    gold, candidate, candidate_prefix, prediction, read = pair
     observed: tuple[tuple[str, str, float], ...] = ()
     try:
         if options.fields:  # the alignment itself is needed for the field observations
@@ -404,9 +398,9 @@ def _score_pair(record: dict[str, Any], options: BatchOptions, name: str, number
                                      min_delta=options.min_delta, style="compact")
             observed = observe(alignment)
         else:
-            result = feedback(gold, candidate, schema, top_k=options.top_k,
-                              min_delta=options.min_delta, style="compact",
-                              options=options.align_options)
+            result = read_feedback(gold, candidate, read, schema, top_k=options.top_k,
+                                   min_delta=options.min_delta, style="compact",
+                                   options=options.align_options)
     except OAError as exc:
         if prediction and exc.document == "candidate":  # JSON, but not usable (too deep...)
             return _unparsable(record, options, gold, exc)

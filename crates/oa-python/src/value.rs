@@ -44,6 +44,21 @@ impl Bounds {
         string_length: usize::MAX,
     };
 
+    /// The characters of a string held as `utf8` when they are over the limit: counted
+    /// only when its bytes are (no string has more characters than bytes).
+    pub(crate) fn text_over(&self, utf8: &str) -> Option<usize> {
+        if utf8.len() <= self.string_length {
+            return None;
+        }
+        let length = utf8.chars().count();
+        (length > self.string_length).then_some(length)
+    }
+
+    /// Whether a container of `count` items or entries is over the limit.
+    pub(crate) fn items_over(&self, count: usize) -> bool {
+        count > self.items
+    }
+
     /// The bounds of an `oa_core.options.Limits`.
     pub(crate) fn of(limits: &Bound<'_, PyAny>) -> PyResult<Bounds> {
         let py = limits.py();
@@ -83,7 +98,7 @@ pub(crate) fn json(object: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option
 /// a flat record's keys and strings would otherwise cost an allocation and a free
 /// each, a third of its score.
 #[derive(Default)]
-struct Spares {
+pub(crate) struct Spares {
     names: Vec<String>,
     texts: Vec<Vec<u32>>,
     entries: Vec<Vec<(String, Json)>>,
@@ -103,7 +118,7 @@ thread_local! {
 /// `convert` with this thread's spare buffers, taken out for the conversion: a
 /// conversion nested in it (a custom comparator's callback) finds none and
 /// allocates, and the buffers it gives back are kept.
-fn with_spares<T>(convert: impl FnOnce(&mut Spares) -> T) -> T {
+pub(crate) fn with_spares<T>(convert: impl FnOnce(&mut Spares) -> T) -> T {
     let mut spares = SPARES.with(|spares| std::mem::take(&mut *spares.borrow_mut()));
     let converted = convert(&mut spares);
     SPARES.with(|kept| {
@@ -146,7 +161,7 @@ impl Spares {
         }
     }
 
-    fn name(&mut self, name: &str) -> String {
+    pub(crate) fn name(&mut self, name: &str) -> String {
         match self.names.pop() {
             Some(mut spare) => {
                 spare.push_str(name);
@@ -156,11 +171,11 @@ impl Spares {
         }
     }
 
-    fn text(&mut self) -> Vec<u32> {
+    pub(crate) fn text(&mut self) -> Vec<u32> {
         self.texts.pop().unwrap_or_default()
     }
 
-    fn entries(&mut self, length: usize) -> Vec<(String, Json)> {
+    pub(crate) fn entries(&mut self, length: usize) -> Vec<(String, Json)> {
         let mut entries = self.entries.pop().unwrap_or_default();
         entries.reserve_exact(length);
         entries
@@ -232,12 +247,8 @@ fn walk(
     }
     if let Ok(string) = object.cast::<PyString>() {
         if let Ok(utf8) = string.to_str() {
-            // no more characters than bytes: counted only past the limit
-            if utf8.len() > bounds.string_length {
-                let length = utf8.chars().count();
-                if length > bounds.string_length {
-                    return refuse(Trouble::StringLength(length));
-                }
+            if let Some(length) = bounds.text_over(utf8) {
+                return refuse(Trouble::StringLength(length));
             }
             let mut points = spares.text();
             push_utf8_points(&mut points, utf8);
@@ -260,7 +271,7 @@ fn walk(
         return Ok(Ok(Json::Leaf(Value::Number(Number::Float(value)))));
     }
     if let Ok(list) = object.cast::<PyList>() {
-        if list.len() > bounds.items {
+        if bounds.items_over(list.len()) {
             return refuse(Trouble::Items(list.len()));
         }
         let mut items = Vec::with_capacity(list.len());
@@ -273,7 +284,7 @@ fn walk(
         return Ok(Ok(Json::Array(items)));
     }
     if let Ok(dict) = object.cast::<PyDict>() {
-        if dict.len() > bounds.items {
+        if bounds.items_over(dict.len()) {
             return refuse(Trouble::Items(dict.len()));
         }
         return object_entries(dict, bounds, level, spares);
