@@ -165,16 +165,20 @@ class JsonlLines(Sequence[str]):
         """The bytes of the longest line, its line feed left out."""
         start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
         _check_utf8(data, start)
-        carriage = b"\r" in data
-        while start < len(data):
+        carriage, size, longest = b"\r" in data, len(data), 0
+        starts, ends = self._starts, self._ends
+        while start < size:
             newline = data.find(b"\n", start)
             if newline < 0:
-                newline = len(data)
-            self.longest = max(self.longest, newline - start)
-            end = newline - 1 if carriage and data[newline - 1:newline] == b"\r" else newline
-            self._starts.append(start)
-            self._ends.append(max(end, start))
+                newline = size
+            if newline - start > longest:
+                longest = newline - start
+            starts.append(start)
+            # the line's \r is left out (a line holding just one ends where it starts)
+            ends.append(newline - 1 if carriage and newline > start
+                        and data[newline - 1] == 0x0D else newline)
             start = newline + 1
+        self.longest = longest
 
     def __len__(self) -> int:
         return len(self._starts)

@@ -813,12 +813,12 @@ class BatchTally:
     (1, 1, 0.5)
     """
 
-    __slots__ = ("_counts", "_losses", "_summary")
+    __slots__ = ("_patterns", "_summary")
 
     def __init__(self) -> None:
         self._summary = BatchSummary()
-        self._counts: dict[tuple[str, str], int] = {}
-        self._losses: dict[tuple[str, str], float] = {}
+        # (path pattern, op kind) -> [count, summed delta], summed in input order
+        self._patterns: dict[tuple[str, str], list[Any]] = {}
 
     def add(self, result: BatchResult | LineOutcome) -> None:
         """Count one line's result."""
@@ -830,18 +830,22 @@ class BatchTally:
         summary.count += 1
         summary.scores.append(score)
         summary.unparsable += result.unparsable
-        counts, losses = self._counts, self._losses
+        patterns = self._patterns
         for pattern, kind, delta in result.op_stats:
-            counts[pattern, kind] = counts.get((pattern, kind), 0) + 1
-            losses[pattern, kind] = losses.get((pattern, kind), 0.0) + delta
+            seen = patterns.get((pattern, kind))
+            if seen is None:
+                patterns[pattern, kind] = [1, delta]
+            else:
+                seen[0] += 1
+                seen[1] += delta
 
     def summary(self) -> BatchSummary:
         """The summary of the results counted so far."""
-        counts, losses, count = self._counts, self._losses, self._summary.count
-        ranked = sorted(counts, key=lambda k: (-counts[k], -losses[k], k))
+        patterns, count = self._patterns, self._summary.count
+        ranked = sorted(patterns, key=lambda k: (-patterns[k][0], -patterns[k][1], k))
         return replace(self._summary, scores=list(self._summary.scores), patterns=[
-            {"path": path, "kind": kind, "count": counts[path, kind],
-             "loss": losses[path, kind] / max(count, 1)} for path, kind in ranked])
+            {"path": path, "kind": kind, "count": patterns[path, kind][0],
+             "loss": patterns[path, kind][1] / max(count, 1)} for path, kind in ranked])
 
 
 def summarize(results: Iterable[BatchResult | LineOutcome]) -> BatchSummary:
