@@ -525,7 +525,9 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
     Parameters
     ----------
     lines : sequence of str
-        The JSONL lines (blank lines are skipped; line numbers count them).
+        The JSONL lines (blank lines are skipped; line numbers count them). A
+        :class:`~oa_core.jsonio.JsonlLines` is read a line at a time, by the process
+        scoring it.
     raw_schema : dict
         The OA schema as JSON data; each worker parses it once.
     options : BatchOptions, optional
