@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from oa_core import AlignOptions, InputError, Limits, Schema, WLMode
+from oa_core.jsonio import JsonlLines
 from oa_core.runs import batch
 from oa_core.runs.batch import (
     BatchOptions,
@@ -167,9 +168,9 @@ def test_written_blocks_are_the_records_text_whatever_the_workers() -> None:
              line(gold={"city": "Par\u2028is"}, candidate={"city": "Paris"})]
     lines *= 40  # more than one block, and more than one job per worker
     results = list(iter_batch(lines, SCHEMA, name="p.jsonl"))
-    for workers in (1, 2):
+    for workers, start_method in ((1, "fork"), (2, "fork"), (2, "spawn")):
         blocks = list(iter_batch_blocks(lines, SCHEMA, name="p.jsonl", workers=workers,
-                                        start_method="fork"))
+                                        start_method=start_method))
         assert len(blocks) > 2
         assert "".join(block.text for block in blocks) == "".join(
             record_text(r.record) + "\n" for r in results)
@@ -182,6 +183,18 @@ def test_written_blocks_are_the_records_text_whatever_the_workers() -> None:
     assert "Par\u2028is" in record_text(results[6].record)  # UTF-8 text as it is
     assert record_text({"id": "\ud800", "n": {1}}) == '{"id": "\\ud800", "n": "{1}"}'
     assert (results[5].score, results[5].unparsable, results[4].score) == (0.0, True, None)
+
+
+def test_a_file_held_as_bytes_is_scored_as_its_lines() -> None:
+    lines = [*_city_lines(), "", "  ", '{"gold": ', line(gold={"city": "Par\u2028is"},
+                                                           candidate={"city": "Paris"})]
+    data = ("\r\n".join(lines) + "\n").encode()
+    expected = [r.record for r in iter_batch(lines, SCHEMA, name="p.jsonl")]
+    for workers, start_method in ((1, "fork"), (2, "fork"), (2, "spawn")):
+        held = iter_batch(JsonlLines(data), SCHEMA, name="p.jsonl", workers=workers,
+                          start_method=start_method)
+        assert [r.record for r in held] == expected
+    assert expected[-1]["index"] == 5 and expected[4]["error"]["line"] == 7
 
 
 def test_a_tally_is_the_summary_of_the_results_so_far() -> None:
