@@ -12,7 +12,8 @@ use oa_engine::align::refer::{
 use oa_engine::align::WlMode;
 use oa_engine::compare::{Comparator, Integer, Number, NumberMeasure, Value};
 use oa_engine::plan::{Node, NodeId, NodeType, Order, Plan, PlanBuilder, Scope, ScopeId};
-use oa_engine::score::{Json, Limits, MapCache, ScopedDocuments, Scorer};
+use oa_engine::score::{Limits, MapCache, ScopedDocuments, Scorer};
+use oa_engine::value::Json;
 
 /// Schema nodes and documents nest at most this deep below the root.
 pub const MAX_DEPTH: usize = 4;
@@ -516,6 +517,7 @@ pub fn score(
         wl,
         wl_lambda: 0.5,
         max_matrix_cells: LIMITS.max_matrix_cells,
+        describe: false, // a score's resolution, as `oa_core.score` asks for it
     };
     resolve_and_score(
         &drawn.schema,

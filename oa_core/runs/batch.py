@@ -66,6 +66,7 @@ __all__ = [
     "BatchSummary",
     "BatchTally",
     "LineOutcome",
+    "RunError",
     "WorkerLost",
     "iter_batch",
     "iter_batch_blocks",
@@ -77,9 +78,8 @@ __all__ = [
 ]
 
 
-class WorkerLost(RuntimeError):
-    """A worker process of :func:`iter_batch` ended before answering (killed, out of
-    memory, or a crash in native code); the run stops.
+class RunError(RuntimeError):
+    """A batch run cannot go on (not a problem of its input): what happened and the fix.
 
     Attributes
     ----------
@@ -94,6 +94,11 @@ class WorkerLost(RuntimeError):
 
     def __str__(self) -> str:
         return self.message + (f"\n  fix: {self.fix}" if self.fix else "")
+
+
+class WorkerLost(RunError):
+    """A worker process of :func:`iter_batch` ended before answering (killed, out of
+    memory, or a crash in native code); the run stops."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,7 @@ from concurrent.futures import CancelledError
 from typing import Any
 
 from ..schema import Schema
-from .batch import BatchOptions, BatchResult, score_line
+from .batch import BatchOptions, BatchResult, RunError, score_line
 
 __all__ = [
     "INSTALL_HINT",
@@ -59,23 +59,9 @@ _CHUNKS_PER_THREAD = 4
 Task = tuple[int, int, str]  # (pair index, line number, line text)
 
 
-class ClusterError(RuntimeError):
+class ClusterError(RunError):
     """The Dask cluster cannot be used: Dask missing, scheduler unreachable or lost,
-    workers without ``oa_core``.
-
-    Attributes
-    ----------
-    message : str
-    fix : str
-    """
-
-    def __init__(self, message: str, fix: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.fix = fix
-
-    def __str__(self) -> str:
-        return self.message + (f"\n  fix: {self.fix}" if self.fix else "")
+    workers without ``oa_core``."""
 
 
 def require_distributed() -> Any:

@@ -175,14 +175,9 @@ fn order_text(item: &Json, properties: &[String]) -> Result<Vec<u32>, NonFiniteN
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::Integer;
 
     fn number(x: f64) -> Json {
         Json::Leaf(Value::Number(Number::Float(x)))
-    }
-
-    fn int(n: i64) -> Json {
-        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
     }
 
     fn with(value: Json) -> Json {
@@ -195,8 +190,8 @@ mod tests {
 
     #[test]
     fn equal_numbers_share_a_block_and_booleans_do_not() {
-        let golds = [with(int(1)), with(Json::Leaf(Value::Boolean(true)))];
-        let cands = [with(number(1.0)), with(number(-0.0)), with(int(0))];
+        let golds = [with(Json::int(1)), with(Json::Leaf(Value::Boolean(true)))];
+        let cands = [with(number(1.0)), with(number(-0.0)), with(Json::int(0))];
         let found = pairs(blocks(&golds, &cands, &["n".into()]).unwrap());
         // order texts: [["boolean",true]], [["number","-0.0"]], [["number","1.0"]]
         assert_eq!(

@@ -440,7 +440,7 @@ impl<'a> Scorer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{Integer, Number, Value};
+    use crate::compare::Value;
     use crate::plan::{Node, Order, PlanBuilder};
 
     /// A plan of `nodes` (the first is the root), then `any`, `any_object`, `any_array`.
@@ -483,10 +483,6 @@ mod tests {
         })
     }
 
-    fn int(n: i64) -> Json {
-        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
-    }
-
     fn text(s: &str) -> Json {
         Json::Leaf(Value::from(s))
     }
@@ -508,15 +504,15 @@ mod tests {
             Ok(0.0)
         );
         let strings = super::tests::plan(vec![Node::new(NodeType::String)]);
-        assert_eq!(score(&strings, &text("1"), &int(1)), Ok(0.0));
+        assert_eq!(score(&strings, &text("1"), &Json::int(1)), Ok(0.0));
     }
 
     #[test]
     fn unordered_lists_pair_by_assignment_and_fixed_ones_in_order() {
         let mut list = Node::new(NodeType::Array);
         list.array.order = Order::Align;
-        let gold = Json::Array(vec![int(1), int(2), int(3)]);
-        let candidate = Json::Array(vec![int(3), int(1), int(2)]);
+        let gold = Json::Array(vec![Json::int(1), Json::int(2), Json::int(3)]);
+        let candidate = Json::Array(vec![Json::int(3), Json::int(1), Json::int(2)]);
         assert_eq!(score(&plan(vec![list.clone()]), &gold, &candidate), Ok(1.0));
         list.array.order = Order::Fixed;
         // 1 and 2 in order (3 unmatched each side): (1 + 1) / 4
@@ -527,9 +523,9 @@ mod tests {
     fn ignored_missing_items_leave_the_denominator() {
         let mut list = Node::new(NodeType::Array);
         list.array.ignore_missing = true;
-        let gold = Json::Array(vec![int(1), int(2)]);
+        let gold = Json::Array(vec![Json::int(1), Json::int(2)]);
         assert_eq!(
-            score(&plan(vec![list]), &gold, &Json::Array(vec![int(1)])),
+            score(&plan(vec![list]), &gold, &Json::Array(vec![Json::int(1)])),
             Ok(1.0)
         );
     }
@@ -541,15 +537,15 @@ mod tests {
         let mut tuple = Node::new(NodeType::Array);
         tuple.array.prefix = vec![(any, 3.0), (any, 1.0)];
         let tuples = plan(vec![tuple]);
-        let gold = Json::Array(vec![int(1), text("a")]);
-        let candidate = Json::Array(vec![int(1), text("zz")]);
+        let gold = Json::Array(vec![Json::int(1), text("a")]);
+        let candidate = Json::Array(vec![Json::int(1), text("zz")]);
         // the string position scores 0 (jaro of disjoint strings): 3/4
         assert_eq!(score(&tuples, &gold, &candidate), Ok(0.75));
     }
 
     #[test]
     fn nesting_past_the_limit_is_refused_before_recursing() {
-        let mut deep = int(1);
+        let mut deep = Json::int(1);
         for _ in 0..150 {
             deep = Json::Array(vec![deep]);
         }
@@ -559,7 +555,7 @@ mod tests {
 
     #[test]
     fn a_document_nested_100_000_deep_is_refused_without_overflow() {
-        let mut deep = int(1);
+        let mut deep = Json::int(1);
         for _ in 0..100_000 {
             deep = Json::Array(vec![deep]);
         }
@@ -575,7 +571,7 @@ mod tests {
     fn lists_over_the_limits_are_refused_with_their_sizes() {
         let mut list = Node::new(NodeType::Array);
         list.array.order = Order::Align;
-        let long = Json::Array((0..40).map(int).collect());
+        let long = Json::Array((0..40).map(Json::int).collect());
         assert_eq!(
             score(&plan(vec![list]), &long, &long),
             Err(OverLimit::refusal((40, 40), 1600, false, 1_000))

@@ -269,7 +269,7 @@ fn one_key_set<'v>(values: &[&'v Json]) -> Option<Entries<'v>> {
 
 #[cfg(test)]
 mod tests {
-    use crate::compare::{Comparator, Integer, Number, StringMeasure, Value};
+    use crate::compare::{Comparator, StringMeasure, Value};
     use crate::plan::{Node, NodeType, Order, Plan, PlanBuilder};
     use crate::score::{Limits, MapCache, OverLimit, Scorer, Unsupported};
     use crate::value::Json;
@@ -300,10 +300,6 @@ mod tests {
         node
     }
 
-    fn int(n: i64) -> Json {
-        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
-    }
-
     /// 1,001 x 1,000 items: past `SPARSE_FROM_CELLS`, and past a matrix limit of
     /// 10,000 cells, so only the way from the positive cells scores them.
     fn long(value: impl Fn(i64) -> Json) -> (Json, Json) {
@@ -324,14 +320,14 @@ mod tests {
     #[test]
     fn equal_leaves_are_paired_from_their_cells() {
         let plan = list_of(leaf(NodeType::Integer, Comparator::Exact), &[]);
-        let lists = long(int);
+        let lists = long(Json::int);
         // each value pairs min(gold count, candidate count) items, each scoring 1
         let count = |side: &Json, v: &Json| match side {
             Json::Array(items) => items.iter().filter(|item| *item == v).count(),
             _ => 0,
         };
         let found: usize = (0..900)
-            .map(|v| count(&lists.0, &int(v)).min(count(&lists.1, &int(v))))
+            .map(|v| count(&lists.0, &Json::int(v)).min(count(&lists.1, &Json::int(v))))
             .sum();
         let expected = found as f64 / (1001 + 1000 - found) as f64;
         assert_eq!(score(&plan, &lists), Ok(expected));
@@ -391,7 +387,7 @@ mod tests {
         let record = |r: &str, n: i64| {
             Json::object(vec![
                 ("role".into(), Json::Leaf(Value::from(r))),
-                ("v".into(), int(n)),
+                ("v".into(), Json::int(n)),
             ])
         };
         // the roles differ, the values agree: half a score unblocked, none blocked

@@ -277,15 +277,6 @@ impl Scorer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{Integer, Number, Value};
-
-    fn int(n: i64) -> Json {
-        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
-    }
-
-    fn float(x: f64) -> Json {
-        Json::Leaf(Value::Number(Number::Float(x)))
-    }
 
     fn key(value: &Json) -> IdKey {
         IdKey::of(value).unwrap().unwrap()
@@ -295,24 +286,27 @@ mod tests {
     fn the_reference_rule_reads_the_state() {
         let scope = ScopeId::default();
         let mut state = RefState::default();
-        let (a, x, y) = (int(1), int(10), int(20));
+        let (a, x, y) = (Json::int(1), Json::int(10), Json::int(20));
         state
             .scope_mut(scope)
             .bijection
             .insert(key(&a), Some(key(&x)));
-        state.scope_mut(scope).bijection.insert(key(&int(2)), None);
+        state
+            .scope_mut(scope)
+            .bijection
+            .insert(key(&Json::int(2)), None);
         state.scope_mut(scope).candidate_ids.insert(key(&x));
         state.scope_mut(scope).candidate_ids.insert(key(&y));
         let score = |g: &Json, c: &Json| state.ref_score(scope, g, c, 0.25).unwrap();
-        assert_eq!(score(&a, &float(10.0)).score, 1.0);
-        assert!(score(&a, &float(10.0)).expected);
-        assert!(!score(&int(5), &int(99)).expected);
+        assert_eq!(score(&a, &Json::float(10.0)).score, 1.0);
+        assert!(score(&a, &Json::float(10.0)).expected);
+        assert!(!score(&Json::int(5), &Json::int(99)).expected);
         assert_eq!(score(&a, &y).score, 0.0);
         // mapped to no record: never matches
-        assert_eq!(score(&int(2), &int(99)).score, 0.0);
+        assert_eq!(score(&Json::int(2), &Json::int(99)).score, 0.0);
         // dangling gold: agrees with a dangling candidate only
-        assert_eq!(score(&int(5), &int(99)).score, 1.0);
-        assert_eq!(score(&int(5), &y).score, 0.0);
+        assert_eq!(score(&Json::int(5), &Json::int(99)).score, 1.0);
+        assert_eq!(score(&Json::int(5), &y).score, 0.0);
         assert_eq!(score(&Json::Null, &Json::Null).score, 1.0);
         let null = score(&Json::Null, &a);
         assert_eq!((null.score, null.null_mismatch), (0.25, true));
@@ -327,11 +321,23 @@ mod tests {
         state
             .scope_mut(scope)
             .bijection
-            .insert(key(&int(1)), Some(key(&int(10))));
-        state.scope_mut(scope).bijection.insert(key(&int(2)), None);
-        state.scope_mut(scope).candidate_ids.insert(key(&int(10)));
-        let golds = [int(1), int(2), int(5), Json::Null, Json::Array(vec![])];
-        let candidates = [float(10.0), int(99), Json::Null, int(10)];
+            .insert(key(&Json::int(1)), Some(key(&Json::int(10))));
+        state
+            .scope_mut(scope)
+            .bijection
+            .insert(key(&Json::int(2)), None);
+        state
+            .scope_mut(scope)
+            .candidate_ids
+            .insert(key(&Json::int(10)));
+        let golds = [
+            Json::int(1),
+            Json::int(2),
+            Json::int(5),
+            Json::Null,
+            Json::Array(vec![]),
+        ];
+        let candidates = [Json::float(10.0), Json::int(99), Json::Null, Json::int(10)];
         let (g, c): (Vec<&Json>, Vec<&Json>) =
             (golds.iter().collect(), candidates.iter().collect());
         for unresolved in [false, true] {
@@ -347,12 +353,12 @@ mod tests {
         }
         // a NaN fails as the pair by pair rule does: only when paired with a non-null
         state.scope_mut(scope).unresolved = false;
-        let nan = float(f64::NAN);
+        let nan = Json::float(f64::NAN);
         let mut block = Vec::new();
         let only_nulls = state.ref_scores(scope, (&[&nan], &[&Json::Null]), 0.0, &mut block);
         assert_eq!((only_nulls, block), (Ok(()), vec![0.0]));
         let mut block = Vec::new();
-        let paired = state.ref_scores(scope, (&[&nan], &[&int(1)]), 0.0, &mut block);
+        let paired = state.ref_scores(scope, (&[&nan], &[&Json::int(1)]), 0.0, &mut block);
         assert_eq!(paired, Err(Unsupported::NonFiniteNumber));
     }
 }

@@ -454,7 +454,7 @@ impl ScopedDocuments<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{Integer, Number, Value};
+    use crate::compare::Value;
     use crate::plan::{Node, NodeType, Plan, PlanBuilder, Scope};
     use crate::score::{Limits, MapCache, RefState};
     use crate::value::IdKey;
@@ -491,10 +491,6 @@ mod tests {
             .unwrap()
     }
 
-    fn int(n: i64) -> Json {
-        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
-    }
-
     #[test]
     fn pointers_escape_their_tokens_and_keys_keep_theirs() {
         let mut table = Table::default();
@@ -527,8 +523,12 @@ mod tests {
         let mut list = Node::new(NodeType::Array);
         list.array.order = Order::Align;
         let plan = plan(list);
-        let gold = Json::Array(vec![int(1), int(2), int(3)]);
-        let candidate = Json::Array(vec![int(3), Json::Leaf(Value::from("x")), int(1)]);
+        let gold = Json::Array(vec![Json::int(1), Json::int(2), Json::int(3)]);
+        let candidate = Json::Array(vec![
+            Json::int(3),
+            Json::Leaf(Value::from("x")),
+            Json::int(1),
+        ]);
         let table = table(&plan, &gold, &candidate);
         let rows = table.rows();
         let statuses: Vec<_> = rows.iter().skip(1).map(|row| row.status).collect();
@@ -605,7 +605,7 @@ mod tests {
         }
         let plan = builder.finish(root, any, any_object, any_array).unwrap();
         let scope = scope.unwrap();
-        let key_of = |n| IdKey::of(&int(n)).unwrap().unwrap();
+        let key_of = |n| IdKey::of(&Json::int(n)).unwrap().unwrap();
         let mut state = RefState::default();
         state
             .scope_mut(scope)
@@ -613,10 +613,10 @@ mod tests {
             .insert(key_of(1), Some(key_of(7)));
         state.scope_mut(scope).candidate_ids.insert(key_of(7));
         let gold = Json::Array(vec![Json::object(vec![
-            ("id".into(), int(1)),
-            ("boss".into(), int(1)),
+            ("id".into(), Json::int(1)),
+            ("boss".into(), Json::int(1)),
         ])]);
-        let candidate = Json::Array(vec![Json::object(vec![("id".into(), int(7))])]);
+        let candidate = Json::Array(vec![Json::object(vec![("id".into(), Json::int(7))])]);
         let limits = Limits {
             max_depth: 10,
             max_matrix_cells: 100,
@@ -642,8 +642,8 @@ mod tests {
             ]
         );
         let candidate = Json::Array(vec![Json::object(vec![
-            ("id".into(), int(7)),
-            ("boss".into(), int(7)),
+            ("id".into(), Json::int(7)),
+            ("boss".into(), Json::int(7)),
         ])]);
         let table = Scorer::new(&plan, limits, &mut MapCache::default())
             .with_state(&state)
@@ -660,8 +660,8 @@ mod tests {
         assert_eq!(table.compact().rows().len(), 1);
         // an id that is not the image disagrees
         let candidate = Json::Array(vec![Json::object(vec![
-            ("id".into(), int(8)),
-            ("boss".into(), int(7)),
+            ("id".into(), Json::int(8)),
+            ("boss".into(), Json::int(7)),
         ])]);
         let table = Scorer::new(&plan, limits, &mut MapCache::default())
             .with_state(&state)
@@ -677,9 +677,9 @@ mod tests {
         let plan = plan(Node::new(NodeType::Any));
         let object = |b: i64| {
             Json::object(vec![
-                ("a".into(), int(1)),
-                ("b".into(), Json::Array(vec![int(1), int(b)])),
-                ("c".into(), Json::Array(vec![int(5)])),
+                ("a".into(), Json::int(1)),
+                ("b".into(), Json::Array(vec![Json::int(1), Json::int(b)])),
+                ("c".into(), Json::Array(vec![Json::int(5)])),
             ])
         };
         let full = table(&plan, &object(2), &object(3));

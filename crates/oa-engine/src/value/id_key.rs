@@ -92,42 +92,40 @@ mod tests {
 
     use super::*;
 
-    fn int(n: i64) -> Json {
-        Json::Leaf(Value::Number(Number::Int(Integer::Small(n))))
-    }
-
-    fn float(x: f64) -> Json {
-        Json::Leaf(Value::Number(Number::Float(x)))
-    }
-
     fn key(value: &Json) -> IdKey {
         IdKey::of(value).unwrap().unwrap()
     }
 
     #[test]
     fn ints_and_integral_floats_are_one_key_at_any_size() {
-        assert_eq!(key(&int(3)), key(&float(3.0)));
-        assert_eq!(key(&int(0)), key(&float(-0.0)));
-        assert_ne!(key(&int(3)), key(&float(3.5)));
+        assert_eq!(key(&Json::int(3)), key(&Json::float(3.0)));
+        assert_eq!(key(&Json::int(0)), key(&Json::float(-0.0)));
+        assert_ne!(key(&Json::int(3)), key(&Json::float(3.5)));
         // 2**64 as a float and as a wide integer
         let wide = Integer::from_le_bytes_signed(&[0, 0, 0, 0, 0, 0, 0, 0, 1]);
         let wide = Json::Leaf(Value::Number(Number::Int(wide)));
-        assert_eq!(key(&wide), key(&float(18_446_744_073_709_551_616.0)));
-        assert_ne!(key(&wide), key(&float(18_446_744_073_709_555_712.0)));
+        assert_eq!(key(&wide), key(&Json::float(18_446_744_073_709_551_616.0)));
+        assert_ne!(key(&wide), key(&Json::float(18_446_744_073_709_555_712.0)));
         assert_eq!(IdKey::of(&Json::Null), Ok(None));
-        assert_eq!(IdKey::of(&float(f64::NAN)), Err(NonFiniteNumber));
+        assert_eq!(IdKey::of(&Json::float(f64::NAN)), Err(NonFiniteNumber));
     }
 
     #[test]
     fn keys_are_totally_ordered_consistently_with_equality() {
-        let mut keys = [float(2.5), int(2), float(2.0), int(-7), float(-0.5)]
-            .iter()
-            .map(key)
-            .collect::<Vec<_>>();
+        let mut keys = [
+            Json::float(2.5),
+            Json::int(2),
+            Json::float(2.0),
+            Json::int(-7),
+            Json::float(-0.5),
+        ]
+        .iter()
+        .map(key)
+        .collect::<Vec<_>>();
         keys.sort();
         keys.dedup();
         assert_eq!(keys.len(), 4);
         let set: BTreeSet<IdKey> = keys.iter().cloned().collect();
-        assert!(set.contains(&key(&float(-7.0))));
+        assert!(set.contains(&key(&Json::float(-7.0))));
     }
 }

@@ -1,7 +1,7 @@
 //! JSON documents as the engine reads them: primitives as comparator values,
 //! objects with their keys sorted (the order the key alignment sees them in).
 
-use crate::compare::Value;
+use crate::compare::{Integer, Number, Value};
 
 /// A JSON value. Object entries are sorted by key, code point by code point (the
 /// order of Python's `sorted` on `str`), with no key twice.
@@ -14,6 +14,21 @@ pub enum Json {
 }
 
 impl Json {
+    /// An integer leaf.
+    ///
+    /// ```
+    /// use oa_engine::value::Json;
+    /// assert_ne!(Json::int(1), Json::float(1.0)); // the id key counts them one
+    /// ```
+    pub fn int(value: i64) -> Json {
+        Json::Leaf(Value::Number(Number::Int(Integer::Small(value))))
+    }
+
+    /// A float leaf.
+    pub fn float(value: f64) -> Json {
+        Json::Leaf(Value::Number(Number::Float(value)))
+    }
+
     /// An object from entries in any order (sorted here; a later duplicate key
     /// replaces an earlier one, as in a Python dict).
     ///

@@ -689,14 +689,10 @@ mod tests {
         Json::Array(items.iter().map(|v| text(v)).collect())
     }
 
-    fn int(n: i64) -> Json {
-        Json::Leaf(Value::Number(Number::Int(Integer::from(n))))
-    }
-
     #[test]
     fn carriers_collect_roles_positions_and_references_in_schema_order() {
         let person = Json::object(vec![
-            ("id".into(), int(1)),
+            ("id".into(), Json::int(1)),
             ("tag".into(), text("t")),
             ("steps".into(), list(&["a", "b"])),
             ("aliases".into(), list(&["c"])),
@@ -739,14 +735,14 @@ mod tests {
         let link = index.carriers().get(4).unwrap();
         assert_eq!(
             link.scalars,
-            [(Cow::Borrowed(POSITION), Cow::Owned(int(1)))]
+            [(Cow::Borrowed(POSITION), Cow::Owned(Json::int(1)))]
         );
         let roles: Vec<&str> = link.refs.iter().map(|r| &*r.role).collect();
         assert_eq!(roles, ["b", "a"]);
         let records = index.records.first().unwrap();
         assert_eq!(
             records.iter().map(|r| r.key.clone()).collect::<Vec<_>>(),
-            [id_key(&int(1)), None]
+            [id_key(&Json::int(1)), None]
         );
         assert_eq!(
             index.path(records.get(1).unwrap()),
@@ -767,7 +763,6 @@ mod tests {
 
     #[test]
     fn named_records_are_those_a_reference_reaches_by_python_equality() {
-        let float = |x: f64| Json::Leaf(Value::Number(Number::Float(x)));
         let person = |id: Json, boss: Option<Json>| {
             let mut fields = vec![("id".into(), id)];
             fields.extend(boss.map(|b| ("boss".into(), b)));
@@ -776,9 +771,9 @@ mod tests {
         // 2.0 names the record of id 2; "1" names no record of id 1; a reference to
         // an id no record holds names nothing
         let people = vec![
-            person(int(1), Some(float(2.0))),
-            person(int(2), Some(text("1"))),
-            person(int(3), Some(int(9))),
+            person(Json::int(1), Some(Json::float(2.0))),
+            person(Json::int(2), Some(text("1"))),
+            person(Json::int(3), Some(Json::int(9))),
         ];
         let doc = Json::object(vec![("people".into(), Json::Array(people))]);
         let schema = schema();
