@@ -31,7 +31,9 @@ each does less per CPU second than one process alone, whatever it runs; the rows
 ``in-process, N at once`` measure that reference: N processes each giving the same
 pairs to :func:`oa_core.feedback` at the same time (pairs per CPU second of all of
 them), and ``vs same load`` divides each ``oa batch`` row by the reference of its
-worker count. The rows are measured
+worker count. ``command CPU`` is the share of a multi-worker row's CPU seconds spent
+by the command's own process (reading the file, collecting the workers' answers,
+writing them and the summary), the rest by its workers. The rows are measured
 in rounds (in-process, then each worker count, ``--repeat`` rounds) so
 that a change of the machine's load falls on all of them; each rate is the median
 over the rounds. One untimed in-process pass comes first (imports, caches).
@@ -109,19 +111,20 @@ def make_pairs(count: int, seed: int = 0) -> tuple[list[str], dict[str, Any]]:
     return lines, schema
 
 
-def _cpu_seconds() -> float:
-    """CPU seconds of this process and of its children that have ended (the pool's
+def _cpu_seconds() -> tuple[float, float]:
+    """CPU seconds of this process, and of its children that have ended (the pool's
     workers, once it is closed)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def measure(pairs_file: Path, schema_file: Path, workers: int, repeat: int,
-            dask: str | None = None, cpu: list[float] | None = None) -> list[float]:
+            dask: str | None = None,
+            cpu: list[tuple[float, float]] | None = None) -> list[float]:
     """Wall-clock seconds of ``oa batch`` over ``pairs_file``, ``repeat`` times
     (``dask``: the ``--dask`` address); ``cpu`` receives each run's CPU seconds of
-    this process and its worker processes (not of Dask workers)."""
+    this process (the command's) and of its worker processes (not of Dask workers)."""
     times = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.jsonl"
@@ -133,7 +136,8 @@ def measure(pairs_file: Path, schema_file: Path, workers: int, repeat: int,
                 code = oa_main(argv)
             times.append(time.perf_counter() - start)
             if cpu is not None:
-                cpu.append(_cpu_seconds() - start_cpu)
+                own, children = _cpu_seconds()
+                cpu.append((own - start_cpu[0], children - start_cpu[1]))
             if code != 0:
                 raise RuntimeError(f"oa batch exited with {code}")
     return times
@@ -269,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                    else [])]]
     in_process: list[float] = []
     walls: dict[tuple[int, str], list[float]] = {key[:2]: [] for key in modes}
-    cpus: dict[tuple[int, str], list[float]] = {key[:2]: [] for key in modes}
+    cpus: dict[tuple[int, str], list[tuple[float, float]]] = {key[:2]: [] for key in modes}
     with tempfile.TemporaryDirectory() as tmp:
         pairs_file, schema_file = Path(tmp) / "pairs.jsonl", Path(tmp) / "schema.json"
         pairs_file.write_text("\n".join(lines) + "\n")
@@ -298,21 +302,26 @@ def main(argv: Sequence[str] | None = None) -> int:
              for n, rate in same_load.items() if n > 1]
     for workers, mode, dask in modes:
         times = walls[workers, mode]
-        per_cpu = None if dask else args.pairs / statistics.median(cpus[workers, mode])
+        spent = cpus[workers, mode]
+        total = statistics.median(own + children for own, children in spent)
+        per_cpu = None if dask else args.pairs / total
         rows.append({"mode": mode, "workers": workers, "pairs": args.pairs,
                      "best_s": min(times), "median_s": statistics.median(times),
                      "pairs_per_s": args.pairs / min(times), "pairs_per_cpu_s": per_cpu,
                      "vs_in_process": None if per_cpu is None else per_cpu / reference,
-                     "vs_same_load": None if per_cpu is None else per_cpu / same_load[workers]})
+                     "vs_same_load": None if per_cpu is None else per_cpu / same_load[workers],
+                     "command_cpu_share": None if dask or workers <= 1 else statistics.median(
+                         own / (own + children) for own, children in spent)})
         if dask:
             rows += [row for row in running if row["workers"] == workers]
     base = next(row["pairs_per_s"] for row in rows if row["pairs_per_s"] is not None)
     print(f"{'mode':<22}  {'workers':>7}  {'best s':>7}  {'median s':>8}  {'pairs/s':>8}  "
-          f"{'speedup':>7}  {'pairs/CPU s':>11}  {'vs in-process':>13}  {'vs same load':>12}")
+          f"{'speedup':>7}  {'pairs/CPU s':>11}  {'vs in-process':>13}  {'vs same load':>12}  "
+          f"{'command CPU':>11}")
     for row in rows:
         wall, best, median = row["pairs_per_s"], row["best_s"], row["median_s"]
         per_cpu, ratio = row.get("pairs_per_cpu_s"), row.get("vs_in_process")
-        same = row.get("vs_same_load")
+        same, share = row.get("vs_same_load"), row.get("command_cpu_share")
         print(f"{row['mode']:<22}  {row['workers']:>7}  "
               f"{'' if best is None else f'{best:.2f}':>7}  "
               f"{'' if median is None else f'{median:.2f}':>8}  "
@@ -320,7 +329,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{'' if wall is None else f'{wall / base:.2f}x':>7}  "
               f"{'' if per_cpu is None else f'{per_cpu:.1f}':>11}  "
               f"{'' if ratio is None else f'{ratio:.2f}':>13}  "
-              f"{'' if same is None else f'{same:.2f}':>12}")
+              f"{'' if same is None else f'{same:.2f}':>12}  "
+              f"{'' if share is None else f'{share:.1%}':>11}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0

@@ -62,6 +62,7 @@ def test_batch_compares_two_workers_with_two_processes_at_once(tmp_path) -> None
     assert at_once["workers"] == local["workers"] == 2
     assert at_once["pairs_per_cpu_s"] > 0 and at_once["vs_same_load"] == 1.0
     assert local["vs_same_load"] == local["pairs_per_cpu_s"] / at_once["pairs_per_cpu_s"]
+    assert 0.0 < local["command_cpu_share"] < 1.0  # the command's process, then its workers
 
 
 def test_instruction_counts_are_the_difference_of_two_runs(tmp_path) -> None:
