@@ -144,6 +144,11 @@ class BatchOptions:
         object.__setattr__(self, "align_options", AlignOptions.coerce(self.align_options))
 
 
+_OutcomeFields = tuple[float | None, bool, tuple[tuple[str, str, float], ...], str | None,
+                       bool, tuple[tuple[str, str, float], ...]]
+"""A line's :class:`LineOutcome` as a plain tuple."""
+
+
 @dataclass(frozen=True, slots=True)
 class BatchResult:
     """The outcome of one input line.
@@ -187,8 +192,13 @@ class BatchResult:
 
     def outcome(self) -> LineOutcome:
         """What :func:`summarize` reads of this result."""
-        return LineOutcome(self.score, self.unparsable, self.op_stats, self.error,
-                           self.internal, self.fields)
+        return LineOutcome(*self._outcome_fields())
+
+    def _outcome_fields(self) -> _OutcomeFields:
+        """:meth:`outcome`'s fields, as a worker process sends them (a plain tuple
+        pickles for half a slotted dataclass)."""
+        return (self.score, self.unparsable, self.op_stats, self.error, self.internal,
+                self.fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,8 +242,12 @@ class BatchBlock:
     @classmethod
     def of(cls, results: Sequence[BatchResult]) -> BatchBlock:
         """The block of ``results``."""
-        return cls("".join([record_text(result.record) + "\n" for result in results]),
-                   tuple(result.outcome() for result in results))
+        return cls(_records_text(results), tuple(result.outcome() for result in results))
+
+
+def _records_text(results: Sequence[BatchResult]) -> str:
+    """The records of ``results`` as ``oa batch`` writes them, a line each."""
+    return "".join([record_text(result.record) + "\n" for result in results])
 
 
 def record_text(record: dict[str, Any]) -> str:
@@ -439,8 +453,6 @@ def _scored(tasks: Sequence[_Task]) -> Iterator[BatchResult]:
 
 _Fields = tuple[dict[str, Any], tuple[tuple[str, str, float], ...], str | None, bool,
                 tuple[tuple[str, str, float], ...]]
-_OutcomeFields = tuple[float | None, bool, tuple[tuple[str, str, float], ...], str | None,
-                       bool, tuple[tuple[str, str, float], ...]]
 
 
 # A worker's answer goes back as plain tuples: pickling a slotted dataclass costs twice
@@ -453,9 +465,8 @@ def _work(tasks: Sequence[_Task]) -> list[_Fields]:
 def _work_block(tasks: Sequence[_Task]) -> tuple[str, list[_OutcomeFields]]:
     # one str for all the records pickles for a fraction of their dicts, and the command
     # writes it at once
-    block = BatchBlock.of(list(_scored(tasks)))
-    return block.text, [(o.score, o.unparsable, o.op_stats, o.error, o.internal, o.fields)
-                        for o in block.outcomes]
+    results = list(_scored(tasks))
+    return _records_text(results), [result._outcome_fields() for result in results]
 
 
 _Work = TypeVar("_Work")
