@@ -39,8 +39,6 @@ import json
 import multiprocessing
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -55,6 +53,7 @@ from ..options import AlignOptions
 from ..report import describe_error, printable
 from ..schema import Schema
 from .fields import gold_only, observe
+from .pool import RunError, WorkerLost, ordered_answers
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,29 +75,6 @@ __all__ = [
     "score_pairs",
     "summarize",
 ]
-
-
-class RunError(RuntimeError):
-    """A batch run cannot go on (not a problem of its input): what happened and the fix.
-
-    Attributes
-    ----------
-    message : str
-    fix : str
-    """
-
-    def __init__(self, message: str, fix: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.fix = fix
-
-    def __str__(self) -> str:
-        return self.message + (f"\n  fix: {self.fix}" if self.fix else "")
-
-
-class WorkerLost(RunError):
-    """A worker process of :func:`iter_batch` ended before answering (killed, out of
-    memory, or a crash in native code); the run stops."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,8 +479,8 @@ def _pooled(work: Callable[[Sequence[_Task]], _Work], lines: Sequence[str],
             name: str, workers: int, start_method: str | None) -> Iterator[_Work]:
     """``work`` of the tasks, a job of consecutive ones at a time, on a pool of ``workers``
     processes; the jobs' answers in input order."""
-    # Jobs of up to 128 lines: each costs this process a few wake-ups of its threads
-    # (a tenth of its CPU at 32 lines), and eight jobs a worker still balance the load.
+    # Jobs of up to 128 lines: each costs this process a pipe's round trip and a pickle,
+    # and eight jobs a worker still balance the load.
     size = max(1, min(128, len(filled) // (workers * 8)))
     context = multiprocessing.get_context(start_method)
     # A forked worker inherits the initializer's arguments without pickling: it gets the
@@ -515,21 +491,11 @@ def _pooled(work: Callable[[Sequence[_Task]], _Work], lines: Sequence[str],
         (work, start, start + size, () if forked else
          _tasks(lines, filled, start, start + size))
         for start in range(0, len(filled), size))
-    # An executor rather than multiprocessing.Pool: Pool's worker-handler thread polls the
-    # result pipe too, and spins while each answer is read (a third of this process's
-    # CPU), and Pool waits forever for a worker that was killed.
-    pool = ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_init_worker,
+    # A forked worker's jobs are a few bytes each: two can wait in its pipe.
+    return ordered_answers(
+        _run_job, jobs, workers=workers, context=context, initializer=_init_worker,
         initargs=(schema, options, name, lines, filled) if forked else
-        (raw_schema, options, name, (), ()))
-    try:
-        yield from pool.map(_run_job, jobs)
-    except BrokenProcessPool:
-        raise WorkerLost(f"a worker process ended unexpectedly ({workers} were running)",
-                         fix="the system may have run out of memory: use fewer workers, "
-                             "or a machine with more memory") from None
-    finally:  # stopped early (an error, Ctrl-C, a closed output): skip the jobs not begun
-        pool.shutdown(wait=True, cancel_futures=True)
+        (raw_schema, options, name, (), ()), in_flight=2 if forked else 1)
 
 
 def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions | None = None,

@@ -38,7 +38,8 @@ from concurrent.futures import CancelledError
 from typing import Any
 
 from ..schema import Schema
-from .batch import BatchOptions, BatchResult, RunError, score_line
+from .batch import BatchOptions, BatchResult, score_line
+from .pool import RunError
 
 __all__ = [
     "INSTALL_HINT",
