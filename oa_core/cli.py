@@ -496,9 +496,9 @@ def _progress_bar(args: argparse.Namespace, total: int) -> ProgressBar | None:
 
 
 def _written(blocks: Iterable[BatchBlock], output: str,
-             progress: ProgressBar | None) -> Iterator[LineOutcome]:
-    """Write each block of result lines to ``output`` as it comes, and give each line's
-    outcome; a failed write is bad input."""
+             progress: ProgressBar | None) -> Iterator[tuple[LineOutcome, ...]]:
+    """Write each block of result lines to ``output`` as it comes, and give its lines'
+    outcomes; a failed write is bad input."""
     name = "<stdout>" if output == STDIN else output
     try:
         out = sys.stdout if output == STDIN else open(  # noqa: SIM115 - closed below
@@ -514,7 +514,7 @@ def _written(blocks: Iterable[BatchBlock], output: str,
                 done += len(block.outcomes)
                 if progress:
                     progress.update(done)
-                yield from block.outcomes
+                yield block.outcomes
             out.flush()
         finally:
             if out is not sys.stdout:
@@ -572,11 +572,12 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         blocks = iter_batch_blocks(lines, schema_value, options=options, workers=workers,
                                    name=name, client=client, schema=schema)
         try:
-            for outcome in _written(blocks, args.output, progress):
-                tally.add(outcome)  # the summary keeps the scores, and no line's text
-                if outcome.error is not None:
-                    (internal if outcome.internal else bad).add(outcome.error)
-                fields += outcome.fields
+            for outcomes in _written(blocks, args.output, progress):
+                tally.add_all(outcomes)  # the summary keeps the scores, no line's text
+                for outcome in outcomes:
+                    if outcome.error is not None:
+                        (internal if outcome.internal else bad).add(outcome.error)
+                    fields += outcome.fields
         except ClusterError as exc:  # the cluster went away mid-run
             raise BadInput(f"--dask {args.dask}: {exc}") from None
         except WorkerLost as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -9,6 +10,7 @@ import pytest
 
 import oa_core
 from oa_core import InputError, apply_ops, feedback, load_templates
+from oa_core.feedback import RepairOp
 
 PEOPLE = {"type": "object", "properties": {
     "people": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
@@ -191,6 +193,9 @@ def test_op_to_dict_has_the_public_fields_only(running) -> None:
     data = op.to_dict()
     assert list(data) == ["kind", "path", "gold_path", "candidate_path", "gold",
                           "candidate", "delta", "value", "patch", "message"]
+    internal = {"container", "anchor", "rank_key", "details"}  # a new field must be one
+    assert set(data) == {f.name for f in dataclasses.fields(RepairOp)} - internal
+    assert all(data[name] is getattr(op, name) for name in data)
     assert data["message"] == op.message and data["delta"] == op.delta
 
 

@@ -40,7 +40,7 @@ import multiprocessing
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -120,11 +120,6 @@ class BatchOptions:
         object.__setattr__(self, "align_options", AlignOptions.coerce(self.align_options))
 
 
-_OutcomeFields = tuple[float | None, bool, tuple[tuple[str, str, float], ...], str | None,
-                       bool, tuple[tuple[str, str, float], ...]]
-"""A line's :class:`LineOutcome` as a plain tuple."""
-
-
 @dataclass(frozen=True, slots=True)
 class BatchResult:
     """The outcome of one input line.
@@ -168,18 +163,13 @@ class BatchResult:
 
     def outcome(self) -> LineOutcome:
         """What :func:`summarize` reads of this result."""
-        return LineOutcome(*self._outcome_fields())
-
-    def _outcome_fields(self) -> _OutcomeFields:
-        """:meth:`outcome`'s fields, as a worker process sends them (a plain tuple
-        pickles for half a slotted dataclass)."""
-        return (self.score, self.unparsable, self.op_stats, self.error, self.internal,
-                self.fields)
+        return LineOutcome(self.score, self.unparsable, self.op_stats, self.error,
+                           self.internal, self.fields)
 
 
-@dataclass(frozen=True, slots=True)
-class LineOutcome:
-    """What :func:`summarize` reads of one line's result (:class:`BatchBlock`).
+class LineOutcome(NamedTuple):
+    """What :func:`summarize` reads of one line's result (:class:`BatchBlock`): a named
+    tuple, which a worker process sends for the cost of a plain one.
 
     Attributes
     ----------
@@ -438,11 +428,11 @@ def _work(tasks: Sequence[_Task]) -> list[_Fields]:
             for result in _scored(tasks)]
 
 
-def _work_block(tasks: Sequence[_Task]) -> tuple[str, list[_OutcomeFields]]:
+def _work_block(tasks: Sequence[_Task]) -> tuple[str, list[LineOutcome]]:
     # one str for all the records pickles for a fraction of their dicts, and the command
     # writes it at once
     results = list(_scored(tasks))
-    return _records_text(results), [result._outcome_fields() for result in results]
+    return _records_text(results), [result.outcome() for result in results]
 
 
 _Work = TypeVar("_Work")
@@ -571,9 +561,9 @@ def iter_batch_blocks(lines: Sequence[str], raw_schema: Any, *,
                     start_method, schema, _work_block, _block_of_fields, _as_block)
 
 
-def _block_of_fields(answer: tuple[str, list[_OutcomeFields]]) -> tuple[BatchBlock]:
-    text, fields = answer
-    return (BatchBlock(text, tuple(LineOutcome(*line) for line in fields)),)
+def _block_of_fields(answer: tuple[str, list[LineOutcome]]) -> tuple[BatchBlock]:
+    text, outcomes = answer
+    return (BatchBlock(text, tuple(outcomes)),)
 
 
 def _as_block(results: list[BatchResult]) -> tuple[BatchBlock]:
@@ -806,22 +796,28 @@ class BatchTally:
 
     def add(self, result: BatchResult | LineOutcome) -> None:
         """Count one line's result."""
-        summary, score = self._summary, result.score
-        if result.error is not None or score is None:  # a line is scored or has an error
-            summary.failed += 1
-            summary.internal += result.internal
-            return
-        summary.count += 1
-        summary.scores.append(score)
-        summary.unparsable += result.unparsable
-        patterns = self._patterns
-        for pattern, kind, delta in result.op_stats:
-            seen = patterns.get((pattern, kind))
-            if seen is None:
-                patterns[pattern, kind] = [1, delta]
-            else:
-                seen[0] += 1
-                seen[1] += delta
+        self.add_all((result,))
+
+    def add_all(self, results: Iterable[BatchResult | LineOutcome]) -> None:
+        """Count the results of consecutive lines (a block's), in order."""
+        summary, patterns = self._summary, self._patterns
+        scores = summary.scores
+        for result in results:
+            score = result.score
+            if result.error is not None or score is None:  # scored, or has an error
+                summary.failed += 1
+                summary.internal += result.internal
+                continue
+            summary.count += 1
+            scores.append(score)
+            summary.unparsable += result.unparsable
+            for pattern, kind, delta in result.op_stats:
+                seen = patterns.get((pattern, kind))
+                if seen is None:
+                    patterns[pattern, kind] = [1, delta]
+                else:
+                    seen[0] += 1
+                    seen[1] += delta
 
     def summary(self) -> BatchSummary:
         """The summary of the results counted so far."""
@@ -835,6 +831,5 @@ class BatchTally:
 def summarize(results: Iterable[BatchResult | LineOutcome]) -> BatchSummary:
     """Count, score quantiles and the op kinds per path pattern of a batch run."""
     tally = BatchTally()
-    for result in results:
-        tally.add(result)
+    tally.add_all(results)
     return tally.summary()
