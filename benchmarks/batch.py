@@ -32,8 +32,9 @@ each does less per CPU second than one process alone, whatever it runs; the rows
 pairs to :func:`oa_core.feedback` at the same time (pairs per CPU second of all of
 them), and ``vs same load`` divides each ``oa batch`` row by the reference of its
 worker count. ``command CPU`` is the share of a multi-worker row's CPU seconds spent
-by the command's own process (reading the file, collecting the workers' answers,
-writing them and the summary), the rest by its workers. The rows are measured
+by the command's own process (reading the file, scoring its share of the jobs, as one
+of the N, collecting the other workers' answers, writing them all and the summary),
+the rest by its forked workers. The rows are measured
 in rounds (in-process, then each worker count, ``--repeat`` rounds) so
 that a change of the machine's load falls on all of them; each rate is the median
 over the rounds. One untimed in-process pass comes first (imports, caches).

@@ -400,21 +400,12 @@ def _score_pair(record: dict[str, Any], options: BatchOptions, name: str, number
 _pattern = functools.lru_cache(maxsize=4096)(path_pattern)
 """:func:`path_pattern`, remembered: the same paths come back pair after pair."""
 
-_WORKER: tuple[Schema, BatchOptions, str, Sequence[str], Sequence[int]] | None = None
-
-
-def _init_worker(raw_schema: Any, options: BatchOptions, name: str, lines: Sequence[str],
-                 filled: Sequence[int]) -> None:
-    global _WORKER  # one parsed schema per worker process (a forked one inherits it)
-    _WORKER = (Schema.parse(raw_schema), options, name, lines, filled)
-
-
-def _scored(tasks: Sequence[_Task]) -> Iterator[BatchResult]:
-    """The results of a worker's tasks, :data:`_PHASE_LINES` lines at a time."""
-    assert _WORKER is not None, "the worker was not initialised"
-    schema, options, name, _, _ = _WORKER
-    for start in range(0, len(tasks), _PHASE_LINES):
-        yield from _score_lines(schema, options, name, tasks[start:start + _PHASE_LINES])
+def _scored(schema: Schema, options: BatchOptions, name: str,
+            tasks: Sequence[_Task]) -> list[BatchResult]:
+    """The results of a job's tasks, :data:`_PHASE_LINES` lines at a time."""
+    return [result for start in range(0, len(tasks), _PHASE_LINES)
+            for result in _score_lines(schema, options, name,
+                                       tasks[start:start + _PHASE_LINES])]
 
 
 _Fields = tuple[dict[str, Any], tuple[tuple[str, str, float], ...], str | None, bool,
@@ -423,29 +414,46 @@ _Fields = tuple[dict[str, Any], tuple[tuple[str, str, float], ...], str | None, 
 
 # A worker's answer goes back as plain tuples: pickling a slotted dataclass costs twice
 # as much.
-def _work(tasks: Sequence[_Task]) -> list[_Fields]:
+def _work(results: list[BatchResult]) -> list[_Fields]:
     return [(result.record, result.op_stats, result.error, result.internal, result.fields)
-            for result in _scored(tasks)]
+            for result in results]
 
 
-def _work_block(tasks: Sequence[_Task]) -> tuple[str, list[LineOutcome]]:
+def _work_block(results: list[BatchResult]) -> tuple[str, list[LineOutcome]]:
     # one str for all the records pickles for a fraction of their dicts, and the command
     # writes it at once
-    results = list(_scored(tasks))
     return _records_text(results), [result.outcome() for result in results]
 
 
 _Work = TypeVar("_Work")
-_Job = tuple[Callable[[Sequence[_Task]], _Work], int, int, Sequence[_Task]]
-"""``work`` for the tasks ``start:stop`` of the run, given with the job or, when empty,
-made from the worker's own (inherited) lines."""
+_Job = tuple[Callable[[list[BatchResult]], _Work], int, int, Sequence[_Task]]
+"""``work`` on the results of the tasks ``start:stop`` of the run, given with the job
+or, when empty, made from the lines of the process doing it (a forked worker's are its
+parent's)."""
+
+_Run = tuple[Schema, BatchOptions, str, Sequence[str], Sequence[int]]
+"""What a process scoring jobs holds: the schema, options, input name, lines and the
+positions of the pairs among them."""
+
+_WORKER: _Run | None = None
+
+
+def _init_worker(raw_schema: Any, options: BatchOptions, name: str, lines: Sequence[str],
+                 filled: Sequence[int]) -> None:
+    global _WORKER  # one parsed schema per worker process (a forked one inherits it)
+    _WORKER = (Schema.parse(raw_schema), options, name, lines, filled)
 
 
 def _run_job(job: _Job[_Work]) -> _Work:
+    """A job done in a worker process."""
     assert _WORKER is not None, "the worker was not initialised"
+    return _done(job, _WORKER)
+
+
+def _done(job: _Job[_Work], run: _Run) -> _Work:
     work, start, stop, given = job
-    _, _, _, lines, filled = _WORKER
-    return work(given or _tasks(lines, filled, start, stop))
+    schema, options, name, lines, filled = run
+    return work(_scored(schema, options, name, given or _tasks(lines, filled, start, stop)))
 
 
 def _filled(lines: Sequence[str]) -> Sequence[int]:
@@ -464,15 +472,16 @@ def _tasks(lines: Sequence[str], filled: Sequence[int], start: int,
             for index, position in enumerate(filled[start:stop], start)]
 
 
-def _pooled(work: Callable[[Sequence[_Task]], _Work], lines: Sequence[str],
+def _pooled(work: Callable[[list[BatchResult]], _Work], lines: Sequence[str],
             filled: Sequence[int], schema: Schema, raw_schema: Any, options: BatchOptions,
             name: str, workers: int, start_method: str | None) -> Iterator[_Work]:
-    """``work`` of the tasks, a job of consecutive ones at a time, on a pool of ``workers``
+    """``work`` of the tasks, a job of consecutive ones at a time, done by ``workers``
     processes; the jobs' answers in input order."""
-    # Jobs of up to 128 lines: each costs this process a pipe's round trip and a pickle,
-    # and eight jobs a worker still balance the load.
+    # Jobs of up to 128 lines: each costs a pipe's round trip and a pickle, and eight
+    # jobs a process still balance the load.
     size = max(1, min(128, len(filled) // (workers * 8)))
     context = multiprocessing.get_context(start_method)
+    run: _Run = (schema, options, name, lines, filled)
     # A forked worker inherits the initializer's arguments without pickling: it gets the
     # parsed schema and every line, and each job need only say which lines are its own.
     # Other workers get the raw schema to parse, and their lines with each job.
@@ -481,11 +490,17 @@ def _pooled(work: Callable[[Sequence[_Task]], _Work], lines: Sequence[str],
         (work, start, start + size, () if forked else
          _tasks(lines, filled, start, start + size))
         for start in range(0, len(filled), size))
-    # A forked worker's jobs are a few bytes each: two can wait in its pipe.
-    return ordered_answers(
-        _run_job, jobs, workers=workers, context=context, initializer=_init_worker,
-        initargs=(schema, options, name, lines, filled) if forked else
-        (raw_schema, options, name, (), ()), in_flight=2 if forked else 1)
+    if not forked:
+        return ordered_answers(_run_job, jobs, workers=workers, context=context,
+                               initializer=_init_worker,
+                               initargs=(raw_schema, options, name, (), ()))
+    # Forked, this process is one of the workers: between its workers' answers it does
+    # jobs of its own, which spares a process (its start, its copies of this one's
+    # pages) and the answers' trips. Their jobs are a few bytes each: three wait in each
+    # pipe, so that none runs dry while this process is busy with a job.
+    return ordered_answers(_run_job, jobs, workers=workers, context=context,
+                           initializer=_init_worker, initargs=run, in_flight=3,
+                           here=functools.partial(_done, run=run))
 
 
 def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions | None = None,
@@ -504,7 +519,8 @@ def iter_batch(lines: Sequence[str], raw_schema: Any, *, options: BatchOptions |
         The OA schema as JSON data; each worker parses it once.
     options : BatchOptions, optional
     workers : int
-        Processes to use (1 scores in this process).
+        Processes scoring: 1 is this one alone; with more, forked workers and this
+        one (which also collects their answers), or as many spawned workers.
     name : str
         The input's name, for error messages.
     client : distributed.Client, optional
@@ -584,12 +600,13 @@ _Result = TypeVar("_Result")
 def _results(lines: Sequence[str], raw_schema: Any, options: BatchOptions | None,
              workers: int, name: str, client: Any, chunk_size: int | None,
              start_method: str | None, schema: Schema | None,
-             work: Callable[[Sequence[_Task]], _Work],
+             work: Callable[[list[BatchResult]], _Work],
              from_worker: Callable[[_Work], Iterable[_Result]],
              local: Callable[[list[BatchResult]], Iterable[_Result]]) -> Iterator[_Result]:
-    """:func:`iter_batch` and :func:`iter_batch_blocks`: a worker process does ``work``
-    for a job of tasks and ``from_worker`` takes its answer apart; the results of a few
-    consecutive lines made in this process (or on Dask) are given to ``local``."""
+    """:func:`iter_batch` and :func:`iter_batch_blocks`: ``work`` makes the answer to a
+    job from its results (in whichever process does it) and ``from_worker`` takes the
+    answer apart; the results of a few consecutive lines scored one job at a time here
+    (one process, or Dask) are given to ``local``."""
     options = options or BatchOptions()
     schema = schema or Schema.parse(raw_schema)
     filled = _filled(lines)

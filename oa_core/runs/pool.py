@@ -1,14 +1,15 @@
-"""Worker processes that answer jobs in order: what ``oa batch --workers N`` runs on.
+"""Processes that do jobs and answer in order: what ``oa batch --workers N`` runs on.
 
-:func:`ordered_answers` starts ``workers`` processes, gives each a job at a time (or
-more in flight, so that none waits for its next one) and yields their answers in the
-jobs' order. Each worker has one pipe to this process and nothing else: this process sends a
-job and reads an answer in its own thread, with no helper thread to wake, which is
-what ``concurrent.futures.ProcessPoolExecutor`` costs (about 3 us a job line of ``oa
-batch``, a quarter of the command's own CPU with two workers; ``benchmarks/batch.py``).
+:func:`ordered_answers` starts worker processes, keeps each busy with a few jobs in
+flight and yields the answers in the jobs' order. Given ``here``, this process is one of
+the workers too: it does a job itself whenever no answer is waiting.
+
+Each worker has one pipe to this process and nothing else. This process sends jobs and
+reads answers in its own thread: no helper thread wakes for each answer, which is what
+``concurrent.futures.ProcessPoolExecutor`` costs (about 3 us a line of ``oa batch``).
 
 - A worker that ends before answering (killed, out of memory, a crash in native code)
-  stops the run with :class:`RunError`'s :class:`WorkerLost`, never a hang.
+  stops the run with :class:`WorkerLost`, never a hang.
 - A run stopped early (an error, Ctrl-C, a closed output, the generator closed) ends
   every worker at once: the jobs in flight are dropped.
 - An exception raised by a job is raised here, as the job's caller would see it.
@@ -21,6 +22,9 @@ Examples
 >>> list(ordered_answers(abs, [-1, -2, 3], workers=2,
 ...                      context=multiprocessing.get_context("fork")))
 [1, 2, 3]
+>>> list(ordered_answers(abs, range(-3, 3), workers=2, in_flight=2, here=abs,
+...                      context=multiprocessing.get_context("fork")))
+[3, 2, 1, 0, 1, 2]
 """
 
 from __future__ import annotations
@@ -78,7 +82,8 @@ class _Worker:
 
 def ordered_answers(run: Callable[[_Job], _Answer], jobs: Iterable[_Job], *, workers: int,
                     context: BaseContext, initializer: Callable[..., object] | None = None,
-                    initargs: tuple[Any, ...] = (), in_flight: int = 1) -> Iterator[_Answer]:
+                    initargs: tuple[Any, ...] = (), in_flight: int = 1,
+                    here: Callable[[_Job], _Answer] | None = None) -> Iterator[_Answer]:
     """``run(job)`` of every job, done by ``workers`` processes, yielded in ``jobs``' order.
 
     Parameters
@@ -89,7 +94,7 @@ def ordered_answers(run: Callable[[_Job], _Answer], jobs: Iterable[_Job], *, wor
     jobs : iterable
         Taken as workers are free: a job is made only when it is sent.
     workers : int
-        Processes to start (at least 1).
+        Processes doing jobs, this one included when ``here`` is given (at least 1).
     context : multiprocessing context
         How they start (``fork``, ``forkserver`` or ``spawn``).
     initializer, initargs
@@ -98,6 +103,9 @@ def ordered_answers(run: Callable[[_Job], _Answer], jobs: Iterable[_Job], *, wor
         Jobs given to a worker ahead of its answers. More than 1 only for jobs far
         smaller than a pipe's buffer: this process then never waits to write a job
         while the worker waits to write an answer, which would stop both.
+    here : callable, optional
+        Does a job in this process, whenever no worker's answer is waiting; its
+        answers are yielded in order with theirs (as ``run`` would give them).
 
     Raises
     ------
@@ -109,7 +117,7 @@ def ordered_answers(run: Callable[[_Job], _Answer], jobs: Iterable[_Job], *, wor
     pending = iter(jobs)
     started: list[_Worker] = []
     try:
-        for _ in range(max(1, workers)):
+        for _ in range(max(1, workers) - (here is not None)):
             ours, theirs = context.Pipe()
             # typeshed gives Process to each concrete context, not to BaseContext
             process: BaseProcess = context.Process(  # type: ignore[attr-defined]
@@ -117,7 +125,7 @@ def ordered_answers(run: Callable[[_Job], _Answer], jobs: Iterable[_Job], *, wor
             process.start()
             theirs.close()  # so that a worker's end shows here as the end of its pipe
             started.append(_Worker(process, ours))
-        yield from _collected(pending, started, max(1, in_flight))
+        yield from _collected(pending, started, max(1, in_flight), here)
         for worker in started:
             with contextlib.suppress(OSError):  # one that ended since has nothing left
                 worker.pipe.send(_STOP)
@@ -132,29 +140,40 @@ def ordered_answers(run: Callable[[_Job], _Answer], jobs: Iterable[_Job], *, wor
             worker.pipe.close()
 
 
-def _collected(pending: Iterator[_Job], workers: list[_Worker],
-               in_flight: int) -> Iterator[Any]:
-    """The answers to the ``pending`` jobs, sent to the ``workers``, in the jobs' order."""
+def _collected(pending: Iterator[_Job], workers: list[_Worker], in_flight: int,
+               here: Callable[[_Job], Any] | None) -> Iterator[Any]:
+    """The answers to the ``pending`` jobs, sent to the ``workers`` (and done ``here``
+    whenever no answer is waiting), in the jobs' order."""
     by_pipe = {worker.pipe: worker for worker in workers}
     answers: dict[int, Any] = {}  # answered, not yet yielded: a job ahead is still running
     sent = yielded = 0
     for worker in workers:
         for _ in range(in_flight):
-            sent = _send_next(pending, worker, sent, len(workers))
-    while yielded < sent:
+            sent = _send_next(pending, worker, sent)
+    while True:
         if yielded in answers:
             yield answers.pop(yielded)
             yielded += 1
             continue
         busy = [worker.pipe for worker in workers if worker.jobs]
-        for pipe in wait(busy):
+        ready = wait(busy, timeout=0) if here is not None else []
+        if not ready and here is not None:
+            job = next(pending, _STOP)
+            if job is not _STOP:
+                answers[sent] = here(job)
+                sent += 1
+                continue
+            here = None  # no job left for this process: wait for the workers'
+        if yielded == sent:
+            return
+        for pipe in ready or wait(busy):
             assert isinstance(pipe, Connection)
             worker = by_pipe[pipe]
-            answers[worker.jobs.popleft()] = _answer(worker, len(workers))
-            sent = _send_next(pending, worker, sent, len(workers))
+            answers[worker.jobs.popleft()] = _answer(worker)
+            sent = _send_next(pending, worker, sent)
 
 
-def _send_next(pending: Iterator[_Job], worker: _Worker, sent: int, workers: int) -> int:
+def _send_next(pending: Iterator[_Job], worker: _Worker, sent: int) -> int:
     """Give ``worker`` the next job, if there is one; the jobs sent so far."""
     job = next(pending, _STOP)
     if job is _STOP:
@@ -162,24 +181,24 @@ def _send_next(pending: Iterator[_Job], worker: _Worker, sent: int, workers: int
     try:
         worker.pipe.send(job)
     except OSError:  # its end of the pipe is closed: it ended
-        raise _lost(workers) from None
+        raise _lost() from None
     worker.jobs.append(sent)
     return sent + 1
 
 
-def _answer(worker: _Worker, workers: int) -> Any:
+def _answer(worker: _Worker) -> Any:
     """The answer ``worker`` sent, or what its job raised, raised here."""
     try:
         succeeded, answer = worker.pipe.recv()
     except (EOFError, OSError):
-        raise _lost(workers) from None
+        raise _lost() from None
     if not succeeded:
         raise answer
     return answer
 
 
-def _lost(workers: int) -> WorkerLost:
-    return WorkerLost(f"a worker process ended unexpectedly ({workers} were running)",
+def _lost() -> WorkerLost:
+    return WorkerLost("a worker process ended unexpectedly",
                       fix="the system may have run out of memory: use fewer workers, or a "
                           "machine with more memory")
 
