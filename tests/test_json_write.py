@@ -38,7 +38,8 @@ def test_plain_values_are_written_as_json_dumps_writes_them(value: Any) -> None:
     2 ** 63 - 1, -(2 ** 63), 1e-4, 9.999999999999999e-05, -1e-05, 9999999999999998.0,
     1e15, 123456789012345680.0, 2.5e-10, 1.5e300, 2.2250738585072014e-308, 1e100, 0.5,
     # the true value halfway between two shortest texts: Python's repr takes the even one
-    1000000000000000.2, -1113178120592002.2, 825312615810.4062])
+    1000000000000000.2, -1113178120592002.2, 825312615810.4062, 921325198817727.2,
+    -227145692812095.62, -74210080308928.62])
 def test_numbers_are_written_as_their_repr(number: float) -> None:
     assert dump_plain_json([number], MISS) == f"[{number!r}]"
 

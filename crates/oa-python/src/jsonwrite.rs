@@ -13,7 +13,7 @@
 //! The text is `json.dumps`' default layout: `", "` between items, `": "` after keys,
 //! non-ASCII text as it is, and in strings `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`
 //! and `\u00XX` (lowercase hex) for the other characters below U+0020. A float is its
-//! `repr()`, as `json.dumps` writes it.
+//! `repr()`, as `json.dumps` writes it ([`push_float_repr`]).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -52,7 +52,7 @@ fn write_value(out: &mut String, value: &Bound<'_, PyAny>, depth: usize) -> Writ
         if !float.value().is_finite() {
             return Err(Stop::NotPlain); // json.dumps writes NaN and Infinity its own way
         }
-        out.push_str(float.repr()?.to_str()?);
+        push_float_repr(out, float.value());
     } else if depth >= MAX_NESTING {
         return Err(Stop::NotPlain); // deep, or a cycle: json.dumps says which
     } else if let Ok(object) = value.cast_exact::<PyDict>() {
@@ -74,6 +74,68 @@ fn write_value(out: &mut String, value: &Bound<'_, PyAny>, depth: usize) -> Writ
         return Err(Stop::NotPlain);
     }
     Ok(())
+}
+
+/// `repr()` of a finite float, as CPython writes it: the shortest digits that read back
+/// as the same float (the nearest to it when several do, the even one on a tie), in
+/// fixed notation for a decimal exponent from -4 to 15 (`0.0001`, `123.0`) and as
+/// `d.ddde±XX` beyond (`1e-05`, `1.5e+16`); a whole number keeps its `.0`. `ryu` finds
+/// the digits as CPython's `dtoa` does, without a Python call per float.
+fn push_float_repr(out: &mut String, value: f64) {
+    let mut buffer = ryu::Buffer::new();
+    let (digits, point) = shortest_digits(buffer.format_finite(value.abs()));
+    if value.is_sign_negative() {
+        out.push('-');
+    }
+    let (first, rest) = digits.split_at(1);
+    if !(-3..=16).contains(&point) {
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        let exponent = point - 1;
+        out.push_str(if exponent < 0 { "e-" } else { "e+" });
+        if exponent.unsigned_abs() < 10 {
+            out.push('0');
+        }
+        out.push_str(&exponent.unsigned_abs().to_string());
+    } else if point <= 0 {
+        out.push_str("0.");
+        (0..point.unsigned_abs()).for_each(|_| out.push('0'));
+        out.push_str(&digits);
+    } else {
+        let point = point.unsigned_abs() as usize;
+        if point >= digits.len() {
+            out.push_str(&digits);
+            (digits.len()..point).for_each(|_| out.push('0'));
+            out.push_str(".0");
+        } else {
+            let (integral, fraction) = digits.split_at(point);
+            out.push_str(integral);
+            out.push('.');
+            out.push_str(fraction);
+        }
+    }
+}
+
+/// The significant digits of a non-negative decimal (`ryu`'s `"123.0"`, `"0.001"` or
+/// `"1.5e16"`), without leading or trailing zeros (`"0"` for zero), and where the point
+/// goes: the value is `0.DIGITS` times ten to that power.
+fn shortest_digits(text: &str) -> (String, i32) {
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((text, "0"));
+    let (integral, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = [integral, fraction].concat();
+    let significant = all.trim_start_matches('0');
+    let leading = all.len() - significant.len();
+    let significant = significant.trim_end_matches('0');
+    if significant.is_empty() {
+        return ("0".to_owned(), 1);
+    }
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    // lengths of a float's text: far inside i32
+    let point = integral.len() as i32 + exponent - leading as i32;
+    (significant.to_owned(), point)
 }
 
 fn write_items<'py>(
@@ -124,4 +186,39 @@ fn write_string(out: &mut String, string: &Bound<'_, PyString>) -> Write {
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(dump_plain_json, module)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{push_float_repr, shortest_digits};
+
+    #[test]
+    fn shortest_digits_drop_the_zeros_and_place_the_point() {
+        assert_eq!(shortest_digits("123.0"), ("123".to_owned(), 3));
+        assert_eq!(shortest_digits("0.001"), ("1".to_owned(), -2));
+        assert_eq!(shortest_digits("1.5e16"), ("15".to_owned(), 17));
+        assert_eq!(shortest_digits("1e-7"), ("1".to_owned(), -6));
+        assert_eq!(shortest_digits("0.0"), ("0".to_owned(), 1));
+    }
+
+    #[test]
+    fn floats_are_written_as_python_repr_writes_them() {
+        let cases = [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1e-4, "0.0001"),
+            (1e-5, "1e-05"),
+            (1e16, "1e+16"),
+            (1_234_567_890_123_456.0, "1234567890123456.0"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (5e-324, "5e-324"),
+            (-1.5e300, "-1.5e+300"),
+            (921_325_198_817_727.2, "921325198817727.2"), // a tie: the even digit
+        ];
+        for (value, repr) in cases {
+            let mut out = String::new();
+            push_float_repr(&mut out, value);
+            assert_eq!(out, repr);
+        }
+    }
 }
