@@ -39,6 +39,17 @@ in rounds (in-process, then each worker count, ``--repeat`` rounds) so
 that a change of the machine's load falls on all of them; each rate is the median
 over the rounds. One untimed in-process pass comes first (imports, caches).
 
+The ``command`` rows run ``oa batch`` as a user does, in a process of its own (``python
+-c`` calling :func:`oa_core.cli.main`, from the repository root), over the pairs and
+over their first tenth. Their ``pairs/CPU s`` is the marginal rate: the pairs between
+the two runs divided by the difference of their CPU seconds (the command's process and
+its workers), so that the start-up every run pays once (imports, the schema, forking)
+is left out, as it is of the in-process reference; ``start-up CPU s`` is that start-up
+(the small run's CPU seconds less its pairs at the marginal rate), and the wall times
+are the full run's, start-up included. The ``local`` rows call the command in this
+process instead, whose heap has just held the in-process reference's parsed pairs: the
+forked workers copy more of it, so their CPU figures swing with this process's state.
+
 ``--dask local`` adds, per worker count N, ``oa batch --dask local --workers N`` (the
 time includes starting a ``LocalCluster`` of N processes and closing it) and
 ``oa batch --dask tcp://...`` against a LocalCluster of N workers started beforehand
@@ -62,6 +73,8 @@ import multiprocessing
 import os
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -80,7 +93,9 @@ from synthetic import make_org2graph_example
 from synthetic.org2graph import sample_params
 
 __all__ = ["batch_feedback", "in_process_at_once", "in_process_seconds", "main", "make_pairs",
-           "measure", "measure_reading", "reading_document"]
+           "measure", "measure_command", "measure_reading", "reading_document"]
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def make_pairs(count: int, seed: int = 0) -> tuple[list[str], dict[str, Any]]:
@@ -142,6 +157,26 @@ def measure(pairs_file: Path, schema_file: Path, workers: int, repeat: int,
             if code != 0:
                 raise RuntimeError(f"oa batch exited with {code}")
     return times
+
+
+def measure_command(pairs_file: Path, few_file: Path, schema_file: Path,
+                    workers: int) -> tuple[float, float, float]:
+    """``oa batch`` over ``pairs_file`` and over ``few_file`` (its first lines), each in a
+    process of its own: the CPU seconds of each run (the command's process and its
+    workers) and the wall seconds of the first."""
+    spent = []
+    for path in (pairs_file, few_file):
+        before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import sys; from oa_core.cli import main; "
+                        "sys.exit(main())", "batch", str(path), "--schema", str(schema_file),
+                        "-o", os.devnull, "--workers", str(workers)],
+                       check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        spent.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime,
+                      wall))
+    (all_cpu, all_wall), (few_cpu, _) = spent
+    return all_cpu, few_cpu, all_wall
 
 
 def in_process_seconds(lines: Sequence[str], raw_schema: dict[str, Any]) -> float:
@@ -272,12 +307,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     modes = [(workers, mode, dask) for workers in args.workers
              for mode, dask in [("local", None), *([("dask local", "local")] if args.dask
                                                    else [])]]
+    few = max(1, args.pairs // 10)
     in_process: list[float] = []
+    commands: dict[int, list[tuple[float, float, float]]] = {n: [] for n in args.workers}
     walls: dict[tuple[int, str], list[float]] = {key[:2]: [] for key in modes}
     cpus: dict[tuple[int, str], list[tuple[float, float]]] = {key[:2]: [] for key in modes}
     with tempfile.TemporaryDirectory() as tmp:
         pairs_file, schema_file = Path(tmp) / "pairs.jsonl", Path(tmp) / "schema.json"
+        few_file = Path(tmp) / "few.jsonl"
         pairs_file.write_text("\n".join(lines) + "\n")
+        few_file.write_text("\n".join(lines[:few]) + "\n")
         schema_file.write_text(json.dumps(schema))
         in_process_seconds(lines, schema)  # imports and caches: not timed
         at_once: dict[int, list[float]] = {n: [] for n in args.workers if n > 1}
@@ -288,6 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for workers, mode, dask in modes:
                 walls[workers, mode] += measure(pairs_file, schema_file, workers, 1, dask,
                                                 cpus[workers, mode])
+            for workers, runs in commands.items():
+                runs.append(measure_command(pairs_file, few_file, schema_file, workers))
         running = ([_measure_running_cluster(pairs_file, schema_file, workers, args.repeat,
                                              args.pairs) for workers in args.workers]
                    if args.dask else [])
@@ -315,14 +356,30 @@ def main(argv: Sequence[str] | None = None) -> int:
                          own / (own + children) for own, children in spent)})
         if dask:
             rows += [row for row in running if row["workers"] == workers]
-    base = next(row["pairs_per_s"] for row in rows if row["pairs_per_s"] is not None)
+    for workers, runs in commands.items():
+        marginal = statistics.median((all_cpu - few_cpu) / (args.pairs - few)
+                                     for all_cpu, few_cpu, _ in runs) if args.pairs > few else 0
+        per_cpu = 1.0 / marginal if marginal > 0 else None  # too few pairs to tell
+        start_up = statistics.median(few_cpu - few * marginal for _, few_cpu, _ in runs)
+        times = [wall for _, _, wall in runs]
+        rows.append({"mode": "command", "workers": workers, "pairs": args.pairs,
+                     "best_s": min(times), "median_s": statistics.median(times),
+                     "pairs_per_s": args.pairs / min(times), "pairs_per_cpu_s": per_cpu,
+                     "vs_in_process": None if per_cpu is None else per_cpu / reference,
+                     "vs_same_load": None if per_cpu is None else per_cpu / same_load[workers],
+                     "command_cpu_share": None, "startup_cpu_s": start_up})
+    first: dict[str, float] = {}  # each mode's first wall rate: its speed-ups are against it
+    for row in rows:
+        if row["pairs_per_s"] is not None:
+            first.setdefault(row["mode"], row["pairs_per_s"])
     print(f"{'mode':<22}  {'workers':>7}  {'best s':>7}  {'median s':>8}  {'pairs/s':>8}  "
           f"{'speedup':>7}  {'pairs/CPU s':>11}  {'vs in-process':>13}  {'vs same load':>12}  "
-          f"{'command CPU':>11}")
+          f"{'command CPU':>11}  {'start-up CPU s':>14}")
     for row in rows:
         wall, best, median = row["pairs_per_s"], row["best_s"], row["median_s"]
         per_cpu, ratio = row.get("pairs_per_cpu_s"), row.get("vs_in_process")
         same, share = row.get("vs_same_load"), row.get("command_cpu_share")
+        start_up, base = row.get("startup_cpu_s"), first.get(row["mode"], 1.0)
         print(f"{row['mode']:<22}  {row['workers']:>7}  "
               f"{'' if best is None else f'{best:.2f}':>7}  "
               f"{'' if median is None else f'{median:.2f}':>8}  "
@@ -331,7 +388,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{'' if per_cpu is None else f'{per_cpu:.1f}':>11}  "
               f"{'' if ratio is None else f'{ratio:.2f}':>13}  "
               f"{'' if same is None else f'{same:.2f}':>12}  "
-              f"{'' if share is None else f'{share:.1%}':>11}")
+              f"{'' if share is None else f'{share:.1%}':>11}  "
+              f"{'' if start_up is None else f'{start_up:.2f}':>14}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0

@@ -57,12 +57,15 @@ def test_batch_compares_two_workers_with_two_processes_at_once(tmp_path) -> None
     assert batch.main(["--pairs", "3", "--workers", "2", "--repeat", "1",
                        "--json", str(out)]) == 0
     rows = {row["mode"]: row for row in json.loads(out.read_text())}
-    assert list(rows) == ["in-process", "in-process, 2 at once", "local"]
+    assert list(rows) == ["in-process", "in-process, 2 at once", "local", "command"]
     at_once, local = rows["in-process, 2 at once"], rows["local"]
     assert at_once["workers"] == local["workers"] == 2
     assert at_once["pairs_per_cpu_s"] > 0 and at_once["vs_same_load"] == 1.0
     assert local["vs_same_load"] == local["pairs_per_cpu_s"] / at_once["pairs_per_cpu_s"]
     assert 0.0 < local["command_cpu_share"] < 1.0  # the command's process, then its workers
+    command = rows["command"]  # oa batch in a process of its own: its start-up told apart
+    assert command["workers"] == 2 and command["startup_cpu_s"] > 0
+    assert command["pairs_per_s"] > 0 and command["command_cpu_share"] is None
 
 
 def test_instruction_counts_are_the_difference_of_two_runs(tmp_path) -> None:
