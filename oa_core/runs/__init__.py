@@ -1,7 +1,8 @@
 """The run level: many gold/candidate pairs scored, measured and reported.
 
 - :mod:`oa_core.runs.batch`: ``oa batch``, scoring the lines of a batch in one
-  process, several, or on a Dask cluster (:mod:`oa_core.runs.cluster`);
+  process, several (:mod:`oa_core.runs.pool`), or on a Dask cluster
+  (:mod:`oa_core.runs.cluster`);
 - :mod:`oa_core.runs.dataset`: evaluation datasets (golds, runs of predictions, a
   schema) read and scored into tables;
 - :mod:`oa_core.runs.output_format`: why a raw model output did or did not give its
