@@ -505,8 +505,8 @@ def _pooled(work: Callable[[list[BatchResult]], _Work], lines: Sequence[str],
                                initargs=(raw_schema, options, name, (), ()))
     # Forked, this process is one of the workers: between its workers' answers it does
     # jobs of its own, which spares a process (its start, its copies of this one's
-    # pages) and the answers' trips. Their jobs are a few bytes each: three wait in each
-    # pipe, so that none runs dry while this process is busy with a job.
+    # pages) and the answers' trips. A forked worker's jobs are a few bytes each: three
+    # wait in each pipe, so that none runs dry while this process is busy with a job.
     return ordered_answers(_run_job, jobs, workers=workers, context=context,
                            initializer=_init_worker, initargs=run, in_flight=3,
                            here=functools.partial(_done, run=run))

@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import signal
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing import parent_process
 from multiprocessing.connection import Connection, wait
@@ -83,7 +83,8 @@ class _Worker:
 def ordered_answers(run: Callable[[_Job], _Answer], jobs: Iterable[_Job], *, workers: int,
                     context: BaseContext, initializer: Callable[..., object] | None = None,
                     initargs: tuple[Any, ...] = (), in_flight: int = 1,
-                    here: Callable[[_Job], _Answer] | None = None) -> Iterator[_Answer]:
+                    here: Callable[[_Job], _Answer] | None = None,
+                    ) -> Generator[_Answer, None, None]:
     """``run(job)`` of every job, done by ``workers`` processes, yielded in ``jobs``' order.
 
     Parameters
