@@ -164,7 +164,7 @@ class RepairOp:
         """The public fields, for JSON output. The values are the op's own (not copied:
         a deep copy of every gold and candidate value cost more than rendering the op)."""
         # written out: a third of the time of a loop over the names (oa batch writes
-        # every shown op); the test suite checks they are the fields apply_ops does not use
+        # every shown op); the test suite holds them to the dataclass's public fields
         return {"kind": self.kind, "path": self.path, "gold_path": self.gold_path,
                 "candidate_path": self.candidate_path, "gold": self.gold,
                 "candidate": self.candidate, "delta": self.delta, "value": self.value,

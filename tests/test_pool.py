@@ -48,6 +48,13 @@ def test_answers_come_in_the_jobs_order(workers: int, here: bool) -> None:
     assert not multiprocessing.active_children()
 
 
+@pytest.mark.parametrize("here", [False, True])
+def test_a_job_may_be_none(here: bool) -> None:
+    answers = ordered_answers(str, [None, 1, None], workers=2, context=FORK, in_flight=2,
+                              here=str if here else None)
+    assert list(answers) == ["None", "1", "None"]
+
+
 def test_this_process_is_one_of_the_workers_when_it_works_here() -> None:
     doers = set(ordered_answers(_whose, range(200), workers=2, context=FORK, in_flight=2,
                                 here=_whose))

@@ -70,7 +70,10 @@ _Job = TypeVar("_Job")
 _Answer = TypeVar("_Answer")
 
 _STOP = None
-"""Sent instead of a job: the worker returns."""
+"""Sent to a worker instead of a job (which goes as a 1-tuple): it returns."""
+
+_NO_JOB: Any = object()
+"""What the jobs' iterator gives once it is done (a job may be None)."""
 
 
 @dataclass(slots=True)
@@ -159,8 +162,8 @@ def _collected(pending: Iterator[_Job], workers: list[_Worker], in_flight: int,
         busy = [worker.pipe for worker in workers if worker.jobs]
         ready = wait(busy, timeout=0) if here is not None else []
         if not ready and here is not None:
-            job = next(pending, _STOP)
-            if job is not _STOP:
+            job = next(pending, _NO_JOB)
+            if job is not _NO_JOB:
                 answers[sent] = here(job)
                 sent += 1
                 continue
@@ -176,11 +179,11 @@ def _collected(pending: Iterator[_Job], workers: list[_Worker], in_flight: int,
 
 def _send_next(pending: Iterator[_Job], worker: _Worker, sent: int) -> int:
     """Give ``worker`` the next job, if there is one; the jobs sent so far."""
-    job = next(pending, _STOP)
-    if job is _STOP:
+    job = next(pending, _NO_JOB)
+    if job is _NO_JOB:
         return sent
     try:
-        worker.pipe.send(job)
+        worker.pipe.send((job,))
     except OSError:  # its end of the pipe is closed: it ended
         raise _lost() from None
     worker.jobs.append(sent)
@@ -217,13 +220,13 @@ def _serve(pipe: Connection, run: Callable[[Any], Any],
         if pipe not in wait(watched):
             return  # the parent ended without a word (killed): nobody reads the answers
         try:
-            job = pipe.recv()
+            message = pipe.recv()
         except EOFError:
             return
-        if job is _STOP:
+        if message is _STOP:
             return
         try:
-            reply: tuple[bool, Any] = (True, run(job))
+            reply: tuple[bool, Any] = (True, run(message[0]))
         except Exception as exc:  # the parent raises it as the job's own
             reply = (False, exc)
         try:

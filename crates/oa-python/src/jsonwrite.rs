@@ -15,6 +15,8 @@
 //! and `\u00XX` (lowercase hex) for the other characters below U+0020. A float is its
 //! `repr()`, as `json.dumps` writes it ([`push_float_repr`]).
 
+use std::fmt::Write as _;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -95,20 +97,18 @@ fn push_float_repr(out: &mut String, value: f64) {
             out.push_str(rest);
         }
         let exponent = point - 1;
-        out.push_str(if exponent < 0 { "e-" } else { "e+" });
-        if exponent.unsigned_abs() < 10 {
-            out.push('0');
-        }
-        out.push_str(&exponent.unsigned_abs().to_string());
+        let sign = if exponent < 0 { '-' } else { '+' };
+        // writing to a String cannot fail
+        let _ = write!(out, "e{sign}{:02}", exponent.unsigned_abs());
     } else if point <= 0 {
         out.push_str("0.");
-        (0..point.unsigned_abs()).for_each(|_| out.push('0'));
+        out.extend(std::iter::repeat('0').take(point.unsigned_abs() as usize));
         out.push_str(&digits);
     } else {
         let point = point.unsigned_abs() as usize;
         if point >= digits.len() {
             out.push_str(&digits);
-            (digits.len()..point).for_each(|_| out.push('0'));
+            out.extend(std::iter::repeat('0').take(point - digits.len()));
             out.push_str(".0");
         } else {
             let (integral, fraction) = digits.split_at(point);
