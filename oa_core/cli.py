@@ -57,7 +57,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from . import __version__
 from .aligner import WL_MODES, Alignment, align
@@ -80,8 +80,11 @@ from .runs.fields import FieldCounts
 from .runs.fields import count as count_fields
 from .runs.fields import table as field_table
 from .schema import Schema
-from .terminal import ProgressBar, diff_data, render_diff
 from .validation import schema_warnings
+
+if TYPE_CHECKING:
+    # rich is imported by the commands that draw with it (oa diff, a progress bar)
+    from .terminal import ProgressBar
 
 __all__ = ["COMMAND_GROUP", "BadInput", "build_parser", "main"]
 
@@ -461,6 +464,8 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
+    from .terminal import diff_data, render_diff
+
     options = _align_options(args)
     (pair,) = _load_pairs(_Reader(options.limits), args, many=False)
     alignment = _align_pair(pair, options)
@@ -491,6 +496,8 @@ def _progress_bar(args: argparse.Namespace, total: int) -> ProgressBar | None:
     ``--progress``; none when piped or ``--quiet``."""
     live = sys.stderr.isatty()
     if args.progress or (live and not args.quiet):
+        from .terminal import ProgressBar
+
         return ProgressBar(total, "pairs", sys.stderr, live=live)
     return None
 

@@ -33,12 +33,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeGuard
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from . import _engine
 from .errors import ComparatorError, preview_json
+
+if TYPE_CHECKING:  # numpy is imported when a matrix is made: the CLI starts without it
+    import numpy as np
 
 __all__ = [
     "BUILTIN_COMPARATORS",
@@ -56,7 +57,7 @@ ScalarFn = Callable[[Any, Any], float]
 # not ``float``: a compiled build (setup.py) would convert or refuse the returned
 # value at the call itself, before the check could name the comparator.
 UserScalarFn = Callable[[Any, Any], object]
-MatrixFn = Callable[[Sequence[Any], Sequence[Any]], np.ndarray]
+MatrixFn = Callable[[Sequence[Any], Sequence[Any]], "np.ndarray"]
 
 
 def is_number(value: Any) -> TypeGuard[int | float]:
@@ -129,6 +130,8 @@ class Comparator:
         """Similarities of every gold-candidate pair, as an (n, m) float array."""
         if self.matrix_fn is not None:
             return self.matrix_fn(golds, candidates)
+        import numpy as np
+
         out = np.empty((len(golds), len(candidates)), dtype=np.float64)
         for i, g in enumerate(golds):
             for j, p in enumerate(candidates):
@@ -152,6 +155,8 @@ def _builtin(name: str) -> Comparator:
     # One call into Rust per pair, or per matrix (a writable float64 buffer, reshaped
     # in place).
     def matrix(golds: Sequence[Any], cands: Sequence[Any]) -> np.ndarray:
+        import numpy as np
+
         flat = np.frombuffer(_engine.compare_matrix(name, golds, cands), dtype=np.float64)
         return flat.reshape(len(golds), len(cands))
 

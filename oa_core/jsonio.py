@@ -55,8 +55,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, AnyStr, overload
 
-import numpy as np
-
 from ._engine import LineDocuments, parse_pair_line, parse_plain_json
 from .errors import (
     INTEGER_OUT_OF_RANGE,
@@ -290,6 +288,8 @@ def _may_be_deeper(text: str, limit: int) -> bool:
 
 def _bracket_depth(brackets: bytes) -> int:
     """The deepest nesting of a string of brackets (any kind closes any kind)."""
+    import numpy as np  # only for a long text, and the CLI starts without numpy
+
     codes = np.frombuffer(brackets, dtype=np.uint8)
     steps = ((codes == 91) | (codes == 123)).astype(np.int32) - (
         (codes == 93) | (codes == 125))

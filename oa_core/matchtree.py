@@ -31,12 +31,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .kinds import NodeKind, Status
 from .schema import SchemaNode
+
+if TYPE_CHECKING:  # annotations only: importing oa_core does not import numpy
+    import numpy as np
 
 __all__ = ["MatchNode", "deficit"]
 

@@ -34,15 +34,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ._engine import NodeTable
 from .comparators import id_key
 from .kinds import NodeKind, Status
 from .matchtree import MatchNode
 from .schema import SchemaNode
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["MatchRows", "child_values", "match_tree", "table_rows", "tree_rows"]
 
@@ -61,6 +62,8 @@ def _expected(bijections: Mapping[str, Mapping[Any, Any]] | None, scope: str | N
 
 def _matrix(rows: int, cols: int, buffer: bytearray) -> np.ndarray:
     # a bytearray is writable, so the matrix is too, as an array made in numpy would be
+    import numpy as np  # here, not at the top: the CLI starts without numpy
+
     return np.frombuffer(buffer, dtype=np.float64).reshape(rows, cols)
 
 

@@ -19,11 +19,12 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .kinds import TieRule
+
+if TYPE_CHECKING:  # annotations only: importing oa_core does not import numpy
+    import numpy as np
 
 __all__ = ["ScopeAlignment"]
 

@@ -38,8 +38,6 @@ from collections.abc import Sequence
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from ._engine import LineDocuments, NodeTable, align_scopes
 from .comparators import id_key, value_kind
 from .errors import Diagnostic
@@ -316,6 +314,8 @@ def scope_resolution(found: Resolved, schema: Schema, wl_mode: str) -> ScopeReso
                 built[trace] = _trace(found.trace_rows[trace], group_of[name], wl_mode,
                                       records)
             found_traces[name] = built[trace]
+        import numpy as np  # made on the first alignment shown: the CLI starts without it
+
         alignments[name] = ScopeAlignment(
             name, np.frombuffer(matrix, dtype=np.float64).reshape(shape),
             [r.id for r in g_records], [r.id for r in c_records],

@@ -42,8 +42,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-import numpy as np
-
 from .._engine import LineDocuments, dump_plain_json
 from ..aligner import align
 from ..errors import InputError, OAError
@@ -683,6 +681,7 @@ def score_pairs(pairs: Iterable[str | bytes | Any], schema: Any, *,
     >>> frame.attrs["summary"]["failed"]
     1
     """
+    import numpy as np
     import pandas as pd
 
     lines: list[str] = []
@@ -755,6 +754,8 @@ class BatchSummary:
         """Mean and the 10th, 50th and 90th percentiles of the scores."""
         if not self.scores:
             return {"mean": None, "p10": None, "p50": None, "p90": None}
+        import numpy as np  # once a run, at its end: the command starts without numpy
+
         data = np.asarray(self.scores, dtype=float)
         p10, p50, p90 = (float(q) for q in np.quantile(data, [0.1, 0.5, 0.9]))
         return {"mean": float(np.mean(data)), "p10": p10, "p50": p50, "p90": p90}

@@ -65,12 +65,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..kinds import NodeKind, Status
 from ..pointer import join
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ..aligner import Alignment
     from ..matchtree import MatchNode
 
@@ -235,6 +235,8 @@ def count(observations: Iterable[Observation], threshold: float = 0.5,
     ValueError
         For an outcome not in :data:`OUTCOMES`.
     """
+    import numpy as np  # once a run, at its end: the command starts without numpy
+
     items = list(observations)
     return count_arrays(np.array([p for p, _, _ in items], dtype=object),
                         np.array([o for _, o, _ in items], dtype=object),
@@ -245,6 +247,7 @@ def count_arrays(patterns: np.ndarray, outcomes: np.ndarray, similarities: np.nd
                  threshold: float = 0.5) -> dict[str, FieldCounts]:
     """:func:`count` of observations given as three arrays (a run's field table).
 
+    >>> import numpy as np
     >>> count_arrays(np.array(["/a", "/a"], dtype=object),
     ...              np.array(["matched", "excess"], dtype=object), np.array([0.9, 0.0]))
     {'/a': FieldCounts(tp=1, fp=1, fn=0, fa=1)}
@@ -254,6 +257,8 @@ def count_arrays(patterns: np.ndarray, outcomes: np.ndarray, similarities: np.nd
         raise ValueError(f"unknown outcome {unknown[0]!r}; expected one of {OUTCOMES}")
     if patterns.size == 0:
         return {}
+    import numpy as np
+
     names, inverse = np.unique(patterns.astype(str), return_inverse=True)
     matched = outcomes == "matched"
     correct = matched & (similarities >= threshold)
