@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import oa_core
-from benchmarks import alignment_speed, batch, bits, explorer_speed, throughput
+from benchmarks import alignment_speed, batch, bits, explorer_speed, startup, throughput
 from oa_core.build import describe_build
 
 
@@ -66,6 +66,20 @@ def test_batch_compares_two_workers_with_two_processes_at_once(tmp_path) -> None
     command = rows["command"]  # oa batch in a process of its own: its start-up told apart
     assert command["workers"] == 2 and command["startup_cpu_s"] > 0
     assert command["pairs_per_s"] > 0 and command["command_cpu_share"] is None
+
+
+def test_startup_times_each_command_from_each_tree(tmp_path) -> None:
+    out = tmp_path / "rows.json"
+    assert startup.main(["--rounds", "1", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert [row["command"] for row in rows] == list(startup.COMMANDS)
+    for row in rows:
+        assert row["wall_s"] > 0 and row["cpu_s"] > 0 and row["peak_mib"] > 10
+
+
+def test_startup_names_a_failing_command(tmp_path) -> None:
+    with pytest.raises(RuntimeError, match=r"oa score .*missing.json in .* failed: "):
+        startup.run_once(startup.ROOT, ["score", str(tmp_path / "missing.json")])
 
 
 def test_instruction_counts_are_the_difference_of_two_runs(tmp_path) -> None:
