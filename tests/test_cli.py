@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
 import json
 import os
@@ -407,13 +408,13 @@ def test_plugins_are_searched_only_for_a_command_oa_lacks(
     none of oa's own, or none is given (the help lists every command): not for
     ``oa score``, whose whole run can cost less than the search."""
     searched: list[str] = []
-    real = cli.entry_points
+    real = importlib.metadata.entry_points
 
     def spy(*, group: str) -> Any:
         searched.append(group)
         return real(group=group)
 
-    monkeypatch.setattr(cli, "entry_points", spy)
+    monkeypatch.setattr(importlib.metadata, "entry_points", spy)
     assert run(["--debug", "score", *PAIR], capsys)[:2] == (0, RUNNING_SCORE + "\n")
     assert searched == []
     code, out, _ = run(["--help"], capsys)  # the help lists every command
