@@ -7,7 +7,8 @@ imported: give two checkouts (``--trees OLD NEW``) to put an old version beside 
 one in one run. The trees take turns, command by command and round by round, so that a
 change of the machine's load falls on all of them; each figure is the median over the
 rounds. The trees share this interpreter and its packages; each needs its engine
-built (``oa_core/_engine.abi3.so``).
+built (``oa_core/_engine.abi3.so``). The commands write and use bytecode
+(``__pycache__``) as an installed copy does, whatever ``PYTHONDONTWRITEBYTECODE`` says.
 
 The commands, on the paper's running example (``sample_data/running_example``):
 ``oa --version`` (importing the command), ``oa score``, ``oa feedback``, and
@@ -68,6 +69,15 @@ COMMANDS = ("oa --version", "oa score", "oa feedback", "oa batch, 16 pairs, 1 wo
 """The names of the timed commands, in the order they are run and shown."""
 
 
+def _environment(tree: Path) -> dict[str, str]:
+    # Bytecode is written and read, as on an installed copy (pip compiles the modules
+    # it installs): a machine that sets PYTHONDONTWRITEBYTECODE would otherwise time
+    # the compiling of oa_core's source at every start.
+    kept = {key: value for key, value in os.environ.items()
+            if key != "PYTHONDONTWRITEBYTECODE"}
+    return {**kept, "PYTHONPATH": str(tree)}
+
+
 def run_once(tree: Path, args: Sequence[str]) -> dict[str, float]:
     """One run of ``oa ARGS`` from ``tree``: wall seconds, CPU seconds of its process
     and the processes it started, and the peak resident memory of any of them, in MiB.
@@ -80,7 +90,7 @@ def run_once(tree: Path, args: Sequence[str]) -> dict[str, float]:
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errors:
         start = time.perf_counter()
         process = subprocess.Popen([sys.executable, "-c", _MAIN, *args], cwd=tree,
-                                   env={**os.environ, "PYTHONPATH": str(tree)},
+                                   env=_environment(tree),
                                    stdout=subprocess.DEVNULL, stderr=errors)
         # wait4: this child's own usage, its workers' included (they are its children)
         _, status, usage = os.wait4(process.pid, 0)
@@ -100,7 +110,7 @@ def measure(trees: Sequence[Path], rounds: int) -> list[dict[str, Any]]:
     runs: dict[tuple[str, Path], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as folder:
         timed = commands(Path(folder))
-        for tree in trees:  # one untimed run each: the page cache, compiled bytecode
+        for tree in trees:  # one untimed run each: the page cache, the bytecode written
             for args in timed.values():
                 run_once(tree, args)
         for _ in range(rounds):
