@@ -83,6 +83,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.startup import command_environment
 from oa_core.cli import main as oa_main
 from oa_core.errors import InputError
 from oa_core.feedback import feedback
@@ -170,7 +171,8 @@ def measure_command(pairs_file: Path, few_file: Path, schema_file: Path,
         subprocess.run([sys.executable, "-c", "import sys; from oa_core.cli import main; "
                         "sys.exit(main())", "batch", str(path), "--schema", str(schema_file),
                         "-o", os.devnull, "--workers", str(workers)],
-                       check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+                       check=True, stdout=subprocess.DEVNULL, cwd=ROOT,
+                       env=command_environment(ROOT))
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         spent.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime,

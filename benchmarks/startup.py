@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["COMMANDS", "main", "measure", "run_once"]
+__all__ = ["COMMANDS", "command_environment", "main", "measure", "run_once"]
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "sample_data" / "running_example"
@@ -69,10 +69,11 @@ COMMANDS = ("oa --version", "oa score", "oa feedback", "oa batch, 16 pairs, 1 wo
 """The names of the timed commands, in the order they are run and shown."""
 
 
-def _environment(tree: Path) -> dict[str, str]:
-    # Bytecode is written and read, as on an installed copy (pip compiles the modules
-    # it installs): a machine that sets PYTHONDONTWRITEBYTECODE would otherwise time
-    # the compiling of oa_core's source at every start.
+def command_environment(tree: Path) -> dict[str, str]:
+    """The environment of a timed ``oa`` process importing ``tree``'s ``oa_core``: this
+    one's, but bytecode is written and read as on an installed copy (pip compiles the
+    modules it installs), so that a machine setting ``PYTHONDONTWRITEBYTECODE`` does not
+    time the compiling of ``oa_core``'s source at every start."""
     kept = {key: value for key, value in os.environ.items()
             if key != "PYTHONDONTWRITEBYTECODE"}
     return {**kept, "PYTHONPATH": str(tree)}
@@ -90,7 +91,7 @@ def run_once(tree: Path, args: Sequence[str]) -> dict[str, float]:
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errors:
         start = time.perf_counter()
         process = subprocess.Popen([sys.executable, "-c", _MAIN, *args], cwd=tree,
-                                   env=_environment(tree),
+                                   env=command_environment(tree),
                                    stdout=subprocess.DEVNULL, stderr=errors)
         # wait4: this child's own usage, its workers' included (they are its children)
         _, status, usage = os.wait4(process.pid, 0)
