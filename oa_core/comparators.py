@@ -53,9 +53,8 @@ __all__ = [
 ]
 
 ScalarFn = Callable[[Any, Any], float]
-# A user's comparator: what it returns is checked (_checked), not trusted. ``object``,
-# not ``float``: a compiled build (setup.py) would convert or refuse the returned
-# value at the call itself, before the check could name the comparator.
+# A user's comparator: what it returns is checked (_checked), not trusted, so its
+# type says ``object``, not ``float``.
 UserScalarFn = Callable[[Any, Any], object]
 MatrixFn = Callable[[Sequence[Any], Sequence[Any]], "np.ndarray"]
 
@@ -182,7 +181,6 @@ def _checked(name: str, fn: UserScalarFn) -> ScalarFn:
                                     f"{preview_json(p)})", comparator=name, values=(g, p),
                                     fix="fix the comparator so that it returns a number "
                                     "in [0, 1] for every pair")
-            error.__cause__ = exc  # as well as `from`, which a compiled build ignores
             raise error from exc
         # NaN and the infinities fail the range test; an int is compared exactly
         # (math.isfinite would overflow on a huge one)

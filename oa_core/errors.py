@@ -120,9 +120,7 @@ class ComparatorError(InputError):
 INTEGER_OUT_OF_RANGE = "beyond the range of a number (about ±1.8e308)"
 INTEGER_OUT_OF_RANGE_FIX = "write it as a string if it is an identifier, or scale it down"
 # The largest finite float64 as an exact integer: an integer is out of range when its
-# magnitude exceeds it. Compared int with int, so the test is exact in any build (a
-# compiled build, see setup.py, compares an int with a float by converting the int,
-# which overflows for the very integers this looks for).
+# magnitude exceeds it.
 LARGEST_FLOAT_INTEGER = int(sys.float_info.max)
 
 
