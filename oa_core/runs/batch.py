@@ -407,33 +407,35 @@ def _score_pair(record: dict[str, Any], options: BatchOptions, name: str, number
 _pattern = functools.lru_cache(maxsize=4096)(path_pattern)
 """:func:`path_pattern`, remembered: the same paths come back pair after pair."""
 
-def _scored(schema: Schema, options: BatchOptions, name: str,
-            tasks: Sequence[_Task]) -> list[BatchResult]:
-    """The results of a job's tasks, :data:`_PHASE_LINES` lines at a time."""
-    return [result for start in range(0, len(tasks), _PHASE_LINES)
-            for result in _score_lines(schema, options, name,
-                                       tasks[start:start + _PHASE_LINES])]
-
 
 _Fields = tuple[dict[str, Any], tuple[tuple[str, str, float], ...], str | None, bool,
                 tuple[tuple[str, str, float], ...]]
 
 
+_Phases = Iterator[list[BatchResult]]
+"""A job's results, a phase (:data:`_PHASE_LINES` lines) at a time."""
+
+
 # A worker's answer goes back as plain tuples: pickling a slotted dataclass costs twice
 # as much.
-def _work(results: list[BatchResult]) -> list[_Fields]:
+def _work(phases: _Phases) -> list[_Fields]:
     return [(result.record, result.op_stats, result.error, result.internal, result.fields)
-            for result in results]
+            for results in phases for result in results]
 
 
-def _work_block(results: list[BatchResult]) -> tuple[str, list[_OutcomeFields]]:
+def _work_block(phases: _Phases) -> tuple[str, list[_OutcomeFields]]:
     # one str for all the records pickles for a fraction of their dicts, and the command
-    # writes it at once
-    return _records_text(results), [result._outcome_fields() for result in results]
+    # writes it at once; each phase's records are written as soon as they are made
+    texts: list[str] = []
+    outcomes: list[_OutcomeFields] = []
+    for results in phases:
+        texts.append(_records_text(results))
+        outcomes += [result._outcome_fields() for result in results]
+    return "".join(texts), outcomes
 
 
 _Work = TypeVar("_Work")
-_Job = tuple[Callable[[list[BatchResult]], _Work], int, int, Sequence[_Task]]
+_Job = tuple[Callable[[_Phases], _Work], int, int, Sequence[_Task]]
 """``work`` on the results of the tasks ``start:stop`` of the run, given with the job
 or, when empty, made from the lines of the process doing it (a forked worker's are its
 parent's)."""
@@ -458,9 +460,22 @@ def _run_job(job: _Job[_Work]) -> _Work:
 
 
 def _done(job: _Job[_Work], run: _Run) -> _Work:
+    """A job's answer. Its lines are read (decoded) a phase at a time, just before they
+    are scored, and ``work`` takes each phase's results as they come: a job's 128 lines
+    and results held at once no longer fit in the core's cache, which cost about 9 us a
+    pair."""
     work, start, stop, given = job
     schema, options, name, lines, filled = run
-    return work(_scored(schema, options, name, given or _tasks(lines, filled, start, stop)))
+    count = len(given) if given else min(stop, len(filled)) - start
+
+    def phases() -> _Phases:
+        for first in range(0, count, _PHASE_LINES):
+            last = min(count, first + _PHASE_LINES)
+            tasks = (given[first:last] if given
+                     else _tasks(lines, filled, start + first, start + last))
+            yield _score_lines(schema, options, name, tasks)
+
+    return work(phases())
 
 
 def _filled(lines: Sequence[str]) -> Sequence[int]:
@@ -479,7 +494,7 @@ def _tasks(lines: Sequence[str], filled: Sequence[int], start: int,
             for index, position in enumerate(filled[start:stop], start)]
 
 
-def _pooled(work: Callable[[list[BatchResult]], _Work], lines: Sequence[str],
+def _pooled(work: Callable[[_Phases], _Work], lines: Sequence[str],
             filled: Sequence[int], schema: Schema, raw_schema: Any, options: BatchOptions,
             name: str, workers: int, start_method: str | None) -> Iterator[_Work]:
     """``work`` of the tasks, a job of consecutive ones at a time, done by ``workers``
@@ -607,7 +622,7 @@ _Result = TypeVar("_Result")
 def _results(lines: Sequence[str], raw_schema: Any, options: BatchOptions | None,
              workers: int, name: str, client: Any, chunk_size: int | None,
              start_method: str | None, schema: Schema | None,
-             work: Callable[[list[BatchResult]], _Work],
+             work: Callable[[_Phases], _Work],
              from_worker: Callable[[_Work], Iterable[_Result]],
              local: Callable[[list[BatchResult]], Iterable[_Result]]) -> Iterator[_Result]:
     """:func:`iter_batch` and :func:`iter_batch_blocks`: ``work`` makes the answer to a
