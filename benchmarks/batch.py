@@ -25,7 +25,10 @@ already parsed, each given to :func:`oa_core.feedback` with the options ``oa bat
 uses (:class:`oa_core.runs.batch.BatchOptions`' defaults, compact style) and one
 parsed schema (its seconds are CPU seconds, the others' wall seconds);
 ``vs in-process`` divides each row's pairs per CPU second by it (issue 22 asks for
-``oa batch`` within 20% of it per worker, i.e. at least 0.80). With N > 1 workers
+``oa batch`` within 20% of it per worker, i.e. at least 0.80), and ``per round`` gives
+the range of that ratio taken round by round (each round's rate against the in-process
+rate of the same round, so that a drift of the machine's speed falls on both; the JSON
+rows hold its median, lowest and highest as ``paired``). With N > 1 workers
 the N processes share the machine's cores (and their caches and memory bandwidth), so
 each does less per CPU second than one process alone, whatever it runs; the rows
 ``in-process, N at once`` measure that reference: N processes each giving the same
@@ -335,14 +338,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              args.pairs) for workers in args.workers]
                    if args.dask else [])
     reference = args.pairs / statistics.median(in_process)
+    # each round's rate against the same round's in-process rate: a drift of the
+    # machine's speed between rounds falls on both
+    round_reference = [args.pairs / seconds for seconds in in_process]
+
+    def paired(rates: Sequence[float]) -> tuple[float, float, float]:
+        ratios = [rate / base for rate, base in zip(rates, round_reference, strict=True)]
+        return statistics.median(ratios), min(ratios), max(ratios)
+
     rows = [{
         "mode": "in-process", "workers": 1, "pairs": args.pairs, "best_s": min(in_process),
         "median_s": statistics.median(in_process), "pairs_per_s": None,
-        "pairs_per_cpu_s": reference, "vs_in_process": 1.0, "vs_same_load": 1.0}]
+        "pairs_per_cpu_s": reference, "vs_in_process": 1.0, "vs_same_load": 1.0,
+        "paired": (1.0, 1.0, 1.0)}]
     same_load = {1: reference} | {n: statistics.median(rates) for n, rates in at_once.items()}
     rows += [{"mode": f"in-process, {n} at once", "workers": n, "pairs": args.pairs,
               "best_s": None, "median_s": None, "pairs_per_s": None, "pairs_per_cpu_s": rate,
-              "vs_in_process": rate / reference, "vs_same_load": 1.0}
+              "vs_in_process": rate / reference, "vs_same_load": 1.0,
+              "paired": paired(at_once[n])}
              for n, rate in same_load.items() if n > 1]
     for workers, mode, dask in modes:
         times = walls[workers, mode]
@@ -354,13 +367,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "pairs_per_s": args.pairs / min(times), "pairs_per_cpu_s": per_cpu,
                      "vs_in_process": None if per_cpu is None else per_cpu / reference,
                      "vs_same_load": None if per_cpu is None else per_cpu / same_load[workers],
+                     "paired": None if dask else paired(
+                         [args.pairs / (own + children) for own, children in spent]),
                      "command_cpu_share": None if dask or workers <= 1 else statistics.median(
                          own / (own + children) for own, children in spent)})
         if dask:
             rows += [row for row in running if row["workers"] == workers]
     for workers, runs in commands.items():
-        marginal = statistics.median((all_cpu - few_cpu) / (args.pairs - few)
-                                     for all_cpu, few_cpu, _ in runs) if args.pairs > few else 0
+        marginals = [(all_cpu - few_cpu) / (args.pairs - few) for all_cpu, few_cpu, _ in runs
+                     ] if args.pairs > few else [0.0]
+        marginal = statistics.median(marginals)
         per_cpu = 1.0 / marginal if marginal > 0 else None  # too few pairs to tell
         start_up = statistics.median(few_cpu - few * marginal for _, few_cpu, _ in runs)
         times = [wall for _, _, wall in runs]
@@ -369,18 +385,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "pairs_per_s": args.pairs / min(times), "pairs_per_cpu_s": per_cpu,
                      "vs_in_process": None if per_cpu is None else per_cpu / reference,
                      "vs_same_load": None if per_cpu is None else per_cpu / same_load[workers],
+                     "paired": paired([1.0 / m for m in marginals])
+                     if min(marginals) > 0 else None,
                      "command_cpu_share": None, "startup_cpu_s": start_up})
     first: dict[str, float] = {}  # each mode's first wall rate: its speed-ups are against it
     for row in rows:
         if row["pairs_per_s"] is not None:
             first.setdefault(row["mode"], row["pairs_per_s"])
     print(f"{'mode':<22}  {'workers':>7}  {'best s':>7}  {'median s':>8}  {'pairs/s':>8}  "
-          f"{'speedup':>7}  {'pairs/CPU s':>11}  {'vs in-process':>13}  {'vs same load':>12}  "
+          f"{'speedup':>7}  {'pairs/CPU s':>11}  {'vs in-process':>13}  {'per round':>9}  "
+          f"{'vs same load':>12}  "
           f"{'command CPU':>11}  {'start-up CPU s':>14}")
     for row in rows:
         wall, best, median = row["pairs_per_s"], row["best_s"], row["median_s"]
         per_cpu, ratio = row.get("pairs_per_cpu_s"), row.get("vs_in_process")
         same, share = row.get("vs_same_load"), row.get("command_cpu_share")
+        rounds = row.get("paired")
+        spread = "" if rounds is None else f"{rounds[1]:.2f}-{rounds[2]:.2f}"
         start_up, base = row.get("startup_cpu_s"), first.get(row["mode"], 1.0)
         print(f"{row['mode']:<22}  {row['workers']:>7}  "
               f"{'' if best is None else f'{best:.2f}':>7}  "
@@ -388,7 +409,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{'' if wall is None else f'{wall:.1f}':>8}  "
               f"{'' if wall is None else f'{wall / base:.2f}x':>7}  "
               f"{'' if per_cpu is None else f'{per_cpu:.1f}':>11}  "
-              f"{'' if ratio is None else f'{ratio:.2f}':>13}  "
+              f"{'' if ratio is None else f'{ratio:.2f}':>13}  {spread:>9}  "
               f"{'' if same is None else f'{same:.2f}':>12}  "
               f"{'' if share is None else f'{share:.1%}':>11}  "
               f"{'' if start_up is None else f'{start_up:.2f}':>14}")

@@ -63,6 +63,8 @@ def test_batch_compares_two_workers_with_two_processes_at_once(tmp_path) -> None
     assert at_once["pairs_per_cpu_s"] > 0 and at_once["vs_same_load"] == 1.0
     assert local["vs_same_load"] == local["pairs_per_cpu_s"] / at_once["pairs_per_cpu_s"]
     assert 0.0 < local["command_cpu_share"] < 1.0  # the command's process, then its workers
+    median, lowest, highest = local["paired"]  # round by round against the in-process rate
+    assert 0.0 < lowest <= median <= highest and rows["in-process"]["paired"] == [1.0] * 3
     command = rows["command"]  # oa batch in a process of its own: its start-up told apart
     assert command["workers"] == 2 and command["startup_cpu_s"] > 0
     assert command["pairs_per_s"] > 0 and command["command_cpu_share"] is None
