@@ -291,6 +291,8 @@ def native_align_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limit
 def scope_resolution(found: Resolved, schema: Schema, wl_mode: str) -> ScopeResolution:
     """:func:`native_align_scopes`'s answer from a resolution (its traces those
     ``found`` holds)."""
+    import numpy as np  # for the matrices: the commands that show none start without it
+
     groups, cyclic, cycle_warnings, _ = resolution(schema)
     group_of = {name: ", ".join(group) for group in groups for name in group}
     records = {row[0]: (_records(row[14][0]), _records(row[14][1]))
@@ -314,8 +316,6 @@ def scope_resolution(found: Resolved, schema: Schema, wl_mode: str) -> ScopeReso
                 built[trace] = _trace(found.trace_rows[trace], group_of[name], wl_mode,
                                       records)
             found_traces[name] = built[trace]
-        import numpy as np  # made on the first alignment shown: the CLI starts without it
-
         alignments[name] = ScopeAlignment(
             name, np.frombuffer(matrix, dtype=np.float64).reshape(shape),
             [r.id for r in g_records], [r.id for r in c_records],

@@ -425,7 +425,7 @@ def _work(phases: _Phases) -> list[_Fields]:
 
 def _work_block(phases: _Phases) -> tuple[str, list[_OutcomeFields]]:
     # one str for all the records pickles for a fraction of their dicts, and the command
-    # writes it at once; each phase's records are written as soon as they are made
+    # writes it at once; each phase's records become text as soon as they are scored
     texts: list[str] = []
     outcomes: list[_OutcomeFields] = []
     for results in phases:
@@ -462,7 +462,7 @@ def _run_job(job: _Job[_Work]) -> _Work:
 def _done(job: _Job[_Work], run: _Run) -> _Work:
     """A job's answer. Its lines are read (decoded) a phase at a time, just before they
     are scored, and ``work`` takes each phase's results as they come: a job's 128 lines
-    and results held at once no longer fit in the core's cache, which cost about 9 us a
+    and results held at once no longer fit in the core's cache, which cost 5-9 us a
     pair."""
     work, start, stop, given = job
     schema, options, name, lines, filled = run
