@@ -99,6 +99,27 @@ def test_defect_02_any_exception_is_one_line_internal_error(
         "pairs: 2 scored, 2 failed, 0 unparsable predictions, 1 internal errors")
 
 
+def test_an_exception_while_recording_a_scored_pair_is_that_line_internal_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # scored pairs are recorded after their phase's scoring: a failure there stays on its line
+    real = batch._pattern
+
+    def flaky(pointer: str) -> str:
+        if pointer == "/name":
+            raise ValueError("no pattern")
+        return real(pointer)
+
+    monkeypatch.setattr(batch, "_pattern", flaky)
+    lines = [line(id=1, gold={"city": "Paris"}, candidate={"city": "Lyon"}),
+             line(id=2, gold={"name": "Ann"}, candidate={"name": "Bob"}),
+             line(id=3, gold={"city": "Rome"}, candidate={"city": "Rome"})]
+    results = list(iter_batch(lines, {"type": "object"}, name="p.jsonl"))
+    assert results[1].internal and results[1].record == {"index": 1, "id": 2, "error": {
+        "line": 2, "internal": True, "message": "ValueError: no pattern"}}
+    assert results[0].record["score"] < 1.0 and results[0].op_stats
+    assert results[2].record["score"] == 1.0 and not results[2].internal
+
+
 def test_defect_21_prediction_without_usable_json_is_unparsable() -> None:
     schema = Schema.parse({"type": "object"})
     options = BatchOptions(align_options=AlignOptions(limits=Limits(max_depth=5)))

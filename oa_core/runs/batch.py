@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from .._engine import LineDocuments, dump_plain_json
 from ..aligner import align
 from ..errors import InputError, OAError
-from ..feedback import read_feedback, render_feedback
+from ..feedback import Feedback, read_feedback, render_feedback
 from ..jsonio import JsonlLines, extract_json, loads_pair_line
 from ..options import AlignOptions
 from ..report import describe_error, printable
@@ -288,16 +288,21 @@ _PHASE_LINES = 8
 
 def _score_lines(schema: Schema, options: BatchOptions, name: str,
                  tasks: Sequence[_Task]) -> list[BatchResult]:
-    """:func:`score_line` of each task, in two passes: the lines are read, then their
-    pairs scored. Scoring a pair costs about 4% more CPU when reading a line comes
-    between two (the caches hold one job's code at a time), so callers give a few lines
-    at a time (:data:`_PHASE_LINES`)."""
+    """:func:`score_line` of each task, in three passes: the lines are read, their
+    pairs scored, then the results recorded. Each step runs faster a few lines at a time
+    than between two others (the caches hold one step's code at a time: a pair's
+    scoring costs about 4% more CPU when reading a line comes between two), so callers
+    give a few lines at a time (:data:`_PHASE_LINES`)."""
     records = [{"index": index} for index, _, _ in tasks]
+    numbers = [number for _, number, _ in tasks]
     read = [_guarded(_read_pair, record, options, name, number, text)
             for record, (_, number, text) in zip(records, tasks, strict=True)]
-    return [pair if isinstance(pair, BatchResult) else
-            _guarded(_score_pair, record, options, name, number, schema, pair)
-            for record, (_, number, _), pair in zip(records, tasks, read, strict=True)]
+    scored = [pair if isinstance(pair, BatchResult) else
+              _guarded(_score_pair, record, options, name, number, schema, pair)
+              for record, number, pair in zip(records, numbers, read, strict=True)]
+    return [done if isinstance(done, BatchResult) else
+            _guarded(_recorded, record, options, name, number, done)
+            for record, number, done in zip(records, numbers, scored, strict=True)]
 
 
 _Step = TypeVar("_Step")
@@ -378,9 +383,14 @@ def _read_pair(record: dict[str, Any], options: BatchOptions, name: str, number:
     return item["gold"], candidate, "", True, None  # pointers into a prediction are its own
 
 
+_Scored = tuple[Feedback, tuple[tuple[str, str, float], ...]]
+"""A pair's feedback and its field observations (none unless they are asked for)."""
+
+
 def _score_pair(record: dict[str, Any], options: BatchOptions, name: str, number: int,
-                schema: Schema, pair: _Pair) -> BatchResult:
-    """The feedback of a pair read from its line, as that line's result."""
+                schema: Schema, pair: _Pair) -> _Scored | BatchResult:
+    """The feedback of a pair read from its line, or the line's result when the pair
+    cannot be scored."""
     gold, candidate, candidate_prefix, prediction, read = pair
     observed: tuple[tuple[str, str, float], ...] = ()
     try:
@@ -398,6 +408,14 @@ def _score_pair(record: dict[str, Any], options: BatchOptions, name: str, number
             return _unparsable(record, options, gold, exc)
         return _bad(record, name, number, exc,
                     {"gold": "/gold", "candidate": candidate_prefix}.get(exc.document, ""))
+    return result, observed
+
+
+def _recorded(record: dict[str, Any], options: BatchOptions, name: str, number: int,
+              scored: _Scored) -> BatchResult:
+    """A scored pair as its line's result: the score and the repair operations shown in
+    the record, every operation's path pattern, kind and delta for the summary."""
+    result, observed = scored
     record.update(score=result.score, ops=[op.to_dict() for op in result.shown])
     stats = tuple((_pattern(op.path), str(op.kind), op.delta) for op in result.ops
                   if op.delta > 0.0)
