@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["COMMANDS", "command_environment", "main", "measure", "run_once"]
+__all__ = ["command_environment", "commands", "main", "measure", "run_once"]
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "sample_data" / "running_example"
@@ -52,7 +52,8 @@ def _pairs_file(folder: Path, copies: int = 16) -> Path:
 
 
 def commands(folder: Path) -> dict[str, list[str]]:
-    """The timed commands' arguments (after ``oa``); ``folder`` takes the batch files."""
+    """The timed commands' arguments (after ``oa``) by name, in the order they are run
+    and shown; ``folder`` takes the batch files."""
     pair = [str(EXAMPLE / "gold.json"), str(EXAMPLE / "candidate.json"),
             "--schema", str(EXAMPLE / "schema.json")]
     pairs = str(_pairs_file(folder))
@@ -62,11 +63,6 @@ def commands(folder: Path) -> dict[str, list[str]]:
             "oa feedback": ["feedback", *pair],
             "oa batch, 16 pairs, 1 worker": [*batch, "--workers", "1"],
             "oa batch, 16 pairs, 2 workers": [*batch, "--workers", "2"]}
-
-
-COMMANDS = ("oa --version", "oa score", "oa feedback", "oa batch, 16 pairs, 1 worker",
-            "oa batch, 16 pairs, 2 workers")
-"""The names of the timed commands, in the order they are run and shown."""
 
 
 def command_environment(tree: Path) -> dict[str, str]:
@@ -115,7 +111,7 @@ def measure(trees: Sequence[Path], rounds: int) -> list[dict[str, Any]]:
             for args in timed.values():
                 run_once(tree, args)
         for _ in range(rounds):
-            for name in COMMANDS:
+            for name in timed:
                 for tree in trees:
                     runs.setdefault((name, tree), []).append(run_once(tree, timed[name]))
     return [{"command": name, "tree": str(tree),
@@ -123,7 +119,7 @@ def measure(trees: Sequence[Path], rounds: int) -> list[dict[str, Any]]:
              "cpu_s": statistics.median(r["cpu_s"] for r in runs[name, tree]),
              "peak_mib": statistics.median(r["peak_mib"] for r in runs[name, tree]),
              "rounds": rounds}
-            for name in COMMANDS for tree in trees]
+            for name in timed for tree in trees]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
