@@ -944,6 +944,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     if argv is None:
         argv = sys.argv[1:]
+    # numpy's OpenBLAS starts a thread per core when numpy is imported, and each spins
+    # for its work until the process ends: about 50 ms of CPU a command, for matrices
+    # of a few dozen cells that one thread multiplies as fast. A user's own setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser, sub = _builtin_parser()
     # the installed packages are searched for plug-ins only when the command is none of
     # oa's own (or for --help): the search costs more than parsing a whole batch line

@@ -64,3 +64,36 @@ def test_oa_batch_scores_before_it_imports_numpy(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.endswith("[[]] 0\n")
     assert '"score": 0.7678571428571429' in (tmp_path / "out.jsonl").read_text()
+
+
+
+def _threads_after_score(openblas_threads: str | None) -> tuple[str, int]:
+    """``OPENBLAS_NUM_THREADS`` and the process's thread count after ``oa score``
+    (which imports numpy), run with the variable set to ``openblas_threads`` or unset."""
+    code = ("import os, sys\nfrom oa_core.cli import main\n"
+            "code = main(sys.argv[1:])\n"
+            "threads = [line.split()[1] for line in open('/proc/self/status')\n"
+            "           if line.startswith('Threads:')][0]\n"
+            "print(code, 'numpy' in sys.modules, os.environ['OPENBLAS_NUM_THREADS'], threads)\n")
+    env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    if openblas_threads is not None:
+        env["OPENBLAS_NUM_THREADS"] = openblas_threads
+    done = subprocess.run([sys.executable, "-c", code, "score", str(EXAMPLE / "gold.json"),
+                           str(EXAMPLE / "candidate.json"), "--schema",
+                           str(EXAMPLE / "schema.json")], cwd=ROOT,
+                          env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    code_text, numpy_imported, setting, threads = done.stdout.splitlines()[-1].split()
+    assert (code_text, numpy_imported) == ("0", "True")
+    return setting, int(threads)
+
+
+def test_the_command_keeps_numpy_to_one_openblas_thread() -> None:
+    # OpenBLAS starts a thread per core, and each spins until the process ends: about
+    # 50 ms of CPU a command
+    assert _threads_after_score(None) == ("1", 1)
+
+
+def test_a_users_openblas_setting_is_kept() -> None:
+    assert _threads_after_score("2")[0] == "2"
