@@ -77,15 +77,6 @@ class ScorePlan:
 # parse_plain_json: json.loads' value of plain JSON text that oa_core.jsonio.loads takes
 # as it is; ``otherwise`` for anything else (JSONC, a problem to name, too deep).
 def parse_plain_json(text: str, max_depth: int, otherwise: Any) -> Any: ...
-# parse_pair_line: parse_plain_json of an oa batch line (``{"gold": ..., "candidate":
-# ...}``) and the engine's values of its gold and candidate, made on the way (None where
-# not both are: a value over ``limits``, an integer wider than 64 bits, not an object).
-class LineDocuments:
-    # the values are still here and are the engine's conversion of gold and candidate
-    # (the test suite's check)
-    def agree_with(self, gold: Any, candidate: Any, limits: Limits) -> bool: ...
-def parse_pair_line(text: str, max_depth: int, limits: Limits,
-                    otherwise: Any) -> tuple[Any, LineDocuments | None]: ...
 
 # --- JSON text written (crates/oa-python/src/jsonwrite.rs)
 # dump_plain_json: json.dumps(value, ensure_ascii=False) of a plain value (exact dict
@@ -270,6 +261,6 @@ def resolve_score(refer: ReferPlan, plan: ScorePlan, gold: Any, candidate: Any,
 def align_scopes(refer: ReferPlan, plan: ScorePlan, gold: Any, candidate: Any,
                  limits: Limits, groups: Sequence[Sequence[str]],
                  records: Mapping[str, str], mode: str, wl_lambda: float, *,
-                 traces: bool = True, tree: bool = False, read: LineDocuments | None = None
+                 traces: bool = True, tree: bool = False
                  ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]],
                             NodeTable | None] | None: ...

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ._engine import MAX_NESTING, LineDocuments, NativeGold
+from ._engine import MAX_NESTING, NativeGold
 from .errors import Diagnostic, InputError
 from .kinds import WLMode
 from .matchtree import MatchNode
@@ -269,15 +269,11 @@ class _RepairInputs(NamedTuple):
 def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str,
                    options: AlignOptions | Mapping[str, Any] | None = None, *,
                    comparators: Mapping[str, Any] | None = None,
-                   read: LineDocuments | None = None,
                    **option_overrides: Any) -> _RepairInputs:
     """:func:`align` (the same arguments, the same errors, the same match tree,
     bijections and records) with only what repair operations read: the tree's rows,
     no WL traces, cost matrices or warnings, and the candidate's schema violations
-    only in strict mode (the only mode they change the score and the repairs in).
-    ``read``: the engine's values of the documents, made as their line was read
-    (:func:`oa_core.jsonio.loads_pair_line`), which a resolution takes instead of
-    converting the documents."""
+    only in strict mode (the only mode they change the score and the repairs in)."""
     opts = (_DEFAULT_OPTIONS if options is None and not option_overrides
             else AlignOptions.coerce(options, **option_overrides))
     gold, gold_checked = _unprepared(gold, schema, opts, comparators)
@@ -292,7 +288,7 @@ def _repair_inputs(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any]
         # says they pass; None leaves _checked to name the problem
         _allow_depth(opts.limits.max_depth)
         found = unchecked_scopes(gold, candidate, parsed, opts.limits, wl_mode,
-                                 opts.wl_blend_lambda, traces=False, tree=True, read=read)
+                                 opts.wl_blend_lambda, traces=False, tree=True)
     if found is None:
         parsed, violations = _checked(gold, candidate, parsed, opts, None,
                                       describe_violations=False, gold_checked=gold_checked)

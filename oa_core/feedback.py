@@ -49,19 +49,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ._engine import LineDocuments
 from .aligner import Alignment, _repair_inputs, _RepairInputs
 from .comparators import id_key, is_number, value_kind
 from .errors import InputError, preview_json
 from .kinds import NodeKind, OpKind, Status, WLMode
 from .matchtree import deficit as node_deficit
 from .nodetable import MatchRows, child_values, tree_rows
-from .options import AlignOptions
 from .pointer import join, resolve, split
 from .schema import ANY, Schema, SchemaNode, concrete
 
 __all__ = ["DEFAULT_TEMPLATES", "OP_KINDS", "Feedback", "RepairOp", "apply_ops", "feedback",
-           "load_templates", "read_feedback", "render_feedback", "repair_ops"]
+           "load_templates", "render_feedback", "repair_ops"]
 
 OP_KINDS = tuple(kind.value for kind in OpKind)
 _STRUCTURAL = frozenset({OpKind.MISSING_KEY, OpKind.EXTRANEOUS_KEY, OpKind.KEY_RENAME,
@@ -904,30 +902,6 @@ def feedback(gold: Any, candidate: Any, schema: Schema | Mapping[str, Any] | str
     _check_rendering(top_k, min_delta, style, describe_refs)
     return _rendered(inputs, top_k, min_delta, style, _template_table(templates),
                      describe_refs, values)
-
-
-def read_feedback(gold: Any, candidate: Any, read: LineDocuments | None,
-                  schema: Schema | Mapping[str, Any] | str, *, top_k: int = 5,
-                  min_delta: float = 0.0, style: str = "text",
-                  options: AlignOptions | Mapping[str, Any] | None = None) -> Feedback:
-    """:func:`feedback` of documents read from a line of pairs with the engine's values
-    of them (``read``, from :func:`oa_core.jsonio.loads_pair_line`), which it scores
-    without converting the documents again; the same result as :func:`feedback`.
-
-    >>> from oa_core.jsonio import loads_pair_line
-    >>> from oa_core.options import Limits
-    >>> schema = {"type": "array", "items": {"type": "object", "properties": {
-    ...     "id": {"type": "string", "idScope": "p"}, "age": {"type": "integer"}}}}
-    >>> line, read = loads_pair_line('{"gold": [{"id": "a", "age": 30}], '
-    ...                              '"candidate": [{"id": "b", "age": 31}]}', limits=Limits())
-    >>> read_feedback(line["gold"], line["candidate"], read, schema).score == feedback(
-    ...     line["gold"], line["candidate"], schema).score
-    True
-    """
-    inputs = _repair_inputs(gold, candidate, schema, options, read=read)
-    _check_rendering(top_k, min_delta, style, False)
-    return _rendered(inputs, top_k, min_delta, style, _template_table(None), False,
-                     "python")
 
 
 def load_templates(path: str | Path) -> dict[str, str]:

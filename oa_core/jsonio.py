@@ -55,7 +55,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, AnyStr, overload
 
-from ._engine import LineDocuments, parse_pair_line, parse_plain_json
+from ._engine import parse_plain_json
 from .errors import (
     INTEGER_OUT_OF_RANGE,
     INTEGER_OUT_OF_RANGE_FIX,
@@ -481,25 +481,15 @@ def loads(text: str | bytes, *, document: Document = "candidate",
     return _loads_worded(text, limits, error, document)
 
 
-def loads_pair_line(text: str, *, limits: Limits) -> tuple[Any, LineDocuments | None]:
+def loads_pair_line(text: str, *, limits: Limits) -> Any:
     """A line of ``oa batch`` (``{"gold": ..., "candidate": ...}``) as :func:`loads`
-    reads it, and the engine's values of its gold and candidate when it made them as it
-    read (so that scoring the pair need not convert them again).
+    reads it, its documents held to ``limits`` (they sit one level below the line).
 
     Parameters
     ----------
     text : str
     limits : Limits
-        The documents' limits: the line's values sit one level deeper.
-
-    Returns
-    -------
-    value : Any
-        The line's value.
-    read : LineDocuments or None
-        Given to the engine's resolution (``_engine.align_scopes(..., read=)``); None
-        where it made no values (JSONC, a value over ``limits`` or an integer wider
-        than 64 bits: the Python values are converted then, as usual).
+        The documents' limits.
 
     Raises
     ------
@@ -508,16 +498,10 @@ def loads_pair_line(text: str, *, limits: Limits) -> tuple[Any, LineDocuments | 
 
     Examples
     --------
-    >>> value, read = loads_pair_line('{"gold": [1], "candidate": [2]}', limits=Limits())
-    >>> value, read.agree_with([1], [2], Limits())
-    ({'gold': [1], 'candidate': [2]}, True)
+    >>> loads_pair_line('{"gold": [1], "candidate": [2]}', limits=Limits())
+    {'gold': [1], 'candidate': [2]}
     """
-    line = _line_limits(limits)
-    text = _as_text(text, line, InputError, "options")
-    value, read = parse_pair_line(text, line.max_depth, limits, _NOT_PLAIN)
-    if value is not _NOT_PLAIN:
-        return value, read
-    return _loads_worded(text, line, InputError, "options"), None
+    return loads(text, document="options", limits=_line_limits(limits))
 
 
 @functools.lru_cache(maxsize=8)

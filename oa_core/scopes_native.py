@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, NamedTuple
 
-from ._engine import LineDocuments, NodeTable, align_scopes
+from ._engine import NodeTable, align_scopes
 from .comparators import id_key, value_kind
 from .errors import Diagnostic
 from .kinds import TieRule
@@ -190,19 +190,15 @@ def resolved_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
 
 def unchecked_scopes(gold: Any, candidate: Any, schema: Schema, limits: Limits,
                      wl_mode: str, wl_lambda: float, *, traces: bool = True,
-                     tree: bool = False, read: LineDocuments | None = None
-                     ) -> Resolved | None:
+                     tree: bool = False) -> Resolved | None:
     """:func:`resolved_scopes` of documents not checked yet: the engine converts them as
     :func:`~oa_core.validation.check_json` checks them (raising its error, the gold's
     first) and, where its plan :func:`validates <oa_core.native.native_validates>`, checks
     the gold against the schema before it resolves them. None where it leaves them to
-    Python: a gold that violates the schema, a construct it does not resolve. ``read``:
-    the engine's values of the documents, made as their line was read
-    (:func:`oa_core.jsonio.loads_pair_line`), taken instead of converting them."""
+    Python: a gold that violates the schema, a construct it does not resolve."""
     groups, _, _, nodes = resolution(schema)
     found = align_scopes(refer_plan(schema), prepared_plan(schema).plan, gold, candidate,
-                         limits, groups, nodes, wl_mode, wl_lambda, traces=traces, tree=tree,
-                         read=read)
+                         limits, groups, nodes, wl_mode, wl_lambda, traces=traces, tree=tree)
     if found is None:
         return None
     scope_rows, trace_rows, table = found

@@ -72,14 +72,14 @@ def test_line_depth_leaves_room_for_the_documents() -> None:
 
 def test_defect_02_any_exception_is_one_line_internal_error(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    real = batch.read_feedback
+    real = batch.feedback
 
     def flaky(gold: Any, candidate: Any, *args: Any, **kwargs: Any) -> Any:
         if gold == {"city": "Rome"}:
             raise TypeError("unhashable type: 'dict'")
         return real(gold, candidate, *args, **kwargs)
 
-    monkeypatch.setattr(batch, "read_feedback", flaky)
+    monkeypatch.setattr(batch, "feedback", flaky)
     lines = [line(id=1, gold={"city": "Paris"}, candidate={"city": "Paris"}),
              line(id=2, gold={"city": "Rome"}, candidate={"city": "Rome"}),
              "",

@@ -319,14 +319,14 @@ def test_batch_subprocess_with_workers(pairs: Path, tmp_path: Path) -> None:
 def test_batch_names_a_killed_worker_and_the_fix(pairs: Path, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    parent, real = os.getpid(), batch.read_feedback
+    parent, real = os.getpid(), batch.feedback
 
     def killed_in_a_worker(*args: Any, **kwargs: Any) -> Any:
         if os.getpid() != parent:  # as the system's out-of-memory killer would
             os.kill(os.getpid(), signal.SIGKILL)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(batch, "read_feedback", killed_in_a_worker)
+    monkeypatch.setattr(batch, "feedback", killed_in_a_worker)
     code, _, err = run(["batch", str(pairs), "--schema", SCHEMA, "-o",
                         str(tmp_path / "out.jsonl"), "--workers", "2"], capsys)
     assert code == 2 and "Traceback" not in err
@@ -441,7 +441,7 @@ def test_explore_unknown_example_as_module() -> None:
 def test_defect_02_one_internal_error_costs_one_line(pairs: Path, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    real = batch.read_feedback
+    real = batch.feedback
     calls = []
 
     def flaky(gold: Any, candidate: Any, *args: Any, **kwargs: Any) -> Any:
@@ -450,7 +450,7 @@ def test_defect_02_one_internal_error_costs_one_line(pairs: Path, tmp_path: Path
             raise TypeError("unhashable type: 'dict'")
         return real(gold, candidate, *args, **kwargs)
 
-    monkeypatch.setattr(batch, "read_feedback", flaky)
+    monkeypatch.setattr(batch, "feedback", flaky)
     out = tmp_path / "out.jsonl"
     code, summary, err = run(["batch", str(pairs), "--schema", SCHEMA, "-o", str(out)], capsys)
     assert code == 1  # an internal error, reported once every other line is scored

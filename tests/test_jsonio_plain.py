@@ -17,9 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from oa_core import InputError, Limits, feedback, jsonio
-from oa_core._engine import is_plain_json, parse_plain_json
-from oa_core.feedback import read_feedback
+from oa_core import InputError, Limits, jsonio
+from oa_core._engine import parse_plain_json
 
 NOT_PLAIN = object()
 
@@ -165,65 +164,31 @@ def test_short_strings_share_their_slots_and_read_as_loads_reads_them():
     assert value == ["same", "same", "same", "emas"] and value[0] is value[1]
 
 
-# --- a pair line read with the engine's values of its documents (parse_pair_line)
+# --- a pair line (loads_pair_line): its documents held to the limits, one level down
 
-@given(gold=json_values, candidate=json_values, extra=json_values,
-       limits=st.builds(Limits, max_depth=st.integers(1, 6), max_items=st.integers(1, 6),
-                        max_string_length=st.integers(1, 12)))
-def test_a_pair_lines_engine_values_are_the_conversion_of_its_documents(
-        gold: Any, candidate: Any, extra: Any, limits: Limits) -> None:
+@given(gold=json_values, candidate=json_values, extra=json_values, depth=st.integers(1, 6))
+def test_a_pair_line_is_read_as_loads_reads_it_one_level_deeper(
+        gold: Any, candidate: Any, extra: Any, depth: int) -> None:
     text = json.dumps({"id": extra, "gold": gold, "candidate": candidate}, ensure_ascii=False)
+    line = Limits(max_depth=depth + 1)
     try:
-        value, read = jsonio.loads_pair_line(text, limits=limits)
-    except InputError:  # nested deeper than the limits: refused as loads refuses it
-        with pytest.raises(InputError):
-            jsonio.loads(text, limits=Limits(max_depth=limits.max_depth + 1))
+        value = jsonio.loads_pair_line(text, limits=Limits(max_depth=depth))
+    except InputError as err:  # nested deeper than the limits: refused as loads refuses it
+        with pytest.raises(InputError) as refused:
+            jsonio.loads(text, document="options", limits=line)
+        assert (refused.value.pointer, refused.value.message) == (err.pointer, err.message)
         return
-    assert same(value, read_without_engine(text, Limits(max_depth=limits.max_depth + 1)))
-    within = all(is_plain_json(document, limits) for document in (gold, candidate))
-    if read is None:  # made only where the conversion takes both as they are read
-        assert not within or _wide(gold) or _wide(candidate)
-    else:
-        assert within and read.agree_with(value["gold"], value["candidate"], limits)
-
-
-def _wide(value: Any) -> bool:
-    """Holds an integer wider than 64 bits (converted from its Python value)."""
-    if isinstance(value, dict):
-        return any(map(_wide, value.values()))
-    if isinstance(value, list):
-        return any(map(_wide, value))
-    return isinstance(value, int) and not isinstance(value, bool) and not (
-        -2**63 <= value < 2**63)
-
-
-def test_a_pair_lines_values_are_taken_once_and_give_the_same_feedback() -> None:
-    schema = {"type": "array", "items": {"type": "object", "properties": {
-        "id": {"type": "string", "idScope": "p"}, "name": {"type": "string"},
-        "n": {"type": "number"}}}}
-    gold = [{"id": "a", "name": "Ann\u2028Lee", "n": 2**62}, {"id": "b", "name": "é", "n": 0.1}]
-    candidate = [{"id": "x", "name": "Bob", "n": -0.0}, {"id": "a", "name": "Ann Lee", "n": 1}]
-    value, read = jsonio.loads_pair_line(json.dumps({"gold": gold, "candidate": candidate}),
-                                         limits=Limits())
-    assert read is not None and read.agree_with(gold, candidate, Limits())
-    taken = read_feedback(value["gold"], value["candidate"], read, schema, style="compact")
-    assert not read.agree_with(gold, candidate, Limits())  # taken by the resolution
-    expected = feedback(gold, candidate, schema, style="compact")
-    assert taken.score.hex() == expected.score.hex()
-    assert [op.to_dict() for op in taken.ops] == [op.to_dict() for op in expected.ops]
-    # given again (taken already), the documents are converted as usual
-    again = read_feedback(value["gold"], value["candidate"], read, schema, style="compact")
-    assert again.score.hex() == expected.score.hex()
+    assert same(value, read_without_engine(text, line))
 
 
 @pytest.mark.parametrize("text", [
     '{"gold": 1, "prediction": "x"}', '[{"gold": 1, "candidate": 2}]', '{"gold": 1}',
     '{"gold": 123456789012345678901234567890, "candidate": 1}', '{"gold": 1, // c\n'
     '"candidate": 2}', '{"gold": "x", "candidate": 1, "gold": 2}'])
-def test_lines_without_both_documents_made_give_none(text: str) -> None:
+def test_a_pair_line_of_any_shape_is_read_as_loads_reads_it(text: str) -> None:
     try:
-        value, read = jsonio.loads_pair_line(text, limits=Limits())
+        value = jsonio.loads_pair_line(text, limits=Limits())
     except InputError as err:  # the duplicate key, as loads names it
         assert "duplicate key" in err.message
         return
-    assert read is None and same(value, jsonio.loads(text, limits=Limits(max_depth=101)))
+    assert same(value, jsonio.loads(text, limits=Limits(max_depth=101)))

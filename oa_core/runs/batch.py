@@ -42,10 +42,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from .._engine import LineDocuments, dump_plain_json
+from .._engine import dump_plain_json
 from ..aligner import align
 from ..errors import InputError, OAError
-from ..feedback import Feedback, read_feedback, render_feedback
+from ..feedback import Feedback, feedback, render_feedback
 from ..jsonio import JsonlLines, extract_json, loads_pair_line
 from ..options import AlignOptions
 from ..report import describe_error, printable
@@ -346,10 +346,9 @@ def _unparsable(record: dict[str, Any], options: BatchOptions, gold: Any,
     return BatchResult(record, fields=gold_only(gold) if options.fields else ())
 
 
-_Pair = tuple[Any, Any, str, bool, LineDocuments | None]
-"""A line read: the gold, the candidate, the candidate's pointer prefix in the line,
-whether the candidate came from a raw prediction, and the engine's values of both
-(:func:`oa_core.jsonio.loads_pair_line`)."""
+_Pair = tuple[Any, Any, str, bool]
+"""A line read: the gold, the candidate, the candidate's pointer prefix in the line, and
+whether the candidate came from a raw prediction."""
 
 
 def _read_pair(record: dict[str, Any], options: BatchOptions, name: str, number: int,
@@ -357,7 +356,7 @@ def _read_pair(record: dict[str, Any], options: BatchOptions, name: str, number:
     """The pair of a line, or the line's result when it cannot be scored."""
     limits = options.align_options.limits
     try:
-        item, read = loads_pair_line(text, limits=limits)
+        item = loads_pair_line(text, limits=limits)
     except OAError as exc:  # a problem inside the gold or candidate is that document's
         document = exc.pointer.split("/", 2)[1] if exc.pointer.startswith("/") else ""
         return _bad(record, name, number, exc,
@@ -372,7 +371,7 @@ def _read_pair(record: dict[str, Any], options: BatchOptions, name: str, number:
         return _malformed(record, name, number, "", 'a line needs "gold" and exactly one of '
                           '"candidate" (JSON) or "prediction" (raw model text)', _SHAPE)
     if sides[0] == "candidate":
-        return item["gold"], item["candidate"], "/candidate", False, read
+        return item["gold"], item["candidate"], "/candidate", False
     if not isinstance(item["prediction"], str):
         return _malformed(record, name, number, "/prediction", '"prediction" must be a '
                           "string of raw model text", 'put parsed JSON under "candidate"')
@@ -380,7 +379,7 @@ def _read_pair(record: dict[str, Any], options: BatchOptions, name: str, number:
         candidate = extract_json(item["prediction"], limits=limits)
     except OAError as exc:
         return _unparsable(record, options, item["gold"], exc)
-    return item["gold"], candidate, "", True, None  # pointers into a prediction are its own
+    return item["gold"], candidate, "", True  # pointers into a prediction are its own
 
 
 _Scored = tuple[Feedback, tuple[tuple[str, str, float], ...]]
@@ -391,7 +390,7 @@ def _score_pair(record: dict[str, Any], options: BatchOptions, name: str, number
                 schema: Schema, pair: _Pair) -> _Scored | BatchResult:
     """The feedback of a pair read from its line, or the line's result when the pair
     cannot be scored."""
-    gold, candidate, candidate_prefix, prediction, read = pair
+    gold, candidate, candidate_prefix, prediction = pair
     observed: tuple[tuple[str, str, float], ...] = ()
     try:
         if options.fields:  # the alignment itself is needed for the field observations
@@ -400,9 +399,9 @@ def _score_pair(record: dict[str, Any], options: BatchOptions, name: str, number
                                      min_delta=options.min_delta, style="compact")
             observed = observe(alignment)
         else:
-            result = read_feedback(gold, candidate, read, schema, top_k=options.top_k,
-                                   min_delta=options.min_delta, style="compact",
-                                   options=options.align_options)
+            result = feedback(gold, candidate, schema, top_k=options.top_k,
+                              min_delta=options.min_delta, style="compact",
+                              options=options.align_options)
     except OAError as exc:
         if prediction and exc.document == "candidate":  # JSON, but not usable (too deep...)
             return _unparsable(record, options, gold, exc)

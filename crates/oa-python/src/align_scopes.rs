@@ -17,7 +17,6 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use crate::jsontext::LineDocuments;
 use crate::refer::{py_text, ReferPlan};
 use crate::resolve::{resolving, Request};
 use crate::score::ScorePlan;
@@ -216,12 +215,11 @@ fn trace_tuple<'py>(
 /// native-endian float64 / int64 bytes), the refined graphs `((gold vertices, gold
 /// edges), vertices, edges, rounds)` (none without `traces`), and with `tree` the
 /// `NodeTable` of the documents scored under the resolution (`match_table`'s, from
-/// the documents converted once), else None. With `read` (the `LineDocuments` of the
-/// line the documents were read from), its values are taken instead of converting them.
+/// the documents converted once), else None.
 /// None where Python must resolve them.
 #[pyfunction]
 #[pyo3(signature = (refer, plan, gold, candidate, limits, groups, records, mode, wl_lambda,
-                    *, traces=true, tree=false, read=None))]
+                    *, traces=true, tree=false))]
 #[allow(clippy::too_many_arguments)] // the resolution's inputs, one by one
 fn align_scopes<'py>(
     py: Python<'py>,
@@ -236,7 +234,6 @@ fn align_scopes<'py>(
     wl_lambda: f64,
     traces: bool,
     tree: bool,
-    read: Option<&Bound<'py, LineDocuments>>,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let request = Request {
         refer,
@@ -249,7 +246,6 @@ fn align_scopes<'py>(
         mode,
         wl_lambda,
         describe: true,
-        read: read.map(Bound::get),
     };
     let found: Option<Found> = resolving(
         py,

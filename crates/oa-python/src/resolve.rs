@@ -16,7 +16,6 @@ use pyo3::prelude::*;
 use pyo3::types::IntoPyDict;
 
 use crate::errors::declined;
-use crate::jsontext::LineDocuments;
 use crate::refer::ReferPlan;
 use crate::score::{documents, read_limits, ScorePlan};
 use crate::value::{convert, recycle, MAX_NESTING};
@@ -72,9 +71,6 @@ pub(crate) struct Request<'a, 'py> {
     pub wl_lambda: f64,
     /// Whether what `align()` shows is wanted (`Mode::describe`).
     pub describe: bool,
-    /// The engine's values of the documents, made as their line was read: the gold
-    /// and the candidate are then not converted.
-    pub read: Option<&'a LineDocuments>,
 }
 
 /// What a resolution reads: the schema, both indexes, the groups, the mode and the
@@ -109,7 +105,6 @@ pub(crate) fn resolving<T: Send>(
         mode,
         wl_lambda,
         describe,
-        read,
     } = request;
     let Some(wl) = WlMode::parse(mode) else {
         return Ok(None);
@@ -119,10 +114,7 @@ pub(crate) fn resolving<T: Send>(
         let (bounds, limits) = read_limits(limits)?;
         (None, convert(candidate, bounds, "candidate")?, limits)
     } else {
-        let (gold, candidate, limits) = match read.and_then(LineDocuments::take) {
-            Some((gold, candidate)) => (gold, candidate, read_limits(limits)?.1),
-            None => documents(gold, candidate, limits)?,
-        };
+        let (gold, candidate, limits) = documents(gold, candidate, limits)?;
         // a gold that violates the schema is Python's to name (a prepared one was
         // checked when it was prepared)
         if plan
@@ -254,7 +246,6 @@ fn resolve_score(
         mode,
         wl_lambda,
         describe: false,
-        read: None,
     };
     resolving(
         py,

@@ -46,7 +46,7 @@ impl Bounds {
 
     /// The characters of a string held as `utf8` when they are over the limit: counted
     /// only when its bytes are (no string has more characters than bytes).
-    pub(crate) fn text_over(&self, utf8: &str) -> Option<usize> {
+    fn text_over(&self, utf8: &str) -> Option<usize> {
         if utf8.len() <= self.string_length {
             return None;
         }
@@ -55,7 +55,7 @@ impl Bounds {
     }
 
     /// Whether a container of `count` items or entries is over the limit.
-    pub(crate) fn items_over(&self, count: usize) -> bool {
+    fn items_over(&self, count: usize) -> bool {
         count > self.items
     }
 
@@ -98,7 +98,7 @@ pub(crate) fn json(object: &Bound<'_, PyAny>, bounds: Bounds) -> PyResult<Option
 /// a flat record's keys and strings would otherwise cost an allocation and a free
 /// each, a third of its score.
 #[derive(Default)]
-pub(crate) struct Spares {
+struct Spares {
     names: Vec<String>,
     texts: Vec<Vec<u32>>,
     entries: Vec<Vec<(String, Json)>>,
@@ -118,7 +118,7 @@ thread_local! {
 /// `convert` with this thread's spare buffers, taken out for the conversion: a
 /// conversion nested in it (a custom comparator's callback) finds none and
 /// allocates, and the buffers it gives back are kept.
-pub(crate) fn with_spares<T>(convert: impl FnOnce(&mut Spares) -> T) -> T {
+fn with_spares<T>(convert: impl FnOnce(&mut Spares) -> T) -> T {
     let mut spares = SPARES.with(|spares| std::mem::take(&mut *spares.borrow_mut()));
     let converted = convert(&mut spares);
     SPARES.with(|kept| {
@@ -161,7 +161,7 @@ impl Spares {
         }
     }
 
-    pub(crate) fn name(&mut self, name: &str) -> String {
+    fn name(&mut self, name: &str) -> String {
         match self.names.pop() {
             Some(mut spare) => {
                 spare.push_str(name);
@@ -171,11 +171,11 @@ impl Spares {
         }
     }
 
-    pub(crate) fn text(&mut self) -> Vec<u32> {
+    fn text(&mut self) -> Vec<u32> {
         self.texts.pop().unwrap_or_default()
     }
 
-    pub(crate) fn entries(&mut self, length: usize) -> Vec<(String, Json)> {
+    fn entries(&mut self, length: usize) -> Vec<(String, Json)> {
         let mut entries = self.entries.pop().unwrap_or_default();
         entries.reserve_exact(length);
         entries
