@@ -369,3 +369,61 @@ def test_seed_10001006_look_alike_records_past_7_factorial_pairings_are_settled_
     assert all(i // 4 == j // 4 for i, j in scope.pairs), scope.pairs
     # records of one group stay interchangeable: still label ties
     assert len(scope.label_ties) == 8
+
+
+def test_seed_250003082_occurrences_are_told_apart_by_their_items_that_are_no_records():
+    # Nested fuzz (seed 25): records alike but for an undeclared name, sharing one id,
+    # in two groups that differ only by a string item among the records. The scope
+    # saw two identical groups and paired each group's records into the other side's
+    # group of the other shape: the gold against itself, its groups swapped, scored
+    # 0.75. An occurrence's hub is now labelled by how many of its items are no
+    # records, as its edges show.
+    schema = {"properties": {" ~ 0": {"order": "align", "items": {"items": {
+        "$ref": "#/$defs/Ω"}}}},
+        "$defs": {"Ω": {"properties": {"id": {"type": "string", "idScope": "a"}}}}}
+    record, named = {"id": "~"}, {"id": "~", "name": "Ann"}
+    gold = {" ~ 0": [[record, record, named], [record, " ", record, named]]}
+    swapped = {" ~ 0": gold[" ~ 0"][::-1]}
+    for mode in MODES:
+        assert oa_core.score(gold, swapped, schema, wl_mode=mode) == 1.0
+        repairs_to_one(gold, {" ~ 0": [[{"id": "~"}], [{"id": "r"}]]}, schema,
+                       wl_mode=mode)
+    labels = {edge.label for edge in oa_core.align(gold, swapped, schema).wl["a"].edges}
+    assert labels == {"/ ~0 0/*", "/ ~0 0/* (+1 non-record)"}
+
+
+def test_seed_250007606_dangling_references_into_a_resolved_scope_agree_as_structure():
+    # Nested fuzz (seed 25), blend mode: every gold reference into a resolved scope
+    # dangles ("zz"), and so do two candidate ones written "~1". The WL labels wrote
+    # the gold's as unmatched and the candidate's as their ids, so no record with
+    # one looked like its gold, and the repaired candidate scored 0.72. A reference
+    # that names no record of its side is now labelled dangling on either side, as
+    # the scoring pass agrees dangling references whatever their ids.
+    schema = {"properties": {
+        "orgs": {"type": "array", "order": "align", "items": {
+            "type": "array", "order": "align", "items": {"type": "object", "properties": {
+                "id": {"type": "integer", "idScope": "org"},
+                "name": {"type": "string", "enum": ["Ann"]},
+                "ref": {"type": ["string", "null"], "ref": "person"}}}}},
+        "people": {"type": "array", "items": {"type": "object", "properties": {
+            "id": {"type": "string", "idScope": "person"}}}},
+        "links": {"type": "array", "items": {"type": "object", "properties": {
+            "src": {"type": "string", "ref": "person"},
+            "dst": {"type": "integer", "ref": "org"}}}}}}
+
+    def org(number: int, ref: str = "zz") -> dict[str, Any]:
+        return {"id": number, "name": "Ann", "ref": ref}
+
+    gold = {"orgs": [[org(2), org(5), org(6)], [org(11), org(12)]],
+            "links": [{"src": "zz", "dst": 2}]}
+    repaired = {"orgs": [[org(11, "~1"), org(12)], [org(5, "~1"), org(2), org(6)]],
+                "links": [{"src": "zz", "dst": 2}]}
+    for mode in MODES:
+        assert oa_core.score(gold, repaired, schema, wl_mode=mode) == 1.0
+        repairs_to_one(gold, {"orgs": [[{"ref": "~1"}], [{"ref": "~1"}]]}, schema,
+                       wl_mode=mode)
+    # the link's edge (a loop on org 2): its reference to a person dangles on both sides
+    edges = oa_core.align(gold, repaired, schema, wl_mode="blend").wl["org"].edges
+    link = '[["\\u0000position","number","0"],["src","array","[\\"dangling\\"]"]]'
+    assert {(edge.side, edge.label) for edge in edges if edge.relation == "dst"} == {
+        ("gold", link), ("candidate", link)}

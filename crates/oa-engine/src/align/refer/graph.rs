@@ -2,16 +2,17 @@
 //!
 //! Every record of the group is a vertex (scopes by name, records in order); a
 //! nested scope adds a hub per occurrence of its record array, linked to its
-//! records (role `"\0occurrence"`, labelled by the occurrence's place). Then each
+//! records (role `"\0occurrence"`, labelled by the occurrence's place and the
+//! number of its items that are not records, where it has any). Then each
 //! carrier, in the order met, turns its references into the group into edges: from
 //! itself when it is a record of the graph; one edge between two ends of different
 //! roles (`a->b`, schema order); a
 //! self-loop for one end; otherwise a hub with an edge to each end. A reference
 //! reaches every record of its id. An edge's label is the carrier's: its exact
-//! scalars, and its references out of the group (into a scope not resolved yet:
-//! `["dangling"]` when no record has the id; into a resolved one: the gold id's
-//! image under the bijection, `["unmatched"]` for none, or the candidate id as
-//! written), as the canonical rows of `label`. Seeds: `scope|` (the scope only when
+//! scalars, and its references out of the group (`["dangling"]` when no record of
+//! its side has the id; else, into a resolved scope, the gold id's image under the
+//! bijection, `["unmatched"]` for none, or the candidate id as written), as the
+//! canonical rows of `label`. Seeds: `scope|` (the scope only when
 //! the group holds several), with the record's own label in blend mode; `|` for hubs.
 //!
 //! Texts are code points (a string may hold a lone surrogate, as in Python).
@@ -135,12 +136,6 @@ pub struct Resolution {
     pub bijections: BTreeMap<ScopeId, BTreeMap<IdKey, Option<Json>>>,
 }
 
-impl Resolution {
-    fn is_resolved(&self, scope: ScopeId) -> bool {
-        self.bijections.contains_key(&scope)
-    }
-}
-
 /// A label item's value: a value of the document, or a marker list.
 enum Item<'a> {
     Value(&'a Json),
@@ -258,7 +253,8 @@ struct Context<'a> {
     group: &'a BTreeSet<ScopeId>,
     side: Side,
     resolution: &'a Resolution,
-    /// Each unresolved scope's distinct ids, sorted (searched by a borrowed id).
+    /// The distinct ids of each scope out of the group, sorted (searched by a
+    /// borrowed id).
     ids: BTreeMap<ScopeId, Vec<&'a IdKey>>,
     /// A label's items, kept from label to label (emptied after each).
     items: Vec<(&'a str, Item<'a>)>,
@@ -266,7 +262,7 @@ struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    /// Whether some record of the unresolved `scope` has the id `value` names.
+    /// Whether some record of `scope` (out of the group) has the id `value` names.
     fn names_a_record(&self, scope: ScopeId, value: &Json) -> bool {
         Named::of(value).is_some_and(|named| {
             self.ids
@@ -290,14 +286,15 @@ impl<'a> Context<'a> {
                 continue;
             }
             let role = &*reference.role;
+            // whether it names a record is known on each side alone (so relabelling
+            // changes nothing); one that names none dangles, and dangling references
+            // agree whatever their ids, as the scoring pass scores them
+            if !self.names_a_record(reference.scope, reference.value) {
+                items.push((role, Item::Marker("dangling")));
+                continue;
+            }
             match self.resolution.bijections.get(&reference.scope) {
-                None => {
-                    // which record it names is not known yet, but whether it names
-                    // one is, on each side alone (so relabelling changes nothing)
-                    if !self.names_a_record(reference.scope, reference.value) {
-                        items.push((role, Item::Marker("dangling")));
-                    }
-                }
+                None => {} // which record it names is not known yet
                 Some(bijection) => match self.side {
                     Side::Gold => {
                         let mapped = id_key(reference.value)
@@ -333,8 +330,8 @@ pub fn build_graph(
             .plan()
             .scope_id(&declared.name)
             .ok_or_else(|| ReferError::UnknownScope(declared.name.clone()))?;
-        // a label reads the ids of the unresolved scopes out of the group only
-        if !resolution.is_resolved(scope) && !group.contains(&scope) {
+        // a label reads the ids of the scopes out of the group only
+        if !group.contains(&scope) {
             let keys = index
                 .scope_records(scope)
                 .iter()
@@ -474,7 +471,8 @@ pub fn build_graph(
 /// A hub per occurrence of a nested scope's record array (the
 /// records' parent pointer), in the order met, with an edge to each of its records
 /// labelled by the occurrence's place (its positions in fixed-order lists are scored:
-/// structure too).
+/// structure too) and, where it has any, the number of its items that are not
+/// records.
 fn occurrence_hubs(
     index: &DocumentIndex,
     scope: ScopeId,
@@ -501,8 +499,11 @@ fn occurrence_hubs(
     }
     for (pointer, members) in occurrences {
         let hub = graph.vertices.len();
-        // every occurrence's place was noted as its array was met
-        let place = index.places.get(pointer).map_or("", String::as_str);
+        // every occurrence was noted as its array was met
+        let (place, loose) = index
+            .occurrences
+            .get(pointer)
+            .map_or(("", 0), |o| (o.place.as_str(), o.loose));
         let shown = if pointer.is_empty() { "/" } else { pointer };
         graph.vertices.push(Vertex {
             kind: VertexKind::Hub,
@@ -510,7 +511,12 @@ fn occurrence_hubs(
             label: format!("{} in {shown}", members.len()),
         });
         graph.seeds.push(Arc::clone(&shared.hub_seed));
-        let label: Arc<[u32]> = text_of(place).into();
+        // an occurrence of records only is labelled by its place alone
+        let label: Arc<[u32]> = if loose > 0 {
+            text_of(&format!("{place} (+{loose} non-record)")).into()
+        } else {
+            text_of(place).into()
+        };
         for i in members {
             graph.edges.push(Edge {
                 source: hub,
@@ -668,21 +674,29 @@ mod tests {
             bijections: BTreeMap::from([(team, BTreeMap::from([(red.clone(), image)]))]),
         };
         let gold = graph(&doc, Side::Gold, &resolved(Some(text("rot"))), false);
+        let unpaired = graph(&doc, Side::Gold, &resolved(None), false);
         let candidate = graph(&doc, Side::Candidate, &resolved(None), false);
         let labels = |g: &Graph| g.edges.iter().map(|e| shown(&e.label)).collect::<Vec<_>>();
         let unmatched = r#"["team","array","[\"unmatched\"]"]"#;
+        // red is a team's id: the gold writes its image (or that it has none), the
+        // candidate the id itself; no team is blue: that reference dangles on either
+        // side, as it does unresolved (dangling references agree, whatever their ids)
         assert_eq!(
             labels(&gold),
             [
                 format!(r#"[{tag},["team","string","\"rot\""]]"#),
-                format!("[{unmatched}]")
+                format!("[{dangling}]")
             ]
+        );
+        assert_eq!(
+            labels(&unpaired).first(),
+            Some(&format!("[{tag},{unmatched}]"))
         );
         assert_eq!(
             labels(&candidate),
             [
                 format!(r#"[{tag},["team","string","\"red\""]]"#),
-                r#"[["team","string","\"blue\""]]"#.to_owned()
+                format!("[{dangling}]")
             ]
         );
     }

@@ -84,6 +84,19 @@ impl Carrier<'_> {
     }
 }
 
+/// An occurrence of a nested scope's record array, as its hub in the WL graph is
+/// labelled: its place, and how many of its items are not records (items the scope
+/// does not pair, which the scoring pass aligns among themselves: occurrences that
+/// differ in them are told apart, so that look-alike records follow their own).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Occurrence {
+    /// The array's pointer with the indices of order-agnostic lists written `*` (the
+    /// positions that are scored, and the keys).
+    pub place: String,
+    /// Its items that are not objects.
+    pub loose: usize,
+}
+
 /// The records of every scope (by [`ScopeId`] index), the carriers in the order
 /// they were met (the root's first, when the document is an object), and the place
 /// of each occurrence of a nested scope's record array; all borrowed from the
@@ -91,9 +104,8 @@ impl Carrier<'_> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DocumentIndex<'d> {
     pub records: Vec<Vec<Record<'d>>>,
-    /// An occurrence's pointer -> its place: the pointer with the indices of
-    /// order-agnostic lists written `*` (the positions that are scored, and the keys).
-    pub places: BTreeMap<String, String>,
+    /// An occurrence's pointer -> what its hub is labelled by.
+    pub occurrences: BTreeMap<String, Occurrence>,
     carriers: Vec<Carrier<'d>>,
     /// Every record's path, one after another (a record holds its range).
     steps: Vec<At<'d>>,
@@ -411,7 +423,7 @@ pub fn index_document<'d>(
         schema,
         index: DocumentIndex {
             records: vec![Vec::new(); schema.plan().scopes().len()],
-            places: BTreeMap::new(),
+            occurrences: BTreeMap::new(),
             carriers: vec![Carrier::new(String::new())],
             steps: Vec::new(),
             root_listed: document.is_object(),
@@ -559,14 +571,18 @@ impl<'d> Walker<'_, 'd> {
                 // in a fixed-order list (a scope's records excepted) positions are
                 // scored, so the item's position labels its edges
                 let positional = scope.is_none() && node.array.order == Order::Fixed;
-                if scope.is_some_and(|scope| self.schema.is_nested(scope)) {
-                    self.index
-                        .places
-                        .insert(self.trail.pointer.clone(), self.trail.place.clone());
-                }
                 // each object item is a carrier (and a record of `scope`, whose path
                 // is kept): the lists grow once here rather than push by push
                 let objects = items.iter().filter(|item| item.is_object()).count();
+                if scope.is_some_and(|scope| self.schema.is_nested(scope)) {
+                    let occurrence = Occurrence {
+                        place: self.trail.place.clone(),
+                        loose: items.len().saturating_sub(objects),
+                    };
+                    self.index
+                        .occurrences
+                        .insert(self.trail.pointer.clone(), occurrence);
+                }
                 self.index.carriers.reserve(objects);
                 if let Some(records) = scope.and_then(|s| self.index.records.get_mut(s.index())) {
                     records.reserve(objects);

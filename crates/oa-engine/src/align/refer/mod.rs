@@ -34,7 +34,9 @@ mod trace;
 
 pub use error::ReferError;
 pub use graph::{build_graph, Edge, Graph, Resolution, Side, Vertex, VertexKind};
-pub use index::{id_key, index_document, Carrier, DocumentIndex, Record, Reference, Step};
+pub use index::{
+    id_key, index_document, Carrier, DocumentIndex, Occurrence, Record, Reference, Step,
+};
 pub use order::{resolution_groups, Groups, ScopeWarning};
 pub use owned::OwnedIndex;
 pub use resolve::{resolve_and_score, Mode, ResolveError, ScopeScores, Trace};
