@@ -6,7 +6,10 @@
 //!
 //! Groups whose levels depend on the pairing are paired greedily, the best cell
 //! first (the most constrained, as in individualization-refinement), the levels
-//! recomputed after each pair; ties go to the canonical (colour) order. Each pair
+//! recomputed after each pair; ties go to the canonical (colour) order, except a
+//! choice nothing informs (every free cell alike), where each first pair is tried by
+//! completing the group greedily from it (a rollout) and the one whose completion
+//! agrees best within the group is taken. Each pair
 //! gets a verdict: the first level that tells its group's pairings apart, or the
 //! number of levels when none does or when the pair was one of several equally
 //! good choices.
@@ -28,6 +31,11 @@ const EXACT_CELL: f64 = 1_099_511_627_776.0; // 2**40
 /// Groups up to this many cells are re-paired greedily with the dynamic levels
 /// recomputed after each pair; larger ones in one assignment (a documented limit).
 const GREEDY_CELLS: usize = 250_000;
+/// Rollouts per twin repair (all groups and passes together): each completes one
+/// group greedily once more, so the budget bounds the repair's extra work.
+const ROLLOUTS: usize = 64;
+/// Groups up to this many cells look their uninformed choices ahead by rollout.
+const ROLLOUT_CELLS: usize = 256;
 
 /// A level whose values depend on the pairing made so far (e.g. how many of a
 /// gold record's references agree through it).
@@ -99,6 +107,7 @@ pub fn repair_twins(
         .filter(|l| matches!(l, Level::Dynamic(_)))
         .count();
     let pass_count = if dynamic_count > 0 { passes } else { 1 };
+    let mut rollouts = ROLLOUTS;
     for _ in 0..pass_count {
         let start = partner.clone();
         // Within a pass a pair keeps the least decisive verdict of the groups that
@@ -137,8 +146,14 @@ pub fn repair_twins(
                     }
                 }
             }
-            let ((chosen, arbitrary), deciding) =
-                repair_group(&rows, &cols, levels, dynamic_count, &mut partner)?;
+            let ((chosen, arbitrary), deciding) = repair_group(
+                &rows,
+                &cols,
+                levels,
+                dynamic_count,
+                &mut partner,
+                &mut rollouts,
+            )?;
             for (i, j) in chosen {
                 partner.insert(i, j);
                 let verdict = if arbitrary.contains(&(i, j)) {
@@ -177,6 +192,7 @@ fn repair_group(
     levels: &mut [Level<'_>],
     dynamic_count: usize,
     partner: &mut BTreeMap<usize, usize>,
+    rollouts: &mut usize,
 ) -> Result<(Choice, usize), AlignError> {
     let mut subs = Vec::with_capacity(levels.len());
     for level in levels.iter_mut() {
@@ -197,7 +213,12 @@ fn repair_group(
     let cells = rows.len() * cols.len();
     if dynamic_count > 0 && cells <= GREEDY_CELLS {
         let base = lexicographic(subs.get(..statics).unwrap_or(&[]), rows.len(), cols.len())?;
-        let (chosen, arbitrary) = greedy(rows, cols, &base, levels, partner)?;
+        let group = Group {
+            rows,
+            cols,
+            base: &base,
+        };
+        let (chosen, arbitrary) = greedy(&group, levels, partner, rollouts)?;
         return Ok(((chosen, arbitrary), deciding));
     }
     let objective = lexicographic(&subs, rows.len(), cols.len())?;
@@ -337,45 +358,181 @@ fn pairings_at_most(n: usize, k: usize, limit: usize) -> bool {
     true
 }
 
+/// A group being paired greedily: its rows and columns, and the static levels'
+/// objective of its cells.
+struct Group<'a> {
+    rows: &'a [usize],
+    cols: &'a [usize],
+    base: &'a Matrix<f64>,
+}
+
+impl Group<'_> {
+    /// The objective of the free cells: `base` then each dynamic level given every
+    /// pair made so far, lexicographically.
+    fn objective(
+        &self,
+        levels: &mut [Level<'_>],
+        partner: &BTreeMap<usize, usize>,
+        free_rows: &[usize],
+        free_cols: &[usize],
+    ) -> Result<Matrix<f64>, AlignError> {
+        let sub_rows = picked(self.rows, free_rows)?;
+        let sub_cols = picked(self.cols, free_cols)?;
+        let mut objective = self.base.permuted(free_rows, free_cols)?;
+        for cells in dynamic_values(levels, partner, &sub_rows, &sub_cols)? {
+            let factor = max0(cells.data()) + 1.0;
+            let combined = objective
+                .data()
+                .iter()
+                .zip(cells.data())
+                .map(|(o, v)| o * factor + v)
+                .collect();
+            objective = Matrix::new(sub_rows.len(), sub_cols.len(), combined)?;
+        }
+        Ok(objective)
+    }
+
+    /// The group's pair at free positions `(a, b)`: its row and column, taken out of
+    /// the free ones.
+    fn take(
+        &self,
+        free_rows: &mut Vec<usize>,
+        free_cols: &mut Vec<usize>,
+        (a, b): (usize, usize),
+    ) -> Result<(usize, usize), AlignError> {
+        if a >= free_rows.len() || b >= free_cols.len() {
+            return Err(AlignError::Internal("greedy cell"));
+        }
+        let i = at(self.rows, free_rows.remove(a), "group row")?;
+        let j = at(self.cols, free_cols.remove(b), "group column")?;
+        Ok((i, j))
+    }
+
+    /// How well the group's pairs `chosen` agree with each other: the static levels'
+    /// sum, then each dynamic level's given `chosen` alone (exact sums). Records
+    /// outside the group count already in each step's cells; through the pairing of
+    /// other scopes, which may itself be a provisional choice, they would let one
+    /// arbitrary choice steer another.
+    fn agreement(
+        &self,
+        levels: &mut [Level<'_>],
+        chosen: &[(usize, usize)],
+    ) -> Result<Values, AlignError> {
+        let own: BTreeMap<usize, usize> = chosen.iter().copied().collect();
+        let row_at: BTreeMap<usize, usize> =
+            self.rows.iter().enumerate().map(|(a, &i)| (i, a)).collect();
+        let col_at: BTreeMap<usize, usize> =
+            self.cols.iter().enumerate().map(|(b, &j)| (j, b)).collect();
+        let mut cells = Vec::with_capacity(chosen.len());
+        for &(i, j) in chosen {
+            let (Some(&a), Some(&b)) = (row_at.get(&i), col_at.get(&j)) else {
+                return Err(AlignError::Internal("group pair"));
+            };
+            cells.push((a, b));
+        }
+        let sum = |values: &Matrix<f64>| -> Result<f64, AlignError> {
+            let picked = cells
+                .iter()
+                .map(|&(a, b)| values.get(a, b))
+                .collect::<Result<Vec<f64>, AlignError>>()?;
+            fsum(&picked)
+        };
+        let mut totals = vec![sum(self.base)?];
+        for values in dynamic_values(levels, &own, self.rows, self.cols)? {
+            totals.push(sum(&values)?);
+        }
+        Ok(totals)
+    }
+
+    /// The agreement of the group completed greedily (the first best cell at every
+    /// step) after the pair at free positions `first`; `partner` is left as it was.
+    fn rollout(
+        &self,
+        levels: &mut [Level<'_>],
+        partner: &mut BTreeMap<usize, usize>,
+        chosen: &[(usize, usize)],
+        (free_rows, free_cols): (&[usize], &[usize]),
+        first: (usize, usize),
+    ) -> Result<Values, AlignError> {
+        let (mut free_rows, mut free_cols) = (free_rows.to_vec(), free_cols.to_vec());
+        let mut made = chosen.to_vec();
+        let mut cell = first;
+        let outcome = loop {
+            let (i, j) = match self.take(&mut free_rows, &mut free_cols, cell) {
+                Ok(pair) => pair,
+                Err(err) => break Err(err),
+            };
+            partner.insert(i, j);
+            made.push((i, j));
+            if free_rows.is_empty() || free_cols.is_empty() {
+                break self.agreement(levels, &made);
+            }
+            cell = match self
+                .objective(levels, partner, &free_rows, &free_cols)
+                .and_then(|objective| best_cell(&objective))
+            {
+                Ok((a, b, _)) => (a, b),
+                Err(err) => break Err(err),
+            };
+        };
+        // the group's rows were unpaired when the rollout began
+        for (i, _) in made.iter().skip(chosen.len()) {
+            partner.remove(i);
+        }
+        outcome
+    }
+}
+
 /// Pair a group one pair at a time: the best remaining cell by `base` (the static
 /// levels) then the dynamic levels given every pair made so far; ties to the first
-/// row, then column. Returns the pairs and those chosen among equally good cells
-/// (with the pairs such a choice forced).
+/// row, then column. A choice that nothing informs (every free cell as good as
+/// another) is looked ahead instead, while the `rollouts` last and the group is
+/// small: each cell of the first cell's row and column is tried by
+/// [`Group::rollout`], and the first whose completion agrees best is taken. Twins in
+/// reference cycles of different lengths are told apart so: which cycle the first
+/// pair joins decides how every later pair agrees. A choice some level informs is
+/// left as it was: its levels may read other scopes' provisional pairings, which a
+/// completion would only follow further. Returns the pairs and those chosen among
+/// equally good cells (with the pairs such a choice forced); a looked-ahead choice is
+/// still one of those, for the documents' score to settle.
 fn greedy(
-    rows: &[usize],
-    cols: &[usize],
-    base: &Matrix<f64>,
+    group: &Group<'_>,
     levels: &mut [Level<'_>],
     partner: &mut BTreeMap<usize, usize>,
+    rollouts: &mut usize,
 ) -> Result<Choice, AlignError> {
+    let (rows, cols, base) = (group.rows, group.cols, group.base);
     let mut free_rows: Vec<usize> = (0..rows.len()).collect();
     let mut free_cols: Vec<usize> = (0..cols.len()).collect();
+    let small = rows.len().saturating_mul(cols.len()) <= ROLLOUT_CELLS;
     let mut chosen = Vec::new();
     let mut arbitrary = BTreeSet::new();
     while !free_rows.is_empty() && !free_cols.is_empty() {
         let (a, b, tied) = if free_rows.len() == 1 && free_cols.len() == 1 {
             (0, 0, false) // the last cell: forced, and tied with no other
         } else {
-            let sub_rows = picked(rows, &free_rows)?;
-            let sub_cols = picked(cols, &free_cols)?;
-            let mut objective = base.permuted(&free_rows, &free_cols)?;
-            for cells in dynamic_values(levels, partner, &sub_rows, &sub_cols)? {
-                let factor = max0(cells.data()) + 1.0;
-                let combined = objective
-                    .data()
-                    .iter()
-                    .zip(cells.data())
-                    .map(|(o, v)| o * factor + v)
-                    .collect();
-                objective = Matrix::new(sub_rows.len(), sub_cols.len(), combined)?;
+            let objective = group.objective(levels, partner, &free_rows, &free_cols)?;
+            let (a, b, tied) = best_cell(&objective)?;
+            // a choice nothing informs: every free cell as good as the best
+            let uninformed = tied && small && {
+                let best = objective.get(a, b)?;
+                objective.data().iter().all(|&value| value == best)
+            };
+            let options = if uninformed {
+                first_row_and_column(&objective, (a, b))
+            } else {
+                Vec::new()
+            };
+            if options.len() > 1 && options.len() <= *rollouts {
+                *rollouts -= options.len();
+                let free = (free_rows.as_slice(), free_cols.as_slice());
+                let (a, b) = best_rollout(group, levels, partner, &chosen, free, &options)?;
+                (a, b, tied)
+            } else {
+                (a, b, tied)
             }
-            best_cell(&objective)?
         };
-        if a >= free_rows.len() || b >= free_cols.len() {
-            return Err(AlignError::Internal("greedy cell"));
-        }
-        let i = at(rows, free_rows.remove(a), "group row")?;
-        let j = at(cols, free_cols.remove(b), "group column")?;
+        let (i, j) = group.take(&mut free_rows, &mut free_cols, (a, b))?;
         partner.insert(i, j);
         chosen.push((i, j));
         if tied {
@@ -384,6 +541,47 @@ fn greedy(
     }
     let arbitrary = forced_by(&chosen, arbitrary, rows, cols, base, levels, partner)?;
     Ok((chosen, arbitrary))
+}
+
+/// The cells of `(a, b)`'s row and column: `(a, b)` first, then its row's by
+/// column, then its column's by row.
+fn first_row_and_column(objective: &Matrix<f64>, (a, b): (usize, usize)) -> Vec<(usize, usize)> {
+    let mut cells = vec![(a, b)];
+    cells.extend(
+        (0..objective.cols())
+            .filter(|&col| col != b)
+            .map(|col| (a, col)),
+    );
+    cells.extend(
+        (0..objective.rows())
+            .filter(|&row| row != a)
+            .map(|row| (row, b)),
+    );
+    cells
+}
+
+/// The first of `options` whose [`Group::rollout`] agrees best.
+fn best_rollout(
+    group: &Group<'_>,
+    levels: &mut [Level<'_>],
+    partner: &mut BTreeMap<usize, usize>,
+    chosen: &[(usize, usize)],
+    free: (&[usize], &[usize]),
+    options: &[(usize, usize)],
+) -> Result<(usize, usize), AlignError> {
+    let mut best: Option<((usize, usize), Values)> = None;
+    for &option in options {
+        let totals = group.rollout(levels, partner, chosen, free, option)?;
+        let better = match &best {
+            None => true,
+            Some((_, top)) => tuple_less(top, &totals),
+        };
+        if better {
+            best = Some((option, totals));
+        }
+    }
+    best.map(|(cell, _)| cell)
+        .ok_or(AlignError::Internal("rollout"))
 }
 
 fn picked(values: &[usize], positions: &[usize]) -> Result<Vec<usize>, AlignError> {
@@ -620,6 +818,62 @@ mod tests {
         )?;
         assert_eq!(pairs.len(), 3);
         assert!(verdicts.values().all(|&v| v <= 1));
+        Ok(())
+    }
+
+    /// Each record references one other (a successor): 1 where gold i's successor
+    /// is paired with candidate j's successor.
+    struct Successors {
+        gold: Vec<usize>,
+        candidate: Vec<usize>,
+    }
+
+    impl DynamicLevel for Successors {
+        fn values(
+            &mut self,
+            partner: &BTreeMap<usize, usize>,
+            rows: &[usize],
+            cols: &[usize],
+        ) -> Result<Matrix<f64>, AlignError> {
+            let mut cells = Vec::with_capacity(rows.len() * cols.len());
+            for &i in rows {
+                let target = partner.get(&at(&self.gold, i, "gold successor")?);
+                for &j in cols {
+                    let agrees = target == Some(&at(&self.candidate, j, "successor")?);
+                    cells.push(f64::from(u8::from(agrees)));
+                }
+            }
+            Matrix::new(rows.len(), cols.len(), cells)
+        }
+    }
+
+    #[test]
+    fn a_rollout_pairs_twins_in_cycles_of_different_lengths() -> Result<(), AlignError> {
+        // gold: a 2-cycle (0, 1) and a 4-cycle (2..6); candidate: a 4-cycle (0..4)
+        // and a 2-cycle (4, 5). Nothing tells the six twins apart until one is paired,
+        // and the canonical first choice (0 with 0) joins cycles of different lengths.
+        let mut level = Successors {
+            gold: vec![1, 0, 3, 4, 5, 2],
+            candidate: vec![1, 2, 3, 0, 5, 4],
+        };
+        let pairs: Vec<(usize, usize)> = (0..6).map(|k| (k, k)).collect();
+        let (pairs, verdicts) = {
+            let mut levels = [Level::Dynamic(&mut level)];
+            repair_twins(&pairs, &ones(6, 6), &mut levels, &[0; 6], &[0; 6], 2)?
+        };
+        let partner: BTreeMap<usize, usize> = pairs.iter().copied().collect();
+        for (&i, &j) in &partner {
+            let gold_next = at(&level.gold, i, "gold")?;
+            let candidate_next = at(&level.candidate, j, "candidate")?;
+            assert_eq!(partner.get(&gold_next), Some(&candidate_next), "{pairs:?}");
+        }
+        assert_eq!(
+            partner.get(&0),
+            Some(&4),
+            "the first of the equally good completions"
+        );
+        // the first pair was one of several equally good cells: still a label tie
+        assert_eq!(verdicts.get(&(0, 4)), Some(&1));
         Ok(())
     }
 
