@@ -433,9 +433,9 @@ def test_seed_300011020_look_alikes_in_reference_cycles_of_different_lengths():
     # Six records alike but for their bosses: a 2-cycle and a 4-cycle. 1-WL gives all
     # six one colour and nothing paired yet tells them apart, so the twin repair's
     # first choice decides: paired into a cycle of the wrong length, the rest could not
-    # agree (0.857 for the gold against itself relabelled and reordered). A choice
-    # nothing informs is now looked ahead: each first pair's greedy completion is
-    # compared, and the one whose references all agree is taken.
+    # agree (0.857 for the gold against itself relabelled and reordered). Equally
+    # good choices are now looked ahead: each one's greedy completion is compared, and
+    # the one whose references all agree is taken.
     schema = {"properties": {"people": {"items": {"properties": {
         "id": {"type": "integer", "idScope": "person"},
         "boss": {"type": "integer", "ref": "person"}}}}}}

@@ -6,10 +6,9 @@
 //!
 //! Groups whose levels depend on the pairing are paired greedily, the best cell
 //! first (the most constrained, as in individualization-refinement), the levels
-//! recomputed after each pair; ties go to the canonical (colour) order, except a
-//! choice nothing informs (every free cell alike), where each first pair is tried by
-//! completing the group greedily from it (a rollout) and the one whose completion
-//! agrees best within the group is taken. Each pair
+//! recomputed after each pair. Among equally good cells each is tried by completing
+//! the group greedily from it (a rollout), and the one whose pairs then agree most
+//! with each other is taken; ties go to the canonical (colour) order. Each pair
 //! gets a verdict: the first level that tells its group's pairings apart, or the
 //! number of levels when none does or when the pair was one of several equally
 //! good choices.
@@ -34,7 +33,7 @@ const GREEDY_CELLS: usize = 250_000;
 /// Rollouts per twin repair (all groups and passes together): each completes one
 /// group greedily once more, so the budget bounds the repair's extra work.
 const ROLLOUTS: usize = 64;
-/// Groups up to this many cells look their uninformed choices ahead by rollout.
+/// Groups up to this many cells look their ties ahead by rollout.
 const ROLLOUT_CELLS: usize = 256;
 
 /// A level whose values depend on the pairing made so far (e.g. how many of a
@@ -47,6 +46,18 @@ pub trait DynamicLevel {
         rows: &[usize],
         cols: &[usize],
     ) -> Result<Matrix<f64>, AlignError>;
+
+    /// What `partner`'s pairs alone tell of `rows x cols`: the values with nothing
+    /// from outside the pairing (another scope's provisional pairing, say). A look
+    /// ahead compares completions by it. The default: [`Self::values`].
+    fn among(
+        &mut self,
+        partner: &BTreeMap<usize, usize>,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<Matrix<f64>, AlignError> {
+        self.values(partner, rows, cols)
+    }
 }
 
 /// A level of fixed values per cell read only where a group needs them (a big
@@ -409,10 +420,12 @@ impl Group<'_> {
     }
 
     /// How well the group's pairs `chosen` agree with each other: the static levels'
-    /// sum, then each dynamic level's given `chosen` alone (exact sums). Records
-    /// outside the group count already in each step's cells; through the pairing of
-    /// other scopes, which may itself be a provisional choice, they would let one
-    /// arbitrary choice steer another.
+    /// sum, then each dynamic level's [`DynamicLevel::among`] `chosen` alone (exact
+    /// sums). What lies outside the group (records paired before it, other scopes
+    /// reached through their pairing, itself perhaps a provisional choice) counts in
+    /// each step's cells already; summed over a completion it would let one arbitrary
+    /// choice steer another (fuzz seed 15409: a scope's twins followed the arbitrary
+    /// pairing of the look-alikes another scope's links reach).
     fn agreement(
         &self,
         levels: &mut [Level<'_>],
@@ -438,8 +451,15 @@ impl Group<'_> {
             fsum(&picked)
         };
         let mut totals = vec![sum(self.base)?];
-        for values in dynamic_values(levels, &own, self.rows, self.cols)? {
-            totals.push(sum(&values)?);
+        for level in levels.iter_mut() {
+            if let Level::Dynamic(dynamic) = level {
+                let values = shaped(
+                    dynamic.among(&own, self.rows, self.cols)?,
+                    self.rows,
+                    self.cols,
+                )?;
+                totals.push(sum(&values)?);
+            }
         }
         Ok(totals)
     }
@@ -484,17 +504,16 @@ impl Group<'_> {
 }
 
 /// Pair a group one pair at a time: the best remaining cell by `base` (the static
-/// levels) then the dynamic levels given every pair made so far; ties to the first
-/// row, then column. A choice that nothing informs (every free cell as good as
-/// another) is looked ahead instead, while the `rollouts` last and the group is
-/// small: each cell of the first cell's row and column is tried by
-/// [`Group::rollout`], and the first whose completion agrees best is taken. Twins in
-/// reference cycles of different lengths are told apart so: which cycle the first
-/// pair joins decides how every later pair agrees. A choice some level informs is
-/// left as it was: its levels may read other scopes' provisional pairings, which a
-/// completion would only follow further. Returns the pairs and those chosen among
-/// equally good cells (with the pairs such a choice forced); a looked-ahead choice is
-/// still one of those, for the documents' score to settle.
+/// levels) then the dynamic levels given every pair made so far. Among equally good
+/// cells (the first best cell's row and column), while the `rollouts` last and the
+/// group is small, each is tried by [`Group::rollout`] and the first whose
+/// completion agrees best is taken: a choice the pairs made so far do not settle is
+/// made by where it leads. Twins in reference cycles of different lengths are told
+/// apart so, where 1-WL gives them one colour: which cycle the first pair joins
+/// decides how every later pair agrees. Otherwise ties go to the first row, then
+/// column. Returns the pairs and those chosen among equally good cells (with the
+/// pairs such a choice forced); a looked-ahead choice is still one of those, for the
+/// documents' score to settle.
 fn greedy(
     group: &Group<'_>,
     levels: &mut [Level<'_>],
@@ -513,13 +532,8 @@ fn greedy(
         } else {
             let objective = group.objective(levels, partner, &free_rows, &free_cols)?;
             let (a, b, tied) = best_cell(&objective)?;
-            // a choice nothing informs: every free cell as good as the best
-            let uninformed = tied && small && {
-                let best = objective.get(a, b)?;
-                objective.data().iter().all(|&value| value == best)
-            };
-            let options = if uninformed {
-                first_row_and_column(&objective, (a, b))
+            let options = if tied && small {
+                equally_good(&objective, (a, b))?
             } else {
                 Vec::new()
             };
@@ -543,21 +557,25 @@ fn greedy(
     Ok((chosen, arbitrary))
 }
 
-/// The cells of `(a, b)`'s row and column: `(a, b)` first, then its row's by
-/// column, then its column's by row.
-fn first_row_and_column(objective: &Matrix<f64>, (a, b): (usize, usize)) -> Vec<(usize, usize)> {
+/// The cells as good as `(a, b)` (the first best cell) in its row and its column:
+/// `(a, b)` first, then its row's by column, then its column's by row.
+fn equally_good(
+    objective: &Matrix<f64>,
+    (a, b): (usize, usize),
+) -> Result<Vec<(usize, usize)>, AlignError> {
+    let best = objective.get(a, b)?;
     let mut cells = vec![(a, b)];
-    cells.extend(
-        (0..objective.cols())
-            .filter(|&col| col != b)
-            .map(|col| (a, col)),
-    );
-    cells.extend(
-        (0..objective.rows())
-            .filter(|&row| row != a)
-            .map(|row| (row, b)),
-    );
-    cells
+    for (col, &value) in objective.row(a)?.iter().enumerate() {
+        if col != b && value == best {
+            cells.push((a, col));
+        }
+    }
+    for row in 0..objective.rows() {
+        if row != a && objective.get(row, b)? == best {
+            cells.push((row, b));
+        }
+    }
+    Ok(cells)
 }
 
 /// The first of `options` whose [`Group::rollout`] agrees best.

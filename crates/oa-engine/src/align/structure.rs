@@ -265,6 +265,29 @@ impl References {
         rows: &[usize],
         cols: &[usize],
     ) -> Result<Matrix<i64>, AlignError> {
+        self.agreement_of(partner, rows, cols, true)
+    }
+
+    /// [`Self::reference_agreement`] without the loops: only edges between two
+    /// records, so only what `partner` itself tells. A loop's kind carries what its
+    /// edge reached outside the scope (another scope's records, through their
+    /// pairing), which `partner` does not hold.
+    pub fn pairing_agreement(
+        &self,
+        partner: &BTreeMap<usize, usize>,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<Matrix<i64>, AlignError> {
+        self.agreement_of(partner, rows, cols, false)
+    }
+
+    fn agreement_of(
+        &self,
+        partner: &BTreeMap<usize, usize>,
+        rows: &[usize],
+        cols: &[usize],
+        loops: bool,
+    ) -> Result<Matrix<i64>, AlignError> {
         let width = cols.len();
         let cells = rows
             .len()
@@ -297,6 +320,9 @@ impl References {
                         .unwrap_or(-1),
                 };
                 let other = if usize::try_from(k).ok() == Some(i) {
+                    if !loops {
+                        continue;
+                    }
                     -1
                 } else {
                     let Some(&target) = usize::try_from(k).ok().and_then(|k| partner.get(&k))
@@ -401,6 +427,18 @@ impl DynamicLevel for ReferenceAgreement<'_> {
             .reference_agreement(partner, rows, cols)?
             .map(|v| v as f64))
     }
+
+    fn among(
+        &mut self,
+        partner: &BTreeMap<usize, usize>,
+        rows: &[usize],
+        cols: &[usize],
+    ) -> Result<Matrix<f64>, AlignError> {
+        Ok(self
+            .0
+            .pairing_agreement(partner, rows, cols)?
+            .map(|v| v as f64))
+    }
 }
 
 #[cfg(test)]
@@ -442,6 +480,11 @@ mod tests {
         let none = refs.reference_agreement(&BTreeMap::new(), &[0], &[0, 1])?;
         assert_eq!(none.data(), &[0, 0]);
         assert!(refs.reference_agreement(&partner, &[2], &[0]).is_err());
+        // the pairing's own agreement leaves the loop out (gold 1 with candidate 0)
+        assert_eq!(
+            refs.pairing_agreement(&partner, &[0, 1], &[0, 1])?.data(),
+            &[0, 1, 0, 0]
+        );
         Ok(())
     }
 
