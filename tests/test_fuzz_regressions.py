@@ -455,3 +455,20 @@ def test_seed_300011020_look_alikes_in_reference_cycles_of_different_lengths():
                 1: 1, 2: fresh, 3: 3, 5: 5, 6: 6, 7: 7, 8: 8}
     for mode in MODES:
         repairs_to_one(gold, {"people": [{"id": 1}, {"id": 3168115}]}, schema, wl_mode=mode)
+
+
+def test_seed_260001835_look_alikes_of_two_nested_groups_are_repaired_together():
+    # Two groups of look-alike records (empty ones, one with an id, one named) in a
+    # nested scope; the repairs insert the missing look-alikes. With the twin
+    # repair's ties taken in canonical order, the repaired candidate scored 0.667 in
+    # tie_break; looked ahead, its groups pair with the gold's.
+    schema = {"properties": {"groups": {"type": "array", "order": "align", "items": {
+        "type": "array", "order": "align", "items": {"type": "object", "properties": {
+            "id": {"type": "integer", "idScope": "member"},
+            "name": {"type": "string", "score": "jaro", "enum": ["Ann"]}}}}}}}
+    gold = {"groups": [[{}, {}, {}, {"id": 4}, {"name": "Ann"}],
+                       [{}, {}, {}, {}, {"id": 15}]]}
+    for mode in MODES:
+        fb = repairs_to_one(gold, {"groups": [[{}], [{"name": "Ann"}]]}, schema,
+                            wl_mode=mode)
+        assert fb.score == 0.2

@@ -268,19 +268,10 @@ impl References {
         self.agreement_of(partner, rows, cols, true)
     }
 
-    /// [`Self::reference_agreement`] without the loops: only edges between two
-    /// records, so only what `partner` itself tells. A loop's kind carries what its
-    /// edge reached outside the scope (another scope's records, through their
-    /// pairing), which `partner` does not hold.
-    pub fn pairing_agreement(
-        &self,
-        partner: &BTreeMap<usize, usize>,
-        rows: &[usize],
-        cols: &[usize],
-    ) -> Result<Matrix<i64>, AlignError> {
-        self.agreement_of(partner, rows, cols, false)
-    }
-
+    /// [`Self::reference_agreement`], or without the loops (`loops` false): only
+    /// edges between two records, so only what `partner` itself tells. A loop's kind
+    /// carries what its edge reached outside the scope (another scope's records,
+    /// through their pairing), which `partner` does not hold.
     fn agreement_of(
         &self,
         partner: &BTreeMap<usize, usize>,
@@ -415,6 +406,18 @@ pub(crate) fn filled<T: Clone>(count: usize, value: T) -> Result<Vec<T>, AlignEr
 /// The reference agreement as the twin repair's dynamic level.
 pub(crate) struct ReferenceAgreement<'a>(pub &'a References);
 
+impl ReferenceAgreement<'_> {
+    fn floats(
+        &self,
+        partner: &BTreeMap<usize, usize>,
+        (rows, cols): (&[usize], &[usize]),
+        loops: bool,
+    ) -> Result<Matrix<f64>, AlignError> {
+        let counts = self.0.agreement_of(partner, rows, cols, loops)?;
+        Ok(counts.map(|v| v as f64))
+    }
+}
+
 impl DynamicLevel for ReferenceAgreement<'_> {
     fn values(
         &mut self,
@@ -422,22 +425,17 @@ impl DynamicLevel for ReferenceAgreement<'_> {
         rows: &[usize],
         cols: &[usize],
     ) -> Result<Matrix<f64>, AlignError> {
-        Ok(self
-            .0
-            .reference_agreement(partner, rows, cols)?
-            .map(|v| v as f64))
+        self.floats(partner, (rows, cols), true)
     }
 
+    /// The edges between records only: the loops' kinds carry other scopes' pairing.
     fn among(
         &mut self,
         partner: &BTreeMap<usize, usize>,
         rows: &[usize],
         cols: &[usize],
     ) -> Result<Matrix<f64>, AlignError> {
-        Ok(self
-            .0
-            .pairing_agreement(partner, rows, cols)?
-            .map(|v| v as f64))
+        self.floats(partner, (rows, cols), false)
     }
 }
 
@@ -482,7 +480,7 @@ mod tests {
         assert!(refs.reference_agreement(&partner, &[2], &[0]).is_err());
         // the pairing's own agreement leaves the loop out (gold 1 with candidate 0)
         assert_eq!(
-            refs.pairing_agreement(&partner, &[0, 1], &[0, 1])?.data(),
+            refs.agreement_of(&partner, &[0, 1], &[0, 1], false)?.data(),
             &[0, 1, 0, 0]
         );
         Ok(())
