@@ -531,7 +531,7 @@ fn greedy(
             (0, 0, false) // the last cell: forced, and tied with no other
         } else {
             let objective = group.objective(levels, partner, &free_rows, &free_cols)?;
-            let (a, b, tied) = best_cell(&objective)?;
+            let (mut a, mut b, tied) = best_cell(&objective)?;
             let options = if tied && small {
                 equally_good(&objective, (a, b))?
             } else {
@@ -540,11 +540,9 @@ fn greedy(
             if options.len() > 1 && options.len() <= *rollouts {
                 *rollouts -= options.len();
                 let free = (free_rows.as_slice(), free_cols.as_slice());
-                let (a, b) = best_rollout(group, levels, partner, &chosen, free, &options)?;
-                (a, b, tied)
-            } else {
-                (a, b, tied)
+                (a, b) = best_rollout(group, levels, partner, &chosen, free, &options)?;
             }
+            (a, b, tied)
         };
         let (i, j) = group.take(&mut free_rows, &mut free_cols, (a, b))?;
         partner.insert(i, j);
