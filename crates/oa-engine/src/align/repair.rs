@@ -403,10 +403,9 @@ impl Group<'_> {
         Ok(objective)
     }
 
-    /// The group's pair at free positions `(a, b)`: its row and column, taken out of
+    /// The group's positions (row, column) at free positions `(a, b)`, taken out of
     /// the free ones.
     fn take(
-        &self,
         free_rows: &mut Vec<usize>,
         free_cols: &mut Vec<usize>,
         (a, b): (usize, usize),
@@ -414,35 +413,33 @@ impl Group<'_> {
         if a >= free_rows.len() || b >= free_cols.len() {
             return Err(AlignError::Internal("greedy cell"));
         }
-        let i = at(self.rows, free_rows.remove(a), "group row")?;
-        let j = at(self.cols, free_cols.remove(b), "group column")?;
-        Ok((i, j))
+        Ok((free_rows.remove(a), free_cols.remove(b)))
     }
 
-    /// How well the group's pairs `chosen` agree with each other: the static levels'
-    /// sum, then each dynamic level's [`DynamicLevel::among`] `chosen` alone (exact
-    /// sums). What lies outside the group (records paired before it, other scopes
-    /// reached through their pairing, itself perhaps a provisional choice) counts in
-    /// each step's cells already; summed over a completion it would let one arbitrary
-    /// choice steer another (fuzz seed 15409: a scope's twins followed the arbitrary
-    /// pairing of the look-alikes another scope's links reach).
+    /// The records at the group's positions `(p, q)`.
+    fn records(&self, (p, q): (usize, usize)) -> Result<(usize, usize), AlignError> {
+        Ok((
+            at(self.rows, p, "group row")?,
+            at(self.cols, q, "group column")?,
+        ))
+    }
+
+    /// How well the group's pairs at positions `cells` agree with each other: the
+    /// static levels' sum, then each dynamic level's [`DynamicLevel::among`] those
+    /// pairs alone (exact sums). What lies outside the group (records paired before
+    /// it, other scopes reached through their pairing, itself perhaps a provisional
+    /// choice) counts in each step's cells already; summed over a completion it would
+    /// let one arbitrary choice steer another (fuzz seed 15409: a scope's twins
+    /// followed the arbitrary pairing of the look-alikes another scope's links reach).
     fn agreement(
         &self,
         levels: &mut [Level<'_>],
-        chosen: &[(usize, usize)],
+        cells: &[(usize, usize)],
     ) -> Result<Values, AlignError> {
-        let own: BTreeMap<usize, usize> = chosen.iter().copied().collect();
-        let row_at: BTreeMap<usize, usize> =
-            self.rows.iter().enumerate().map(|(a, &i)| (i, a)).collect();
-        let col_at: BTreeMap<usize, usize> =
-            self.cols.iter().enumerate().map(|(b, &j)| (j, b)).collect();
-        let mut cells = Vec::with_capacity(chosen.len());
-        for &(i, j) in chosen {
-            let (Some(&a), Some(&b)) = (row_at.get(&i), col_at.get(&j)) else {
-                return Err(AlignError::Internal("group pair"));
-            };
-            cells.push((a, b));
-        }
+        let own = cells
+            .iter()
+            .map(|&cell| self.records(cell))
+            .collect::<Result<BTreeMap<usize, usize>, AlignError>>()?;
         let sum = |values: &Matrix<f64>| -> Result<f64, AlignError> {
             let picked = cells
                 .iter()
@@ -465,25 +462,30 @@ impl Group<'_> {
     }
 
     /// The agreement of the group completed greedily (the first best cell at every
-    /// step) after the pair at free positions `first`; `partner` is left as it was.
+    /// step) after the pairs at positions `placed` and the pair at free positions
+    /// `first`; `partner` is left as it was.
     fn rollout(
         &self,
         levels: &mut [Level<'_>],
         partner: &mut BTreeMap<usize, usize>,
-        chosen: &[(usize, usize)],
+        placed: &[(usize, usize)],
         (free_rows, free_cols): (&[usize], &[usize]),
         first: (usize, usize),
     ) -> Result<Values, AlignError> {
         let (mut free_rows, mut free_cols) = (free_rows.to_vec(), free_cols.to_vec());
-        let mut made = chosen.to_vec();
+        let mut made = placed.to_vec();
+        let mut added = Vec::new();
         let mut cell = first;
         let outcome = loop {
-            let (i, j) = match self.take(&mut free_rows, &mut free_cols, cell) {
+            let pair = Self::take(&mut free_rows, &mut free_cols, cell)
+                .and_then(|at| Ok((at, self.records(at)?)));
+            let (at, (i, j)) = match pair {
                 Ok(pair) => pair,
                 Err(err) => break Err(err),
             };
             partner.insert(i, j);
-            made.push((i, j));
+            added.push(i);
+            made.push(at);
             if free_rows.is_empty() || free_cols.is_empty() {
                 break self.agreement(levels, &made);
             }
@@ -496,8 +498,8 @@ impl Group<'_> {
             };
         };
         // the group's rows were unpaired when the rollout began
-        for (i, _) in made.iter().skip(chosen.len()) {
-            partner.remove(i);
+        for i in added {
+            partner.remove(&i);
         }
         outcome
     }
@@ -525,6 +527,7 @@ fn greedy(
     let mut free_cols: Vec<usize> = (0..cols.len()).collect();
     let small = rows.len().saturating_mul(cols.len()) <= ROLLOUT_CELLS;
     let mut chosen = Vec::new();
+    let mut placed = Vec::new(); // the chosen pairs' positions in the group
     let mut arbitrary = BTreeSet::new();
     while !free_rows.is_empty() && !free_cols.is_empty() {
         let (a, b, tied) = if free_rows.len() == 1 && free_cols.len() == 1 {
@@ -540,11 +543,13 @@ fn greedy(
             if options.len() > 1 && options.len() <= *rollouts {
                 *rollouts -= options.len();
                 let free = (free_rows.as_slice(), free_cols.as_slice());
-                (a, b) = best_rollout(group, levels, partner, &chosen, free, &options)?;
+                (a, b) = best_rollout(group, levels, partner, &placed, free, &options)?;
             }
             (a, b, tied)
         };
-        let (i, j) = group.take(&mut free_rows, &mut free_cols, (a, b))?;
+        let at = Group::take(&mut free_rows, &mut free_cols, (a, b))?;
+        let (i, j) = group.records(at)?;
+        placed.push(at);
         partner.insert(i, j);
         chosen.push((i, j));
         if tied {
@@ -576,18 +581,18 @@ fn equally_good(
     Ok(cells)
 }
 
-/// The first of `options` whose [`Group::rollout`] agrees best.
+/// The first of `options` whose [`Group::rollout`] (after the pairs at `placed`) agrees best.
 fn best_rollout(
     group: &Group<'_>,
     levels: &mut [Level<'_>],
     partner: &mut BTreeMap<usize, usize>,
-    chosen: &[(usize, usize)],
+    placed: &[(usize, usize)],
     free: (&[usize], &[usize]),
     options: &[(usize, usize)],
 ) -> Result<(usize, usize), AlignError> {
     let mut best: Option<((usize, usize), Values)> = None;
     for &option in options {
-        let totals = group.rollout(levels, partner, chosen, free, option)?;
+        let totals = group.rollout(levels, partner, placed, free, option)?;
         let better = match &best {
             None => true,
             Some((_, top)) => tuple_less(top, &totals),
