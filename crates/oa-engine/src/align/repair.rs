@@ -6,12 +6,13 @@
 //!
 //! Groups whose levels depend on the pairing are paired greedily, the best cell
 //! first (the most constrained, as in individualization-refinement), the levels
-//! recomputed after each pair. Among equally good cells each is tried by completing
+//! recomputed after each pair; the first pass counts another group's pairs only once
+//! that group is re-paired. Among equally good cells each is tried by completing
 //! the group greedily from it (a rollout), and the one whose pairs then agree most
 //! with each other is taken; ties go to the canonical (colour) order. Each pair
 //! gets a verdict: the first level that tells its group's pairings apart, or the
-//! number of levels when none does or when the pair was one of several equally
-//! good choices.
+//! number of levels when none does, when the pair was one of several equally good
+//! choices, or when a dynamic level chose it by reading such pairs.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -119,8 +120,29 @@ pub fn repair_twins(
         .count();
     let pass_count = if dynamic_count > 0 { passes } else { 1 };
     let mut rollouts = ROLLOUTS;
+    // The first pass starts from the solver's pairing of the twins, which is one of
+    // equally good ones: until its group is re-paired, a twin's pair is no evidence
+    // for another group (two groups each following the other's arbitrary pairs would
+    // settle on it).
+    let mut unsettled: BTreeSet<usize> = groups[0].iter().flatten().copied().collect();
+    let column_twins: BTreeSet<usize> = groups[1].iter().flatten().copied().collect();
+    unsettled.extend(
+        partner
+            .iter()
+            .filter(|(_, j)| column_twins.contains(j))
+            .map(|(&i, _)| i),
+    );
+    // Rows whose pair rests on a choice among equally good ones: their own, or a
+    // dynamic level's reading of such pairs. A pair that follows them is one of
+    // equally good ones too (a label tie), so that the documents' score settles the
+    // choice and what follows from it together.
+    let mut leaning: BTreeSet<usize> = BTreeSet::new();
+    let statics = levels.len() - dynamic_count;
     for _ in 0..pass_count {
         let start = partner.clone();
+        // A pass that left some pairs out of the evidence chose without them: the same
+        // pairing again is no fixed point of the repair with every pair counted.
+        let mut left_out = false;
         // Within a pass a pair keeps the least decisive verdict of the groups that
         // chose it: a column group cannot undo that its row group chose arbitrarily.
         decided = BTreeMap::new();
@@ -157,17 +179,30 @@ pub fn repair_twins(
                     }
                 }
             }
+            let mut evidence: BTreeMap<usize, usize> = partner
+                .iter()
+                .filter(|(i, _)| !unsettled.contains(i))
+                .map(|(&i, &j)| (i, j))
+                .collect();
+            left_out |= evidence.len() < partner.len();
+            let reads_choices = evidence.keys().any(|i| leaning.contains(i));
             let ((chosen, arbitrary), deciding) = repair_group(
                 &rows,
                 &cols,
                 levels,
                 dynamic_count,
-                &mut partner,
+                &mut evidence,
                 &mut rollouts,
             )?;
+            let follows_choices = reads_choices && deciding >= statics;
+            for i in &rows {
+                unsettled.remove(i);
+                leaning.remove(i);
+            }
             for (i, j) in chosen {
                 partner.insert(i, j);
-                let verdict = if arbitrary.contains(&(i, j)) {
+                let verdict = if follows_choices || arbitrary.contains(&(i, j)) {
+                    leaning.insert(i);
                     levels.len()
                 } else {
                     deciding
@@ -181,7 +216,7 @@ pub fn repair_twins(
                 }
             }
         }
-        if partner == start {
+        if partner == start && !left_out {
             break;
         }
     }
@@ -895,6 +930,111 @@ mod tests {
         );
         // the first pair was one of several equally good cells: still a label tie
         assert_eq!(verdicts.get(&(0, 4)), Some(&1));
+        Ok(())
+    }
+
+    /// Records in groups (a nested scope's occurrences): how many other records of
+    /// gold i's group are paired into candidate j's group.
+    struct Shared {
+        gold: Vec<usize>,
+        candidate: Vec<usize>,
+    }
+
+    impl DynamicLevel for Shared {
+        fn values(
+            &mut self,
+            partner: &BTreeMap<usize, usize>,
+            rows: &[usize],
+            cols: &[usize],
+        ) -> Result<Matrix<f64>, AlignError> {
+            let mut cells = Vec::with_capacity(rows.len() * cols.len());
+            for &i in rows {
+                let group = at(&self.gold, i, "gold group")?;
+                for &j in cols {
+                    let target = at(&self.candidate, j, "candidate group")?;
+                    let mut shared = 0.0;
+                    for (&k, &t) in partner {
+                        if k != i
+                            && at(&self.gold, k, "gold group")? == group
+                            && at(&self.candidate, t, "candidate group")? == target
+                        {
+                            shared += 1.0;
+                        }
+                    }
+                    cells.push(shared);
+                }
+            }
+            Matrix::new(rows.len(), cols.len(), cells)
+        }
+    }
+
+    #[test]
+    fn twins_follow_settled_pairs_not_the_solvers_arbitrary_ones() -> Result<(), AlignError> {
+        // Two twin groups (records 0-1 and 2-5) and a record 6 only its partner
+        // matches, in gold groups X (even) and Y (odd), candidate groups P (even) and
+        // Q (odd). The solver paired every twin across (X with Q); record 6 says X
+        // goes with P. Counting the second group's arbitrary pairs, the first group
+        // followed them (two against one) and the pairing stayed crossed.
+        let group = |k: usize| k % 2;
+        let mut level = Shared {
+            gold: (0..7).map(group).collect(),
+            candidate: (0..7).map(group).collect(),
+        };
+        // twins 0-1 and 2-5 match within their group; 6 matches only 6
+        let class = |k: usize| {
+            if k < 2 {
+                0
+            } else if k < 6 {
+                1
+            } else {
+                k
+            }
+        };
+        let cells = (0..7)
+            .flat_map(|i| (0..7).map(move |j| f64::from(u8::from(class(i) == class(j)))))
+            .collect();
+        let matrix = Matrix::new(7, 7, cells)?;
+        let crossed = [(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4), (6, 6)];
+        let mut levels = [Level::Dynamic(&mut level)];
+        let (pairs, _) = repair_twins(&crossed, &matrix, &mut levels, &[0; 7], &[0; 7], 2)?;
+        let paired_within = pairs.iter().all(|&(i, j)| group(i) == group(j));
+        assert!(paired_within, "{pairs:?}");
+        Ok(())
+    }
+
+    #[test]
+    fn pairs_that_follow_a_choice_among_equals_are_label_ties() -> Result<(), AlignError> {
+        // Two twin groups (0-1 and 2-3) in groups X (even) and Y (odd), and nothing
+        // else: the first group's pairing is a choice among equally good ones, and the
+        // second group's follows it, so both are label ties (verdict 1, the number of
+        // levels) for the documents' score to settle together.
+        let group = |k: usize| k % 2;
+        let mut level = Shared {
+            gold: (0..4).map(group).collect(),
+            candidate: (0..4).map(group).collect(),
+        };
+        let cells = (0..4)
+            .flat_map(|i| (0..4).map(move |j| f64::from(u8::from(i / 2 == j / 2))))
+            .collect();
+        let matrix = Matrix::new(4, 4, cells)?;
+        let mut levels = [Level::Dynamic(&mut level)];
+        let (pairs, verdicts) = repair_twins(
+            &[(0, 0), (1, 1), (2, 2), (3, 3)],
+            &matrix,
+            &mut levels,
+            &[0; 4],
+            &[0; 4],
+            2,
+        )?;
+        assert!(
+            pairs.iter().all(|&(i, j)| group(i) == group(j)),
+            "{pairs:?}"
+        );
+        assert_eq!(verdicts.len(), 4);
+        assert!(
+            verdicts.values().all(|&verdict| verdict == 1),
+            "{verdicts:?}"
+        );
         Ok(())
     }
 
