@@ -138,6 +138,13 @@ pub fn repair_twins(
     // choice and what follows from it together.
     let mut leaning: BTreeSet<usize> = BTreeSet::new();
     let statics = levels.len() - dynamic_count;
+    // The pairs the levels read: `partner` without the unsettled rows, kept along
+    // with it (a copy per group would cost a big scope's thousands of groups dearly).
+    let mut evidence: BTreeMap<usize, usize> = partner
+        .iter()
+        .filter(|(i, _)| !unsettled.contains(i))
+        .map(|(&i, &j)| (i, j))
+        .collect();
     for _ in 0..pass_count {
         let start = partner.clone();
         // A pass that left some pairs out of the evidence chose without them: the same
@@ -173,19 +180,19 @@ pub fn repair_twins(
             }
             let (rows, cols) = last.insert(key).clone();
             for i in &rows {
+                evidence.remove(i);
                 if let Some(old) = partner.remove(i) {
                     if taken.get(&old) == Some(i) {
                         taken.remove(&old);
                     }
                 }
             }
-            let mut evidence: BTreeMap<usize, usize> = partner
-                .iter()
-                .filter(|(i, _)| !unsettled.contains(i))
-                .map(|(&i, &j)| (i, j))
-                .collect();
             left_out |= evidence.len() < partner.len();
-            let reads_choices = evidence.keys().any(|i| leaning.contains(i));
+            let reads_choices = if leaning.len() <= evidence.len() {
+                leaning.iter().any(|i| evidence.contains_key(i))
+            } else {
+                evidence.keys().any(|i| leaning.contains(i))
+            };
             let ((chosen, arbitrary), deciding) = repair_group(
                 &rows,
                 &cols,
@@ -201,6 +208,7 @@ pub fn repair_twins(
             }
             for (i, j) in chosen {
                 partner.insert(i, j);
+                evidence.insert(i, j);
                 let verdict = if follows_choices || arbitrary.contains(&(i, j)) {
                     leaning.insert(i);
                     levels.len()
