@@ -976,6 +976,23 @@ mod tests {
         }
     }
 
+    /// Records `0..n` in groups by parity on both sides (a [`Shared`] level), and a
+    /// score matrix of 1 where `class` puts a row and a column together, else 0.
+    fn parity_groups(
+        n: usize,
+        class: impl Fn(usize) -> usize,
+    ) -> Result<(Shared, Matrix<f64>), AlignError> {
+        let level = Shared {
+            gold: (0..n).map(|k| k % 2).collect(),
+            candidate: (0..n).map(|k| k % 2).collect(),
+        };
+        let class = &class;
+        let cells = (0..n)
+            .flat_map(|i| (0..n).map(move |j| f64::from(u8::from(class(i) == class(j)))))
+            .collect();
+        Ok((level, Matrix::new(n, n, cells)?))
+    }
+
     #[test]
     fn twins_follow_settled_pairs_not_the_solvers_arbitrary_ones() -> Result<(), AlignError> {
         // Two twin groups (records 0-1 and 2-5) and a record 6 only its partner
@@ -983,30 +1000,15 @@ mod tests {
         // Q (odd). The solver paired every twin across (X with Q); record 6 says X
         // goes with P. Counting the second group's arbitrary pairs, the first group
         // followed them (two against one) and the pairing stayed crossed.
-        let group = |k: usize| k % 2;
-        let mut level = Shared {
-            gold: (0..7).map(group).collect(),
-            candidate: (0..7).map(group).collect(),
-        };
-        // twins 0-1 and 2-5 match within their group; 6 matches only 6
-        let class = |k: usize| {
-            if k < 2 {
-                0
-            } else if k < 6 {
-                1
-            } else {
-                k
-            }
-        };
-        let cells = (0..7)
-            .flat_map(|i| (0..7).map(move |j| f64::from(u8::from(class(i) == class(j)))))
-            .collect();
-        let matrix = Matrix::new(7, 7, cells)?;
+        let (mut level, matrix) = parity_groups(7, |k| match k {
+            0..=1 => 0,
+            2..=5 => 1,
+            _ => k,
+        })?;
         let crossed = [(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4), (6, 6)];
         let mut levels = [Level::Dynamic(&mut level)];
         let (pairs, _) = repair_twins(&crossed, &matrix, &mut levels, &[0; 7], &[0; 7], 2)?;
-        let paired_within = pairs.iter().all(|&(i, j)| group(i) == group(j));
-        assert!(paired_within, "{pairs:?}");
+        assert!(pairs.iter().all(|&(i, j)| i % 2 == j % 2), "{pairs:?}");
         Ok(())
     }
 
@@ -1016,28 +1018,11 @@ mod tests {
         // else: the first group's pairing is a choice among equally good ones, and the
         // second group's follows it, so both are label ties (verdict 1, the number of
         // levels) for the documents' score to settle together.
-        let group = |k: usize| k % 2;
-        let mut level = Shared {
-            gold: (0..4).map(group).collect(),
-            candidate: (0..4).map(group).collect(),
-        };
-        let cells = (0..4)
-            .flat_map(|i| (0..4).map(move |j| f64::from(u8::from(i / 2 == j / 2))))
-            .collect();
-        let matrix = Matrix::new(4, 4, cells)?;
+        let (mut level, matrix) = parity_groups(4, |k| k / 2)?;
         let mut levels = [Level::Dynamic(&mut level)];
-        let (pairs, verdicts) = repair_twins(
-            &[(0, 0), (1, 1), (2, 2), (3, 3)],
-            &matrix,
-            &mut levels,
-            &[0; 4],
-            &[0; 4],
-            2,
-        )?;
-        assert!(
-            pairs.iter().all(|&(i, j)| group(i) == group(j)),
-            "{pairs:?}"
-        );
+        let pairs = [(0, 0), (1, 1), (2, 2), (3, 3)];
+        let (pairs, verdicts) = repair_twins(&pairs, &matrix, &mut levels, &[0; 4], &[0; 4], 2)?;
+        assert!(pairs.iter().all(|&(i, j)| i % 2 == j % 2), "{pairs:?}");
         assert_eq!(verdicts.len(), 4);
         assert!(
             verdicts.values().all(|&verdict| verdict == 1),
