@@ -107,8 +107,6 @@ pub fn repair_twins(
             _ => {}
         }
     }
-    let mut partner: BTreeMap<usize, usize> = pairs.iter().copied().collect();
-    let mut decided = BTreeMap::new();
     let [row_twins, column_twins] = twin_groups_both(matrix)?;
     let groups = [
         by_smallest_colour(row_twins, row_colours)?,
@@ -119,41 +117,19 @@ pub fn repair_twins(
         .filter(|l| matches!(l, Level::Dynamic(_)))
         .count();
     let pass_count = if dynamic_count > 0 { passes } else { 1 };
-    let mut rollouts = ROLLOUTS;
-    // The first pass starts from the solver's pairing of the twins, which is one of
-    // equally good ones: until its group is re-paired, a twin's pair is no evidence
-    // for another group (two groups each following the other's arbitrary pairs would
-    // settle on it).
-    let mut unsettled: BTreeSet<usize> = groups[0].iter().flatten().copied().collect();
-    let column_twins: BTreeSet<usize> = groups[1].iter().flatten().copied().collect();
-    unsettled.extend(
-        partner
-            .iter()
-            .filter(|(_, j)| column_twins.contains(j))
-            .map(|(&i, _)| i),
-    );
-    // Rows whose pair rests on a choice among equally good ones: their own, or a
-    // dynamic level's reading of such pairs. A pair that follows them is one of
-    // equally good ones too (a label tie), so that the documents' score settles the
-    // choice and what follows from it together.
-    let mut leaning: BTreeSet<usize> = BTreeSet::new();
     let statics = levels.len() - dynamic_count;
-    // The pairs the levels read: `partner` without the unsettled rows, kept along
-    // with it (a copy per group would cost a big scope's thousands of groups dearly).
-    let mut evidence: BTreeMap<usize, usize> = partner
-        .iter()
-        .filter(|(i, _)| !unsettled.contains(i))
-        .map(|(&i, &j)| (i, j))
-        .collect();
+    let mut rollouts = ROLLOUTS;
+    let mut pairing = Pairing::new(pairs, &groups);
+    let mut decided = BTreeMap::new();
     for _ in 0..pass_count {
-        let start = partner.clone();
+        let start = pairing.partner.clone();
         // A pass that left some pairs out of the evidence chose without them: the same
         // pairing again is no fixed point of the repair with every pair counted.
         let mut left_out = false;
         // Within a pass a pair keeps the least decisive verdict of the groups that
         // chose it: a column group cannot undo that its row group chose arbitrarily.
         decided = BTreeMap::new();
-        let mut taken: BTreeMap<usize, usize> = partner.iter().map(|(&i, &j)| (j, i)).collect();
+        pairing.index_columns();
         // A group of the rows and columns the group before re-paired starts from the
         // pairing that group started from, so it would repeat it: it is skipped.
         let mut last: Option<(Vec<usize>, Vec<usize>)> = None;
@@ -162,78 +138,168 @@ pub fn repair_twins(
             .enumerate()
             .flat_map(|(axis, list)| list.iter().map(move |m| (axis, m)))
         {
-            let (rows, cols) = if axis == 0 {
-                let rows = sorted_by_colour(members.clone(), row_colours)?;
-                let partners = members.iter().filter_map(|i| partner.get(i).copied());
-                (rows, sorted_by_colour(partners.collect(), col_colours)?)
-            } else {
-                let cols = sorted_by_colour(members.clone(), col_colours)?;
-                let partners = members.iter().filter_map(|j| taken.get(j).copied());
-                (sorted_by_colour(partners.collect(), row_colours)?, cols)
-            };
-            if rows.is_empty() || cols.is_empty() {
-                continue;
-            }
-            let key = (rows, cols);
-            if last.as_ref() == Some(&key) {
+            let key = pairing.group(axis, members, row_colours, col_colours)?;
+            if key.0.is_empty() || key.1.is_empty() || last.as_ref() == Some(&key) {
                 continue;
             }
             let (rows, cols) = last.insert(key).clone();
-            for i in &rows {
-                evidence.remove(i);
-                if let Some(old) = partner.remove(i) {
-                    if taken.get(&old) == Some(i) {
-                        taken.remove(&old);
-                    }
-                }
-            }
-            left_out |= evidence.len() < partner.len();
-            let reads_choices = if leaning.len() <= evidence.len() {
-                leaning.iter().any(|i| evidence.contains_key(i))
-            } else {
-                evidence.keys().any(|i| leaning.contains(i))
-            };
+            pairing.release(&rows);
+            left_out |= pairing.evidence.len() < pairing.partner.len();
+            let reads_choices = pairing.reads_choices();
             let ((chosen, arbitrary), deciding) = repair_group(
                 &rows,
                 &cols,
                 levels,
                 dynamic_count,
-                &mut evidence,
+                &mut pairing.evidence,
                 &mut rollouts,
             )?;
             let follows_choices = reads_choices && deciding >= statics;
-            for i in &rows {
-                unsettled.remove(i);
-                leaning.remove(i);
-            }
-            for (i, j) in chosen {
-                partner.insert(i, j);
-                evidence.insert(i, j);
-                let verdict = if follows_choices || arbitrary.contains(&(i, j)) {
-                    leaning.insert(i);
-                    levels.len()
-                } else {
-                    deciding
-                };
-                let kept = decided.get(&(i, j)).copied().unwrap_or(verdict);
-                decided.insert((i, j), verdict.max(kept));
-            }
-            for i in &rows {
-                if let Some(&j) = partner.get(i) {
-                    taken.insert(j, *i);
-                }
+            let leans = |pair| follows_choices || arbitrary.contains(&pair);
+            for pair in pairing.settle(&rows, chosen, leans) {
+                let verdict = if leans(pair) { levels.len() } else { deciding };
+                let kept = decided.get(&pair).copied().unwrap_or(verdict);
+                decided.insert(pair, verdict.max(kept));
             }
         }
-        if partner == start && !left_out {
+        if pairing.partner == start && !left_out {
             break;
         }
     }
-    let result: Pairs = partner.into_iter().collect();
+    let result: Pairs = pairing.partner.into_iter().collect();
     let verdicts = result
         .iter()
         .filter_map(|p| decided.get(p).map(|&v| (*p, v)))
         .collect();
     Ok((result, verdicts))
+}
+
+/// The pairing a twin repair works on, with what its levels may read of it.
+struct Pairing {
+    /// Row -> column, every pair.
+    partner: BTreeMap<usize, usize>,
+    /// Column -> row, made at the start of each pass and kept along (a column
+    /// group's rows are its columns' partners).
+    taken: BTreeMap<usize, usize>,
+    /// The pairs the levels read: `partner` without the unsettled rows, kept along
+    /// with it (a copy per group would cost a big scope's thousands of groups dearly).
+    evidence: BTreeMap<usize, usize>,
+    /// Rows still paired as the solver first paired the twins, which is one of
+    /// equally good pairings: until its group is re-paired, a twin's pair is no
+    /// evidence for another group (two groups each following the other's arbitrary
+    /// pairs would settle on it).
+    unsettled: BTreeSet<usize>,
+    /// Rows whose pair rests on a choice among equally good ones: their own, or a
+    /// dynamic level's reading of such pairs. A pair that follows them is one of
+    /// equally good ones too (a label tie), so that the documents' score settles the
+    /// choice and what follows from it together.
+    leaning: BTreeSet<usize>,
+}
+
+impl Pairing {
+    /// The solver's `pairs`, every row of a twin group (or paired with a twin
+    /// column) unsettled.
+    fn new(pairs: &[(usize, usize)], groups: &[Vec<Vec<usize>>; 2]) -> Self {
+        let partner: BTreeMap<usize, usize> = pairs.iter().copied().collect();
+        let [row_twins, column_twins] = groups;
+        let column_twins: BTreeSet<usize> = column_twins.iter().flatten().copied().collect();
+        let mut unsettled: BTreeSet<usize> = row_twins.iter().flatten().copied().collect();
+        unsettled.extend(
+            partner
+                .iter()
+                .filter(|(_, j)| column_twins.contains(j))
+                .map(|(&i, _)| i),
+        );
+        let evidence = partner
+            .iter()
+            .filter(|(i, _)| !unsettled.contains(i))
+            .map(|(&i, &j)| (i, j))
+            .collect();
+        Pairing {
+            partner,
+            taken: BTreeMap::new(),
+            evidence,
+            unsettled,
+            leaning: BTreeSet::new(),
+        }
+    }
+
+    /// Index the pairs by column, as a pass starts.
+    fn index_columns(&mut self) {
+        self.taken = self.partner.iter().map(|(&i, &j)| (j, i)).collect();
+    }
+
+    /// The rows and columns of the twin group `members` (rows when `axis` is 0,
+    /// else columns) and of their partners, in canonical (colour) order.
+    fn group(
+        &self,
+        axis: usize,
+        members: &[usize],
+        row_colours: &[i64],
+        col_colours: &[i64],
+    ) -> Result<(Vec<usize>, Vec<usize>), AlignError> {
+        if axis == 0 {
+            let partners = members.iter().filter_map(|i| self.partner.get(i).copied());
+            Ok((
+                sorted_by_colour(members.to_vec(), row_colours)?,
+                sorted_by_colour(partners.collect(), col_colours)?,
+            ))
+        } else {
+            let partners = members.iter().filter_map(|j| self.taken.get(j).copied());
+            Ok((
+                sorted_by_colour(partners.collect(), row_colours)?,
+                sorted_by_colour(members.to_vec(), col_colours)?,
+            ))
+        }
+    }
+
+    /// Take `rows` out of the pairing, as their group is re-paired.
+    fn release(&mut self, rows: &[usize]) {
+        for i in rows {
+            self.evidence.remove(i);
+            if let Some(old) = self.partner.remove(i) {
+                if self.taken.get(&old) == Some(i) {
+                    self.taken.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Whether the evidence holds a pair that rests on a choice among equals.
+    fn reads_choices(&self) -> bool {
+        if self.leaning.len() <= self.evidence.len() {
+            self.leaning.iter().any(|i| self.evidence.contains_key(i))
+        } else {
+            self.evidence.keys().any(|i| self.leaning.contains(i))
+        }
+    }
+
+    /// Put the re-paired group of `rows` back with its pairs `chosen`, those that
+    /// `leans` marking as resting on a choice among equals; returns the pairs.
+    fn settle(
+        &mut self,
+        rows: &[usize],
+        chosen: Pairs,
+        leans: impl Fn((usize, usize)) -> bool,
+    ) -> Pairs {
+        for i in rows {
+            self.unsettled.remove(i);
+            self.leaning.remove(i);
+        }
+        for &(i, j) in &chosen {
+            self.partner.insert(i, j);
+            self.evidence.insert(i, j);
+            if leans((i, j)) {
+                self.leaning.insert(i);
+            }
+        }
+        for i in rows {
+            if let Some(&j) = self.partner.get(i) {
+                self.taken.insert(j, *i);
+            }
+        }
+        chosen
+    }
 }
 
 /// A group's new pairs, and those chosen among equally good ones.
