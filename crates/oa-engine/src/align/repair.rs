@@ -181,14 +181,13 @@ struct Pairing {
     /// Column -> row, made at the start of each pass and kept along (a column
     /// group's rows are its columns' partners).
     taken: BTreeMap<usize, usize>,
-    /// The pairs the levels read: `partner` without the unsettled rows, kept along
-    /// with it (a copy per group would cost a big scope's thousands of groups dearly).
+    /// The pairs the levels read, kept along with `partner` (a copy per group would
+    /// cost a big scope's thousands of groups dearly). It leaves out the rows still
+    /// paired as the solver first paired the twins, which is one of equally good
+    /// pairings: until its group is re-paired, a twin's pair is no evidence for
+    /// another group (two groups each following the other's arbitrary pairs would
+    /// settle on it).
     evidence: BTreeMap<usize, usize>,
-    /// Rows still paired as the solver first paired the twins, which is one of
-    /// equally good pairings: until its group is re-paired, a twin's pair is no
-    /// evidence for another group (two groups each following the other's arbitrary
-    /// pairs would settle on it).
-    unsettled: BTreeSet<usize>,
     /// Rows whose pair rests on a choice among equally good ones: their own, or a
     /// dynamic level's reading of such pairs. A pair that follows them is one of
     /// equally good ones too (a label tie), so that the documents' score settles the
@@ -197,8 +196,8 @@ struct Pairing {
 }
 
 impl Pairing {
-    /// The solver's `pairs`, every row of a twin group (or paired with a twin
-    /// column) unsettled.
+    /// The solver's `pairs`, no row of a twin group (or paired with a twin column)
+    /// in the evidence.
     fn new(pairs: &[(usize, usize)], groups: &[Vec<Vec<usize>>; 2]) -> Self {
         let partner: BTreeMap<usize, usize> = pairs.iter().copied().collect();
         let [row_twins, column_twins] = groups;
@@ -219,7 +218,6 @@ impl Pairing {
             partner,
             taken: BTreeMap::new(),
             evidence,
-            unsettled,
             leaning: BTreeSet::new(),
         }
     }
@@ -283,7 +281,6 @@ impl Pairing {
         leans: impl Fn((usize, usize)) -> bool,
     ) -> Pairs {
         for i in rows {
-            self.unsettled.remove(i);
             self.leaning.remove(i);
         }
         for &(i, j) in &chosen {
